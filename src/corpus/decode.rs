@@ -1,0 +1,57 @@
+//! Byte decoding: UTF-8 when the bytes are valid UTF-8, else Windows-1252, so that a stray byte (the latin-1 pound
+//! sign in BBC `sport/199.txt`, the bytes in Reuters `reut2-017.sgm`) never aborts a load.
+
+/// Decode `bytes` as UTF-8 (a leading byte-order mark is dropped), falling back to Windows-1252 for the whole
+/// file when it is not valid UTF-8. Returns the text and whether the fallback was used.
+///
+/// Windows-1252 is a superset of the printable part of ISO-8859-1, and every byte maps to some character, so the
+/// fallback cannot fail.
+pub fn decode_text(mut bytes: Vec<u8>) -> (String, bool) {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    // Valid UTF-8 keeps its buffer: no copy of the text.
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, false),
+        Err(error) => {
+            let bytes = error.into_bytes();
+            let (text, _had_errors) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&bytes);
+            (text.into_owned(), true)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_utf8_is_kept() {
+        let (text, fell_back) = decode_text("café".as_bytes().to_vec());
+        assert_eq!(text, "café");
+        assert!(!fell_back);
+    }
+
+    #[test]
+    fn bom_is_dropped() {
+        let (text, fell_back) = decode_text(b"\xEF\xBB\xBFhello".to_vec());
+        assert_eq!(text, "hello");
+        assert!(!fell_back);
+    }
+
+    #[test]
+    fn latin1_pound_falls_back_to_windows_1252() {
+        // 0xA3 is the pound sign in ISO-8859-1 and Windows-1252, and not valid UTF-8 on its own.
+        let (text, fell_back) = decode_text(b"costs \xA340".to_vec());
+        assert_eq!(text, "costs \u{a3}40");
+        assert!(fell_back);
+    }
+
+    #[test]
+    fn windows_1252_specific_bytes_decode() {
+        // 0x93 / 0x94 are curly double quotes in Windows-1252 (C1 controls in ISO-8859-1).
+        let (text, fell_back) = decode_text(b"\x93quoted\x94".to_vec());
+        assert_eq!(text, "\u{201c}quoted\u{201d}");
+        assert!(fell_back);
+    }
+}

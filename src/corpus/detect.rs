@@ -1,0 +1,158 @@
+//! Format auto-detection for `--format auto`.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::{CorpusError, Format};
+
+/// Pick a format for one path.
+///
+/// - A folder holding `reut2-*.sgm` files is Reuters-21578; a folder whose regular files all start with a SMART
+///   `.I` record is a SMART collection; any other folder is a folder tree (sub-folder = label).
+/// - A file is chosen by its extension (`.sgm` Reuters, `.jsonl`/`.ndjson` JSONL, `.tsv`/`.tab` TSV,
+///   `.data` numeric), then by its first bytes: a `.I` record start is SMART; a `.csv` (or extension-less) file
+///   whose first data row is all numbers (allowing one text column at either end, the label) is numeric, else
+///   CSV text.
+pub fn detect_format(path: &Path) -> Result<Format, CorpusError> {
+    if path.is_dir() {
+        return detect_folder(path);
+    }
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match extension.as_str() {
+        "sgm" => return Ok(Format::Reuters),
+        "jsonl" | "ndjson" => return Ok(Format::Jsonl),
+        "tsv" | "tab" => return Ok(Format::Tsv),
+        "data" => return Ok(Format::Numeric),
+        _ => {}
+    }
+    let head = read_head(path)?;
+    if starts_smart_record(&head) {
+        return Ok(Format::Smart);
+    }
+    if looks_numeric(&head) {
+        return Ok(Format::Numeric);
+    }
+    if extension == "csv" || head.contains(',') {
+        return Ok(Format::Csv);
+    }
+    Err(CorpusError::Invalid {
+        path: path.to_path_buf(),
+        message: "cannot tell the format; give --format folder|csv|tsv|jsonl|reuters|smart|numeric"
+            .into(),
+    })
+}
+
+fn detect_folder(path: &Path) -> Result<Format, CorpusError> {
+    let entries = std::fs::read_dir(path).map_err(|source| CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    let mut has_subfolder = false;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let entry_path = entry.path();
+        if entry_path.is_dir() {
+            has_subfolder = true;
+        } else if entry_path.is_file() {
+            files.push((name, entry_path));
+        }
+    }
+    if files
+        .iter()
+        .any(|(name, _)| name.starts_with("reut2-") && name.ends_with(".sgm"))
+    {
+        return Ok(Format::Reuters);
+    }
+    if !has_subfolder
+        && !files.is_empty()
+        && files.iter().all(|(_, file)| {
+            read_head(file)
+                .map(|head| starts_smart_record(&head))
+                .unwrap_or(false)
+        })
+    {
+        return Ok(Format::Smart);
+    }
+    Ok(Format::Folder)
+}
+
+/// The first few kilobytes of a file, decoded leniently.
+fn read_head(path: &Path) -> Result<String, CorpusError> {
+    let file = std::fs::File::open(path).map_err(|source| CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut buffer = Vec::with_capacity(4096);
+    file.take(4096)
+        .read_to_end(&mut buffer)
+        .map_err(|source| CorpusError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(String::from_utf8_lossy(&buffer).into_owned())
+}
+
+fn starts_smart_record(head: &str) -> bool {
+    head.lines()
+        .find(|line| !line.trim().is_empty())
+        .is_some_and(|line| line.trim_end() == ".I" || line.starts_with(".I "))
+}
+
+/// True when the first non-empty line that is not a header is comma-separated numbers, with at most one
+/// non-numeric cell at either end (a class label).
+fn looks_numeric(head: &str) -> bool {
+    let mut lines = head.lines().filter(|line| !line.trim().is_empty());
+    let Some(first) = lines.next() else {
+        return false;
+    };
+    let row_is_numeric = |line: &str| {
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        if cells.len() < 2 {
+            return false;
+        }
+        let numeric: Vec<bool> = cells
+            .iter()
+            .map(|cell| *cell == "?" || cell.parse::<f64>().is_ok())
+            .collect();
+        let inner_all_numeric = numeric[1..numeric.len() - 1].iter().all(|n| *n);
+        let ends_text = usize::from(!numeric[0]) + usize::from(!numeric[numeric.len() - 1]);
+        // Two numbers at least: `id,text` rows (one number, one text) are documents, not objects.
+        inner_all_numeric && ends_text <= 1 && numeric.iter().filter(|n| **n).count() >= 2
+    };
+    if row_is_numeric(first) {
+        return true;
+    }
+    // A header row followed by numbers; a header naming a `text` column is a text CSV whatever follows.
+    let header_names_text = first
+        .split(',')
+        .any(|name| name.trim().eq_ignore_ascii_case("text"));
+    !header_names_text && lines.next().is_some_and(row_is_numeric)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numeric_rows_are_recognised() {
+        assert!(looks_numeric("5.1,3.5,1.4,0.2,Iris-setosa\n"));
+        assert!(looks_numeric("1,14.23,1.71\n"));
+        assert!(looks_numeric("a,b,c\n1,2,3\n"));
+        assert!(!looks_numeric("id,text,label\n1,hello world,greeting\n"));
+        assert!(!looks_numeric("id,body\n1,hello\n"));
+        assert!(!looks_numeric("id,text\n1,2\n"));
+    }
+
+    #[test]
+    fn smart_records_are_recognised() {
+        assert!(starts_smart_record(".I 1\n.W\ntext"));
+        assert!(!starts_smart_record("I 1\n.W\ntext"));
+    }
+}

@@ -1,0 +1,250 @@
+//! Folder trees: every regular file below the root is a document, labelled by its first-level sub-folder
+//! (the 20news-bydate and BBC layouts), or by the first `label_depth` sub-folders joined with `/`.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use walkdir::WalkDir;
+
+use super::{CorpusError, Document, LoadOptions, LoadReport, decode_text, file_name, reason};
+
+/// One file of a folder tree: its path components below the root, and its bytes or the error reading them.
+#[derive(Debug)]
+pub struct FolderEntry {
+    pub components: Vec<String>,
+    pub path: Option<PathBuf>,
+    pub bytes: Result<Vec<u8>, String>,
+}
+
+pub(super) fn load(
+    root: &Path,
+    options: &LoadOptions,
+    report: &mut LoadReport,
+) -> Result<Vec<Document>, CorpusError> {
+    if !root.is_dir() {
+        return Err(CorpusError::Invalid {
+            path: root.to_path_buf(),
+            message: "not a folder (give --format for a single file)".into(),
+        });
+    }
+    let mut files: Vec<(Vec<String>, PathBuf)> = Vec::new();
+    let mut walker = WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(entry) = walker.next() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                let what = error
+                    .path()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| root.display().to_string());
+                report.skip(reason::UNREADABLE, what);
+                continue;
+            }
+        };
+        if entry.depth() > 0 && is_hidden(entry.file_name()) {
+            // A hidden folder counts once, as one skipped item, and is not walked into.
+            if entry.file_type().is_dir() {
+                walker.skip_current_dir();
+            }
+            report.skip(reason::HIDDEN, entry.path().display().to_string());
+            continue;
+        }
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let components: Vec<String> = entry
+            .path()
+            .strip_prefix(root)
+            .unwrap_or(entry.path())
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        files.push((components, entry.path().to_path_buf()));
+    }
+
+    let entries: Vec<FolderEntry> = files
+        .into_par_iter()
+        .map(|(components, path)| {
+            let bytes = std::fs::read(&path).map_err(|error| error.to_string());
+            FolderEntry {
+                components,
+                path: Some(path),
+                bytes,
+            }
+        })
+        .collect();
+    Ok(documents_from_entries(
+        &file_name(root),
+        entries,
+        options,
+        report,
+    ))
+}
+
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.to_string_lossy().starts_with('.')
+}
+
+/// A file that is not a document: the reason and what to show for it.
+type SkippedFile = (&'static str, String);
+
+/// Turn the files of one tree into documents: skip hidden, binary and unreadable files, decode, strip headers,
+/// and take labels from the leading sub-folders. Files at the top of a tree that has sub-folders are not
+/// documents of any label (a README beside the class folders, as in BBC) and are skipped and counted.
+pub(super) fn documents_from_entries(
+    root_name: &str,
+    entries: Vec<FolderEntry>,
+    options: &LoadOptions,
+    report: &mut LoadReport,
+) -> Vec<Document> {
+    let has_subfolders = entries.iter().any(|entry| entry.components.len() > 1);
+    let label_depth = options.label_depth.max(1);
+    let decoded: Vec<Result<(Document, bool), SkippedFile>> = entries
+        .into_par_iter()
+        .map(|entry| {
+            let relative = entry.components.join("/");
+            let shown = entry
+                .path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| format!("{root_name}/{relative}"));
+            if entry.components.iter().any(|c| c.starts_with('.')) {
+                return Err((reason::HIDDEN, shown));
+            }
+            if has_subfolders && entry.components.len() == 1 {
+                return Err((reason::OUTSIDE_LABEL_FOLDER, shown));
+            }
+            let bytes = match entry.bytes {
+                Ok(bytes) => bytes,
+                Err(error) => return Err((reason::UNREADABLE, format!("{shown}: {error}"))),
+            };
+            if memchr::memchr(0, &bytes).is_some() {
+                return Err((reason::BINARY, shown));
+            }
+            let (text, fell_back) = decode_text(bytes);
+            let folders = &entry.components[..entry.components.len() - 1];
+            let label = if folders.is_empty() {
+                None
+            } else {
+                Some(folders[..folders.len().min(label_depth)].join("/"))
+            };
+            let (title, text) = split_title(text, options.strip_headers);
+            Ok((
+                Document {
+                    id: format!("{root_name}/{relative}"),
+                    path: entry.path,
+                    title,
+                    label,
+                    text,
+                },
+                fell_back,
+            ))
+        })
+        .collect();
+
+    let mut documents = Vec::with_capacity(decoded.len());
+    for item in decoded {
+        match item {
+            Ok((document, fell_back)) => {
+                report.files_read += 1;
+                report.fallback_decoded += usize::from(fell_back);
+                documents.push(document);
+            }
+            Err((why, what)) => {
+                if why == reason::BINARY {
+                    report.files_read += 1;
+                }
+                report.skip(why, what);
+            }
+        }
+    }
+    documents
+}
+
+/// A document's title (its `Subject:` header, else its first non-empty line) and its text, with the RFC-822 header
+/// block removed when `strip_headers` is set (the subject text is kept at the top of the body).
+fn split_title(text: String, strip_headers: bool) -> (Option<String>, String) {
+    let header_len = rfc822_header_len(&text);
+    let subject = text[..header_len].lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("subject")
+            .then(|| value.trim().to_string())
+    });
+    let title = subject.clone().or_else(|| first_line(&text[header_len..]));
+    if strip_headers && header_len > 0 {
+        let body = &text[header_len..];
+        let kept = match &subject {
+            Some(subject) => format!("{subject}\n{body}"),
+            None => body.to_string(),
+        };
+        (title, kept)
+    } else {
+        (title, text)
+    }
+}
+
+fn first_line(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
+    Some(line.chars().take(160).collect())
+}
+
+/// Length in bytes of an RFC-822 header block at the start of `text` (including the blank line that ends it), or
+/// 0 when the text does not start with a header field. A header line is `Name: value` with a name of printable
+/// characters and no spaces; lines starting with white space continue the previous field.
+fn rfc822_header_len(text: &str) -> usize {
+    let mut offset = 0;
+    let mut seen_field = false;
+    for line in text.split_inclusive('\n') {
+        let content = line.trim_end_matches(['\n', '\r']);
+        if content.is_empty() {
+            return if seen_field { offset + line.len() } else { 0 };
+        }
+        let is_continuation = seen_field && content.starts_with([' ', '\t']);
+        let is_field = content.split_once(':').is_some_and(|(name, _)| {
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_graphic() && b != b':')
+        });
+        if !(is_field || is_continuation) {
+            return 0;
+        }
+        seen_field = true;
+        offset += line.len();
+    }
+    // The whole text is a header block without a body.
+    if seen_field { offset } else { 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_block_is_found_and_subject_kept() {
+        let post = "From: a@b.c\nSubject: Re: space shuttle\nLines: 2\n\nThe shuttle flew.\n";
+        let (title, text) = split_title(post.to_string(), true);
+        assert_eq!(title.as_deref(), Some("Re: space shuttle"));
+        assert_eq!(text, "Re: space shuttle\nThe shuttle flew.\n");
+    }
+
+    #[test]
+    fn header_continuation_lines_belong_to_the_block() {
+        let post = "From: a@b.c\nNewsgroups: x,\n  y\n\nbody\n";
+        assert_eq!(rfc822_header_len(post), post.len() - "body\n".len());
+    }
+
+    #[test]
+    fn text_without_headers_is_untouched() {
+        let plain = "Ad sales boost profits\n\nQuarterly profits rose.\n";
+        assert_eq!(rfc822_header_len(plain), 0);
+        let (title, text) = split_title(plain.to_string(), true);
+        assert_eq!(title.as_deref(), Some("Ad sales boost profits"));
+        assert_eq!(text, plain);
+    }
+
+    #[test]
+    fn a_colon_in_prose_is_not_a_header() {
+        assert_eq!(rfc822_header_len("Note this: it matters\n\nmore\n"), 0);
+    }
+}

@@ -1,0 +1,381 @@
+//! From paths to a weighted data matrix: read (corpus), tokenise (text), weight (matrix), with each phase timed,
+//! documents left empty by the filters dropped and reported, and the result cached.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cache;
+use crate::corpus::{self, CorpusError, Document, LoadOptions, LoadReport, Loaded};
+use crate::demo;
+use crate::matrix::{self, DataMatrix, MatrixError, Weighting};
+use crate::text::{self, TextError, TextOptions};
+
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    #[error(transparent)]
+    Corpus(#[from] CorpusError),
+    #[error(transparent)]
+    Text(#[from] TextError),
+    #[error(transparent)]
+    Matrix(#[from] MatrixError),
+    #[error(
+        "{path}: every document is empty after filtering ({count} dropped); loosen --min-df, --max-df or the stop list"
+    )]
+    AllEmpty { path: PathBuf, count: usize },
+}
+
+/// Everything that decides what matrix a corpus becomes. Part of the cache key.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DatasetOptions {
+    pub load: LoadOptions,
+    pub text: TextOptions,
+    /// `None`: `lfc` for text, raw values for numeric data.
+    pub weighting: Option<Weighting>,
+    /// Keep documents that are empty after filtering, as zero columns flagged [`DocumentMeta::empty`], instead
+    /// of dropping them.
+    pub keep_empty: bool,
+}
+
+/// What pdx keeps of each document (column).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DocumentMeta {
+    pub id: String,
+    pub path: Option<PathBuf>,
+    pub title: Option<String>,
+    /// Index into [`Dataset::label_names`].
+    pub label: Option<u32>,
+    /// Tokens kept by the token filters (0 for numeric rows).
+    pub tokens: usize,
+    /// An empty column kept by `--keep-empty`: it belongs in a bucket of its own, not in any split.
+    pub empty: bool,
+    /// The document's text as read (empty for numeric rows), for viewing.
+    pub text: String,
+}
+
+/// A corpus turned into a matrix: column j of `matrix` is `documents[j]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dataset {
+    /// What was opened: the paths, or `demo`.
+    pub source: String,
+    pub documents: Vec<DocumentMeta>,
+    /// Sorted label names; labels from several paths merge by name.
+    pub label_names: Vec<String>,
+    pub matrix: DataMatrix,
+    pub weighting: Weighting,
+    pub report: LoadReport,
+    /// Ids of the documents dropped (or, with `--keep-empty`, kept as empty columns) because nothing was left of
+    /// them after filtering.
+    pub empty_documents: Vec<String>,
+}
+
+/// How a load used the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheUse {
+    Hit,
+    Miss,
+    Off,
+}
+
+/// Milliseconds per phase. On a cache hit, `read` is the time to read the cache and the others are 0.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Timings {
+    pub read: f64,
+    pub tokenise: f64,
+    pub weight: f64,
+    pub total: f64,
+}
+
+/// A dataset and how it was made.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    pub dataset: Dataset,
+    pub timings: Timings,
+    pub cache: CacheUse,
+    pub cache_file: Option<PathBuf>,
+}
+
+fn millis(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Open a corpus from paths, reading the cache when `use_cache` and the key matches.
+pub fn open(
+    paths: &[PathBuf],
+    options: &DatasetOptions,
+    use_cache: bool,
+) -> Result<Opened, DatasetError> {
+    let start = Instant::now();
+    options.text.validate()?;
+    for path in paths {
+        if !path.exists() {
+            return Err(CorpusError::NotFound { path: path.clone() }.into());
+        }
+    }
+    let cache_file = if use_cache {
+        cache::cache_dir().map(|dir| cache::entry_path(&dir, cache_key(paths, options)))
+    } else {
+        None
+    };
+    if let Some(file) = &cache_file
+        && let Some(dataset) = cache::read::<Dataset>(file)
+    {
+        let elapsed = millis(start);
+        return Ok(Opened {
+            dataset,
+            timings: Timings {
+                read: elapsed,
+                tokenise: 0.0,
+                weight: 0.0,
+                total: elapsed,
+            },
+            cache: CacheUse::Hit,
+            cache_file,
+        });
+    }
+
+    let (loaded, report) = corpus::load(paths, &options.load)?;
+    let read = millis(start);
+    let source = paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let first_path = paths.first().cloned().unwrap_or_default();
+    let (dataset, mut timings) = build(source, first_path, loaded, report, options)?;
+    timings.read = read;
+    timings.total = millis(start);
+
+    let mut cache_use = CacheUse::Off;
+    if let Some(file) = &cache_file {
+        cache_use = CacheUse::Miss;
+        // A cache that cannot be written costs the next run time, nothing else; say so and go on.
+        if let Err(error) = cache::write(file, &dataset) {
+            eprintln!("pdx: warning: cache not written: {error}");
+        }
+    }
+    Ok(Opened {
+        dataset,
+        timings,
+        cache: cache_use,
+        cache_file,
+    })
+}
+
+/// Open the embedded demo corpus (labels `topic/subtopic`). It is small, so it is never cached.
+pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
+    let start = Instant::now();
+    options.text.validate()?;
+    let mut load = options.load.clone();
+    load.label_depth = demo::DEMO_LABEL_DEPTH;
+    let (loaded, report) = corpus::load_entries(demo::DEMO_NAME, demo::demo_entries(), &load)?;
+    let read = millis(start);
+    let (dataset, mut timings) = build(
+        demo::DEMO_NAME.to_string(),
+        PathBuf::from(demo::DEMO_NAME),
+        loaded,
+        report,
+        options,
+    )?;
+    timings.read = read;
+    timings.total = millis(start);
+    Ok(Opened {
+        dataset,
+        timings,
+        cache: CacheUse::Off,
+        cache_file: None,
+    })
+}
+
+fn cache_key(paths: &[PathBuf], options: &DatasetOptions) -> u64 {
+    let mut hasher = cache::KeyHasher::default();
+    hasher.add(env!("CARGO_PKG_VERSION"));
+    // The options' JSON form covers every field, including ones added later.
+    hasher.add(serde_json::to_string(options).unwrap_or_default());
+    if let text::StoplistChoice::File(path) = &options.text.stoplist {
+        hasher.add_inputs(path);
+    }
+    for path in paths {
+        hasher.add_inputs(path);
+    }
+    hasher.finish()
+}
+
+/// Label names (sorted) and each item's label index.
+fn index_labels<'a>(
+    labels: impl Iterator<Item = Option<&'a str>> + Clone,
+) -> (Vec<String>, Vec<Option<u32>>) {
+    let names: Vec<String> = labels
+        .clone()
+        .flatten()
+        .map(str::to_string)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let index: BTreeMap<&str, u32> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (name.as_str(), i as u32))
+        .collect();
+    let assigned = labels.map(|label| label.map(|l| index[l])).collect();
+    (names, assigned)
+}
+
+fn build(
+    source: String,
+    first_path: PathBuf,
+    loaded: Loaded,
+    mut report: LoadReport,
+    options: &DatasetOptions,
+) -> Result<(Dataset, Timings), DatasetError> {
+    match loaded {
+        Loaded::Numeric(table) => {
+            let start = Instant::now();
+            let weighting = options.weighting.unwrap_or(Weighting::None);
+            let matrix = matrix::numeric_matrix(&table, weighting)?;
+            let (label_names, labels) = index_labels(table.labels.iter().map(Option::as_deref));
+            let documents = table
+                .ids
+                .iter()
+                .zip(labels)
+                .map(|(id, label)| DocumentMeta {
+                    id: id.clone(),
+                    path: None,
+                    title: None,
+                    label,
+                    tokens: 0,
+                    empty: false,
+                    text: String::new(),
+                })
+                .collect();
+            let weight = millis(start);
+            Ok((
+                Dataset {
+                    source,
+                    documents,
+                    label_names,
+                    matrix,
+                    weighting,
+                    report,
+                    empty_documents: Vec::new(),
+                },
+                Timings {
+                    read: 0.0,
+                    tokenise: 0.0,
+                    weight,
+                    total: 0.0,
+                },
+            ))
+        }
+        Loaded::Text(documents) => {
+            let start = Instant::now();
+            let stop_words = options.text.stop_words()?;
+            let texts: Vec<&str> = documents.iter().map(|d| d.text.as_str()).collect();
+            let mut counts = text::count_terms(&texts, &options.text, &stop_words);
+            drop(texts);
+            let (documents, empty_documents) =
+                drop_empty(documents, &mut counts, options.keep_empty, &mut report);
+            if documents.is_empty() {
+                return Err(DatasetError::AllEmpty {
+                    path: first_path,
+                    count: empty_documents.len(),
+                });
+            }
+            let tokenise = millis(start);
+
+            let start = Instant::now();
+            let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
+            let matrix = matrix::weight_counts(&counts, weighting);
+            let weight = millis(start);
+
+            let (label_names, labels) = index_labels(documents.iter().map(|d| d.label.as_deref()));
+            let documents = documents
+                .into_iter()
+                .zip(labels)
+                .zip(counts.token_counts.iter().zip(&counts.documents))
+                .map(|((document, label), (&tokens, terms))| DocumentMeta {
+                    id: document.id,
+                    path: document.path,
+                    title: document.title,
+                    label,
+                    tokens,
+                    empty: terms.is_empty(),
+                    text: document.text,
+                })
+                .collect();
+            Ok((
+                Dataset {
+                    source,
+                    documents,
+                    label_names,
+                    matrix,
+                    weighting,
+                    report,
+                    empty_documents,
+                },
+                Timings {
+                    read: 0.0,
+                    tokenise,
+                    weight,
+                    total: 0.0,
+                },
+            ))
+        }
+    }
+}
+
+/// Remove the documents with no term left (unless `keep_empty`), keeping `counts` aligned with the documents.
+fn drop_empty(
+    documents: Vec<Document>,
+    counts: &mut text::TermCounts,
+    keep_empty: bool,
+    report: &mut LoadReport,
+) -> (Vec<Document>, Vec<String>) {
+    let empty_ids: Vec<String> = documents
+        .iter()
+        .zip(&counts.documents)
+        .filter(|(_, terms)| terms.is_empty())
+        .map(|(document, _)| document.id.clone())
+        .collect();
+    if keep_empty || empty_ids.is_empty() {
+        return (documents, empty_ids);
+    }
+    for id in &empty_ids {
+        report.skip(corpus::reason::EMPTY_AFTER_FILTERING, id.clone());
+    }
+    let keep: Vec<bool> = counts
+        .documents
+        .iter()
+        .map(|terms| !terms.is_empty())
+        .collect();
+    let mut flags = keep.iter();
+    counts.documents.retain(|_| *flags.next().unwrap_or(&true));
+    let mut flags = keep.iter();
+    counts
+        .token_counts
+        .retain(|_| *flags.next().unwrap_or(&true));
+    let kept = documents
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(document, keep)| keep.then_some(document))
+        .collect();
+    (kept, empty_ids)
+}
+
+impl Dataset {
+    /// Documents per label, with `(unlabelled)` for documents without one.
+    pub fn label_counts(&self) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for document in &self.documents {
+            let name = match document.label {
+                Some(label) => self.label_names[label as usize].clone(),
+                None => "(unlabelled)".to_string(),
+            };
+            *counts.entry(name).or_insert(0) += 1;
+        }
+        counts
+    }
+}

@@ -1,0 +1,11 @@
+//! pdx, the principal direction explorer: read a document collection, build a weighted term-document matrix, grow
+//! a divisive cluster tree over it and report on it. This library knows nothing about terminals; the binary
+//! (`src/main.rs`) parses the command line and prints.
+
+pub mod cache;
+pub mod corpus;
+pub mod dataset;
+pub mod demo;
+pub mod matrix;
+pub mod stats;
+pub mod text;

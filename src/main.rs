@@ -1,0 +1,276 @@
+//! The `pdx` command: parses the command line, runs a batch command or (with no command) opens a collection.
+//! Errors are printed as one line naming the file, with exit code 2.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
+use pdx::dataset::{self, DatasetOptions, Opened};
+use pdx::matrix::Weighting;
+use pdx::stats::Stats;
+use pdx::text::{StoplistChoice, TextOptions};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "pdx",
+    version,
+    about = "pdx, the principal direction explorer: grow and inspect divisive cluster trees of document collections",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    corpus: CorpusArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print what a corpus becomes: documents, terms, non-zeros, labels, what was skipped, phase times.
+    Stats {
+        #[command(flatten)]
+        corpus: CorpusArgs,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormatArg {
+    Auto,
+    Folder,
+    Csv,
+    Tsv,
+    Jsonl,
+    Reuters,
+    Smart,
+    Numeric,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SplitArg {
+    All,
+    Modapte,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum MissingArg {
+    Error,
+    Zero,
+    Drop,
+}
+
+/// Where the corpus is and how it becomes a matrix: shared by every command.
+#[derive(Args, Debug, Clone)]
+struct CorpusArgs {
+    /// Files or folders read as one corpus (labels merge by name). None: the embedded demo corpus.
+    paths: Vec<PathBuf>,
+
+    /// Input format; auto picks one per path.
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Reading")]
+    format: FormatArg,
+    /// Folder layout: labels are made of this many leading sub-folder names.
+    #[arg(long, default_value_t = 1, help_heading = "Reading")]
+    label_depth: usize,
+    /// Drop an RFC-822 header block (news posts, mail), keeping the Subject: text.
+    #[arg(long, help_heading = "Reading")]
+    strip_headers: bool,
+    /// CSV/TSV: the text column [default: text].
+    #[arg(long, value_name = "NAME", help_heading = "Reading")]
+    text_col: Option<String>,
+    /// CSV/TSV: the label column name [default: label, if present]. Numeric: first, last, N or none
+    /// [default: a text column at either end].
+    #[arg(long, value_name = "NAME", help_heading = "Reading")]
+    label_col: Option<String>,
+    /// CSV/TSV: the id column [default: id, if present]. Numeric: first, last, N or none.
+    #[arg(long, value_name = "NAME", help_heading = "Reading")]
+    id_col: Option<String>,
+    /// CSV/TSV: the title column [default: title, if present].
+    #[arg(long, value_name = "NAME", help_heading = "Reading")]
+    title_col: Option<String>,
+    /// Reuters: which documents to keep.
+    #[arg(long, value_enum, default_value = "all", help_heading = "Reading")]
+    split: SplitArg,
+    /// Reuters: keep only documents with exactly one topic.
+    #[arg(long, help_heading = "Reading")]
+    single_label: bool,
+    /// Numeric: what to do with '?' or empty cells.
+    #[arg(long, value_enum, default_value = "error", help_heading = "Reading")]
+    missing: MissingArg,
+
+    /// Keep tokens without letters (numbers).
+    #[arg(long, help_heading = "Text")]
+    keep_numbers: bool,
+    /// Shortest token kept, in characters.
+    #[arg(long, default_value_t = 3, help_heading = "Text")]
+    min_len: usize,
+    /// Longest token kept, in characters.
+    #[arg(long, default_value_t = 30, help_heading = "Text")]
+    max_len: usize,
+    /// Stop list file (one word per line) instead of the shipped English list.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "no_stoplist",
+        help_heading = "Text"
+    )]
+    stoplist: Option<PathBuf>,
+    /// Apply no stop list.
+    #[arg(long, help_heading = "Text")]
+    no_stoplist: bool,
+    /// Stemmer: none or a rust-stemmers language (english, french, german, ...).
+    #[arg(long, default_value = "english", help_heading = "Text")]
+    stem: String,
+    /// Keep terms in at least this many documents.
+    #[arg(long, default_value_t = 2, help_heading = "Text")]
+    min_df: usize,
+    /// Keep terms in at most this fraction of the documents.
+    #[arg(long, default_value_t = 0.95, help_heading = "Text")]
+    max_df: f64,
+    /// Keep the N terms with the highest document frequency.
+    #[arg(long, value_name = "N", help_heading = "Text")]
+    max_terms: Option<usize>,
+    /// Weighting: TMG code LGN (local t|b|l|a|n, global x|f|e|g|n|p, norm c|x), pdgp or none
+    /// [default: lfc for text, none for numeric].
+    #[arg(long, value_name = "CODE", help_heading = "Text")]
+    weighting: Option<String>,
+    /// Keep documents left empty by the filters (as empty columns) instead of dropping them.
+    #[arg(long, help_heading = "Text")]
+    keep_empty: bool,
+    /// Neither read nor write the load cache.
+    #[arg(long, help_heading = "Text")]
+    no_cache: bool,
+}
+
+impl CorpusArgs {
+    fn options(&self) -> anyhow::Result<DatasetOptions> {
+        let format = match self.format {
+            FormatArg::Auto => Format::Auto,
+            FormatArg::Folder => Format::Folder,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Tsv => Format::Tsv,
+            FormatArg::Jsonl => Format::Jsonl,
+            FormatArg::Reuters => Format::Reuters,
+            FormatArg::Smart => Format::Smart,
+            FormatArg::Numeric => Format::Numeric,
+        };
+        if self.label_depth == 0 {
+            anyhow::bail!("--label-depth must be at least 1");
+        }
+        let weighting = self
+            .weighting
+            .as_deref()
+            .map(Weighting::parse)
+            .transpose()?;
+        Ok(DatasetOptions {
+            load: LoadOptions {
+                format,
+                label_depth: self.label_depth,
+                strip_headers: self.strip_headers,
+                text_col: self.text_col.clone(),
+                label_col: self.label_col.clone(),
+                id_col: self.id_col.clone(),
+                title_col: self.title_col.clone(),
+                reuters_split: match self.split {
+                    SplitArg::All => ReutersSplit::All,
+                    SplitArg::Modapte => ReutersSplit::ModApte,
+                },
+                single_label: self.single_label,
+                missing: match self.missing {
+                    MissingArg::Error => MissingPolicy::Error,
+                    MissingArg::Zero => MissingPolicy::Zero,
+                    MissingArg::Drop => MissingPolicy::Drop,
+                },
+            },
+            text: TextOptions {
+                keep_numbers: self.keep_numbers,
+                min_len: self.min_len,
+                max_len: self.max_len,
+                stoplist: match (&self.stoplist, self.no_stoplist) {
+                    (_, true) => StoplistChoice::None,
+                    (Some(path), false) => StoplistChoice::File(path.clone()),
+                    (None, false) => StoplistChoice::Default,
+                },
+                stem: (!self.stem.eq_ignore_ascii_case("none"))
+                    .then(|| self.stem.to_ascii_lowercase()),
+                min_df: self.min_df,
+                max_df: self.max_df,
+                max_terms: self.max_terms,
+            },
+            weighting,
+            keep_empty: self.keep_empty,
+        })
+    }
+
+    /// Open the corpus the arguments name, or the demo corpus when they name none.
+    fn open(&self) -> anyhow::Result<Opened> {
+        let options = self.options()?;
+        let opened = if self.paths.is_empty() {
+            dataset::open_demo(&options)?
+        } else {
+            dataset::open(&self.paths, &options, !self.no_cache)?
+        };
+        Ok(opened)
+    }
+}
+
+fn print_stats(corpus: &CorpusArgs, json: bool) -> anyhow::Result<()> {
+    let opened = corpus.open()?;
+    let stats = Stats::of(&opened);
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut stdout, &stats).context("writing JSON")?;
+        writeln!(stdout)?;
+    } else {
+        write!(stdout, "{}", stats.to_text())?;
+    }
+    Ok(())
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(Command::Stats { corpus, json }) => print_stats(&corpus, json),
+        // Until the terminal interface lands, opening a collection prints its statistics.
+        None => print_stats(&cli.corpus, false),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                error.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+            ) {
+                let _ = error.print();
+                return ExitCode::SUCCESS;
+            }
+            // One line: clap's first line names the bad argument; the usage block adds nothing a user needs here.
+            let rendered = error.render().to_string();
+            let first = rendered.lines().next().unwrap_or("error: bad arguments");
+            eprintln!("pdx: {}", first.trim_start_matches("error: ").trim());
+            return ExitCode::from(2);
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            // Broken pipe (e.g. `pdx stats | head`) is not an error worth a message.
+            if error
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("pdx: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! `pdx stats`: what a corpus became — documents, terms, non-zeros, density, labels, what was skipped and why, and
+//! how long each phase took — as text or as one JSON object.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::corpus::Skipped;
+use crate::dataset::{CacheUse, Opened, Timings};
+use crate::matrix::DataMatrix;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    pub source: String,
+    /// `text` (sparse term-document matrix) or `numeric` (dense).
+    pub kind: &'static str,
+    pub docs: usize,
+    /// Terms (text) or features (numeric): the matrix's rows.
+    pub terms: usize,
+    pub nnz: usize,
+    /// nnz / (terms x docs).
+    pub density: f64,
+    pub weighting: String,
+    /// Label -> documents; `(unlabelled)` counts documents without a label.
+    pub labels: BTreeMap<String, usize>,
+    /// Reason -> count and the first few ids or paths.
+    pub skipped: BTreeMap<String, Skipped>,
+    /// Documents with nothing left after filtering (dropped, or kept with --keep-empty).
+    pub empty_documents: Vec<String>,
+    pub files_read: usize,
+    /// Files decoded as Windows-1252 because they were not valid UTF-8.
+    pub fallback_decoded: usize,
+    pub timings_ms: Timings,
+    pub cache: CacheUse,
+    pub cache_file: Option<String>,
+}
+
+impl Stats {
+    pub fn of(opened: &Opened) -> Stats {
+        let dataset = &opened.dataset;
+        let docs = dataset.matrix.cols();
+        let terms = dataset.matrix.rows();
+        let nnz = dataset.matrix.nnz();
+        let cells = (docs as f64) * (terms as f64);
+        Stats {
+            source: dataset.source.clone(),
+            kind: match dataset.matrix {
+                DataMatrix::Sparse { .. } => "text",
+                DataMatrix::Dense { .. } => "numeric",
+            },
+            docs,
+            terms,
+            nnz,
+            density: if cells > 0.0 { nnz as f64 / cells } else { 0.0 },
+            weighting: dataset.weighting.code(),
+            labels: dataset.label_counts(),
+            skipped: dataset.report.skipped.clone(),
+            empty_documents: dataset.empty_documents.clone(),
+            files_read: dataset.report.files_read,
+            fallback_decoded: dataset.report.fallback_decoded,
+            timings_ms: opened.timings,
+            cache: opened.cache,
+            cache_file: opened.cache_file.as_ref().map(|p| p.display().to_string()),
+        }
+    }
+
+    /// A plain-text report for people.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let row_name = if self.kind == "text" {
+            "terms"
+        } else {
+            "features"
+        };
+        let _ = writeln!(out, "corpus      {}", self.source);
+        let _ = writeln!(out, "documents   {}", self.docs);
+        let _ = writeln!(out, "{row_name:<11} {}", self.terms);
+        let _ = writeln!(
+            out,
+            "non-zeros   {} (density {:.5})",
+            self.nnz, self.density
+        );
+        let _ = writeln!(out, "weighting   {}", self.weighting);
+        let _ = writeln!(
+            out,
+            "files read  {} ({} decoded as Windows-1252)",
+            self.files_read, self.fallback_decoded
+        );
+        let _ = writeln!(out, "labels      {}", self.labels.len());
+        let width = self
+            .labels
+            .keys()
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (label, count) in &self.labels {
+            let _ = writeln!(out, "  {label:<width$}  {count:>7}");
+        }
+        if self.skipped.is_empty() {
+            let _ = writeln!(out, "skipped     nothing");
+        } else {
+            let _ = writeln!(out, "skipped");
+            for (reason, skipped) in &self.skipped {
+                let more = if skipped.count > skipped.examples.len() {
+                    ", ..."
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    out,
+                    "  {:>7}  {reason}: {}{more}",
+                    skipped.count,
+                    skipped.examples.join(", ")
+                );
+            }
+        }
+        if !self.empty_documents.is_empty()
+            && !self
+                .skipped
+                .contains_key(crate::corpus::reason::EMPTY_AFTER_FILTERING)
+        {
+            let _ = writeln!(
+                out,
+                "kept empty  {} documents with no term left (--keep-empty)",
+                self.empty_documents.len()
+            );
+        }
+        let t = &self.timings_ms;
+        let cache = match self.cache {
+            CacheUse::Hit => "cache hit",
+            CacheUse::Miss => "cache written",
+            CacheUse::Off => "no cache",
+        };
+        let _ = writeln!(
+            out,
+            "time (ms)   read {:.1}, tokenise {:.1}, weight {:.1}, total {:.1} ({cache})",
+            t.read, t.tokenise, t.weight, t.total
+        );
+        if let Some(file) = &self.cache_file {
+            let _ = writeln!(out, "cache file  {file}");
+        }
+        out
+    }
+}

@@ -6,6 +6,7 @@ pub mod cache;
 pub mod corpus;
 pub mod dataset;
 pub mod demo;
+pub mod linalg;
 pub mod matrix;
 pub mod stats;
 pub mod text;

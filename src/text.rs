@@ -698,6 +698,66 @@ mod tests {
         );
     }
 
+    fn fast_words(text: &str) -> Vec<&str> {
+        let mut words = Vec::new();
+        ascii_words(text, &mut |word| words.push(word));
+        words
+    }
+
+    #[test]
+    fn ascii_words_follow_the_unicode_word_rules() {
+        for text in [
+            "a:b a.b 3.14 3,000 don't a_b __x _ 3.a a.3 x1.2 1.2.3 a..b e.g. U.S.A. 1;2 a;b 'q' foo-bar a:3 3:4",
+            "x_1.5 end. trailing' ,lead 9, 9. _9_ a' 'a",
+        ] {
+            assert_eq!(
+                fast_words(text),
+                text.unicode_words().collect::<Vec<_>>(),
+                "{text}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ascii_words_equal_unicode_words(text in "[a-zA-Z0-9_:.',; \n\t\\-\"!?()@]{0,80}") {
+            proptest::prop_assert_eq!(fast_words(&text), text.unicode_words().collect::<Vec<_>>());
+        }
+    }
+
+    /// On every ASCII post of 20 Newsgroups, when the corpora are there.
+    #[test]
+    fn ascii_words_equal_unicode_words_on_20_newsgroups() {
+        let Some(data) = std::env::var_os("PDX_DATA").map(PathBuf::from) else {
+            println!("skipped: PDX_DATA not set");
+            return;
+        };
+        let mut checked = 0;
+        for split in ["20news-bydate-train", "20news-bydate-test"] {
+            for entry in walkdir::WalkDir::new(data.join(split))
+                .into_iter()
+                .flatten()
+            {
+                if !entry.file_type().is_file() {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(entry.path()) else {
+                    continue;
+                };
+                if text.is_ascii() {
+                    assert_eq!(
+                        fast_words(&text),
+                        text.unicode_words().collect::<Vec<_>>(),
+                        "{}",
+                        entry.path().display()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 15_000, "only {checked} ASCII posts");
+    }
+
     #[test]
     fn stoplist_parsing_ignores_comments_and_case() {
         let words = parse_stoplist("# comment\nThe\n  and # trailing\n\n");

@@ -1,0 +1,102 @@
+//! Load benchmark: 20 Newsgroups train + test (18,846 files) read, tokenised, stemmed and weighted by pdx, against
+//! scikit-learn's TfidfVectorizer (no stemming) reading the same files, in the same run.
+//!
+//! Run: `PDX_DATA=$(../shared/data/unpack.sh target/corpora) cargo bench --bench load`
+//! (`PDX_BENCH_RUNS` sets the number of runs of each, default 5). The scikit-learn side is
+//! `benches/sklearn_tfidf.py`; without scikit-learn the benchmark says so and prints pdx's figures alone.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use pdx::dataset::{self, DatasetOptions};
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn main() {
+    let Some(data) = std::env::var_os("PDX_DATA").map(PathBuf::from) else {
+        println!("skipped: PDX_DATA not set (PDX_DATA=$(../shared/data/unpack.sh target/corpora))");
+        return;
+    };
+    let runs: usize = std::env::var("PDX_BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(5)
+        .max(1);
+    let paths = [
+        data.join("20news-bydate-train"),
+        data.join("20news-bydate-test"),
+    ];
+    let options = DatasetOptions::default();
+
+    let (mut read, mut tokenise, mut weight, mut total) = (vec![], vec![], vec![], vec![]);
+    let mut shape = (0, 0, 0);
+    // One untimed run warms the page cache, as the scikit-learn side's first run does for it.
+    let _ = dataset::open(&paths, &options, false);
+    for _ in 0..runs {
+        let opened = match dataset::open(&paths, &options, false) {
+            Ok(opened) => opened,
+            Err(error) => {
+                eprintln!("pdx: {error}");
+                std::process::exit(2);
+            }
+        };
+        read.push(opened.timings.read);
+        tokenise.push(opened.timings.tokenise);
+        weight.push(opened.timings.weight);
+        total.push(opened.timings.total);
+        let matrix = &opened.dataset.matrix;
+        shape = (matrix.cols(), matrix.rows(), matrix.nnz());
+    }
+    let pdx_total = median(&mut total);
+    println!(
+        "pdx       20 Newsgroups: {} docs, {} terms, {} nnz (lfc, stemmed, min-df 2)",
+        shape.0, shape.1, shape.2
+    );
+    println!(
+        "pdx       median of {runs}: read {:.0} ms + tokenise {:.0} ms + weight {:.0} ms = {:.0} ms ({} threads)",
+        median(&mut read),
+        median(&mut tokenise),
+        median(&mut weight),
+        pdx_total,
+        rayon::current_num_threads()
+    );
+
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/sklearn_tfidf.py");
+    let output = Command::new("python3")
+        .arg(&script)
+        .arg(runs.to_string())
+        .args(&paths)
+        .output();
+    match output {
+        Ok(output) if output.status.success() => {
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            let reference: serde_json::Value = match serde_json::from_str(stdout.trim()) {
+                Ok(value) => value,
+                Err(error) => {
+                    println!("sklearn   could not read its output ({error}): {stdout}");
+                    return;
+                }
+            };
+            let seconds = reference["median_s"].as_f64().unwrap_or(f64::NAN);
+            println!(
+                "sklearn   TfidfVectorizer (no stemming): {} docs, {} terms, {} nnz; median of {runs}: {:.0} ms",
+                reference["docs"],
+                reference["terms"],
+                reference["nnz"],
+                seconds * 1000.0
+            );
+            println!(
+                "ratio     pdx is {:.1}x faster",
+                seconds * 1000.0 / pdx_total
+            );
+        }
+        Ok(output) => {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            println!("sklearn   not compared: {}", stderr.trim());
+        }
+        Err(error) => println!("sklearn   not compared: python3 not runnable ({error})"),
+    }
+}

@@ -1,0 +1,287 @@
+//! The `pdx` binary on bad input: one line naming the file (and line), exit code 2, never a panic; and on good
+//! input, the stats it prints.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn pdx() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pdx"));
+    command.env(
+        "PDX_CACHE_DIR",
+        std::env::temp_dir().join("pdx-cli-test-cache"),
+    );
+    command.env_remove("RUST_BACKTRACE");
+    command
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// Assert a run failed cleanly: exit code 2, one line on stderr containing every `needle`, no panic.
+fn assert_clean_failure(output: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "one line expected, got: {stderr}"
+    );
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("backtrace"),
+        "{stderr}"
+    );
+    for needle in needles {
+        assert!(stderr.contains(needle), "{needle:?} not in {stderr:?}");
+    }
+}
+
+fn run(args: &[&str]) -> Output {
+    pdx().args(args).output().expect("pdx runs")
+}
+
+#[test]
+fn a_path_that_does_not_exist() {
+    let output = run(&["stats", "/no/such/corpus"]);
+    assert_clean_failure(&output, &["/no/such/corpus", "no such file"]);
+}
+
+#[test]
+fn an_empty_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().to_string_lossy().into_owned();
+    let output = run(&["stats", &path]);
+    assert_clean_failure(&output, &[&path, "no documents"]);
+}
+
+#[test]
+fn a_folder_of_binary_files_only() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("images")).expect("mkdir");
+    std::fs::write(dir.path().join("images/a.png"), b"\x89PNG\x00\x01").expect("write");
+    std::fs::write(dir.path().join("images/b.png"), b"\x00\x00\x00").expect("write");
+    let path = dir.path().to_string_lossy().into_owned();
+    let output = run(&["stats", &path]);
+    assert_clean_failure(&output, &[&path, "2 skipped: binary file"]);
+}
+
+#[test]
+fn a_csv_without_the_named_column() {
+    let path = fixture("docs.csv").to_string_lossy().into_owned();
+    let output = run(&["stats", &path, "--text-col", "body"]);
+    assert_clean_failure(
+        &output,
+        &[
+            "docs.csv",
+            "no column named \"body\"",
+            "columns: id, title, text, label",
+        ],
+    );
+}
+
+#[test]
+fn ragged_numeric_rows() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("ragged.data");
+    std::fs::write(&file, "1,2,3\n4,5,6\n7,8\n").expect("write");
+    let output = run(&["stats", &file.to_string_lossy()]);
+    assert_clean_failure(&output, &["ragged.data:3:", "expected 3 fields, found 2"]);
+}
+
+#[test]
+fn non_numeric_numeric_rows() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("words.data");
+    std::fs::write(&file, "1,2,3\n4,five,6\n").expect("write");
+    let output = run(&["stats", &file.to_string_lossy(), "--format", "numeric"]);
+    assert_clean_failure(&output, &["words.data:2:", "\"five\" is not a number"]);
+}
+
+#[test]
+fn missing_numeric_values_name_the_line() {
+    let path = fixture("missing.data").to_string_lossy().into_owned();
+    let output = run(&["stats", &path]);
+    assert_clean_failure(&output, &["missing.data:2:", "--missing"]);
+}
+
+#[test]
+fn bad_options() {
+    assert_clean_failure(
+        &run(&["stats", "--weighting", "xyz"]),
+        &["unknown weighting \"xyz\""],
+    );
+    assert_clean_failure(
+        &run(&["stats", "--stem", "klingon"]),
+        &["unknown stemmer \"klingon\""],
+    );
+    assert_clean_failure(&run(&["stats", "--max-df", "1.5"]), &["--max-df"]);
+    assert_clean_failure(&run(&["stats", "--format", "pdf"]), &["pdf"]);
+    assert_clean_failure(
+        &run(&["stats", "--min-len", "5", "--max-len", "2"]),
+        &["--min-len"],
+    );
+}
+
+/// Whether this process runs as root, which reads files whatever their permission bits say.
+fn running_as_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_file_without_read_permission_is_skipped_and_counted() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = dir.path().join("notes");
+    std::fs::create_dir(&folder).expect("mkdir");
+    for (name, text) in [
+        ("a.txt", "orbit rocket launch"),
+        ("b.txt", "orbit rocket fuel"),
+        ("c.txt", "bread dough oven"),
+        ("d.txt", "bread dough yeast"),
+    ] {
+        std::fs::write(folder.join(name), text).expect("write");
+    }
+    let secret = folder.join("secret.txt");
+    std::fs::write(&secret, "classified orbit").expect("write");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    for path in [dir.path(), folder.as_path()] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let root = dir.path().to_string_lossy().into_owned();
+    let args = ["stats", "--no-cache", "--json", root.as_str()];
+    // Root reads any file, so as root the check runs pdx as the unprivileged user `nobody`.
+    let output = if running_as_root() {
+        let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+            .into_iter()
+            .find(|p| Path::new(p).exists());
+        let Some(setpriv) = setpriv else {
+            println!("skipped: running as root and setpriv is not available to drop privileges");
+            return;
+        };
+        Command::new(setpriv)
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                env!("CARGO_BIN_EXE_pdx"),
+            ])
+            .args(args)
+            .output()
+            .expect("pdx runs")
+    } else {
+        run(&args)
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stats: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(stats["docs"], 4);
+    assert_eq!(stats["skipped"]["unreadable file"]["count"], 1);
+    let example = stats["skipped"]["unreadable file"]["examples"][0]
+        .as_str()
+        .unwrap_or_default();
+    assert!(example.contains("secret.txt"), "{example}");
+}
+
+#[test]
+fn stats_json_has_the_promised_keys() {
+    let output = run(&["stats", "--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let stats: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    for key in ["docs", "terms", "nnz", "labels", "skipped", "timings_ms"] {
+        assert!(stats.get(key).is_some(), "missing {key}");
+    }
+    for phase in ["read", "tokenise", "weight"] {
+        assert!(
+            stats["timings_ms"][phase]
+                .as_f64()
+                .is_some_and(|t| t >= 0.0),
+            "{phase}"
+        );
+    }
+    assert_eq!(stats["docs"], 270);
+    let labels = stats["labels"].as_object().expect("labels object");
+    assert_eq!(labels.values().filter_map(|v| v.as_u64()).sum::<u64>(), 270);
+}
+
+#[test]
+fn no_arguments_opens_the_demo() {
+    let output = run(&[]);
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("documents   270"), "{stdout}");
+}
+
+#[test]
+fn the_cache_is_written_then_read() {
+    let cache = tempfile::tempdir().expect("temp dir");
+    let corpus = fixture("folder").to_string_lossy().into_owned();
+    let stats = |extra: &[&str]| -> serde_json::Value {
+        let output = pdx()
+            .env("PDX_CACHE_DIR", cache.path())
+            .args(["stats", "--json", "--min-df", "1", &corpus])
+            .args(extra)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("JSON")
+    };
+    let first = stats(&[]);
+    assert_eq!(first["cache"], "miss");
+    let second = stats(&[]);
+    assert_eq!(second["cache"], "hit");
+    assert_eq!(first["terms"], second["terms"]);
+    assert_eq!(first["nnz"], second["nnz"]);
+    // Other options are another entry; --no-cache neither reads nor writes.
+    assert_eq!(stats(&["--weighting", "txx"])["cache"], "miss");
+    assert_eq!(stats(&["--no-cache"])["cache"], "off");
+}
+
+#[test]
+fn keep_empty_keeps_and_reports_empty_documents() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = dir.path().join("misc");
+    std::fs::create_dir(&folder).expect("mkdir");
+    std::fs::write(folder.join("a.txt"), "orbit rocket").expect("write");
+    std::fs::write(folder.join("b.txt"), "orbit rocket").expect("write");
+    std::fs::write(folder.join("c.txt"), "orbit bread").expect("write");
+    std::fs::write(folder.join("d.txt"), "the and of 42").expect("write");
+    let path = dir.path().to_string_lossy().into_owned();
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let output = run(&[&["stats", "--json", "--no-cache", &path], extra].concat());
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("JSON")
+    };
+    let dropped = json(&[]);
+    assert_eq!(dropped["docs"], 3);
+    assert_eq!(dropped["skipped"]["empty after filtering"]["count"], 1);
+    assert!(
+        dropped["empty_documents"][0]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("misc/d.txt")
+    );
+    let kept = json(&["--keep-empty"]);
+    assert_eq!(kept["docs"], 4);
+    assert_eq!(kept["empty_documents"].as_array().map(Vec::len), Some(1));
+}

@@ -1,0 +1,203 @@
+//! Every weighting scheme on one small count matrix, against values worked out by hand.
+//!
+//! Terms a, b, c; three documents (columns):
+//!   d0: a x2, b x1      d1: a x1, c x3      d2: b x2
+//! n = 3; df: a 2, b 2, c 1; gf: a 3, b 3, c 3; max count per document: d0 2, d1 3, d2 2.
+
+// The expected values are written out as decimals worked by hand, on purpose, not as library constants.
+#![allow(clippy::approx_constant)]
+
+use pdx::matrix::{DataMatrix, Weighting, weight_counts};
+use pdx::text::TermCounts;
+
+fn counts() -> TermCounts {
+    TermCounts {
+        terms: vec!["a".into(), "b".into(), "c".into()],
+        documents: vec![vec![(0, 2), (1, 1)], vec![(0, 1), (2, 3)], vec![(1, 2)]],
+        token_counts: vec![3, 4, 2],
+    }
+}
+
+/// The weighted matrix as dense columns (terms x documents), 0 where nothing is stored.
+fn weighted(code: &str) -> Vec<[f64; 3]> {
+    let weighting = Weighting::parse(code).expect("valid code");
+    let DataMatrix::Sparse { matrix, terms } = weight_counts(&counts(), weighting) else {
+        panic!("text weighting gives a sparse matrix");
+    };
+    assert_eq!(terms, vec!["a", "b", "c"]);
+    assert_eq!((matrix.rows(), matrix.cols()), (3, 3));
+    let mut columns = vec![[0.0; 3]; 3];
+    for (value, (row, col)) in matrix.iter() {
+        columns[col][row] = *value;
+    }
+    columns
+}
+
+fn assert_close(actual: &[[f64; 3]], expected: &[[f64; 3]]) {
+    for (j, (a, e)) in actual.iter().zip(expected).enumerate() {
+        for i in 0..3 {
+            assert!(
+                (a[i] - e[i]).abs() < 1e-6,
+                "document {j}, term {i}: got {}, expected {}",
+                a[i],
+                e[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn local_weights() {
+    // t: the counts.
+    assert_close(
+        &weighted("txx"),
+        &[[2.0, 1.0, 0.0], [1.0, 0.0, 3.0], [0.0, 2.0, 0.0]],
+    );
+    // b: 1 where the count is non-zero.
+    assert_close(
+        &weighted("bxx"),
+        &[[1.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]],
+    );
+    // l: 1 + ln f. 1 + ln 2 = 1.693147, 1 + ln 3 = 2.098612, 1 + ln 1 = 1.
+    assert_close(
+        &weighted("lxx"),
+        &[
+            [1.693147, 1.0, 0.0],
+            [1.0, 0.0, 2.098612],
+            [0.0, 1.693147, 0.0],
+        ],
+    );
+    // a: ln(1 + f). ln 3 = 1.098612, ln 2 = 0.693147, ln 4 = 1.386294.
+    assert_close(
+        &weighted("axx"),
+        &[
+            [1.098612, 0.693147, 0.0],
+            [0.693147, 0.0, 1.386294],
+            [0.0, 1.098612, 0.0],
+        ],
+    );
+    // n: 0.5 + 0.5 f / max f. d0: a 0.5+0.5*2/2 = 1, b 0.5+0.5*1/2 = 0.75; d1: a 0.5+0.5/3 = 0.666667,
+    // c 1; d2: b 1.
+    assert_close(
+        &weighted("nxx"),
+        &[[1.0, 0.75, 0.0], [0.666667, 0.0, 1.0], [0.0, 1.0, 0.0]],
+    );
+}
+
+#[test]
+fn global_weights() {
+    // f: idf = ln(n / df): a, b ln(3/2) = 0.405465; c ln 3 = 1.098612. Times tf.
+    assert_close(
+        &weighted("tfx"),
+        &[
+            [0.810930, 0.405465, 0.0],
+            [0.405465, 0.0, 3.295837],
+            [0.0, 0.810930, 0.0],
+        ],
+    );
+    // e: 1 + sum_j p ln p / ln n. a: p = 2/3, 1/3: (2/3) ln(2/3) + (1/3) ln(1/3) = -0.636514;
+    // / ln 3 = -0.579380; G = 0.420620. b: p = 1/3, 2/3, the same. c: p = 1, G = 1.
+    assert_close(
+        &weighted("tex"),
+        &[
+            [0.841240, 0.420620, 0.0],
+            [0.420620, 0.0, 3.0],
+            [0.0, 0.841240, 0.0],
+        ],
+    );
+    // g: gf / df: a 3/2, b 3/2, c 3/1.
+    assert_close(
+        &weighted("tgx"),
+        &[[3.0, 1.5, 0.0], [1.5, 0.0, 9.0], [0.0, 3.0, 0.0]],
+    );
+    // n: 1 / sqrt(sum_j f^2): a 1/sqrt(5) = 0.447214, b 1/sqrt(5), c 1/3.
+    assert_close(
+        &weighted("tnx"),
+        &[
+            [0.894427, 0.447214, 0.0],
+            [0.447214, 0.0, 1.0],
+            [0.0, 0.894427, 0.0],
+        ],
+    );
+    // p: ln((n - df) / df): a, b ln(1/2) = -0.693147; c ln 2 = 0.693147.
+    assert_close(
+        &weighted("tpx"),
+        &[
+            [-1.386294, -0.693147, 0.0],
+            [-0.693147, 0.0, 2.079442],
+            [0.0, -1.386294, 0.0],
+        ],
+    );
+}
+
+#[test]
+fn cosine_normalisation() {
+    // txc: d0 (2, 1) / sqrt 5 = (0.894427, 0.447214); d1 (1, 3) / sqrt 10 = (0.316228, 0.948683); d2 (2) / 2.
+    assert_close(
+        &weighted("txc"),
+        &[
+            [0.894427, 0.447214, 0.0],
+            [0.316228, 0.0, 0.948683],
+            [0.0, 1.0, 0.0],
+        ],
+    );
+    // lfc, the default: d0 a (1 + ln 2) ln 1.5 = 0.686512, b ln 1.5 = 0.405465; norm 0.797308 ->
+    // (0.861037, 0.508542). d1 a 0.405465, c (1 + ln 3) ln 3 = 2.305561; norm 2.340943 -> (0.173206, 0.984886).
+    // d2 b alone -> 1.
+    assert_close(
+        &weighted("lfc"),
+        &[
+            [0.861037, 0.508542, 0.0],
+            [0.173206, 0.0, 0.984886],
+            [0.0, 1.0, 0.0],
+        ],
+    );
+    assert_eq!(
+        Weighting::parse("LFC").expect("case-insensitive"),
+        Weighting::TEXT_DEFAULT
+    );
+}
+
+#[test]
+fn pdgp_definition_5() {
+    // 1/2 (1 + f / max f) log2(n / df). log2(3/2) = 0.584963, log2 3 = 1.584963.
+    // d0: a 1 * 0.584963; b 0.75 * 0.584963 = 0.438722. d1: a (2/3) * 0.584963 = 0.389975; c 1 * 1.584963.
+    // d2: b 1 * 0.584963.
+    assert_close(
+        &weighted("pdgp"),
+        &[
+            [0.584963, 0.438722, 0.0],
+            [0.389975, 0.0, 1.584963],
+            [0.0, 0.584963, 0.0],
+        ],
+    );
+}
+
+#[test]
+fn none_keeps_counts_and_codes_round_trip() {
+    assert_close(
+        &weighted("none"),
+        &[[2.0, 1.0, 0.0], [1.0, 0.0, 3.0], [0.0, 2.0, 0.0]],
+    );
+    for code in ["txx", "bfc", "lec", "agx", "nnc", "lpx", "pdgp", "none"] {
+        assert_eq!(Weighting::parse(code).expect("valid").code(), code);
+    }
+    for bad in ["", "lf", "lfcc", "zfc", "lzc", "lfz", "tfidf"] {
+        assert!(Weighting::parse(bad).is_err(), "{bad:?} should be refused");
+    }
+}
+
+#[test]
+fn a_term_in_every_document_gets_idf_zero_and_is_not_stored() {
+    // Two documents both holding "x": idf = ln(2/2) = 0, so lfc stores nothing for it; "y" (df 1) survives.
+    let counts = TermCounts {
+        terms: vec!["x".into(), "y".into()],
+        documents: vec![vec![(0, 1), (1, 1)], vec![(0, 2)]],
+        token_counts: vec![2, 2],
+    };
+    let DataMatrix::Sparse { matrix, .. } = weight_counts(&counts, Weighting::TEXT_DEFAULT) else {
+        panic!("sparse");
+    };
+    assert_eq!(matrix.nnz(), 1);
+    assert_eq!(matrix.get(1, 0).copied(), Some(1.0));
+}

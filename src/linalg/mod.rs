@@ -1,0 +1,1 @@
+//! Linear algebra for the split rules (being written).

@@ -766,6 +766,45 @@ mod tests {
     }
 
     #[test]
+    fn stoplist_file_no_stoplist_and_other_stemmers() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let list = dir.path().join("stop.txt");
+        std::fs::write(&list, "# my list\nrocket\n").expect("write");
+        let text = "the rocket and the orbits";
+        let base = TextOptions {
+            stem: None,
+            ..options()
+        };
+        // A custom list replaces the shipped one: "the"/"and" stay, "rocket" goes.
+        let custom = TextOptions {
+            stoplist: StoplistChoice::File(list.clone()),
+            ..base.clone()
+        };
+        let counts = count_terms(&[text], &custom, &custom.stop_words().expect("reads"));
+        assert_eq!(counts.terms, vec!["and", "orbits", "the"]);
+        let none = TextOptions {
+            stoplist: StoplistChoice::None,
+            ..base.clone()
+        };
+        let counts = count_terms(&[text], &none, &none.stop_words().expect("none"));
+        assert_eq!(counts.terms, vec!["and", "orbits", "rocket", "the"]);
+        let missing = TextOptions {
+            stoplist: StoplistChoice::File(dir.path().join("absent.txt")),
+            ..base
+        };
+        let error = missing.stop_words().expect_err("no such file");
+        assert!(error.to_string().contains("absent.txt"));
+        // French Snowball: "continuellement" and "continuel" share the stem "continuel".
+        let french = TextOptions {
+            stem: Some("french".into()),
+            stoplist: StoplistChoice::None,
+            ..options()
+        };
+        let counts = count_terms(&["continuellement continuel"], &french, &HashSet::new());
+        assert_eq!(terms_of(&counts, 0), vec![("continuel".into(), 2)]);
+    }
+
+    #[test]
     fn unknown_stemmer_is_refused() {
         let opts = TextOptions {
             stem: Some("klingon".into()),

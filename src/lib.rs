@@ -3,10 +3,13 @@
 //! (`src/main.rs`) parses the command line and prints.
 
 pub mod cache;
+pub mod cluster;
 pub mod corpus;
 pub mod dataset;
 pub mod demo;
 pub mod linalg;
 pub mod matrix;
+pub mod report;
+pub mod rng;
 pub mod stats;
 pub mod text;

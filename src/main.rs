@@ -8,9 +8,11 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
 use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
 use pdx::dataset::{self, DatasetOptions, Opened};
 use pdx::matrix::Weighting;
+use pdx::report;
 use pdx::stats::Stats;
 use pdx::text::{StoplistChoice, TextOptions};
 
@@ -38,6 +40,62 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Grow a cluster tree to K leaves with one rule and report the leaves and the metrics.
+    Cluster(ClusterArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SelectArg {
+    /// The leaf of largest scatter (the papers' choice).
+    Scatter,
+    /// The largest leaf.
+    Size,
+    /// The leaf of largest scatter per member.
+    Variance,
+}
+
+#[derive(Args, Debug)]
+struct ClusterArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    /// Split rule: pddp, pddp-2means, pddp-oc, pddp-oc-2means, pddp-ocpc, pdgp, bisecting-kmeans, kmeans.
+    #[arg(long, default_value = "pddp", help_heading = "Clustering")]
+    rule: String,
+    /// Leaves to grow (PDDP(l) with l > 1 makes ceil((K-1)/(2^l-1)) splits, as in its paper).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Clustering")]
+    k: u64,
+    /// Principal directions per split for pddp and pddp-ocpc (1..8).
+    #[arg(long, default_value_t = 1, help_heading = "Clustering")]
+    l: usize,
+    /// PDGP fringe tolerance: the share of projections ignored at the two ends, in [0, 1).
+    #[arg(long, default_value_t = 0.2, help_heading = "Clustering")]
+    tau: f64,
+    /// Random starts per split for bisecting-kmeans and kmeans.
+    #[arg(long, default_value_t = 5, help_heading = "Clustering")]
+    trials: usize,
+    /// Seed of the randomised rules.
+    #[arg(long, default_value_t = 1, help_heading = "Clustering")]
+    seed: u64,
+    /// Groups per kmeans split [default: K, i.e. flat k-means].
+    #[arg(long, help_heading = "Clustering")]
+    k_way: Option<usize>,
+    /// Which leaf to split next.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "scatter",
+        help_heading = "Clustering"
+    )]
+    select: SelectArg,
+    /// Write the JSON report to FILE, or to standard output with '-'.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    json: Option<PathBuf>,
+    /// Write document id, leaf and node path as CSV.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    csv: Option<PathBuf>,
+    /// Write the tree in Newick format.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    newick: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -232,9 +290,88 @@ fn print_stats(corpus: &CorpusArgs, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Write `text` to `path` atomically, naming the file in any error.
+fn write_output(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    pdx::cache::write_atomically(path, text.as_bytes())
+        .with_context(|| format!("{}: cannot write", path.display()))
+}
+
+fn run_cluster(args: &ClusterArgs) -> anyhow::Result<()> {
+    let k = usize::try_from(args.k).context("--k is too large")?;
+    let params = RuleParams {
+        l: args.l,
+        tau: args.tau,
+        trials: args.trials,
+        seed: args.seed,
+        k_way: args.k_way.unwrap_or(k.max(2)),
+    };
+    let rule = RuleSpec::from_name(&args.rule, &params)?;
+    let select = match args.select {
+        SelectArg::Scatter => SelectPolicy::Scatter,
+        SelectArg::Size => SelectPolicy::Size,
+        SelectArg::Variance => SelectPolicy::Variance,
+    };
+    let opened = args.corpus.open()?;
+    let dataset = &opened.dataset;
+    let start = std::time::Instant::now();
+    let mut tree = Tree::for_dataset(dataset);
+    let grown = tree.grow(&dataset.matrix, &rule, k, select)?;
+    let cluster_ms = start.elapsed().as_secs_f64() * 1000.0;
+
+    let mut report = report::build(dataset, &tree);
+    report.timings_ms.insert("load".into(), opened.timings.read);
+    report.timings_ms.insert(
+        "matrix".into(),
+        opened.timings.tokenise + opened.timings.weight,
+    );
+    report.timings_ms.insert("cluster".into(), cluster_ms);
+
+    let json_to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
+    let table = report::leaf_table(&report, &dataset.label_names);
+    let mut notes = String::new();
+    for (node, reason) in &grown.refused {
+        notes.push_str(&format!("note: node {node} not split: {reason}\n"));
+    }
+    if let Some(reason) = &grown.stopped_early {
+        notes.push_str(&format!("note: stopped early: {reason}\n"));
+    }
+    let params = rule.params_text();
+    let summary = format!(
+        "{}: {} documents, rule {}{}{}, {} splits in {:.0} ms\n",
+        dataset.source,
+        dataset.documents.len(),
+        rule.name(),
+        if params.is_empty() { "" } else { " " },
+        params,
+        grown.splits,
+        cluster_ms
+    );
+    if json_to_stdout {
+        eprint!("{summary}{table}{notes}");
+        let mut stdout = std::io::stdout().lock();
+        serde_json::to_writer(&mut stdout, &report).context("writing JSON")?;
+        writeln!(stdout)?;
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        write!(stdout, "{summary}{table}")?;
+        eprint!("{notes}");
+    }
+    if let Some(path) = args.json.as_deref().filter(|_| !json_to_stdout) {
+        write_output(path, &serde_json::to_string(&report)?)?;
+    }
+    if let Some(path) = &args.csv {
+        write_output(path, &report::to_csv(dataset, &tree))?;
+    }
+    if let Some(path) = &args.newick {
+        write_output(path, &report::to_newick(&tree))?;
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Stats { corpus, json }) => print_stats(&corpus, json),
+        Some(Command::Cluster(args)) => run_cluster(&args),
         // Until the terminal interface lands, opening a collection prints its statistics.
         None => print_stats(&cli.corpus, false),
     }

@@ -350,3 +350,112 @@ pub fn numeric_matrix(
         features: table.feature_names.clone(),
     })
 }
+
+/// One column (document) of a [`DataMatrix`], sparse or dense, for the kernels every rule needs.
+#[derive(Debug, Clone, Copy)]
+pub enum Column<'a> {
+    Sparse {
+        rows: &'a [usize],
+        values: &'a [f64],
+    },
+    Dense(&'a [f64]),
+}
+
+impl Column<'_> {
+    /// `a . x` for a dense vector `x` of the matrix's row count.
+    #[inline]
+    pub fn dot(&self, x: &[f64]) -> f64 {
+        match self {
+            Column::Sparse { rows, values } => {
+                rows.iter().zip(*values).map(|(&r, v)| v * x[r]).sum()
+            }
+            Column::Dense(values) => values.iter().zip(x).map(|(a, b)| a * b).sum(),
+        }
+    }
+
+    /// `x += scale * a`.
+    #[inline]
+    pub fn add_to(&self, x: &mut [f64], scale: f64) {
+        match self {
+            Column::Sparse { rows, values } => {
+                for (&r, v) in rows.iter().zip(*values) {
+                    x[r] += scale * v;
+                }
+            }
+            Column::Dense(values) => {
+                for (xi, v) in x.iter_mut().zip(*values) {
+                    *xi += scale * v;
+                }
+            }
+        }
+    }
+
+    /// `||a||^2`.
+    #[inline]
+    pub fn norm_squared(&self) -> f64 {
+        let values = match self {
+            Column::Sparse { values, .. } => values,
+            Column::Dense(values) => values,
+        };
+        values.iter().map(|v| v * v).sum()
+    }
+
+    /// Stored entries (all of them for dense data).
+    pub fn nnz(&self) -> usize {
+        match self {
+            Column::Sparse { rows, .. } => rows.len(),
+            Column::Dense(values) => values.len(),
+        }
+    }
+
+    /// `(row, value)` pairs of the stored entries.
+    pub fn entries(&self) -> Box<dyn Iterator<Item = (usize, f64)> + '_> {
+        match self {
+            Column::Sparse { rows, values } => {
+                Box::new(rows.iter().copied().zip(values.iter().copied()))
+            }
+            Column::Dense(values) => Box::new(values.iter().copied().enumerate()),
+        }
+    }
+}
+
+impl DataMatrix {
+    /// Column `j`.
+    #[inline]
+    pub fn column(&self, j: usize) -> Column<'_> {
+        match self {
+            DataMatrix::Sparse { matrix, .. } => {
+                let start = matrix.indptr().outer_inds_sz(j);
+                Column::Sparse {
+                    rows: &matrix.indices()[start.clone()],
+                    values: &matrix.data()[start],
+                }
+            }
+            DataMatrix::Dense { matrix, .. } => {
+                let m = matrix.nrows();
+                Column::Dense(&matrix.as_slice()[j * m..(j + 1) * m])
+            }
+        }
+    }
+
+    /// `||a_j||^2` of every column, computed once and shared by every node's scatter.
+    pub fn column_norms_squared(&self) -> Vec<f64> {
+        (0..self.cols())
+            .into_par_iter()
+            .map(|j| self.column(j).norm_squared())
+            .collect()
+    }
+
+    /// The mean of the given columns (a dense vector of the row count).
+    pub fn centroid(&self, columns: &[usize]) -> Vec<f64> {
+        let mut sum = vec![0.0; self.rows()];
+        for &j in columns {
+            self.column(j).add_to(&mut sum, 1.0);
+        }
+        if !columns.is_empty() {
+            let n = columns.len() as f64;
+            sum.iter_mut().for_each(|v| *v /= n);
+        }
+        sum
+    }
+}

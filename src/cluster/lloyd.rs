@@ -1,0 +1,170 @@
+//! Lloyd iterations of k-means on a node's columns, the refinement step of every "2means" rule and the engine of
+//! (bisecting) k-means. Distances use `||a - c||^2 = ||a||^2 - 2 a.c + ||c||^2`, so each pass costs the node's
+//! non-zeros times k, and the columns are never densified; centroids are dense m-vectors.
+
+use rayon::prelude::*;
+
+use crate::matrix::DataMatrix;
+
+/// Iterations stop after this many passes even if points still move (they rarely need more than a few dozen).
+pub const MAX_ITERATIONS: usize = 100;
+
+/// Columns per parallel task in the assignment step; a fixed size keeps the work split the same on every run.
+const ASSIGN_CHUNK: usize = 512;
+
+/// A k-way grouping of a node's members and its k-means objective.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grouping {
+    /// Group of each member, in member order.
+    pub assignment: Vec<usize>,
+    /// Sum over groups of the scatter `sum ||a - c_g||^2`.
+    pub objective: f64,
+    pub iterations: usize,
+}
+
+/// Dense centroids of the groups (`k` vectors of the row count) and each group's size.
+pub fn centroids(
+    data: &DataMatrix,
+    members: &[usize],
+    assignment: &[usize],
+    k: usize,
+) -> (Vec<Vec<f64>>, Vec<usize>) {
+    let mut sums = vec![vec![0.0; data.rows()]; k];
+    let mut sizes = vec![0usize; k];
+    for (&j, &g) in members.iter().zip(assignment) {
+        data.column(j).add_to(&mut sums[g], 1.0);
+        sizes[g] += 1;
+    }
+    for (sum, &size) in sums.iter_mut().zip(&sizes) {
+        if size > 0 {
+            let scale = 1.0 / size as f64;
+            sum.iter_mut().for_each(|v| *v *= scale);
+        }
+    }
+    (sums, sizes)
+}
+
+/// The k-means objective of a grouping: `sum_g (sum_{j in g} ||a_j||^2 - n_g ||c_g||^2)`, from the column norms
+/// and the centroids.
+pub fn objective(
+    members: &[usize],
+    norms_squared: &[f64],
+    centroids: &[Vec<f64>],
+    sizes: &[usize],
+) -> f64 {
+    let norms: f64 = members.iter().map(|&j| norms_squared[j]).sum();
+    let centred: f64 = centroids
+        .iter()
+        .zip(sizes)
+        .map(|(c, &size)| size as f64 * c.iter().map(|v| v * v).sum::<f64>())
+        .sum();
+    (norms - centred).max(0.0)
+}
+
+/// Run Lloyd's iterations from `start` (a group per member, groups `0..k`, none empty) until no member moves.
+///
+/// A member moves only to a strictly nearer centroid (ties keep it where it is), so the objective never rises
+/// above the start's and the iteration cannot cycle. If a step would empty a group, the iteration stops at the
+/// grouping before that step: a k-way rule must not return fewer than k groups.
+pub fn refine(
+    data: &DataMatrix,
+    members: &[usize],
+    norms_squared: &[f64],
+    start: Vec<usize>,
+    k: usize,
+) -> Grouping {
+    let mut assignment = start;
+    let (mut centres, sizes) = centroids(data, members, &assignment, k);
+    let mut current = objective(members, norms_squared, &centres, &sizes);
+    let mut iterations = 0;
+    while iterations < MAX_ITERATIONS {
+        let centre_norms: Vec<f64> = centres
+            .iter()
+            .map(|c| c.iter().map(|v| v * v).sum())
+            .collect();
+        let next: Vec<usize> = members
+            .par_chunks(ASSIGN_CHUNK)
+            .zip(assignment.par_chunks(ASSIGN_CHUNK))
+            .flat_map_iter(|(chunk, groups)| {
+                chunk
+                    .iter()
+                    .zip(groups)
+                    .map(|(&j, &group)| nearest(data, j, group, &centres, &centre_norms))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if next == assignment {
+            break;
+        }
+        let (next_centres, next_sizes) = centroids(data, members, &next, k);
+        if next_sizes.contains(&0) {
+            break;
+        }
+        let next_objective = objective(members, norms_squared, &next_centres, &next_sizes);
+        iterations += 1;
+        // Exact arithmetic never raises the objective here; rounding on a flat landscape could, so stop rather
+        // than accept a worse grouping.
+        if next_objective > current {
+            break;
+        }
+        assignment = next;
+        centres = next_centres;
+        current = next_objective;
+    }
+    Grouping {
+        assignment,
+        objective: current,
+        iterations,
+    }
+}
+
+/// The group whose centroid is strictly nearest to column `j`, preferring its current group on ties.
+#[inline]
+fn nearest(
+    data: &DataMatrix,
+    j: usize,
+    current: usize,
+    centres: &[Vec<f64>],
+    centre_norms: &[f64],
+) -> usize {
+    let column = data.column(j);
+    let distance = |g: usize| centre_norms[g] - 2.0 * column.dot(&centres[g]);
+    let mut best = current;
+    let mut best_distance = distance(current);
+    for g in 0..centres.len() {
+        if g == current {
+            continue;
+        }
+        let d = distance(g);
+        if d < best_distance {
+            best = g;
+            best_distance = d;
+        }
+    }
+    best
+}
+
+/// Assign every member to its nearest seed column (the start of a random-restart k-means): groups `0..seeds.len()`.
+pub fn assign_to_seeds(data: &DataMatrix, members: &[usize], seeds: &[usize]) -> Vec<usize> {
+    let centres: Vec<Vec<f64>> = seeds
+        .iter()
+        .map(|&s| {
+            let mut c = vec![0.0; data.rows()];
+            data.column(s).add_to(&mut c, 1.0);
+            c
+        })
+        .collect();
+    let centre_norms: Vec<f64> = centres
+        .iter()
+        .map(|c| c.iter().map(|v| v * v).sum())
+        .collect();
+    members
+        .par_chunks(ASSIGN_CHUNK)
+        .flat_map_iter(|chunk| {
+            chunk
+                .iter()
+                .map(|&j| nearest(data, j, 0, &centres, &centre_norms))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}

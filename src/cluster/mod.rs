@@ -1,0 +1,567 @@
+//! The divisive engine: a cluster tree over the columns of a data matrix that grows one split at a time, each split
+//! by a rule of the user's choice (PDDP and its relatives, gap partitioning, k-means steering, k-means), with the
+//! node to split next chosen by a policy or by the user.
+
+pub mod cuts;
+pub mod lloyd;
+pub mod rules;
+
+use serde::{Deserialize, Serialize};
+
+use crate::linalg::LinalgError;
+use crate::matrix::DataMatrix;
+use rules::{SplitContext, SplitDetail, SplitRule};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    /// A rule found nothing to split on; [`Tree::split`] turns this into [`ClusterError::Refused`].
+    #[error("{reason}")]
+    Degenerate { reason: String },
+    #[error("node {node} cannot be split by {rule}: {reason}")]
+    Refused {
+        node: usize,
+        rule: &'static str,
+        reason: String,
+    },
+    #[error("node {node} cannot be split: {reason}")]
+    Unsplittable { node: usize, reason: &'static str },
+    #[error("no node {0} in the tree")]
+    NoSuchNode(usize),
+    #[error("{0}")]
+    InvalidOption(String),
+    #[error(transparent)]
+    Linalg(#[from] LinalgError),
+}
+
+/// A split rule and its parameters, as chosen by the user and recorded on the node it split.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "kebab-case")]
+pub enum RuleSpec {
+    Pddp {
+        l: usize,
+    },
+    #[serde(rename = "pddp-2means")]
+    Pddp2Means,
+    PddpOc,
+    #[serde(rename = "pddp-oc-2means")]
+    PddpOc2Means,
+    PddpOcpc {
+        l: usize,
+    },
+    Pdgp {
+        tau: f64,
+    },
+    BisectingKmeans {
+        trials: usize,
+        seed: u64,
+    },
+    Kmeans {
+        k: usize,
+        trials: usize,
+        seed: u64,
+    },
+}
+
+/// The parameters every rule may take, with pdx's defaults; [`RuleSpec::from_name`] checks and keeps the ones a
+/// rule uses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RuleParams {
+    /// Principal directions for PDDP(l) / PDDP_OCPC (1..=8).
+    pub l: usize,
+    /// PDGP fringe tolerance in [0, 1).
+    pub tau: f64,
+    pub trials: usize,
+    pub seed: u64,
+    /// Groups for `kmeans` (>= 2).
+    pub k_way: usize,
+}
+
+impl Default for RuleParams {
+    fn default() -> Self {
+        RuleParams {
+            l: 1,
+            tau: 0.2,
+            trials: 5,
+            seed: 1,
+            k_way: 2,
+        }
+    }
+}
+
+/// The largest l of PDDP(l): 2^8 = 256 orthants per split is already more than a tree can use.
+pub const MAX_L: usize = 8;
+
+impl RuleSpec {
+    /// Every rule name the command line accepts.
+    pub const NAMES: [&'static str; 8] = [
+        "pddp",
+        "pddp-2means",
+        "pddp-oc",
+        "pddp-oc-2means",
+        "pddp-ocpc",
+        "pdgp",
+        "bisecting-kmeans",
+        "kmeans",
+    ];
+
+    /// The rule called `name` with `params`, checked.
+    pub fn from_name(name: &str, params: &RuleParams) -> Result<RuleSpec, ClusterError> {
+        if !(1..=MAX_L).contains(&params.l) {
+            return Err(ClusterError::InvalidOption(format!(
+                "--l {}: must be between 1 and {MAX_L}",
+                params.l
+            )));
+        }
+        if !(0.0..1.0).contains(&params.tau) {
+            return Err(ClusterError::InvalidOption(format!(
+                "--tau {}: must be in [0, 1)",
+                params.tau
+            )));
+        }
+        if params.trials == 0 {
+            return Err(ClusterError::InvalidOption(
+                "--trials must be at least 1".into(),
+            ));
+        }
+        if params.k_way < 2 {
+            return Err(ClusterError::InvalidOption(format!(
+                "--k-way {}: must be at least 2",
+                params.k_way
+            )));
+        }
+        Ok(match name {
+            "pddp" => RuleSpec::Pddp { l: params.l },
+            "pddp-2means" => RuleSpec::Pddp2Means,
+            "pddp-oc" => RuleSpec::PddpOc,
+            "pddp-oc-2means" => RuleSpec::PddpOc2Means,
+            "pddp-ocpc" => RuleSpec::PddpOcpc { l: params.l },
+            "pdgp" => RuleSpec::Pdgp { tau: params.tau },
+            "bisecting-kmeans" => RuleSpec::BisectingKmeans {
+                trials: params.trials,
+                seed: params.seed,
+            },
+            "kmeans" => RuleSpec::Kmeans {
+                k: params.k_way,
+                trials: params.trials,
+                seed: params.seed,
+            },
+            other => {
+                return Err(ClusterError::InvalidOption(format!(
+                    "unknown rule {other:?} (choose one of: {})",
+                    RuleSpec::NAMES.join(", ")
+                )));
+            }
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.rule().name()
+    }
+
+    /// The rule's parameters as `name=value` text, for tables and Newick comments.
+    pub fn params_text(&self) -> String {
+        match self {
+            RuleSpec::Pddp { l } | RuleSpec::PddpOcpc { l } => format!("l={l}"),
+            RuleSpec::Pdgp { tau } => format!("tau={tau}"),
+            RuleSpec::BisectingKmeans { trials, seed } => format!("trials={trials} seed={seed}"),
+            RuleSpec::Kmeans { k, trials, seed } => format!("k={k} trials={trials} seed={seed}"),
+            RuleSpec::Pddp2Means | RuleSpec::PddpOc | RuleSpec::PddpOc2Means => String::new(),
+        }
+    }
+
+    /// The most children one split can make.
+    pub fn max_children(&self) -> usize {
+        match self {
+            RuleSpec::Pddp { l } | RuleSpec::PddpOcpc { l } => 1 << l,
+            RuleSpec::Kmeans { k, .. } => *k,
+            _ => 2,
+        }
+    }
+
+    pub fn rule(&self) -> Box<dyn SplitRule> {
+        match *self {
+            RuleSpec::Pddp { l } => Box::new(rules::Pddp { l }),
+            RuleSpec::Pddp2Means => Box::new(rules::Pddp2Means),
+            RuleSpec::PddpOc => Box::new(rules::PddpOc),
+            RuleSpec::PddpOc2Means => Box::new(rules::PddpOc2Means),
+            RuleSpec::PddpOcpc { l } => Box::new(rules::PddpOcpc { l }),
+            RuleSpec::Pdgp { tau } => Box::new(rules::Pdgp { tau }),
+            RuleSpec::BisectingKmeans { trials, seed } => {
+                Box::new(rules::BisectingKmeans { trials, seed })
+            }
+            RuleSpec::Kmeans { k, trials, seed } => Box::new(rules::Kmeans { k, trials, seed }),
+        }
+    }
+}
+
+/// Which leaf to split next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SelectPolicy {
+    /// The leaf of largest scatter `s_p` (the papers' choice).
+    #[default]
+    Scatter,
+    /// The leaf with the most members.
+    Size,
+    /// The leaf of largest scatter per member (mean squared distance to the centroid).
+    Variance,
+}
+
+/// How a node was split: the rule, what it computed, and the objective before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitRecord {
+    pub rule: RuleSpec,
+    pub detail: SplitDetail,
+    /// The node's scatter.
+    pub objective_before: f64,
+    /// The sum of its children's scatters.
+    pub objective_after: f64,
+}
+
+/// A node of the tree: a set of columns (documents), with its centroid and scatter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub id: usize,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    /// Column indices, sorted.
+    pub members: Vec<usize>,
+    /// Mean of the members' columns (dense, one entry per term or feature).
+    pub centroid: Vec<f64>,
+    /// `s_p = ||A_p - c_p e^T||_F^2 = sum_j ||a_j||^2 - n_p ||c_p||^2`, from the column norms and the centroid.
+    pub scatter: f64,
+    pub split: Option<SplitRecord>,
+    /// A name the user gave the node.
+    pub name: Option<String>,
+}
+
+impl Node {
+    pub fn size(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_leaf(&self) -> bool {
+        self.children.is_empty()
+    }
+}
+
+/// What [`Tree::grow`] did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GrowReport {
+    pub splits: usize,
+    /// Nodes the rule could not split, and why; growth went on with the next candidate.
+    pub refused: Vec<(usize, String)>,
+    /// Why growth stopped before the target, if it did.
+    pub stopped_early: Option<String>,
+}
+
+/// The cluster tree. Nodes live in an arena indexed by id; ids are given in creation order and never reused, so a
+/// replay of the same steps gives the same ids.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tree {
+    nodes: Vec<Option<Node>>,
+    root: usize,
+    /// `||a_j||^2` of every column of the data.
+    norms_squared: Vec<f64>,
+    /// Columns left out of the tree (documents kept empty by `--keep-empty`): a bucket of their own.
+    pub excluded: Vec<usize>,
+}
+
+/// Relative size below which a scatter counts as zero: the columns of such a node coincide up to rounding.
+const ZERO_SCATTER: f64 = 1e-12;
+
+fn scatter_of(members: &[usize], centroid: &[f64], norms_squared: &[f64]) -> f64 {
+    let norms: f64 = members.iter().map(|&j| norms_squared[j]).sum();
+    let centroid_sq: f64 = centroid.iter().map(|v| v * v).sum();
+    (norms - members.len() as f64 * centroid_sq).max(0.0)
+}
+
+impl Tree {
+    /// A tree whose root holds `columns` of `data`; `excluded` columns are kept aside.
+    pub fn new(data: &DataMatrix, columns: Vec<usize>, excluded: Vec<usize>) -> Tree {
+        let norms_squared = data.column_norms_squared();
+        let centroid = data.centroid(&columns);
+        let scatter = scatter_of(&columns, &centroid, &norms_squared);
+        Tree {
+            nodes: vec![Some(Node {
+                id: 0,
+                parent: None,
+                children: Vec::new(),
+                members: columns,
+                centroid,
+                scatter,
+                split: None,
+                name: None,
+            })],
+            root: 0,
+            norms_squared,
+            excluded,
+        }
+    }
+
+    /// A tree over every column of a dataset, leaving documents flagged empty aside.
+    pub fn for_dataset(dataset: &crate::dataset::Dataset) -> Tree {
+        let (excluded, columns): (Vec<usize>, Vec<usize>) = (0..dataset.matrix.cols())
+            .partition(|&j| dataset.documents.get(j).is_some_and(|d| d.empty));
+        Tree::new(&dataset.matrix, columns, excluded)
+    }
+
+    pub fn root(&self) -> usize {
+        self.root
+    }
+
+    pub fn node(&self, id: usize) -> Option<&Node> {
+        self.nodes.get(id).and_then(Option::as_ref)
+    }
+
+    pub fn node_mut(&mut self, id: usize) -> Option<&mut Node> {
+        self.nodes.get_mut(id).and_then(Option::as_mut)
+    }
+
+    fn get(&self, id: usize) -> Result<&Node, ClusterError> {
+        self.node(id).ok_or(ClusterError::NoSuchNode(id))
+    }
+
+    /// Live nodes in depth-first order from the root (children in split order).
+    pub fn depth_first(&self) -> Vec<usize> {
+        let mut order = Vec::new();
+        let mut stack = vec![self.root];
+        while let Some(id) = stack.pop() {
+            order.push(id);
+            if let Some(node) = self.node(id) {
+                stack.extend(node.children.iter().rev());
+            }
+        }
+        order
+    }
+
+    /// The leaves (the current clustering), in depth-first order.
+    pub fn leaves(&self) -> Vec<usize> {
+        self.depth_first()
+            .into_iter()
+            .filter(|&id| self.node(id).is_some_and(Node::is_leaf))
+            .collect()
+    }
+
+    /// The k-means objective of the current clustering: the sum of the leaves' scatters.
+    pub fn objective(&self) -> f64 {
+        self.leaves()
+            .iter()
+            .filter_map(|&id| self.node(id))
+            .map(|n| n.scatter)
+            .sum()
+    }
+
+    /// The column norms the tree was built with.
+    pub fn norms_squared(&self) -> &[f64] {
+        &self.norms_squared
+    }
+
+    /// Why a leaf cannot be split at all, whatever the rule: `None` when it can.
+    pub fn unsplittable_reason(&self, id: usize) -> Result<Option<&'static str>, ClusterError> {
+        let node = self.get(id)?;
+        if !node.is_leaf() {
+            return Ok(Some("it is already split (merge it first)"));
+        }
+        if node.size() < 2 {
+            return Ok(Some("it has a single member"));
+        }
+        let norms: f64 = node.members.iter().map(|&j| self.norms_squared[j]).sum();
+        if node.scatter <= ZERO_SCATTER * norms.max(f64::MIN_POSITIVE) {
+            return Ok(Some(
+                "its scatter is zero (all members are the same vector)",
+            ));
+        }
+        Ok(None)
+    }
+
+    /// Split leaf `id` with `rule`. Returns the new children's ids. The tree is unchanged on error.
+    pub fn split(
+        &mut self,
+        data: &DataMatrix,
+        id: usize,
+        rule: &RuleSpec,
+    ) -> Result<Vec<usize>, ClusterError> {
+        if let Some(reason) = self.unsplittable_reason(id)? {
+            return Err(ClusterError::Unsplittable { node: id, reason });
+        }
+        let node = self.get(id)?;
+        let context = SplitContext {
+            data,
+            members: &node.members,
+            norms_squared: &self.norms_squared,
+            node_id: id,
+        };
+        let implementation = rule.rule();
+        let partition = implementation
+            .split(&context)
+            .map_err(|error| match error {
+                ClusterError::Degenerate { reason } => ClusterError::Refused {
+                    node: id,
+                    rule: implementation.name(),
+                    reason,
+                },
+                other => other,
+            })?;
+        let objective_before = node.scatter;
+        let mut children = Vec::with_capacity(partition.groups.len());
+        let mut objective_after = 0.0;
+        for members in partition.groups {
+            let centroid = data.centroid(&members);
+            let scatter = scatter_of(&members, &centroid, &self.norms_squared);
+            objective_after += scatter;
+            let child_id = self.nodes.len();
+            self.nodes.push(Some(Node {
+                id: child_id,
+                parent: Some(id),
+                children: Vec::new(),
+                members,
+                centroid,
+                scatter,
+                split: None,
+                name: None,
+            }));
+            children.push(child_id);
+        }
+        let node = self.node_mut(id).ok_or(ClusterError::NoSuchNode(id))?;
+        node.children = children.clone();
+        node.split = Some(SplitRecord {
+            rule: rule.clone(),
+            detail: partition.detail,
+            objective_before,
+            objective_after,
+        });
+        Ok(children)
+    }
+
+    /// Merge node `id` back: drop its subtree so that it is a leaf again.
+    pub fn merge(&mut self, id: usize) -> Result<(), ClusterError> {
+        let node = self.get(id)?;
+        let mut stack = node.children.clone();
+        while let Some(child) = stack.pop() {
+            if let Some(removed) = self.nodes.get_mut(child).and_then(Option::take) {
+                stack.extend(removed.children);
+            }
+        }
+        let node = self.node_mut(id).ok_or(ClusterError::NoSuchNode(id))?;
+        node.children.clear();
+        node.split = None;
+        Ok(())
+    }
+
+    /// The leaves that can be split, best first by `policy` (ties: lower id first).
+    pub fn candidates(&self, policy: SelectPolicy) -> Vec<usize> {
+        let mut leaves: Vec<&Node> = self
+            .leaves()
+            .into_iter()
+            .filter(|&id| matches!(self.unsplittable_reason(id), Ok(None)))
+            .filter_map(|id| self.node(id))
+            .collect();
+        let key = |node: &Node| -> f64 {
+            match policy {
+                SelectPolicy::Scatter => node.scatter,
+                SelectPolicy::Size => node.size() as f64,
+                SelectPolicy::Variance => node.scatter / node.size() as f64,
+            }
+        };
+        leaves.sort_by(|a, b| key(b).total_cmp(&key(a)).then(a.id.cmp(&b.id)));
+        leaves.into_iter().map(|n| n.id).collect()
+    }
+
+    /// The leaf `policy` would split next.
+    pub fn suggest(&self, policy: SelectPolicy) -> Option<usize> {
+        self.candidates(policy).into_iter().next()
+    }
+
+    /// Grow the tree with `rule` until it has `k` leaves, splitting the leaf `policy` picks each time. PDDP(l)
+    /// and PDDP_OCPC with l > 1 make `ceil((k - 1) / (2^l - 1))` splits instead, as in Table 1 of seed 000
+    /// (which gives up to `ceil((k-1)/(2^l-1)) (2^l - 1) + 1` leaves). A `kmeans` split never makes more leaves
+    /// than `k`. A node the rule refuses is passed over for the next candidate.
+    pub fn grow(
+        &mut self,
+        data: &DataMatrix,
+        rule: &RuleSpec,
+        k: usize,
+        policy: SelectPolicy,
+    ) -> Result<GrowReport, ClusterError> {
+        if k == 0 {
+            return Err(ClusterError::InvalidOption("--k must be at least 1".into()));
+        }
+        let table_one_splits = match rule {
+            RuleSpec::Pddp { l } | RuleSpec::PddpOcpc { l } if *l > 1 => {
+                let per_split = (1usize << l) - 1;
+                Some((k.saturating_sub(1)).div_ceil(per_split))
+            }
+            _ => None,
+        };
+        let mut report = GrowReport::default();
+        let mut refused: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+        loop {
+            let leaves = self.leaves().len();
+            let done = match table_one_splits {
+                Some(splits) => report.splits >= splits,
+                None => leaves >= k,
+            };
+            if done {
+                break;
+            }
+            let Some(id) = self
+                .candidates(policy)
+                .into_iter()
+                .find(|id| !refused.contains(id))
+            else {
+                report.stopped_early = Some(format!(
+                    "no leaf left that {} can split ({leaves} leaves)",
+                    rule.name()
+                ));
+                break;
+            };
+            let step_rule = match rule {
+                RuleSpec::Kmeans {
+                    k: ways,
+                    trials,
+                    seed,
+                } => RuleSpec::Kmeans {
+                    k: (*ways).min(k - leaves + 1).max(2),
+                    trials: *trials,
+                    seed: *seed,
+                },
+                other => other.clone(),
+            };
+            match self.split(data, id, &step_rule) {
+                Ok(_) => report.splits += 1,
+                Err(ClusterError::Refused { node, reason, .. }) => {
+                    refused.insert(node);
+                    report.refused.push((node, reason));
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(report)
+    }
+
+    /// The leaf holding each column (by position in [`Tree::leaves`]); `None` for excluded columns.
+    pub fn assignments(&self, columns: usize) -> Vec<Option<usize>> {
+        let mut assignment = vec![None; columns];
+        for (index, &leaf) in self.leaves().iter().enumerate() {
+            if let Some(node) = self.node(leaf) {
+                for &j in &node.members {
+                    assignment[j] = Some(index);
+                }
+            }
+        }
+        assignment
+    }
+
+    /// Node ids from the root down to `id`.
+    pub fn path_to(&self, id: usize) -> Vec<usize> {
+        let mut path = vec![id];
+        let mut current = id;
+        while let Some(parent) = self.node(current).and_then(|n| n.parent) {
+            path.push(parent);
+            current = parent;
+        }
+        path.reverse();
+        path
+    }
+}

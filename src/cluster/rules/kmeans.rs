@@ -1,0 +1,33 @@
+//! `kmeans`: plain k-means splitting a node `k` ways (Lloyd's algorithm from random member seeds), for comparison
+//! with the divisive rules (seed 000 compares PDDP and its variants against k-means).
+
+use super::{
+    Partition, SplitContext, SplitDetail, SplitRule, bisecting_kmeans::best_of_trials,
+    require_split,
+};
+use crate::cluster::ClusterError;
+
+/// k-means with `k` groups: each trial draws `k` distinct members as seeds (from `seed` and the node id), assigns
+/// every member to its nearest seed and runs Lloyd's iterations; the best of `trials` wins.
+#[derive(Debug, Clone, Copy)]
+pub struct Kmeans {
+    pub k: usize,
+    pub trials: usize,
+    pub seed: u64,
+}
+
+impl SplitRule for Kmeans {
+    fn name(&self) -> &'static str {
+        "kmeans"
+    }
+
+    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
+        let best = best_of_trials(node, self.k, self.trials, self.seed)?;
+        let groups = super::groups_from_labels(node.members, &best.assignment, self.k);
+        let detail = SplitDetail {
+            iterations: Some(best.iterations),
+            ..SplitDetail::default()
+        };
+        require_split(groups, detail, "k-means")
+    }
+}

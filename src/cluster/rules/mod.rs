@@ -1,0 +1,136 @@
+//! Split rules: one file each, behind [`SplitRule`]. A rule looks at one node (its member columns) and returns
+//! a partition of them into two or more non-empty groups, or says why it cannot.
+
+mod bisecting_kmeans;
+mod kmeans;
+mod pddp;
+mod pddp_2means;
+mod pddp_oc;
+mod pddp_oc_2means;
+mod pddp_ocpc;
+mod pdgp;
+
+use serde::{Deserialize, Serialize};
+
+use super::ClusterError;
+use crate::linalg::{self, CentredColumns, LanczosOptions};
+use crate::matrix::DataMatrix;
+
+pub use bisecting_kmeans::BisectingKmeans;
+pub use kmeans::Kmeans;
+pub use pddp::Pddp;
+pub use pddp_2means::Pddp2Means;
+pub use pddp_oc::PddpOc;
+pub use pddp_oc_2means::PddpOc2Means;
+pub use pddp_ocpc::PddpOcpc;
+pub use pdgp::Pdgp;
+
+/// What a rule sees of the node it splits.
+#[derive(Clone, Copy)]
+pub struct SplitContext<'a> {
+    pub data: &'a DataMatrix,
+    /// The node's columns, sorted.
+    pub members: &'a [usize],
+    /// `||a_j||^2` of every column of the data (indexed by column, not by member).
+    pub norms_squared: &'a [f64],
+    /// The node's id, which seeds the randomised rules so that each node draws its own numbers.
+    pub node_id: usize,
+}
+
+/// A rule's answer: the groups (as column indices, each sorted, none empty) and what it computed on the way.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Partition {
+    pub groups: Vec<Vec<usize>>,
+    pub detail: SplitDetail,
+}
+
+/// Figures a rule computed, kept on the node for reports and previews.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SplitDetail {
+    /// Leading singular values of the centred node matrix, when the rule used them.
+    pub singular_values: Vec<f64>,
+    /// Cut point on each principal direction, in the units of the right singular vector (0 for PDDP).
+    pub cuts: Vec<f64>,
+    /// Lloyd iterations of a k-means refinement.
+    pub iterations: Option<usize>,
+    /// The k-means objective of the starting split a refinement began from.
+    pub start_objective: Option<f64>,
+}
+
+/// One split rule.
+pub trait SplitRule: Send + Sync {
+    /// The name used on the command line and in exports.
+    fn name(&self) -> &'static str;
+    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError>;
+}
+
+/// Lanczos tolerance for split directions. A direction only decides signs and an ordering, so it needs far less
+/// than full precision: a relative residual of 1e-6 moves no coordinate across a cut except ones within ~1e-6 of
+/// it (see the test that compares splits against a tight tolerance on real data).
+pub const SPLIT_TOLERANCE: f64 = 1e-6;
+
+/// The leading `l` principal directions of a node: singular values and right singular vectors (one coordinate
+/// per member, in member order) of the implicitly centred node matrix `A_p - c e^T` (seed 000 section 2).
+pub struct Directions {
+    pub values: Vec<f64>,
+    pub right: Vec<Vec<f64>>,
+}
+
+pub fn principal_directions(node: &SplitContext, l: usize) -> Result<Directions, ClusterError> {
+    let operator = CentredColumns::new(node.data, node.members);
+    let options = LanczosOptions {
+        tolerance: SPLIT_TOLERANCE,
+        ..LanczosOptions::default()
+    };
+    let triplets = linalg::leading_singular_auto(&operator, l, &options)?;
+    if triplets.values.is_empty() || triplets.values[0] <= 0.0 {
+        return Err(ClusterError::Degenerate {
+            reason: "the node's columns are all equal (no principal direction)".into(),
+        });
+    }
+    Ok(Directions {
+        values: triplets.values,
+        right: triplets.right,
+    })
+}
+
+/// Group members by a label per member (`0..k`), dropping labels no member has, in label order.
+pub fn groups_from_labels(members: &[usize], labels: &[usize], k: usize) -> Vec<Vec<usize>> {
+    let mut groups = vec![Vec::new(); k];
+    for (&j, &label) in members.iter().zip(labels) {
+        groups[label].push(j);
+    }
+    groups.retain(|g| !g.is_empty());
+    groups
+}
+
+/// Orthant of each member: bit i is set when coordinate i lies above `cuts[i]` (PDDP(l), seed 000 Table 1; with
+/// all cuts 0 it is the sign pattern of the rows of `[v_1 ... v_l]`, with a zero coordinate on the non-positive
+/// side as in Theorem 1's `C_1 = {i | rho_i <= 0}`).
+pub fn orthants(directions: &[Vec<f64>], cuts: &[f64], members: usize) -> Vec<usize> {
+    (0..members)
+        .map(|j| {
+            directions
+                .iter()
+                .zip(cuts)
+                .enumerate()
+                .fold(0usize, |code, (bit, (v, cut))| {
+                    code | (usize::from(v[j] > *cut) << bit)
+                })
+        })
+        .collect()
+}
+
+/// A partition that must have at least two groups, or the rule reports why not.
+pub fn require_split(
+    groups: Vec<Vec<usize>>,
+    detail: SplitDetail,
+    what: &str,
+) -> Result<Partition, ClusterError> {
+    if groups.len() < 2 {
+        return Err(ClusterError::Degenerate {
+            reason: format!("{what} puts every member on one side"),
+        });
+    }
+    Ok(Partition { groups, detail })
+}

@@ -1,0 +1,38 @@
+//! `pddp` and `pddp --l L`: Principal Direction Divisive Partitioning (Boley 1998) and its 2^l-way extension
+//! PDDP(l) (Zeimpekis & Gallopoulos, seed 000 section 2, Table 1).
+
+use super::{
+    Partition, SplitContext, SplitDetail, SplitRule, groups_from_labels, orthants,
+    principal_directions, require_split,
+};
+use crate::cluster::ClusterError;
+
+/// PDDP(l): each member goes to the orthant given by the signs of its row of the l leading right singular vectors
+/// `[v_1 ... v_l]` of the centred node matrix `B = A_p - c e^T` (the signs of its projections
+/// `U_l^T (a_j - c) = Sigma_l V_l(j, :)^T`, since the singular values are positive). l = 1 is Boley's PDDP: the
+/// split is by the sign of `v_1`, non-positive first (`C_1 = {rho_i <= 0}`, Theorem 1). Up to 2^l children;
+/// empty orthants make no child. Signs follow the singular vectors' fixed sign convention
+/// ([`crate::linalg`]), so the order of the children is reproducible.
+#[derive(Debug, Clone, Copy)]
+pub struct Pddp {
+    pub l: usize,
+}
+
+impl SplitRule for Pddp {
+    fn name(&self) -> &'static str {
+        "pddp"
+    }
+
+    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
+        let directions = principal_directions(node, self.l)?;
+        let cuts = vec![0.0; directions.right.len()];
+        let codes = orthants(&directions.right, &cuts, node.members.len());
+        let groups = groups_from_labels(node.members, &codes, 1 << directions.right.len());
+        let detail = SplitDetail {
+            singular_values: directions.values,
+            cuts,
+            ..SplitDetail::default()
+        };
+        require_split(groups, detail, "the sign of the principal direction")
+    }
+}

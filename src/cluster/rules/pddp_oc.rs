@@ -1,0 +1,55 @@
+//! `pddp-oc`: PDDP_OC (Zeimpekis & Gallopoulos, seed 000 section 2, Lemma 1): the optimal cut along the ordering
+//! that the leading principal component induces, under the full k-means objective.
+
+use super::{Partition, SplitContext, SplitDetail, SplitRule, principal_directions};
+use crate::cluster::ClusterError;
+use crate::cluster::cuts::optimal_cut_along_order;
+
+/// Order the members by their coordinate on the leading right singular vector `v_1`, then choose among the n - 1
+/// prefix / suffix splits of that order the one with the smallest 2-means objective of the columns themselves
+/// (not of their projections), computed for all cuts in O(nnz) by Lemma 1's running sums. Equal coordinates are
+/// ordered by column index so the order is reproducible. The cut is reported as the midpoint of the two
+/// coordinates either side of it.
+#[derive(Debug, Clone, Copy)]
+pub struct PddpOc;
+
+/// The members sorted by coordinate (ties by column), and the coordinate of each in that order.
+pub(super) fn ordered_by(members: &[usize], coordinates: &[f64]) -> (Vec<usize>, Vec<f64>) {
+    let mut pairs: Vec<(f64, usize)> = coordinates
+        .iter()
+        .copied()
+        .zip(members.iter().copied())
+        .collect();
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    pairs.into_iter().map(|(x, j)| (j, x)).unzip()
+}
+
+/// PDDP_OC's split, shared with PDDP_OC_2MEANS (which refines it).
+pub(super) fn optimal_cut_split(
+    node: &SplitContext,
+) -> Result<(Vec<Vec<usize>>, SplitDetail, f64), ClusterError> {
+    let directions = principal_directions(node, 1)?;
+    let (order, sorted) = ordered_by(node.members, &directions.right[0]);
+    let best = optimal_cut_along_order(node.data, &order, node.norms_squared);
+    let mut lower = order[..best.cut].to_vec();
+    let mut upper = order[best.cut..].to_vec();
+    lower.sort_unstable();
+    upper.sort_unstable();
+    let detail = SplitDetail {
+        singular_values: directions.values,
+        cuts: vec![0.5 * (sorted[best.cut - 1] + sorted[best.cut])],
+        ..SplitDetail::default()
+    };
+    Ok((vec![lower, upper], detail, best.objective))
+}
+
+impl SplitRule for PddpOc {
+    fn name(&self) -> &'static str {
+        "pddp-oc"
+    }
+
+    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
+        let (groups, detail, _) = optimal_cut_split(node)?;
+        Ok(Partition { groups, detail })
+    }
+}

@@ -1,0 +1,47 @@
+//! `pdgp`: Principal Direction Gap Partitioning (Abbey et al., seed 003 section 4, Definition 4).
+
+use super::{Partition, SplitContext, SplitDetail, SplitRule, principal_directions, require_split};
+use crate::cluster::ClusterError;
+use crate::cluster::cuts::largest_gap;
+
+/// Sort the leading right singular vector of the centred node matrix and cut at its largest gap, ignoring
+/// `tau / 2` of the points at each end (the "fringe tolerance", default 0.2: 10% per end, so no split is more
+/// lopsided than 9:1 unless the node is tiny). The lower side comes first.
+#[derive(Debug, Clone, Copy)]
+pub struct Pdgp {
+    pub tau: f64,
+}
+
+impl SplitRule for Pdgp {
+    fn name(&self) -> &'static str {
+        "pdgp"
+    }
+
+    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
+        let directions = principal_directions(node, 1)?;
+        let v = &directions.right[0];
+        let Some(cut) = largest_gap(v, self.tau) else {
+            return Err(ClusterError::Degenerate {
+                reason: "every projection is equal, so there is no gap".into(),
+            });
+        };
+        let (mut lower, mut upper) = (Vec::new(), Vec::new());
+        for (&j, &x) in node.members.iter().zip(v) {
+            if x <= cut {
+                lower.push(j)
+            } else {
+                upper.push(j)
+            }
+        }
+        let groups: Vec<Vec<usize>> = [lower, upper]
+            .into_iter()
+            .filter(|g| !g.is_empty())
+            .collect();
+        let detail = SplitDetail {
+            singular_values: directions.values,
+            cuts: vec![cut],
+            ..SplitDetail::default()
+        };
+        require_split(groups, detail, "the largest gap")
+    }
+}

@@ -1,0 +1,345 @@
+//! Reports on a cluster tree: metrics against labels, top and discriminating terms, representative documents, and
+//! the export formats of `pdx cluster` (JSON, CSV, Newick).
+
+pub mod metrics;
+pub mod terms;
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::cluster::Tree;
+use crate::dataset::Dataset;
+use metrics::{ClusterFigures, GlobalFigures};
+
+/// Per document, in load order.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentEntry {
+    pub id: String,
+    pub label: Option<String>,
+}
+
+/// One leaf of the clustering.
+#[derive(Debug, Clone, Serialize)]
+pub struct LeafReport {
+    /// Position among the leaves (the number `assignments` uses).
+    pub index: usize,
+    /// Node id in the tree.
+    pub id: usize,
+    pub name: Option<String>,
+    pub size: usize,
+    pub scatter: f64,
+    pub top_terms: Vec<String>,
+    /// Label -> members with it.
+    pub label_counts: BTreeMap<String, usize>,
+    /// Figures against the labels, when there are labels.
+    #[serde(flatten)]
+    pub figures: Option<LeafFigures>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LeafFigures {
+    pub entropy: f64,
+    pub purity: f64,
+    pub dominant_label: Option<String>,
+    pub matched_label: Option<String>,
+    pub precision: Option<f64>,
+    pub recall: Option<f64>,
+}
+
+/// One node of the tree.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeReport {
+    pub id: usize,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    pub size: usize,
+    pub scatter: f64,
+    pub name: Option<String>,
+    /// The rule that split the node (none for leaves).
+    pub rule: Option<String>,
+    pub params: Option<serde_json::Value>,
+    /// Sum of the children's scatters.
+    pub objective_after: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricsReport {
+    /// k-means objective: the sum of the leaves' scatters.
+    pub objective: f64,
+    pub leaves: usize,
+    pub labels: usize,
+    #[serde(flatten)]
+    pub against_labels: Option<GlobalFigures>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TreeReport {
+    pub nodes: Vec<NodeReport>,
+}
+
+/// Everything `pdx cluster --json` writes.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClusterReport {
+    pub docs: Vec<DocumentEntry>,
+    /// Leaf index per document, in load order (`null` for documents kept aside as empty).
+    pub assignments: Vec<Option<usize>>,
+    pub leaves: Vec<LeafReport>,
+    pub tree: TreeReport,
+    pub metrics: MetricsReport,
+    /// Filled in by the caller.
+    pub timings_ms: BTreeMap<String, f64>,
+}
+
+/// How many top terms each leaf lists.
+pub const TOP_TERMS: usize = 10;
+
+/// The report of a tree over a dataset.
+pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
+    let leaves = tree.leaves();
+    let assignments = tree.assignments(dataset.matrix.cols());
+    let labels: Vec<Option<u32>> = dataset.documents.iter().map(|d| d.label).collect();
+    let label_count = dataset.label_names.len();
+    let confusion = metrics::confusion(&assignments, &labels, leaves.len(), label_count);
+    let (per_leaf, global): (Vec<ClusterFigures>, GlobalFigures) =
+        metrics::figures(&confusion, label_count);
+    let has_labels = label_count > 0 && global.labelled > 0;
+    let name_of = |label: Option<usize>| label.and_then(|l| dataset.label_names.get(l).cloned());
+
+    let leaf_reports = leaves
+        .iter()
+        .enumerate()
+        .filter_map(|(index, &id)| {
+            let node = tree.node(id)?;
+            let label_counts = confusion.counts[index]
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c > 0)
+                .map(|(l, c)| (dataset.label_names[l].clone(), *c))
+                .collect();
+            let figures = has_labels.then(|| {
+                let f = &per_leaf[index];
+                LeafFigures {
+                    entropy: f.entropy,
+                    purity: f.purity,
+                    dominant_label: name_of(f.dominant_label),
+                    matched_label: name_of(f.matched_label),
+                    precision: f.precision,
+                    recall: f.recall,
+                }
+            });
+            Some(LeafReport {
+                index,
+                id,
+                name: node.name.clone(),
+                size: node.size(),
+                scatter: node.scatter,
+                top_terms: terms::top_terms(&node.centroid, dataset.matrix.row_names(), TOP_TERMS)
+                    .into_iter()
+                    .map(|t| t.term)
+                    .collect(),
+                label_counts,
+                figures,
+            })
+        })
+        .collect();
+
+    let nodes = tree
+        .depth_first()
+        .into_iter()
+        .filter_map(|id| tree.node(id))
+        .map(|node| {
+            let params = node.split.as_ref().and_then(|s| {
+                let mut value = serde_json::to_value(&s.rule).ok()?;
+                value.as_object_mut().map(|o| o.remove("rule"));
+                Some(value)
+            });
+            NodeReport {
+                id: node.id,
+                parent: node.parent,
+                children: node.children.clone(),
+                size: node.size(),
+                scatter: node.scatter,
+                name: node.name.clone(),
+                rule: node.split.as_ref().map(|s| s.rule.name().to_string()),
+                params,
+                objective_after: node.split.as_ref().map(|s| s.objective_after),
+            }
+        })
+        .collect();
+
+    ClusterReport {
+        docs: dataset
+            .documents
+            .iter()
+            .map(|d| DocumentEntry {
+                id: d.id.clone(),
+                label: d
+                    .label
+                    .and_then(|l| dataset.label_names.get(l as usize).cloned()),
+            })
+            .collect(),
+        assignments,
+        leaves: leaf_reports,
+        tree: TreeReport { nodes },
+        metrics: MetricsReport {
+            objective: tree.objective(),
+            leaves: leaves.len(),
+            labels: label_count,
+            against_labels: has_labels.then_some(global),
+        },
+        timings_ms: BTreeMap::new(),
+    }
+}
+
+/// Quote a CSV field when it needs it.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// CSV: document id, leaf index, and the node ids from the root to the leaf joined by `/`.
+pub fn to_csv(dataset: &Dataset, tree: &Tree) -> String {
+    let mut leaf_of_column: Vec<Option<(usize, usize)>> = vec![None; dataset.matrix.cols()];
+    for (index, &leaf) in tree.leaves().iter().enumerate() {
+        if let Some(node) = tree.node(leaf) {
+            for &j in &node.members {
+                leaf_of_column[j] = Some((index, leaf));
+            }
+        }
+    }
+    let mut out = String::from("id,leaf,path\n");
+    for (document, place) in dataset.documents.iter().zip(&leaf_of_column) {
+        let (leaf, path) = match place {
+            Some((index, node)) => (
+                index.to_string(),
+                tree.path_to(*node)
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join("/"),
+            ),
+            None => (String::new(), String::new()),
+        };
+        let _ = writeln!(out, "{},{leaf},{path}", csv_field(&document.id));
+    }
+    out
+}
+
+/// Newick: every node is labelled `n<id>` (or its quoted name), with its size, scatter and rule in a bracketed
+/// comment, e.g. `(n1[size=10 scatter=2.5],n2[size=12 scatter=3.1])n0[size=22 scatter=8 rule=pddp l=1];`.
+pub fn to_newick(tree: &Tree) -> String {
+    fn label(node: &crate::cluster::Node) -> String {
+        match &node.name {
+            Some(name) => format!("'{}'", name.replace('\'', "''")),
+            None => format!("n{}", node.id),
+        }
+    }
+    fn write_node(tree: &Tree, id: usize, out: &mut String) {
+        let Some(node) = tree.node(id) else { return };
+        if !node.is_leaf() {
+            out.push('(');
+            for (i, &child) in node.children.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_node(tree, child, out);
+            }
+            out.push(')');
+        }
+        out.push_str(&label(node));
+        let _ = write!(out, "[size={} scatter={:.6}", node.size(), node.scatter);
+        if let Some(split) = &node.split {
+            let _ = write!(out, " rule={}", split.rule.name());
+            let params = split.rule.params_text();
+            if !params.is_empty() {
+                let _ = write!(out, " {params}");
+            }
+        }
+        out.push(']');
+    }
+    let mut out = String::new();
+    write_node(tree, tree.root(), &mut out);
+    out.push_str(";\n");
+    out
+}
+
+/// A plain-text table of the leaves and the global figures, for the terminal.
+pub fn leaf_table(report: &ClusterReport, label_names: &[String]) -> String {
+    let mut out = String::new();
+    let with_labels = report.metrics.against_labels.is_some();
+    let dominant_width = label_names
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 28);
+    if with_labels {
+        let _ = writeln!(
+            out,
+            "{:>4} {:>5} {:>7} {:>11} {:>7} {:>6}  {:<dominant_width$}  top terms",
+            "leaf", "node", "size", "scatter", "entropy", "purity", "dominant"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{:>4} {:>5} {:>7} {:>11}  top terms",
+            "leaf", "node", "size", "scatter"
+        );
+    }
+    for leaf in &report.leaves {
+        let top: Vec<&str> = leaf.top_terms.iter().take(6).map(String::as_str).collect();
+        match &leaf.figures {
+            Some(f) => {
+                let dominant: String = f
+                    .dominant_label
+                    .as_deref()
+                    .unwrap_or("-")
+                    .chars()
+                    .take(dominant_width)
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "{:>4} {:>5} {:>7} {:>11.4} {:>7.3} {:>6.3}  {:<dominant_width$}  {}",
+                    leaf.index,
+                    leaf.id,
+                    leaf.size,
+                    leaf.scatter,
+                    f.entropy,
+                    f.purity,
+                    dominant,
+                    top.join(" ")
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "{:>4} {:>5} {:>7} {:>11.4}  {}",
+                    leaf.index,
+                    leaf.id,
+                    leaf.size,
+                    leaf.scatter,
+                    top.join(" ")
+                );
+            }
+        }
+    }
+    let m = &report.metrics;
+    let _ = writeln!(
+        out,
+        "leaves {}, k-means objective {:.4}",
+        m.leaves, m.objective
+    );
+    if let Some(g) = &m.against_labels {
+        let _ = writeln!(
+            out,
+            "against {} labels ({} labelled documents): accuracy {:.4} (error {:.4}), NMI {:.4}, ARI {:.4}, purity {:.4}, entropy {:.4}, VI {:.4}",
+            m.labels, g.labelled, g.accuracy, g.error_rate, g.nmi, g.ari, g.purity, g.entropy, g.vi
+        );
+    }
+    out
+}

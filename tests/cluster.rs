@@ -1,0 +1,394 @@
+//! The divisive engine: invariants every rule must keep, on the demo corpus (sparse text) and on generated
+//! numeric clouds (dense).
+
+use nalgebra::DMatrix;
+use pdx::cluster::cuts::{optimal_cut_1d, optimal_cut_along_order};
+use pdx::cluster::rules::{SplitContext, principal_directions};
+use pdx::cluster::{ClusterError, RuleParams, RuleSpec, SelectPolicy, Tree};
+use pdx::dataset::{self, DatasetOptions};
+use pdx::matrix::DataMatrix;
+
+fn demo() -> pdx::dataset::Dataset {
+    dataset::open_demo(&DatasetOptions::default())
+        .expect("demo")
+        .dataset
+}
+
+/// Three Gaussian-ish clouds in 5 dimensions, 40 + 30 + 20 points, from a fixed seed.
+fn clouds() -> DataMatrix {
+    let mut state = 0x1234_5678_u64;
+    let mut uniform = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 11) as f64) / ((1u64 << 53) as f64)
+    };
+    let centres = [
+        [0.0, 0.0, 0.0, 0.0, 0.0],
+        [6.0, 1.0, 0.0, 2.0, 0.0],
+        [0.0, 7.0, 3.0, 0.0, 1.0],
+    ];
+    let sizes = [40, 30, 20];
+    let mut values = Vec::new();
+    for (centre, &size) in centres.iter().zip(&sizes) {
+        for _ in 0..size {
+            for &c in centre {
+                // Sum of uniforms: a bell around the centre.
+                let noise: f64 = (0..4).map(|_| uniform() - 0.5).sum();
+                values.push(c + noise);
+            }
+        }
+    }
+    DataMatrix::Dense {
+        matrix: DMatrix::from_column_slice(5, 90, &values),
+        features: (1..=5).map(|i| format!("x{i}")).collect(),
+    }
+}
+
+fn all_rules() -> Vec<RuleSpec> {
+    let mut rules: Vec<RuleSpec> = RuleSpec::NAMES
+        .iter()
+        .map(|name| RuleSpec::from_name(name, &RuleParams::default()).expect("valid"))
+        .collect();
+    rules.push(RuleSpec::Pddp { l: 2 });
+    rules.push(RuleSpec::PddpOcpc { l: 2 });
+    rules.push(RuleSpec::Kmeans {
+        k: 3,
+        trials: 3,
+        seed: 9,
+    });
+    rules
+}
+
+fn datasets() -> Vec<(&'static str, DataMatrix)> {
+    vec![("demo", demo().matrix), ("clouds", clouds())]
+}
+
+#[test]
+fn children_partition_their_parent_for_every_rule() {
+    for (name, data) in datasets() {
+        for rule in all_rules() {
+            let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+            tree.grow(&data, &rule, 6, SelectPolicy::Scatter)
+                .expect("grows");
+            for id in tree.depth_first() {
+                let node = tree.node(id).expect("live");
+                if node.is_leaf() {
+                    continue;
+                }
+                assert!(node.children.len() >= 2 && node.children.len() <= rule.max_children());
+                let mut union: Vec<usize> = Vec::new();
+                for &child in &node.children {
+                    let child = tree.node(child).expect("child");
+                    assert!(
+                        !child.members.is_empty(),
+                        "{name} {}: empty child",
+                        rule.name()
+                    );
+                    union.extend(&child.members);
+                }
+                union.sort_unstable();
+                assert_eq!(
+                    union,
+                    node.members,
+                    "{name} {}: children do not partition node {id}",
+                    rule.name()
+                );
+                let split = node.split.as_ref().expect("split record");
+                let children_scatter: f64 = node
+                    .children
+                    .iter()
+                    .map(|&c| tree.node(c).expect("child").scatter)
+                    .sum();
+                assert!(
+                    (split.objective_after - children_scatter).abs()
+                        <= 1e-9 * node.scatter.max(1.0)
+                );
+            }
+            // Leaves cover every column once.
+            let assignment = tree.assignments(data.cols());
+            assert!(
+                assignment.iter().all(Option::is_some),
+                "{name} {}",
+                rule.name()
+            );
+        }
+    }
+}
+
+fn context<'a>(data: &'a DataMatrix, members: &'a [usize], norms: &'a [f64]) -> SplitContext<'a> {
+    SplitContext {
+        data,
+        members,
+        norms_squared: norms,
+        node_id: 0,
+    }
+}
+
+#[test]
+fn optimal_cut_is_never_worse_than_pddp() {
+    for (name, data) in datasets() {
+        // The root and the nodes of a small PDDP tree.
+        let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+        tree.grow(&data, &RuleSpec::Pddp { l: 1 }, 5, SelectPolicy::Scatter)
+            .expect("grows");
+        for id in tree.depth_first() {
+            let node = tree.node(id).expect("live");
+            if node.size() < 2 {
+                continue;
+            }
+            let mut pddp = Tree::new(&data, node.members.clone(), Vec::new());
+            let mut oc = pddp.clone();
+            pddp.split(&data, 0, &RuleSpec::Pddp { l: 1 })
+                .expect("pddp");
+            oc.split(&data, 0, &RuleSpec::PddpOc).expect("oc");
+            assert!(
+                oc.objective() <= pddp.objective() * (1.0 + 1e-12),
+                "{name} node {id}: oc {} > pddp {}",
+                oc.objective(),
+                pddp.objective()
+            );
+        }
+    }
+}
+
+/// The 2-means objective of splitting `order` at `cut`, computed from scratch.
+fn objective_from_scratch(data: &DataMatrix, order: &[usize], cut: usize) -> f64 {
+    let scatter = |group: &[usize]| {
+        let centroid = data.centroid(group);
+        group
+            .iter()
+            .map(|&j| {
+                let mut diff: Vec<f64> = centroid.iter().map(|c| -c).collect();
+                data.column(j).add_to(&mut diff, 1.0);
+                diff.iter().map(|d| d * d).sum::<f64>()
+            })
+            .sum::<f64>()
+    };
+    scatter(&order[..cut]) + scatter(&order[cut..])
+}
+
+#[test]
+fn lemma_1_running_sums_match_brute_force() {
+    let data = clouds();
+    let norms = data.column_norms_squared();
+    // An arbitrary order: by a fixed scramble of the columns.
+    let order: Vec<usize> = (0..data.cols()).map(|i| (i * 37) % 90).collect();
+    let fast = optimal_cut_along_order(&data, &order, &norms);
+    let (best_cut, best) = (1..order.len())
+        .map(|cut| (cut, objective_from_scratch(&data, &order, cut)))
+        .fold(
+            (0, f64::INFINITY),
+            |acc, (c, o)| if o < acc.1 { (c, o) } else { acc },
+        );
+    assert_eq!(fast.cut, best_cut);
+    assert!((fast.objective - best).abs() < 1e-9 * best);
+}
+
+#[test]
+fn ocpc_with_one_direction_is_the_brute_force_1d_cut() {
+    for (name, data) in datasets() {
+        let norms = data.column_norms_squared();
+        let members: Vec<usize> = (0..data.cols()).collect();
+        let node = context(&data, &members, &norms);
+        let directions = principal_directions(&node, 1).expect("direction");
+        let v = &directions.right[0];
+        // Brute force: every threshold between consecutive sorted values, objective from scratch.
+        let mut sorted = v.clone();
+        sorted.sort_by(f64::total_cmp);
+        let mut best = (f64::INFINITY, 0.0);
+        for i in 0..sorted.len() - 1 {
+            if sorted[i] == sorted[i + 1] {
+                continue;
+            }
+            let threshold = 0.5 * (sorted[i] + sorted[i + 1]);
+            let (low, high): (Vec<f64>, Vec<f64>) = v.iter().partition(|&&x| x <= threshold);
+            let sse = |g: &[f64]| {
+                let mean = g.iter().sum::<f64>() / g.len() as f64;
+                g.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>()
+            };
+            let objective = sse(&low) + sse(&high);
+            if objective < best.0 {
+                best = (objective, threshold);
+            }
+        }
+        let cut = optimal_cut_1d(v).expect("cut");
+        assert!((cut - best.1).abs() < 1e-12, "{name}: {cut} vs {}", best.1);
+        let mut tree = Tree::new(&data, members.clone(), Vec::new());
+        let children = tree
+            .split(&data, 0, &RuleSpec::PddpOcpc { l: 1 })
+            .expect("splits");
+        let low: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&j| v[j] <= best.1)
+            .collect();
+        assert_eq!(
+            tree.node(children[0]).expect("child").members,
+            low,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn two_means_steering_never_raises_its_start() {
+    for (name, data) in datasets() {
+        for rule in [RuleSpec::Pddp2Means, RuleSpec::PddpOc2Means] {
+            let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+            tree.grow(&data, &rule, 6, SelectPolicy::Scatter)
+                .expect("grows");
+            for id in tree.depth_first() {
+                let Some(split) = tree.node(id).and_then(|n| n.split.as_ref()) else {
+                    continue;
+                };
+                let start = split.detail.start_objective.expect("start recorded");
+                assert!(
+                    split.objective_after <= start * (1.0 + 1e-12),
+                    "{name} {} node {id}: {} > start {start}",
+                    rule.name(),
+                    split.objective_after
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn same_data_options_and_seed_give_the_same_tree() {
+    for (_, data) in datasets() {
+        for rule in all_rules() {
+            let grow = || {
+                let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+                tree.grow(&data, &rule, 7, SelectPolicy::Scatter)
+                    .expect("grows");
+                serde_json::to_string(&tree).expect("serialises")
+            };
+            assert_eq!(grow(), grow(), "{}", rule.name());
+        }
+    }
+}
+
+#[test]
+fn pddp_l_makes_the_splits_of_table_1() {
+    let data = demo().matrix;
+    let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+    // l = 2, k = 8: ceil(7 / 3) = 3 splits, up to 3 * 3 + 1 = 10 leaves.
+    let report = tree
+        .grow(&data, &RuleSpec::Pddp { l: 2 }, 8, SelectPolicy::Scatter)
+        .expect("grows");
+    assert_eq!(report.splits, 3);
+    assert!(tree.leaves().len() <= 10 && tree.leaves().len() >= 4);
+}
+
+#[test]
+fn unsplittable_nodes_say_why_and_merge_restores_a_leaf() {
+    // Two identical columns and one different one.
+    let data = DataMatrix::Dense {
+        matrix: DMatrix::from_column_slice(2, 3, &[1.0, 0.0, 1.0, 0.0, 0.0, 5.0]),
+        features: vec!["a".into(), "b".into()],
+    };
+    let mut tree = Tree::new(&data, vec![0, 1, 2], Vec::new());
+    let children = tree
+        .split(&data, 0, &RuleSpec::Pddp { l: 1 })
+        .expect("splits");
+    assert_eq!(children.len(), 2);
+    let sizes: Vec<usize> = children
+        .iter()
+        .map(|&c| tree.node(c).expect("child").size())
+        .collect();
+    assert_eq!(sizes, vec![2, 1]);
+    // The pair of equal columns has zero scatter; the singleton has one member.
+    let error = tree
+        .split(&data, children[0], &RuleSpec::Pddp { l: 1 })
+        .expect_err("zero scatter");
+    assert!(
+        matches!(error, ClusterError::Unsplittable { .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("scatter is zero"));
+    let error = tree
+        .split(&data, children[1], &RuleSpec::PddpOc)
+        .expect_err("one member");
+    assert!(error.to_string().contains("single member"));
+    // A node already split cannot be split again until merged.
+    assert!(tree.split(&data, 0, &RuleSpec::PddpOc).is_err());
+    tree.merge(0).expect("merges");
+    assert_eq!(tree.leaves(), vec![0]);
+    assert!(tree.node(children[0]).is_none());
+    // New ids continue after the dropped ones.
+    let again = tree
+        .split(&data, 0, &RuleSpec::PddpOc)
+        .expect("splits again");
+    assert_eq!(again, vec![3, 4]);
+}
+
+#[test]
+fn bad_rule_options_are_refused() {
+    let params = RuleParams::default();
+    assert!(RuleSpec::from_name("nope", &params).is_err());
+    assert!(RuleSpec::from_name("pddp", &RuleParams { l: 9, ..params }).is_err());
+    assert!(RuleSpec::from_name("pddp", &RuleParams { l: 0, ..params }).is_err());
+    assert!(RuleSpec::from_name("pdgp", &RuleParams { tau: 1.0, ..params }).is_err());
+    assert!(
+        RuleSpec::from_name(
+            "pdgp",
+            &RuleParams {
+                tau: -0.1,
+                ..params
+            }
+        )
+        .is_err()
+    );
+    let data = clouds();
+    let mut tree = Tree::new(&data, (0..90).collect(), Vec::new());
+    assert!(
+        tree.grow(&data, &RuleSpec::PddpOc, 0, SelectPolicy::Scatter)
+            .is_err()
+    );
+}
+
+#[test]
+fn selection_policies() {
+    let data = clouds();
+    let mut tree = Tree::new(&data, (0..90).collect(), Vec::new());
+    tree.grow(&data, &RuleSpec::PddpOc, 3, SelectPolicy::Scatter)
+        .expect("grows");
+    let leaves = tree.leaves();
+    let by = |key: &dyn Fn(usize) -> f64| {
+        leaves
+            .iter()
+            .copied()
+            .max_by(|&a, &b| key(a).total_cmp(&key(b)).then(b.cmp(&a)))
+            .expect("leaves")
+    };
+    let node = |id: usize| tree.node(id).expect("live");
+    assert_eq!(
+        tree.suggest(SelectPolicy::Scatter),
+        Some(by(&|id| node(id).scatter))
+    );
+    assert_eq!(
+        tree.suggest(SelectPolicy::Size),
+        Some(by(&|id| node(id).size() as f64))
+    );
+    assert_eq!(
+        tree.suggest(SelectPolicy::Variance),
+        Some(by(&|id| node(id).scatter / node(id).size() as f64))
+    );
+}
+
+#[test]
+fn clouds_are_found() {
+    // Three well separated clouds: PDDP-OC to 3 leaves recovers them exactly.
+    let data = clouds();
+    let mut tree = Tree::new(&data, (0..90).collect(), Vec::new());
+    tree.grow(&data, &RuleSpec::PddpOc, 3, SelectPolicy::Scatter)
+        .expect("grows");
+    let mut sizes: Vec<usize> = tree
+        .leaves()
+        .iter()
+        .map(|&l| tree.node(l).expect("leaf").size())
+        .collect();
+    sizes.sort_unstable();
+    assert_eq!(sizes, vec![20, 30, 40]);
+}

@@ -35,14 +35,16 @@ def pddp(columns_by_row, k):
         members = leaves[index]
         sub = columns_by_row[members]
         centroid = np.asarray(sub.mean(axis=0)).ravel()
-        ones = np.ones(len(members))
         # B = A_p - e c^T (documents as rows): never formed.
-        operator = spla.LinearOperator(
-            sub.shape,
-            matvec=lambda x, sub=sub, c=centroid: sub @ x - c.dot(x) * np.ones(sub.shape[0]),
-            rmatvec=lambda y, sub=sub, c=centroid: sub.T @ y - c * y.sum(),
-            dtype=float,
-        )
+        def matvec(x, sub=sub, c=centroid):
+            x = np.ravel(x)
+            return sub @ x - c.dot(x)
+
+        def rmatvec(y, sub=sub, c=centroid):
+            y = np.ravel(y)
+            return sub.T @ y - c * y.sum()
+
+        operator = spla.LinearOperator(sub.shape, matvec=matvec, rmatvec=rmatvec, dtype=float)
         u, s, vt = spla.svds(operator, k=1)
         coordinates = u[:, 0]
         left, right = members[coordinates <= 0], members[coordinates > 0]

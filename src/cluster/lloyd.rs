@@ -66,6 +66,11 @@ pub fn objective(
 /// A member moves only to a strictly nearer centroid (ties keep it where it is), so the objective never rises
 /// above the start's and the iteration cannot cycle. If a step would empty a group, the iteration stops at the
 /// grouping before that step: a k-way rule must not return fewer than k groups.
+///
+/// Each group keeps the running sum of its columns, updated by the members that move (so a late pass, where few
+/// members move, costs little beyond the distances), and the objective is `sum ||a||^2 - sum_g ||S_g||^2 / n_g`.
+/// With two groups one dot product per member decides: `||a - c_0||^2 - ||a - c_1||^2 = ||c_0||^2 - ||c_1||^2 -
+/// 2 a.(c_0 - c_1)`.
 pub fn refine(
     data: &DataMatrix,
     members: &[usize],
@@ -73,15 +78,48 @@ pub fn refine(
     start: Vec<usize>,
     k: usize,
 ) -> Grouping {
+    let m = data.rows();
     let mut assignment = start;
-    let (mut centres, sizes) = centroids(data, members, &assignment, k);
-    let mut current = objective(members, norms_squared, &centres, &sizes);
+    let mut sums = vec![vec![0.0; m]; k];
+    let mut sizes = vec![0usize; k];
+    for (&j, &g) in members.iter().zip(&assignment) {
+        data.column(j).add_to(&mut sums[g], 1.0);
+        sizes[g] += 1;
+    }
+    let sum_norms: f64 = members.iter().map(|&j| norms_squared[j]).sum();
+    let objective_of = |sums: &[Vec<f64>], sizes: &[usize]| -> f64 {
+        let explained: f64 = sums
+            .iter()
+            .zip(sizes)
+            .filter(|(_, size)| **size > 0)
+            .map(|(s, &size)| s.iter().map(|v| v * v).sum::<f64>() / size as f64)
+            .sum();
+        (sum_norms - explained).max(0.0)
+    };
+    let mut current = objective_of(&sums, &sizes);
+    let mut centres = vec![vec![0.0; m]; k];
+    let mut difference = vec![0.0; if k == 2 { m } else { 0 }];
     let mut iterations = 0;
     while iterations < MAX_ITERATIONS {
+        for ((centre, sum), &size) in centres.iter_mut().zip(&sums).zip(&sizes) {
+            let scale = 1.0 / size as f64;
+            centre.iter_mut().zip(sum).for_each(|(c, s)| *c = s * scale);
+        }
         let centre_norms: Vec<f64> = centres
             .iter()
             .map(|c| c.iter().map(|v| v * v).sum())
             .collect();
+        if k == 2 {
+            difference
+                .iter_mut()
+                .zip(centres[0].iter().zip(&centres[1]))
+                .for_each(|(d, (a, b))| *d = a - b);
+        }
+        let offset = if k == 2 {
+            centre_norms[0] - centre_norms[1]
+        } else {
+            0.0
+        };
         let next: Vec<usize> = members
             .par_chunks(ASSIGN_CHUNK)
             .zip(assignment.par_chunks(ASSIGN_CHUNK))
@@ -89,18 +127,44 @@ pub fn refine(
                 chunk
                     .iter()
                     .zip(groups)
-                    .map(|(&j, &group)| nearest(data, j, group, &centres, &centre_norms))
+                    .map(|(&j, &group)| {
+                        if k == 2 {
+                            let d = offset - 2.0 * data.column(j).dot(&difference);
+                            if d < 0.0 {
+                                0
+                            } else if d > 0.0 {
+                                1
+                            } else {
+                                group
+                            }
+                        } else {
+                            nearest(data, j, group, &centres, &centre_norms)
+                        }
+                    })
                     .collect::<Vec<_>>()
             })
             .collect();
-        if next == assignment {
+        let moves: Vec<usize> = (0..members.len())
+            .filter(|&p| next[p] != assignment[p])
+            .collect();
+        if moves.is_empty() {
             break;
         }
-        let (next_centres, next_sizes) = centroids(data, members, &next, k);
+        let mut next_sizes = sizes.clone();
+        for &p in &moves {
+            next_sizes[assignment[p]] -= 1;
+            next_sizes[next[p]] += 1;
+        }
         if next_sizes.contains(&0) {
             break;
         }
-        let next_objective = objective(members, norms_squared, &next_centres, &next_sizes);
+        let mut next_sums = sums.clone();
+        for &p in &moves {
+            let column = data.column(members[p]);
+            column.add_to(&mut next_sums[assignment[p]], -1.0);
+            column.add_to(&mut next_sums[next[p]], 1.0);
+        }
+        let next_objective = objective_of(&next_sums, &next_sizes);
         iterations += 1;
         // Exact arithmetic never raises the objective here; rounding on a flat landscape could, so stop rather
         // than accept a worse grouping.
@@ -108,7 +172,8 @@ pub fn refine(
             break;
         }
         assignment = next;
-        centres = next_centres;
+        sums = next_sums;
+        sizes = next_sizes;
         current = next_objective;
     }
     Grouping {

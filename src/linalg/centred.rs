@@ -55,8 +55,14 @@ enum Storage<'a> {
 }
 
 impl<'a> Storage<'a> {
-    /// The node's storage; `columns` must be in range.
-    fn new(data: &'a DataMatrix, columns: &'a [usize]) -> Result<Self, LinalgError> {
+    /// The node's storage; `columns` must be in range. With `compact`, sparse row indices are renumbered to the
+    /// rows the node actually uses (returned, ascending), so that every dense vector of the solver has the length
+    /// of the node's vocabulary rather than the corpus's.
+    fn new(
+        data: &'a DataMatrix,
+        columns: &'a [usize],
+        compact: bool,
+    ) -> Result<(Self, Option<Vec<usize>>), LinalgError> {
         match data {
             DataMatrix::Sparse { matrix, .. } => {
                 if u32::try_from(matrix.rows()).is_err() {
@@ -99,18 +105,25 @@ impl<'a> Storage<'a> {
                 } else {
                     pieces.into_iter().enumerate().for_each(copy);
                 }
-                Ok(Storage::Sparse {
-                    matrix,
-                    offsets,
-                    row_indices,
-                    value_starts,
-                })
+                let active_rows = compact.then(|| renumber_rows(&mut row_indices, matrix.rows()));
+                Ok((
+                    Storage::Sparse {
+                        matrix,
+                        offsets,
+                        row_indices,
+                        value_starts,
+                    },
+                    active_rows,
+                ))
             }
-            DataMatrix::Dense { matrix, .. } => Ok(Storage::Dense {
-                values: matrix.as_slice(),
-                rows: matrix.nrows(),
-                columns,
-            }),
+            DataMatrix::Dense { matrix, .. } => Ok((
+                Storage::Dense {
+                    values: matrix.as_slice(),
+                    rows: matrix.nrows(),
+                    columns,
+                },
+                None,
+            )),
         }
     }
 
@@ -246,6 +259,29 @@ impl<'a> Storage<'a> {
     }
 }
 
+/// Renumber global row indices to positions among the rows that occur (ascending), returning those rows. Rows
+/// no member uses are zero in `A_p` and in the centroid, hence in `B`: dropping them changes no singular value or
+/// right singular vector, and saves the solver the corpus-wide vector work at every step of a small node.
+fn renumber_rows(row_indices: &mut [u32], rows: usize) -> Vec<usize> {
+    const UNUSED: u32 = u32::MAX;
+    let mut local = vec![UNUSED; rows];
+    for &i in row_indices.iter() {
+        local[i as usize] = 0;
+    }
+    let mut active = Vec::new();
+    for (row, slot) in local.iter_mut().enumerate() {
+        if *slot != UNUSED {
+            // Fits: there are at most `rows` active rows and the row count fits in u32 (checked by the caller).
+            *slot = active.len() as u32;
+            active.push(row);
+        }
+    }
+    for index in row_indices.iter_mut() {
+        *index = local[*index as usize];
+    }
+    active
+}
+
 /// Split `data` into the consecutive pieces `data[offsets[p]..offsets[p + 1]]`.
 fn split_at_offsets<'d, T>(mut data: &'d mut [T], offsets: &[usize]) -> Vec<&'d mut [T]> {
     let mut pieces = Vec::with_capacity(offsets.len().saturating_sub(1));
@@ -285,6 +321,8 @@ pub struct CentredColumns<'a> {
     parallel_transpose: bool,
     /// Reused accumulators for the parallel `B x`: `(ACCUMULATOR_CHUNKS - 1) * rows` values.
     scratch: Mutex<Vec<f64>>,
+    /// For a compact operator ([`CentredColumns::compact`]), the data row of each operator row.
+    active_rows: Option<Vec<usize>>,
 }
 
 impl<'a> CentredColumns<'a> {
@@ -304,12 +342,41 @@ impl<'a> CentredColumns<'a> {
 
     /// [`CentredColumns::new`], reporting an out-of-range column instead of panicking.
     pub fn try_new(data: &'a DataMatrix, columns: &'a [usize]) -> Result<Self, LinalgError> {
+        Self::build(data, columns, false)
+    }
+
+    /// The centred operator restricted to the rows (terms) the node's columns use: `B` without its zero rows.
+    /// Singular values and right singular vectors are those of [`CentredColumns::new`]; left vectors and the
+    /// centroid have one entry per row of [`CentredColumns::active_rows`]. This is what the split rules use: deep
+    /// in a tree of a large vocabulary a node uses a small share of the terms, and every Lanczos step costs
+    /// vector work proportional to the operator's row count. Dense data has no zero rows to drop and is not
+    /// compacted.
+    ///
+    /// # Panics
+    /// If a column index is out of range (see [`CentredColumns::new`]).
+    pub fn compact(data: &'a DataMatrix, columns: &'a [usize]) -> Self {
+        match Self::build(data, columns, true) {
+            Ok(operator) => operator,
+            Err(error) => panic!("CentredColumns::compact: {error}"),
+        }
+    }
+
+    /// For a compact operator, the data row of each operator row (ascending); `None` when rows are the data's.
+    pub fn active_rows(&self) -> Option<&[usize]> {
+        self.active_rows.as_deref()
+    }
+
+    fn build(
+        data: &'a DataMatrix,
+        columns: &'a [usize],
+        compact: bool,
+    ) -> Result<Self, LinalgError> {
         let cols = data.cols();
         if let Some(&column) = columns.iter().find(|&&j| j >= cols) {
             return Err(LinalgError::ColumnOutOfRange { column, cols });
         }
-        let storage = Storage::new(data, columns)?;
-        let rows = data.rows();
+        let (storage, active_rows) = Storage::new(data, columns, compact)?;
+        let rows = active_rows.as_ref().map_or(data.rows(), Vec::len);
         let nnz_per_column: Vec<usize> =
             (0..columns.len()).map(|p| storage.column_nnz(p)).collect();
         let nnz: usize = nnz_per_column.iter().sum();
@@ -325,6 +392,7 @@ impl<'a> CentredColumns<'a> {
             chunks,
             parallel_transpose: parallel,
             scratch: Mutex::new(Vec::new()),
+            active_rows,
         };
         let mut centroid = vec![0.0; rows];
         if !columns.is_empty() {
@@ -338,7 +406,8 @@ impl<'a> CentredColumns<'a> {
         Ok(operator)
     }
 
-    /// The node's centroid `c`, the mean of its columns (length m; zeros for an empty node).
+    /// The node's centroid `c`, the mean of its columns (length m, or the active rows' count for a compact
+    /// operator; zeros for an empty node).
     pub fn centroid(&self) -> &[f64] {
         &self.centroid
     }

@@ -761,6 +761,48 @@ mod tests {
     }
 
     #[test]
+    fn compact_operator_has_the_same_spectrum_and_right_vectors() {
+        // A sparse node that leaves many rows unused: every 7th column of a very sparse matrix.
+        let data = random_sparse(900, 400, 0.01, 77);
+        let columns: Vec<usize> = (0..400).step_by(7).collect();
+        let full = CentredColumns::new(&data, &columns);
+        let compact = CentredColumns::compact(&data, &columns);
+        let active = compact
+            .active_rows()
+            .expect("sparse data compacts")
+            .to_vec();
+        assert!(active.len() < 900 && active.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(compact.rows(), active.len());
+        // The centroid is the full one restricted to the active rows, and zero elsewhere.
+        for (local, &row) in active.iter().enumerate() {
+            assert_eq!(compact.centroid()[local], full.centroid()[row]);
+        }
+        let inactive_sum: f64 = (0..900)
+            .filter(|r| active.binary_search(r).is_err())
+            .map(|r| full.centroid()[r].abs())
+            .sum();
+        assert_eq!(inactive_sum, 0.0);
+        let b = explicit_centred(&data, &columns);
+        for k in 1..=3 {
+            let t = lanczos(&compact, k);
+            check_against_svd_right_only(&t, &b, k);
+        }
+    }
+
+    /// Singular values and right vectors against the dense SVD (left vectors live in the compact row space).
+    fn check_against_svd_right_only(t: &SingularTriplets, b: &DMatrix<f64>, k: usize) {
+        let (values, _, v) = crate::linalg::test_util::dense_svd(b);
+        for i in 0..k {
+            assert!(
+                (t.values[i] - values[i]).abs() <= 1e-8 * values[0],
+                "value {i}"
+            );
+            let cos = crate::linalg::test_util::abs_cos(&t.right[i], v.column(i).as_slice());
+            assert!(cos >= 1.0 - 1e-8, "right vector {i}: |cos| {cos}");
+        }
+    }
+
+    #[test]
     fn sparse_node_matches_dense_svd() {
         let data = random_sparse(400, 260, 0.04, 31);
         let all: Vec<usize> = (0..260).collect();

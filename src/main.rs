@@ -68,7 +68,12 @@ struct ClusterArgs {
     #[arg(long, default_value_t = 1, help_heading = "Clustering")]
     l: usize,
     /// PDGP fringe tolerance: the share of projections ignored at the two ends, in [0, 1).
-    #[arg(long, default_value_t = 0.2, help_heading = "Clustering")]
+    #[arg(
+        long,
+        default_value_t = 0.2,
+        allow_negative_numbers = true,
+        help_heading = "Clustering"
+    )]
     tau: f64,
     /// Random starts per split for bisecting-kmeans and kmeans.
     #[arg(long, default_value_t = 5, help_heading = "Clustering")]

@@ -285,3 +285,161 @@ fn keep_empty_keeps_and_reports_empty_documents() {
     assert_eq!(kept["docs"], 4);
     assert_eq!(kept["empty_documents"].as_array().map(Vec::len), Some(1));
 }
+
+#[test]
+fn cluster_bad_options_are_one_line_and_exit_2() {
+    assert_clean_failure(
+        &run(&["cluster", "--k", "3", "--rule", "nope"]),
+        &["unknown rule \"nope\""],
+    );
+    assert_clean_failure(&run(&["cluster", "--k", "0"]), &["--k"]);
+    assert_clean_failure(&run(&["cluster", "--k", "3", "--l", "9"]), &["--l 9"]);
+    assert_clean_failure(
+        &run(&["cluster", "--k", "3", "--rule", "pdgp", "--tau", "1"]),
+        &["--tau 1"],
+    );
+    assert_clean_failure(&run(&["cluster", "--k", "3", "--tau", "-0.5"]), &["--tau"]);
+    assert_clean_failure(
+        &run(&["cluster", "--k", "3", "/no/such/corpus"]),
+        &["/no/such/corpus"],
+    );
+}
+
+#[test]
+fn cluster_writes_json_csv_and_newick() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("out.json");
+    let csv = dir.path().join("out.csv");
+    let newick = dir.path().join("out.nwk");
+    let output = run(&[
+        "cluster",
+        "--k",
+        "6",
+        "--rule",
+        "pddp-oc",
+        "--json",
+        &json.to_string_lossy(),
+        "--csv",
+        &csv.to_string_lossy(),
+        "--newick",
+        &newick.to_string_lossy(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("accuracy") && stdout.contains("NMI"),
+        "{stdout}"
+    );
+
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("json written")).expect("JSON");
+    let docs = report["docs"].as_array().expect("docs");
+    assert_eq!(docs.len(), 270);
+    assert!(docs[0]["id"].is_string() && docs[0]["label"].is_string());
+    let assignments = report["assignments"].as_array().expect("assignments");
+    assert_eq!(assignments.len(), 270);
+    let leaves = report["leaves"].as_array().expect("leaves");
+    assert_eq!(leaves.len(), 6);
+    for leaf in leaves {
+        for key in [
+            "id",
+            "size",
+            "scatter",
+            "top_terms",
+            "label_counts",
+            "discriminating_terms",
+            "representatives",
+        ] {
+            assert!(leaf.get(key).is_some(), "leaf lacks {key}");
+        }
+    }
+    // Every document's leaf index is in range, and the leaf sizes add up.
+    assert!(
+        assignments
+            .iter()
+            .all(|a| a.as_u64().is_some_and(|l| l < 6))
+    );
+    let total: u64 = leaves.iter().filter_map(|l| l["size"].as_u64()).sum();
+    assert_eq!(total, 270);
+    let nodes = report["tree"]["nodes"].as_array().expect("tree nodes");
+    assert_eq!(nodes.len(), 11);
+    for key in [
+        "id", "parent", "children", "size", "scatter", "rule", "params",
+    ] {
+        assert!(nodes[0].get(key).is_some(), "node lacks {key}");
+    }
+    assert_eq!(nodes[0]["rule"], "pddp-oc");
+    for key in [
+        "objective",
+        "accuracy",
+        "nmi",
+        "ari",
+        "vi",
+        "purity",
+        "entropy",
+        "error_rate",
+    ] {
+        assert!(report["metrics"][key].is_number(), "metrics lack {key}");
+    }
+    for key in ["load", "matrix", "cluster"] {
+        assert!(report["timings_ms"][key].is_number(), "timings lack {key}");
+    }
+
+    let csv_text = std::fs::read_to_string(&csv).expect("csv written");
+    let mut lines = csv_text.lines();
+    assert_eq!(lines.next(), Some("id,leaf,path"));
+    let first = lines.next().expect("a row");
+    let fields: Vec<&str> = first.split(',').collect();
+    assert_eq!(fields.len(), 3);
+    assert!(fields[2].starts_with("0/"), "path from the root: {first}");
+    assert_eq!(csv_text.lines().count(), 271);
+
+    let tree = std::fs::read_to_string(&newick).expect("newick written");
+    assert!(tree.trim_end().ends_with(';'));
+    assert_eq!(tree.matches('(').count(), tree.matches(')').count());
+    assert_eq!(
+        tree.matches('(').count(),
+        5,
+        "five internal nodes for six leaves of binary splits"
+    );
+    assert!(tree.contains("rule=pddp-oc"));
+}
+
+#[test]
+fn cluster_json_to_standard_output() {
+    let output = run(&["cluster", "--k", "2", "--json", "-"]);
+    assert_eq!(output.status.code(), Some(0));
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("stdout is only JSON");
+    assert_eq!(report["leaves"].as_array().map(Vec::len), Some(2));
+    // The table went to standard error instead.
+    assert!(String::from_utf8_lossy(&output.stderr).contains("leaf"));
+}
+
+#[test]
+fn cluster_is_deterministic() {
+    let args = [
+        "cluster",
+        "--k",
+        "5",
+        "--rule",
+        "bisecting-kmeans",
+        "--seed",
+        "7",
+        "--json",
+        "-",
+    ];
+    let strip_timings = |bytes: &[u8]| {
+        let mut value: serde_json::Value = serde_json::from_slice(bytes).expect("JSON");
+        value["timings_ms"] = serde_json::Value::Null;
+        value
+    };
+    let first = strip_timings(&run(&args).stdout);
+    let second = strip_timings(&run(&args).stdout);
+    assert_eq!(first, second);
+}

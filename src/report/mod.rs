@@ -31,6 +31,10 @@ pub struct LeafReport {
     pub size: usize,
     pub scatter: f64,
     pub top_terms: Vec<String>,
+    /// Terms that set the leaf apart from every other document (largest `c_leaf - c_rest`).
+    pub discriminating_terms: Vec<String>,
+    /// Ids of the members nearest the leaf's centroid, nearest first.
+    pub representatives: Vec<String>,
     /// Label -> members with it.
     pub label_counts: BTreeMap<String, usize>,
     /// Figures against the labels, when there are labels.
@@ -95,6 +99,9 @@ pub struct ClusterReport {
 /// How many top terms each leaf lists.
 pub const TOP_TERMS: usize = 10;
 
+/// How many representative documents each leaf lists.
+pub const REPRESENTATIVES: usize = 5;
+
 /// The report of a tree over a dataset.
 pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
     let leaves = tree.leaves();
@@ -106,6 +113,8 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
         metrics::figures(&confusion, label_count);
     let has_labels = label_count > 0 && global.labelled > 0;
     let name_of = |label: Option<usize>| label.and_then(|l| dataset.label_names.get(l).cloned());
+    let root = tree.node(tree.root());
+    let term_names = dataset.matrix.row_names();
 
     let leaf_reports = leaves
         .iter()
@@ -129,15 +138,38 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
                     recall: f.recall,
                 }
             });
+            let discriminating = root
+                .map(|root| {
+                    let rest = terms::rest_centroid(
+                        &root.centroid,
+                        root.size(),
+                        &node.centroid,
+                        node.size(),
+                    );
+                    terms::discriminating_terms(&node.centroid, &rest, term_names, TOP_TERMS)
+                })
+                .unwrap_or_default();
+            let representatives = terms::representatives(
+                &dataset.matrix,
+                &node.members,
+                &node.centroid,
+                tree.norms_squared(),
+                REPRESENTATIVES,
+            );
             Some(LeafReport {
                 index,
                 id,
                 name: node.name.clone(),
                 size: node.size(),
                 scatter: node.scatter,
-                top_terms: terms::top_terms(&node.centroid, dataset.matrix.row_names(), TOP_TERMS)
+                top_terms: terms::top_terms(&node.centroid, term_names, TOP_TERMS)
                     .into_iter()
                     .map(|t| t.term)
+                    .collect(),
+                discriminating_terms: discriminating.into_iter().map(|t| t.term).collect(),
+                representatives: representatives
+                    .into_iter()
+                    .filter_map(|j| dataset.documents.get(j).map(|d| d.id.clone()))
                     .collect(),
                 label_counts,
                 figures,

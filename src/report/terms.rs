@@ -86,3 +86,61 @@ pub fn representatives(
     scored.sort_by(order);
     scored.into_iter().map(|(_, j)| j).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::DMatrix;
+
+    fn names() -> Vec<String> {
+        ["alpha", "beta", "gamma", "delta"]
+            .map(String::from)
+            .to_vec()
+    }
+
+    #[test]
+    fn top_terms_are_the_largest_centroid_entries() {
+        let top = top_terms(&[0.1, 0.5, 0.0, 0.5], &names(), 3);
+        // beta and delta tie at 0.5: the lower index first; gamma (0) is never a top term.
+        let terms: Vec<&str> = top.iter().map(|t| t.term.as_str()).collect();
+        assert_eq!(terms, ["beta", "delta", "alpha"]);
+    }
+
+    #[test]
+    fn discriminating_terms_against_a_sibling_and_the_rest() {
+        // Node centroid (0.4, 0.1, 0.3, 0); sibling (0.1, 0.4, 0.3, 0.2): differences (0.3, -0.3, 0, -0.2).
+        let node = [0.4, 0.1, 0.3, 0.0];
+        let sibling = [0.1, 0.4, 0.3, 0.2];
+        let against = discriminating_terms(&node, &sibling, &names(), 5);
+        assert_eq!(against.len(), 1);
+        assert_eq!(against[0].term, "alpha");
+        assert!((against[0].weight - 0.3).abs() < 1e-12);
+        // Root of 10 documents with centroid (0.25, 0.25, 0.3, 0.1); the node holds 5 of them: the rest's
+        // centroid is (10 * root - 5 * node) / 5 = (0.1, 0.4, 0.3, 0.2), the sibling's here.
+        let rest = rest_centroid(&[0.25, 0.25, 0.3, 0.1], 10, &node, 5);
+        for (r, s) in rest.iter().zip(sibling) {
+            assert!((r - s).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn representatives_are_nearest_the_centroid() {
+        // Columns (1, 0), (0, 1), (0.6, 0.4), (5, 5); centroid of the first three (0.533, 0.467): column 2 is
+        // nearest, then 0 (distance^2 0.4356), then 1 (0.5689).
+        let data = DataMatrix::Dense {
+            matrix: DMatrix::from_column_slice(2, 4, &[1.0, 0.0, 0.0, 1.0, 0.6, 0.4, 5.0, 5.0]),
+            features: vec!["x".into(), "y".into()],
+        };
+        let members = [0, 1, 2];
+        let centroid = data.centroid(&members);
+        let norms = data.column_norms_squared();
+        assert_eq!(
+            representatives(&data, &members, &centroid, &norms, 2),
+            vec![2, 0]
+        );
+        assert_eq!(
+            representatives(&data, &members, &centroid, &norms, 10),
+            vec![2, 0, 1]
+        );
+    }
+}

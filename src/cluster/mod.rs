@@ -267,13 +267,23 @@ pub struct Tree {
     pub excluded: Vec<usize>,
 }
 
-/// Relative size below which a scatter counts as zero: the columns of such a node coincide up to rounding.
-const ZERO_SCATTER: f64 = 1e-12;
+/// A scatter below this multiple of `eps sum_j ||a_j||^2` is the rounding of the subtraction below, not spread:
+/// the columns of such a node coincide. (The same threshold as [`CentredColumns::scatter`], so that a node the
+/// tree calls splittable has a principal direction.)
+///
+/// [`CentredColumns::scatter`]: crate::linalg::CentredColumns::scatter
+const SCATTER_NOISE_FACTOR: f64 = 1e3;
 
+/// `s_p = sum_j ||a_j||^2 - n_p ||c_p||^2`, from the column norms and the centroid; rounding-level results are 0.
 fn scatter_of(members: &[usize], centroid: &[f64], norms_squared: &[f64]) -> f64 {
     let norms: f64 = members.iter().map(|&j| norms_squared[j]).sum();
     let centroid_sq: f64 = centroid.iter().map(|v| v * v).sum();
-    (norms - members.len() as f64 * centroid_sq).max(0.0)
+    let scatter = norms - members.len() as f64 * centroid_sq;
+    if scatter <= SCATTER_NOISE_FACTOR * f64::EPSILON * norms {
+        0.0
+    } else {
+        scatter
+    }
 }
 
 impl Tree {
@@ -366,8 +376,7 @@ impl Tree {
         if node.size() < 2 {
             return Ok(Some("it has a single member"));
         }
-        let norms: f64 = node.members.iter().map(|&j| self.norms_squared[j]).sum();
-        if node.scatter <= ZERO_SCATTER * norms.max(f64::MIN_POSITIVE) {
+        if node.scatter == 0.0 {
             return Ok(Some(
                 "its scatter is zero (all members are the same vector)",
             ));

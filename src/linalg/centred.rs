@@ -582,33 +582,6 @@ impl LinearOperator for CentredColumns<'_> {
     }
 }
 
-/// The centroid (mean column) of the node made of `columns`, dense, length `data.rows()`; zeros when `columns`
-/// is empty.
-///
-/// # Panics
-/// If a column index is out of range.
-pub fn centroid(data: &DataMatrix, columns: &[usize]) -> Vec<f64> {
-    CentredColumns::new(data, columns).centroid
-}
-
-/// `||a_j||^2` for each column of the node, in the order given.
-///
-/// # Panics
-/// If a column index is out of range.
-pub fn column_norms_squared(data: &DataMatrix, columns: &[usize]) -> Vec<f64> {
-    CentredColumns::new(data, columns).column_norms_squared()
-}
-
-/// The scatter of a node, `s_p = ||A_p - c e^T||_F^2 = sum_j ||a_j||^2 - n ||c||^2` (seed 000, section 2),
-/// computed from the column norms and the centroid without forming the centred matrix; rounding-level results
-/// are 0 (see [`CentredColumns::scatter`]).
-///
-/// # Panics
-/// If a column index is out of range.
-pub fn scatter(data: &DataMatrix, columns: &[usize]) -> f64 {
-    CentredColumns::new(data, columns).scatter()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -642,7 +615,6 @@ mod tests {
             op.scatter(),
             frobenius
         );
-        assert_eq!(scatter(data, columns).to_bits(), op.scatter().to_bits());
         let gram = b.transpose() * &b;
         let scale = gram.amax().max(1.0);
         assert!(
@@ -700,12 +672,12 @@ mod tests {
         let b = crate::linalg::test_util::explicit_columns(&data, &columns);
         let mean = b.column_mean();
         assert_close(
-            &centroid(&data, &columns),
+            CentredColumns::new(&data, &columns).centroid(),
             mean.as_slice(),
             1e-15,
             "centroid",
         );
-        let norms = column_norms_squared(&data, &columns);
+        let norms = CentredColumns::new(&data, &columns).column_norms_squared();
         for (position, norm) in norms.iter().enumerate() {
             assert!((norm - b.column(position).norm_squared()).abs() <= 1e-14);
         }
@@ -742,7 +714,7 @@ mod tests {
             terms,
         };
         let columns: Vec<usize> = (0..9).collect();
-        assert_eq!(scatter(&data, &columns), 0.0);
+        assert_eq!(CentredColumns::new(&data, &columns).scatter(), 0.0);
     }
 
     #[test]

@@ -21,7 +21,7 @@ mod test_util;
 
 use nalgebra::DMatrix;
 
-pub use centred::{CentredColumns, PARALLEL_MIN_NNZ, centroid, column_norms_squared, scatter};
+pub use centred::{CentredColumns, PARALLEL_MIN_NNZ};
 pub use dense::{DENSE_LIMIT, leading_singular_dense};
 pub use lanczos::{
     LanczosOptions, SingularTriplets, SvdMethod, leading_singular, leading_singular_auto,

@@ -124,6 +124,27 @@ pub fn orthants(directions: &[Vec<f64>], cuts: &[f64], members: usize) -> Vec<us
         .collect()
 }
 
+/// PDDP(l)'s split with cut points chosen per direction: the orthant of each member around `cuts` on the `l`
+/// leading principal directions (seed 000 section 2: PDDP(l) with zero cuts, PDDP_OCPC with the 1-D optimal
+/// ones).
+pub fn orthant_split(
+    node: &SplitContext,
+    l: usize,
+    choose_cuts: impl Fn(&[Vec<f64>]) -> Vec<f64>,
+    what: &str,
+) -> Result<Partition, ClusterError> {
+    let directions = principal_directions(node, l)?;
+    let cuts = choose_cuts(&directions.right);
+    let codes = orthants(&directions.right, &cuts, node.members.len());
+    let groups = groups_from_labels(node.members, &codes, 1 << directions.right.len());
+    let detail = SplitDetail {
+        singular_values: directions.values,
+        cuts,
+        ..SplitDetail::default()
+    };
+    require_split(groups, detail, what)
+}
+
 /// A partition that must have at least two groups, or the rule reports why not.
 pub fn require_split(
     groups: Vec<Vec<usize>>,

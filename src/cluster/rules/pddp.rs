@@ -1,10 +1,7 @@
 //! `pddp` and `pddp --l L`: Principal Direction Divisive Partitioning (Boley 1998) and its 2^l-way extension
 //! PDDP(l) (Zeimpekis & Gallopoulos, seed 000 section 2, Table 1).
 
-use super::{
-    Partition, SplitContext, SplitDetail, SplitRule, groups_from_labels, orthants,
-    principal_directions, require_split,
-};
+use super::{Partition, SplitContext, SplitRule, orthant_split};
 use crate::cluster::ClusterError;
 
 /// PDDP(l): each member goes to the orthant given by the signs of its row of the l leading right singular vectors
@@ -24,15 +21,11 @@ impl SplitRule for Pddp {
     }
 
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        let directions = principal_directions(node, self.l)?;
-        let cuts = vec![0.0; directions.right.len()];
-        let codes = orthants(&directions.right, &cuts, node.members.len());
-        let groups = groups_from_labels(node.members, &codes, 1 << directions.right.len());
-        let detail = SplitDetail {
-            singular_values: directions.values,
-            cuts,
-            ..SplitDetail::default()
-        };
-        require_split(groups, detail, "the sign of the principal direction")
+        orthant_split(
+            node,
+            self.l,
+            |directions| vec![0.0; directions.len()],
+            "the sign of the principal direction",
+        )
     }
 }

@@ -1,10 +1,7 @@
 //! `pddp-ocpc`: PDDP_OCPC (Zeimpekis & Gallopoulos, seed 000 section 2): the optimal 1-D 2-means cut point on
 //! each of the l leading principal directions, then PDDP(l)'s orthants around the shifted origin.
 
-use super::{
-    Partition, SplitContext, SplitDetail, SplitRule, groups_from_labels, orthants,
-    principal_directions, require_split,
-};
+use super::{Partition, SplitContext, SplitRule, orthant_split};
 use crate::cluster::ClusterError;
 use crate::cluster::cuts::optimal_cut_1d;
 
@@ -23,22 +20,16 @@ impl SplitRule for PddpOcpc {
     }
 
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        let directions = principal_directions(node, self.l)?;
-        let cuts: Vec<f64> = directions
-            .right
-            .iter()
-            .map(|v| optimal_cut_1d(v).unwrap_or(0.0))
-            .collect();
-        let codes = orthants(&directions.right, &cuts, node.members.len());
-        let groups = groups_from_labels(node.members, &codes, 1 << directions.right.len());
-        let detail = SplitDetail {
-            singular_values: directions.values,
-            cuts,
-            ..SplitDetail::default()
+        let optimal_cuts = |directions: &[Vec<f64>]| {
+            directions
+                .iter()
+                .map(|v| optimal_cut_1d(v).unwrap_or(0.0))
+                .collect()
         };
-        require_split(
-            groups,
-            detail,
+        orthant_split(
+            node,
+            self.l,
+            optimal_cuts,
             "the optimal cut on the principal directions",
         )
     }

@@ -392,3 +392,63 @@ fn clouds_are_found() {
     sizes.sort_unstable();
     assert_eq!(sizes, vec![20, 30, 40]);
 }
+
+#[test]
+fn the_tree_does_not_depend_on_the_number_of_threads() {
+    // Large enough (about 90,000 non-zeros) that the products, Lloyd passes and weighting take their parallel
+    // paths at the top of the tree.
+    let large = {
+        let mut state = 42u64;
+        let mut next = move |bound: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % bound
+        };
+        let documents: Vec<Vec<(u32, u32)>> = (0..3000)
+            .map(|d| {
+                // Three topics of 600 terms each, plus noise over all 2,000 terms.
+                let topic = (d % 3) as u64 * 600;
+                let mut terms: Vec<(u32, u32)> = (0..30)
+                    .map(|i| {
+                        let term = if i % 3 == 0 {
+                            next(2000)
+                        } else {
+                            topic + next(600)
+                        };
+                        (term as u32, 1 + next(3) as u32)
+                    })
+                    .collect();
+                terms.sort_unstable();
+                terms.dedup_by_key(|t| t.0);
+                terms
+            })
+            .collect();
+        let counts = pdx::text::TermCounts {
+            terms: (0..2000).map(|t| format!("t{t}")).collect(),
+            token_counts: vec![30; documents.len()],
+            documents,
+        };
+        pdx::matrix::weight_counts(&counts, pdx::matrix::Weighting::TEXT_DEFAULT)
+    };
+    assert!(large.nnz() > 80_000);
+    let grow_with = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        pool.install(|| {
+            let mut trees = Vec::new();
+            for data in [&demo().matrix, &large] {
+                for rule in all_rules() {
+                    let mut tree = Tree::new(data, (0..data.cols()).collect(), Vec::new());
+                    tree.grow(data, &rule, 8, SelectPolicy::Scatter)
+                        .expect("grows");
+                    trees.push(serde_json::to_string(&tree).expect("serialises"));
+                }
+            }
+            trees
+        })
+    };
+    assert_eq!(grow_with(1), grow_with(3));
+}

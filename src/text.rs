@@ -223,18 +223,22 @@ pub fn count_terms(
         .collect();
     drop(global_ids);
     let algorithm = options.stem.as_deref().and_then(stemmer_algorithm);
-    let stems: Vec<String> = words
-        .par_iter()
-        .map_init(
-            || algorithm.map(Stemmer::create),
-            |stemmer, word| match stemmer {
-                Some(stemmer) => stemmer.stem(word).into_owned(),
-                None => (*word).to_string(),
-            },
-        )
+    // A word the stemmer leaves alone stays borrowed: no allocation for it.
+    let stems: Vec<std::borrow::Cow<str>> = words
+        .par_chunks(STEM_CHUNK)
+        .flat_map_iter(|chunk| {
+            let stemmer = algorithm.map(Stemmer::create);
+            chunk
+                .iter()
+                .map(|&word| match &stemmer {
+                    Some(stemmer) => stemmer.stem(word),
+                    None => std::borrow::Cow::Borrowed(word),
+                })
+                .collect::<Vec<_>>()
+        })
         .collect();
     // Terms are the distinct stems in alphabetical order, so term numbers do not depend on chunking.
-    let mut terms: Vec<&str> = stems.iter().map(String::as_str).collect();
+    let mut terms: Vec<&str> = stems.iter().map(|stem| stem.as_ref()).collect();
     terms.par_sort_unstable();
     terms.dedup();
     let term_ids: FxHashMap<&str, u32> = terms
@@ -242,7 +246,7 @@ pub fn count_terms(
         .enumerate()
         .map(|(i, t)| (*t, i as u32))
         .collect();
-    let term_of_word: Vec<u32> = stems.iter().map(|stem| term_ids[stem.as_str()]).collect();
+    let term_of_word: Vec<u32> = stems.iter().map(|stem| term_ids[stem.as_ref()]).collect();
     drop(term_ids);
 
     let renumbered: Vec<ChunkTerms> = chunks
@@ -290,6 +294,9 @@ pub fn count_terms(
     };
     filter_terms(counts, options)
 }
+
+/// Distinct words per stemming task.
+const STEM_CHUNK: usize = 4096;
 
 /// Fewer documents than this per chunk would make the per-chunk word tables cost more than they save.
 const MIN_DOCUMENTS_PER_CHUNK: usize = 64;

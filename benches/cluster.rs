@@ -129,6 +129,33 @@ fn main() {
         );
     }
 
+    // The TUI's split preview of the root: one Lanczos run, every linear rule's split, objectives and entropy.
+    let labels: Vec<Option<u32>> = dataset.documents.iter().map(|d| d.label).collect();
+    let tree = Tree::for_dataset(dataset);
+    let rules = report::preview::linear_rules(0.2);
+    let times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let preview = report::preview::preview(
+                &tree,
+                &dataset.matrix,
+                tree.root(),
+                &rules,
+                Some((&labels, dataset.label_names.len())),
+            );
+            if let Err(error) = preview {
+                eprintln!("preview: {error}");
+                std::process::exit(2);
+            }
+            start.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    println!(
+        "preview   root, {} linear rules: {:>7.1} ms (median of {runs})",
+        rules.len(),
+        median(times)
+    );
+
     // Each rule to 20 leaves.
     let mut pddp_ms = f64::NAN;
     for name in linear.iter().chain(&["bisecting-kmeans"]) {

@@ -2,6 +2,7 @@
 //! the export formats of `pdx cluster` (JSON, CSV, Newick).
 
 pub mod metrics;
+pub mod preview;
 pub mod terms;
 
 use std::collections::BTreeMap;

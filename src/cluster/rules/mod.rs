@@ -61,7 +61,36 @@ pub struct SplitDetail {
 pub trait SplitRule: Send + Sync {
     /// The name used on the command line and in exports.
     fn name(&self) -> &'static str;
+
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError>;
+
+    /// How many leading principal directions the split is derived from; 0 for rules that do not use them
+    /// (k-means). Rules that use them compute them in [`SplitRule::split`] and split in
+    /// [`SplitRule::split_along`].
+    fn directions_needed(&self) -> usize {
+        0
+    }
+
+    /// The split from principal directions computed beforehand (at least [`SplitRule::directions_needed`] of
+    /// them), so that a preview can compare every linear rule on a node from one Lanczos run. Rules that use no
+    /// directions ignore them and split as [`SplitRule::split`] does.
+    fn split_along(
+        &self,
+        node: &SplitContext,
+        directions: &Directions,
+    ) -> Result<Partition, ClusterError> {
+        let _ = directions;
+        self.split(node)
+    }
+}
+
+/// [`SplitRule::split`] of a rule that works from principal directions: compute them, then split along them.
+pub(super) fn split_from_directions(
+    rule: &dyn SplitRule,
+    node: &SplitContext,
+) -> Result<Partition, ClusterError> {
+    let directions = principal_directions(node, rule.directions_needed())?;
+    rule.split_along(node, &directions)
 }
 
 /// Lanczos tolerance for split directions (relative residual). A direction only decides signs and an ordering,
@@ -70,11 +99,15 @@ pub trait SplitRule: Send + Sync {
 /// document at 5 nodes. The test `loose_tolerance_splits_like_a_tight_one` checks this on real data.
 pub const SPLIT_TOLERANCE: f64 = 1e-5;
 
-/// The leading `l` principal directions of a node: singular values and right singular vectors (one coordinate
-/// per member, in member order) of the implicitly centred node matrix `A_p - c e^T` (seed 000 section 2).
+/// The leading `l` principal directions of a node: singular values, right singular vectors (one coordinate per
+/// member, in member order) and left singular vectors (one entry per row of the data) of the implicitly centred
+/// node matrix `A_p - c e^T` (seed 000 section 2). Member j's coordinate on direction i is
+/// `u_i^T (a_j - c) = sigma_i v_i[j]`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Directions {
     pub values: Vec<f64>,
     pub right: Vec<Vec<f64>>,
+    pub left: Vec<Vec<f64>>,
 }
 
 pub fn principal_directions(node: &SplitContext, l: usize) -> Result<Directions, ClusterError> {
@@ -91,9 +124,26 @@ pub fn principal_directions(node: &SplitContext, l: usize) -> Result<Directions,
             reason: "the node's columns are all equal (no principal direction)".into(),
         });
     }
+    // The operator works on the node's own rows; put the left vectors back in the data's row space.
+    let rows = node.data.rows();
+    let left = match operator.active_rows() {
+        Some(active) => triplets
+            .left
+            .iter()
+            .map(|compact| {
+                let mut full = vec![0.0; rows];
+                for (&row, &value) in active.iter().zip(compact) {
+                    full[row] = value;
+                }
+                full
+            })
+            .collect(),
+        None => triplets.left,
+    };
     Ok(Directions {
         values: triplets.values,
         right: triplets.right,
+        left,
     })
 }
 
@@ -129,16 +179,18 @@ pub fn orthants(directions: &[Vec<f64>], cuts: &[f64], members: usize) -> Vec<us
 /// ones).
 pub fn orthant_split(
     node: &SplitContext,
+    directions: &Directions,
     l: usize,
     choose_cuts: impl Fn(&[Vec<f64>]) -> Vec<f64>,
     what: &str,
 ) -> Result<Partition, ClusterError> {
-    let directions = principal_directions(node, l)?;
-    let cuts = choose_cuts(&directions.right);
-    let codes = orthants(&directions.right, &cuts, node.members.len());
-    let groups = groups_from_labels(node.members, &codes, 1 << directions.right.len());
+    let used = l.min(directions.right.len());
+    let right = &directions.right[..used];
+    let cuts = choose_cuts(right);
+    let codes = orthants(right, &cuts, node.members.len());
+    let groups = groups_from_labels(node.members, &codes, 1 << used);
     let detail = SplitDetail {
-        singular_values: directions.values,
+        singular_values: directions.values[..used].to_vec(),
         cuts,
         ..SplitDetail::default()
     };

@@ -1,7 +1,7 @@
 //! `pddp` and `pddp --l L`: Principal Direction Divisive Partitioning (Boley 1998) and its 2^l-way extension
 //! PDDP(l) (Zeimpekis & Gallopoulos, seed 000 section 2, Table 1).
 
-use super::{Partition, SplitContext, SplitRule, orthant_split};
+use super::{Directions, Partition, SplitContext, SplitRule, orthant_split, split_from_directions};
 use crate::cluster::ClusterError;
 
 /// PDDP(l): each member goes to the orthant given by the signs of its row of the l leading right singular vectors
@@ -21,10 +21,24 @@ impl SplitRule for Pddp {
     }
 
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
+        split_from_directions(self, node)
+    }
+
+    fn directions_needed(&self) -> usize {
+        self.l
+    }
+
+    fn split_along(
+        &self,
+        node: &SplitContext,
+        directions: &Directions,
+    ) -> Result<Partition, ClusterError> {
+        let zero_cuts = |directions: &[Vec<f64>]| vec![0.0; directions.len()];
         orthant_split(
             node,
+            directions,
             self.l,
-            |directions| vec![0.0; directions.len()],
+            zero_cuts,
             "the sign of the principal direction",
         )
     }

@@ -1,7 +1,10 @@
 //! `pddp-2means`: PDDP_2MEANS (Zeimpekis & Gallopoulos, seed 000 section 2, after Theorem 1): 2-means on the
 //! node's columns started from the PDDP split.
 
-use super::{Partition, SplitContext, SplitRule, pddp::Pddp, require_split};
+use super::{
+    Directions, Partition, SplitContext, SplitRule, pddp::Pddp, require_split,
+    split_from_directions,
+};
 use crate::cluster::ClusterError;
 use crate::cluster::lloyd;
 
@@ -41,7 +44,19 @@ impl SplitRule for Pddp2Means {
     }
 
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        let start = Pddp { l: 1 }.split(node)?;
+        split_from_directions(self, node)
+    }
+
+    fn directions_needed(&self) -> usize {
+        1
+    }
+
+    fn split_along(
+        &self,
+        node: &SplitContext,
+        directions: &Directions,
+    ) -> Result<Partition, ClusterError> {
+        let start = Pddp { l: 1 }.split_along(node, directions)?;
         refine_two(node, &start.groups, start.detail)
     }
 }

@@ -1,7 +1,7 @@
 //! `pddp-oc`: PDDP_OC (Zeimpekis & Gallopoulos, seed 000 section 2, Lemma 1): the optimal cut along the ordering
 //! that the leading principal component induces, under the full k-means objective.
 
-use super::{Partition, SplitContext, SplitDetail, SplitRule, principal_directions};
+use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, split_from_directions};
 use crate::cluster::ClusterError;
 use crate::cluster::cuts::optimal_cut_along_order;
 
@@ -27,8 +27,8 @@ pub(super) fn ordered_by(members: &[usize], coordinates: &[f64]) -> (Vec<usize>,
 /// PDDP_OC's split, shared with PDDP_OC_2MEANS (which refines it).
 pub(super) fn optimal_cut_split(
     node: &SplitContext,
+    directions: &Directions,
 ) -> Result<(Vec<Vec<usize>>, SplitDetail, f64), ClusterError> {
-    let directions = principal_directions(node, 1)?;
     let (order, sorted) = ordered_by(node.members, &directions.right[0]);
     let best = optimal_cut_along_order(node.data, &order, node.norms_squared);
     let mut lower = order[..best.cut].to_vec();
@@ -36,7 +36,7 @@ pub(super) fn optimal_cut_split(
     lower.sort_unstable();
     upper.sort_unstable();
     let detail = SplitDetail {
-        singular_values: directions.values,
+        singular_values: directions.values[..1].to_vec(),
         cuts: vec![0.5 * (sorted[best.cut - 1] + sorted[best.cut])],
         ..SplitDetail::default()
     };
@@ -49,7 +49,19 @@ impl SplitRule for PddpOc {
     }
 
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        let (groups, detail, _) = optimal_cut_split(node)?;
+        split_from_directions(self, node)
+    }
+
+    fn directions_needed(&self) -> usize {
+        1
+    }
+
+    fn split_along(
+        &self,
+        node: &SplitContext,
+        directions: &Directions,
+    ) -> Result<Partition, ClusterError> {
+        let (groups, detail, _) = optimal_cut_split(node, directions)?;
         Ok(Partition { groups, detail })
     }
 }

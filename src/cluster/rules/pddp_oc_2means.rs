@@ -2,7 +2,8 @@
 //! PDDP_OC split.
 
 use super::{
-    Partition, SplitContext, SplitRule, pddp_2means::refine_two, pddp_oc::optimal_cut_split,
+    Directions, Partition, SplitContext, SplitRule, pddp_2means::refine_two,
+    pddp_oc::optimal_cut_split, split_from_directions,
 };
 use crate::cluster::ClusterError;
 
@@ -16,7 +17,19 @@ impl SplitRule for PddpOc2Means {
     }
 
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        let (groups, detail, _) = optimal_cut_split(node)?;
+        split_from_directions(self, node)
+    }
+
+    fn directions_needed(&self) -> usize {
+        1
+    }
+
+    fn split_along(
+        &self,
+        node: &SplitContext,
+        directions: &Directions,
+    ) -> Result<Partition, ClusterError> {
+        let (groups, detail, _) = optimal_cut_split(node, directions)?;
         refine_two(node, &groups, detail)
     }
 }

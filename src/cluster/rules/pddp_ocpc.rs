@@ -1,7 +1,7 @@
 //! `pddp-ocpc`: PDDP_OCPC (Zeimpekis & Gallopoulos, seed 000 section 2): the optimal 1-D 2-means cut point on
 //! each of the l leading principal directions, then PDDP(l)'s orthants around the shifted origin.
 
-use super::{Partition, SplitContext, SplitRule, orthant_split};
+use super::{Directions, Partition, SplitContext, SplitRule, orthant_split, split_from_directions};
 use crate::cluster::ClusterError;
 use crate::cluster::cuts::optimal_cut_1d;
 
@@ -20,6 +20,18 @@ impl SplitRule for PddpOcpc {
     }
 
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
+        split_from_directions(self, node)
+    }
+
+    fn directions_needed(&self) -> usize {
+        self.l
+    }
+
+    fn split_along(
+        &self,
+        node: &SplitContext,
+        directions: &Directions,
+    ) -> Result<Partition, ClusterError> {
         let optimal_cuts = |directions: &[Vec<f64>]| {
             directions
                 .iter()
@@ -28,6 +40,7 @@ impl SplitRule for PddpOcpc {
         };
         orthant_split(
             node,
+            directions,
             self.l,
             optimal_cuts,
             "the optimal cut on the principal directions",

@@ -1,6 +1,9 @@
 //! `pdgp`: Principal Direction Gap Partitioning (Abbey et al., seed 003 section 4, Definition 4).
 
-use super::{Partition, SplitContext, SplitDetail, SplitRule, principal_directions, require_split};
+use super::{
+    Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split,
+    split_from_directions,
+};
 use crate::cluster::ClusterError;
 use crate::cluster::cuts::largest_gap;
 
@@ -18,7 +21,18 @@ impl SplitRule for Pdgp {
     }
 
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        let directions = principal_directions(node, 1)?;
+        split_from_directions(self, node)
+    }
+
+    fn directions_needed(&self) -> usize {
+        1
+    }
+
+    fn split_along(
+        &self,
+        node: &SplitContext,
+        directions: &Directions,
+    ) -> Result<Partition, ClusterError> {
         let v = &directions.right[0];
         let Some(cut) = largest_gap(v, self.tau) else {
             return Err(ClusterError::Degenerate {
@@ -38,7 +52,7 @@ impl SplitRule for Pdgp {
             .filter(|g| !g.is_empty())
             .collect();
         let detail = SplitDetail {
-            singular_values: directions.values,
+            singular_values: directions.values[..1].to_vec(),
             cuts: vec![cut],
             ..SplitDetail::default()
         };

@@ -1,0 +1,278 @@
+//! The split preview of a node: its documents' coordinates on the leading principal directions, where each
+//! linear rule would cut the leading one, and what each linear rule's split would give (child sizes, objective,
+//! entropy and purity against the labels). One Lanczos run serves every rule
+//! ([`SplitRule::split_along`](crate::cluster::rules::SplitRule::split_along)).
+
+use serde::Serialize;
+
+use super::metrics;
+use crate::cluster::rules::{Directions, SplitContext, principal_directions};
+use crate::cluster::{ClusterError, RuleSpec, Tree};
+use crate::matrix::DataMatrix;
+
+/// What a rule's split of the node would give.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleOutcome {
+    pub child_sizes: Vec<usize>,
+    /// The node's scatter.
+    pub objective_before: f64,
+    /// The sum of the children's scatters.
+    pub objective_after: f64,
+    /// Normalised entropy and purity of the children against the labels, when there are labels.
+    pub entropy_after: Option<f64>,
+    pub purity_after: Option<f64>,
+}
+
+/// One linear rule on the previewed node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RulePreview {
+    pub rule: RuleSpec,
+    /// Where the rule cuts the leading direction, in coordinate units (0 for PDDP). For the 2-means rules, the
+    /// point where their boundary hyperplane `||x - m_0|| = ||x - m_1||` crosses the leading direction.
+    pub cut: Option<f64>,
+    /// The split, or why the rule refuses the node.
+    pub outcome: Result<RuleOutcome, String>,
+}
+
+/// The preview of one node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SplitPreview {
+    pub node: usize,
+    pub singular_values: Vec<f64>,
+    /// Each member's coordinate on the leading principal direction, `u_1^T (a_j - c) = sigma_1 v_1[j]`, in
+    /// member order.
+    pub coordinates: Vec<f64>,
+    /// The same on the second direction, when the node has one.
+    pub second: Option<Vec<f64>>,
+    pub rules: Vec<RulePreview>,
+}
+
+/// The linear rules a preview compares, with the parameters given.
+pub fn linear_rules(tau: f64) -> Vec<RuleSpec> {
+    vec![
+        RuleSpec::Pddp { l: 1 },
+        RuleSpec::Pddp2Means,
+        RuleSpec::PddpOc,
+        RuleSpec::PddpOc2Means,
+        RuleSpec::PddpOcpc { l: 1 },
+        RuleSpec::Pdgp { tau },
+    ]
+}
+
+/// Preview `rules` on leaf `node`. `labels` gives each column's label index and the number of labels.
+pub fn preview(
+    tree: &Tree,
+    data: &DataMatrix,
+    node: usize,
+    rules: &[RuleSpec],
+    labels: Option<(&[Option<u32>], usize)>,
+) -> Result<SplitPreview, ClusterError> {
+    if let Some(reason) = tree.unsplittable_reason(node)? {
+        return Err(ClusterError::Unsplittable { node, reason });
+    }
+    let leaf = tree.node(node).ok_or(ClusterError::NoSuchNode(node))?;
+    let context = SplitContext {
+        data,
+        members: &leaf.members,
+        norms_squared: tree.norms_squared(),
+        node_id: node,
+    };
+    let wanted = rules
+        .iter()
+        .map(|r| r.rule().directions_needed())
+        .max()
+        .unwrap_or(1)
+        .max(2);
+    let directions = principal_directions(&context, wanted)?;
+    let coordinates = scaled(&directions, 0);
+    let second = (directions.right.len() > 1).then(|| scaled(&directions, 1));
+    let previews = rules
+        .iter()
+        .map(|rule| {
+            preview_rule(
+                rule,
+                &context,
+                &directions,
+                leaf.scatter,
+                &leaf.centroid,
+                labels,
+            )
+        })
+        .collect();
+    Ok(SplitPreview {
+        node,
+        singular_values: directions.values.clone(),
+        coordinates,
+        second,
+        rules: previews,
+    })
+}
+
+fn scaled(directions: &Directions, i: usize) -> Vec<f64> {
+    directions.right[i]
+        .iter()
+        .map(|v| v * directions.values[i])
+        .collect()
+}
+
+fn preview_rule(
+    rule: &RuleSpec,
+    context: &SplitContext,
+    directions: &Directions,
+    objective_before: f64,
+    centroid: &[f64],
+    labels: Option<(&[Option<u32>], usize)>,
+) -> RulePreview {
+    let implementation = rule.rule();
+    let sigma = directions.values[0];
+    let partition = match implementation.split_along(context, directions) {
+        Ok(partition) => partition,
+        Err(error) => {
+            return RulePreview {
+                rule: rule.clone(),
+                cut: None,
+                outcome: Err(error.to_string()),
+            };
+        }
+    };
+    let groups = &partition.groups;
+    let mut objective_after = 0.0;
+    let mut group_centroids = Vec::with_capacity(groups.len());
+    for group in groups {
+        let c = context.data.centroid(group);
+        let norms: f64 = group.iter().map(|&j| context.norms_squared[j]).sum();
+        let c_sq: f64 = c.iter().map(|v| v * v).sum();
+        objective_after += (norms - group.len() as f64 * c_sq).max(0.0);
+        group_centroids.push(c);
+    }
+    let cut = match rule {
+        RuleSpec::Pddp2Means | RuleSpec::PddpOc2Means if groups.len() == 2 => boundary_crossing(
+            &group_centroids[0],
+            &group_centroids[1],
+            centroid,
+            &directions.left[0],
+        ),
+        _ if implementation.directions_needed() > 0 => {
+            partition.detail.cuts.first().map(|c| c * sigma)
+        }
+        _ => None,
+    };
+    let (entropy_after, purity_after) = match labels {
+        Some((labels, label_count)) if label_count > 0 => {
+            let mut assignment: Vec<Option<usize>> = vec![None; labels.len()];
+            for (g, group) in groups.iter().enumerate() {
+                for &j in group {
+                    assignment[j] = Some(g);
+                }
+            }
+            let confusion = metrics::confusion(&assignment, labels, groups.len(), label_count);
+            let (_, global) = metrics::figures(&confusion, label_count);
+            (Some(global.entropy), Some(global.purity))
+        }
+        _ => (None, None),
+    };
+    RulePreview {
+        rule: rule.clone(),
+        cut,
+        outcome: Ok(RuleOutcome {
+            child_sizes: groups.iter().map(Vec::len).collect(),
+            objective_before,
+            objective_after,
+            entropy_after,
+            purity_after,
+        }),
+    }
+}
+
+/// Where the 2-means boundary `w.x = b` (`w = m_0 - m_1`, `b = (||m_0||^2 - ||m_1||^2) / 2`) crosses the line
+/// `c + t u_1`, as the coordinate t; `None` when the boundary is parallel to the direction.
+fn boundary_crossing(m0: &[f64], m1: &[f64], centroid: &[f64], u1: &[f64]) -> Option<f64> {
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+    let w: Vec<f64> = m0.iter().zip(m1).map(|(a, b)| a - b).collect();
+    let b = 0.5 * (dot(m0, m0) - dot(m1, m1));
+    let along = dot(&w, u1);
+    (along.abs() > f64::EPSILON * dot(&w, &w).sqrt()).then(|| (b - dot(&w, centroid)) / along)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::DMatrix;
+
+    /// Two clumps on the x axis, (0..4, 0) and (10..13, 0), plus a little y.
+    fn clumps() -> DataMatrix {
+        let xs = [0.0, 1.0, 2.0, 3.0, 10.0, 11.0, 12.0];
+        let mut values = Vec::new();
+        for (i, x) in xs.iter().enumerate() {
+            values.push(*x);
+            values.push(if i % 2 == 0 { 0.1 } else { -0.1 });
+        }
+        DataMatrix::Dense {
+            matrix: DMatrix::from_column_slice(2, xs.len(), &values),
+            features: vec!["x".into(), "y".into()],
+        }
+    }
+
+    #[test]
+    fn every_rule_previewed_matches_its_real_split() {
+        let data = clumps();
+        let tree = Tree::new(&data, (0..7).collect(), Vec::new());
+        let labels: Vec<Option<u32>> = vec![
+            Some(0),
+            Some(0),
+            Some(0),
+            Some(0),
+            Some(1),
+            Some(1),
+            Some(1),
+        ];
+        let rules = linear_rules(0.2);
+        let preview = preview(&tree, &data, 0, &rules, Some((&labels, 2))).expect("previews");
+        assert_eq!(preview.coordinates.len(), 7);
+        assert!(preview.second.is_some());
+        for rule_preview in &preview.rules {
+            let mut real = tree.clone();
+            let children = real.split(&data, 0, &rule_preview.rule).expect("splits");
+            let sizes: Vec<usize> = children
+                .iter()
+                .map(|&c| real.node(c).expect("child").size())
+                .collect();
+            let outcome = rule_preview.outcome.as_ref().expect("splits");
+            assert_eq!(outcome.child_sizes, sizes, "{}", rule_preview.rule.name());
+            assert!((outcome.objective_after - real.objective()).abs() < 1e-9);
+            // The clumps are the labels: every rule here separates them perfectly.
+            assert_eq!(
+                outcome.entropy_after,
+                Some(0.0),
+                "{}",
+                rule_preview.rule.name()
+            );
+            // Every cut falls between the clumps' coordinates.
+            let cut = rule_preview.cut.expect("a cut");
+            let (low, high): (Vec<f64>, Vec<f64>) =
+                preview.coordinates.iter().partition(|&&x| x <= cut);
+            assert_eq!(
+                (low.len().min(high.len()), low.len().max(high.len())),
+                (3, 4),
+                "{}",
+                rule_preview.rule.name()
+            );
+        }
+        // PDDP cuts at 0.
+        assert_eq!(preview.rules[0].cut, Some(0.0));
+    }
+
+    #[test]
+    fn a_leaf_that_cannot_split_says_why() {
+        let data = clumps();
+        let mut tree = Tree::new(&data, vec![0], Vec::new());
+        assert!(preview(&tree, &data, 0, &linear_rules(0.2), None).is_err());
+        tree = Tree::new(&data, (0..7).collect(), Vec::new());
+        tree.split(&data, 0, &RuleSpec::Pddp { l: 1 })
+            .expect("splits");
+        assert!(
+            preview(&tree, &data, 0, &linear_rules(0.2), None).is_err(),
+            "an inner node"
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! The `pdx` command: parses the command line, runs a batch command or (with no command) opens a collection.
 //! Errors are printed as one line naming the file, with exit code 2.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,6 +15,8 @@ use pdx::matrix::Weighting;
 use pdx::report;
 use pdx::stats::Stats;
 use pdx::text::{StoplistChoice, TextOptions};
+
+mod tui;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -377,7 +379,21 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Stats { corpus, json }) => print_stats(&corpus, json),
         Some(Command::Cluster(args)) => run_cluster(&args),
-        // Until the terminal interface lands, opening a collection prints its statistics.
+        // On a terminal, open the collection in the TUI; otherwise (a pipe, a test) print its statistics.
+        None if std::io::stdout().is_terminal() => {
+            let corpus = cli.corpus.clone();
+            let what = if corpus.paths.is_empty() {
+                "the demo corpus".to_string()
+            } else {
+                corpus
+                    .paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            tui::run(what, move || corpus.open())
+        }
         None => print_stats(&cli.corpus, false),
     }
 }

@@ -1,0 +1,344 @@
+//! The key map, declared once as data: [`BINDINGS`] decides what a key does in each context, and the same table
+//! generates the `?` help screen and the key hint of the status line.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// What a key asks for. Keys become commands through [`BINDINGS`]; commands become model changes in `update`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Collapse,
+    Expand,
+    NextPane,
+    PrevTab,
+    NextTab,
+    Tab(u8),
+    Split,
+    SplitSuggested,
+    AutoSplit,
+    Merge,
+    Undo,
+    Redo,
+    RulePicker,
+    CyclePolicy,
+    Confusion,
+    OpenDocument,
+    Help,
+    Quit,
+    /// Close a popup, or cancel the running job.
+    Cancel,
+    /// Apply a popup (rule picker, prompt).
+    Confirm,
+    Yes,
+    No,
+    Increase,
+    Decrease,
+    /// A digit or `.` typed into a value; the character comes with the key.
+    Type,
+    Backspace,
+    /// Pick the rule under the cursor in the rule picker.
+    Choose,
+}
+
+/// Where a binding applies: the main screen (either pane, or one of them) or one popup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Context {
+    Main,
+    Tree,
+    Detail,
+    RulePicker,
+    Prompt,
+    Confirm,
+    /// Help, confusion view and document viewer: scrollable read-only popups.
+    Reader,
+}
+
+impl Context {
+    pub fn title(self) -> &'static str {
+        match self {
+            Context::Main => "Everywhere on the main screen",
+            Context::Tree => "Tree pane",
+            Context::Detail => "Detail pane",
+            Context::RulePicker => "Rule picker",
+            Context::Prompt => "Prompt",
+            Context::Confirm => "Question",
+            Context::Reader => "Help, confusion view, document viewer",
+        }
+    }
+}
+
+/// One key: a code with modifiers, or "any digit" (typed values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Plain(KeyCode),
+    Ctrl(char),
+    Digits,
+}
+
+impl Key {
+    pub fn matches(self, event: &KeyEvent) -> bool {
+        let ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
+        match self {
+            Key::Plain(code) => !ctrl && event.code == code,
+            Key::Ctrl(c) => ctrl && event.code == KeyCode::Char(c),
+            Key::Digits => {
+                !ctrl && matches!(event.code, KeyCode::Char(c) if c.is_ascii_digit() || c == '.')
+            }
+        }
+    }
+
+    pub fn label(self) -> String {
+        match self {
+            Key::Plain(code) => match code {
+                KeyCode::Char(' ') => "Space".into(),
+                KeyCode::Char(c) => c.to_string(),
+                KeyCode::Up => "↑".into(),
+                KeyCode::Down => "↓".into(),
+                KeyCode::Left => "←".into(),
+                KeyCode::Right => "→".into(),
+                KeyCode::Enter => "Enter".into(),
+                KeyCode::Esc => "Esc".into(),
+                KeyCode::Tab => "Tab".into(),
+                KeyCode::Home => "Home".into(),
+                KeyCode::End => "End".into(),
+                KeyCode::PageUp => "PgUp".into(),
+                KeyCode::PageDown => "PgDn".into(),
+                KeyCode::Backspace => "Bksp".into(),
+                other => format!("{other:?}"),
+            },
+            Key::Ctrl(c) => format!("Ctrl-{c}"),
+            Key::Digits => "0-9 .".into(),
+        }
+    }
+}
+
+pub struct Binding {
+    pub keys: &'static [Key],
+    pub command: Command,
+    pub context: Context,
+    pub help: &'static str,
+    /// Shown in the status line's key hint (main screen bindings only).
+    pub hint: Option<&'static str>,
+}
+
+use Key::{Ctrl, Digits, Plain};
+use KeyCode::{Backspace, Char, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Up};
+
+const fn bind(
+    keys: &'static [Key],
+    command: Command,
+    context: Context,
+    help: &'static str,
+) -> Binding {
+    Binding {
+        keys,
+        command,
+        context,
+        help,
+        hint: None,
+    }
+}
+
+const fn hint(
+    keys: &'static [Key],
+    command: Command,
+    context: Context,
+    help: &'static str,
+    hint: &'static str,
+) -> Binding {
+    Binding {
+        keys,
+        command,
+        context,
+        help,
+        hint: Some(hint),
+    }
+}
+
+/// Every key pdx's TUI knows, in the order the help screen lists them.
+#[rustfmt::skip]
+pub static BINDINGS: &[Binding] = &[
+    // The main screen, whichever pane has the focus.
+    hint(&[Plain(Char('?'))], Command::Help, Context::Main, "show this help", "help"),
+    hint(&[Plain(Char('s'))], Command::Split, Context::Main, "split the selected node with the current rule", "split"),
+    hint(&[Plain(Char('n'))], Command::SplitSuggested, Context::Main, "split the suggested node (marked ◆)", "next"),
+    hint(&[Plain(Char('a'))], Command::AutoSplit, Context::Main, "auto-split until K leaves", "auto"),
+    hint(&[Plain(Char('m'))], Command::Merge, Context::Main, "merge the selected node back into a leaf", "merge"),
+    hint(&[Plain(Char('u'))], Command::Undo, Context::Main, "undo", "undo"),
+    bind(&[Ctrl('r')], Command::Redo, Context::Main, "redo"),
+    hint(&[Plain(Char('r'))], Command::RulePicker, Context::Main, "choose the split rule and its parameters", "rule"),
+    bind(&[Plain(Char('p'))], Command::CyclePolicy, Context::Main, "cycle the selection policy (scatter, size, variance)"),
+    hint(&[Plain(Char('c'))], Command::Confusion, Context::Main, "confusion view: leaves x labels", "confusion"),
+    bind(&[Plain(KeyCode::Tab)], Command::NextPane, Context::Main, "switch between the tree and the detail pane"),
+    bind(&[Plain(Char('1'))], Command::Tab(0), Context::Main, "detail tab: Terms"),
+    bind(&[Plain(Char('2'))], Command::Tab(1), Context::Main, "detail tab: Labels"),
+    bind(&[Plain(Char('3'))], Command::Tab(2), Context::Main, "detail tab: Documents"),
+    bind(&[Plain(Esc)], Command::Cancel, Context::Main, "cancel the running split"),
+    hint(&[Plain(Char('q'))], Command::Quit, Context::Main, "quit (asks first if the tree changed)", "quit"),
+    // The tree pane.
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Tree, "select the node above"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Tree, "select the node below"),
+    bind(&[Plain(Left), Plain(Char('h'))], Command::Collapse, Context::Tree, "collapse the node (or go to its parent)"),
+    bind(&[Plain(Right), Plain(Char('l'))], Command::Expand, Context::Tree, "expand the node"),
+    bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Tree, "select the root"),
+    bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Tree, "select the last node"),
+    bind(&[Plain(Enter)], Command::Split, Context::Tree, "split the selected node"),
+    // The detail pane.
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Detail, "previous document / scroll up"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Detail, "next document / scroll down"),
+    bind(&[Plain(PageUp)], Command::PageUp, Context::Detail, "page up"),
+    bind(&[Plain(PageDown)], Command::PageDown, Context::Detail, "page down"),
+    bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Detail, "first document"),
+    bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Detail, "last document"),
+    bind(&[Plain(Left), Plain(Char('h'))], Command::PrevTab, Context::Detail, "previous tab"),
+    bind(&[Plain(Right), Plain(Char('l'))], Command::NextTab, Context::Detail, "next tab"),
+    bind(&[Plain(Enter)], Command::OpenDocument, Context::Detail, "open the document (Documents tab)"),
+    // The rule picker.
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::RulePicker, "previous row"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::RulePicker, "next row"),
+    bind(&[Plain(Char(' '))], Command::Choose, Context::RulePicker, "choose the rule under the cursor"),
+    bind(&[Plain(Char('+')), Plain(Right)], Command::Increase, Context::RulePicker, "increase the parameter"),
+    bind(&[Plain(Char('-')), Plain(Left)], Command::Decrease, Context::RulePicker, "decrease the parameter"),
+    bind(&[Digits], Command::Type, Context::RulePicker, "type the parameter's value"),
+    bind(&[Plain(Backspace)], Command::Backspace, Context::RulePicker, "delete a typed character"),
+    bind(&[Plain(Enter)], Command::Confirm, Context::RulePicker, "use this rule (and the rule under the cursor)"),
+    bind(&[Plain(Esc)], Command::Cancel, Context::RulePicker, "close without changing the rule"),
+    // The K prompt.
+    bind(&[Digits], Command::Type, Context::Prompt, "type the number"),
+    bind(&[Plain(Backspace)], Command::Backspace, Context::Prompt, "delete a character"),
+    bind(&[Plain(Enter)], Command::Confirm, Context::Prompt, "go"),
+    bind(&[Plain(Esc)], Command::Cancel, Context::Prompt, "cancel"),
+    // Yes / no questions.
+    bind(&[Plain(Char('y'))], Command::Yes, Context::Confirm, "yes"),
+    bind(&[Plain(Char('n')), Plain(Esc)], Command::No, Context::Confirm, "no"),
+    // Read-only popups.
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Reader, "scroll up"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Reader, "scroll down"),
+    bind(&[Plain(PageUp)], Command::PageUp, Context::Reader, "page up"),
+    bind(&[Plain(PageDown), Plain(Char(' '))], Command::PageDown, Context::Reader, "page down"),
+    bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Reader, "top"),
+    bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Reader, "bottom"),
+    bind(&[Plain(Esc), Plain(Char('q'))], Command::Cancel, Context::Reader, "close"),
+];
+
+/// The command `event` means in `contexts` (searched in order: the most specific first).
+pub fn lookup(contexts: &[Context], event: &KeyEvent) -> Option<Command> {
+    contexts.iter().find_map(|&context| {
+        BINDINGS
+            .iter()
+            .filter(|b| b.context == context)
+            .find(|b| b.keys.iter().any(|k| k.matches(event)))
+            .map(|b| b.command)
+    })
+}
+
+/// The keys of a binding as one label, e.g. `↑/k`.
+pub fn keys_label(binding: &Binding) -> String {
+    binding
+        .keys
+        .iter()
+        .map(|k| k.label())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The help screen's lines: a heading per context, then `keys  description`.
+pub fn help_lines() -> Vec<(Option<Context>, String, &'static str)> {
+    let mut lines = Vec::new();
+    let mut current = None;
+    for binding in BINDINGS {
+        if current != Some(binding.context) {
+            current = Some(binding.context);
+            lines.push((Some(binding.context), String::new(), ""));
+        }
+        lines.push((None, keys_label(binding), binding.help));
+    }
+    lines
+}
+
+/// The status line's key hint: `key word` pairs of the bindings marked as hints.
+pub fn hint_pairs() -> Vec<(String, &'static str)> {
+    BINDINGS
+        .iter()
+        .filter_map(|b| b.hint.map(|h| (keys_label(b), h)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn no_key_means_two_things_in_one_context() {
+        let probes: Vec<KeyEvent> = [
+            Up,
+            Down,
+            Left,
+            Right,
+            Enter,
+            Esc,
+            Home,
+            End,
+            PageUp,
+            PageDown,
+            Backspace,
+            KeyCode::Tab,
+        ]
+        .into_iter()
+        .map(key)
+        .chain((' '..='~').map(|c| key(Char(c))))
+        .chain(['r', 'c'].map(|c| KeyEvent::new(Char(c), KeyModifiers::CONTROL)))
+        .collect();
+        for context in [
+            Context::Main,
+            Context::Tree,
+            Context::Detail,
+            Context::RulePicker,
+            Context::Prompt,
+            Context::Confirm,
+            Context::Reader,
+        ] {
+            for probe in &probes {
+                let matching: Vec<Command> = BINDINGS
+                    .iter()
+                    .filter(|b| b.context == context && b.keys.iter().any(|k| k.matches(probe)))
+                    .map(|b| b.command)
+                    .collect();
+                assert!(matching.len() <= 1, "{context:?} {probe:?}: {matching:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_pane_comes_before_the_main_screen() {
+        let contexts = [Context::Tree, Context::Main];
+        assert_eq!(lookup(&contexts, &key(Enter)), Some(Command::Split));
+        assert_eq!(lookup(&contexts, &key(Char('j'))), Some(Command::Down));
+        assert_eq!(lookup(&contexts, &key(Char('q'))), Some(Command::Quit));
+        let ctrl_r = KeyEvent::new(Char('r'), KeyModifiers::CONTROL);
+        assert_eq!(lookup(&contexts, &ctrl_r), Some(Command::Redo));
+        assert_eq!(
+            lookup(&contexts, &key(Char('r'))),
+            Some(Command::RulePicker)
+        );
+    }
+
+    #[test]
+    fn help_lists_every_binding() {
+        let lines = help_lines();
+        let entries = lines
+            .iter()
+            .filter(|(heading, _, _)| heading.is_none())
+            .count();
+        assert_eq!(entries, BINDINGS.len());
+    }
+}

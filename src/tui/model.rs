@@ -1,0 +1,984 @@
+//! The TUI's state and the only code that changes it: [`update`] takes an [`Action`] (a key's command, a typed
+//! character, a finished job) and returns the [`Effect`]s to run elsewhere (a split on the worker thread). Nothing
+//! here touches a terminal, so the whole of it is tested with actions in and state out.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
+use pdx::dataset::Dataset;
+use pdx::report::metrics::{self, ClusterFigures, Confusion, GlobalFigures};
+use pdx::report::terms::{self, TermWeight};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+
+use super::keys::{self, Command, Context};
+
+/// Undo depth. Every snapshot is a whole tree with a dense centroid per node, so the history is bounded.
+const MAX_UNDO: usize = 100;
+
+/// How many terms the Terms tab lists.
+pub const DETAIL_TERMS: usize = 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Tree,
+    Detail,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetailTab {
+    Terms,
+    Labels,
+    Documents,
+}
+
+impl DetailTab {
+    pub const ALL: [DetailTab; 3] = [DetailTab::Terms, DetailTab::Labels, DetailTab::Documents];
+
+    pub fn index(self) -> usize {
+        match self {
+            DetailTab::Terms => 0,
+            DetailTab::Labels => 1,
+            DetailTab::Documents => 2,
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            DetailTab::Terms => "Terms",
+            DetailTab::Labels => "Labels",
+            DetailTab::Documents => "Documents",
+        }
+    }
+}
+
+/// The rule picker's rows after the rule names: the parameters, in this order.
+pub const PARAMS: [&str; 5] = ["l", "tau", "trials", "seed", "k-way"];
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RulePicker {
+    /// Row under the cursor: `0..NAMES.len()` the rules, then [`PARAMS`].
+    pub cursor: usize,
+    /// The rule chosen in the picker (applied on Enter).
+    pub rule_index: usize,
+    pub params: RuleParams,
+    /// Digits typed into the parameter under the cursor.
+    pub typed: Option<String>,
+    pub error: Option<String>,
+}
+
+impl RulePicker {
+    pub fn rows() -> usize {
+        RuleSpec::NAMES.len() + PARAMS.len()
+    }
+
+    /// The parameter under the cursor, if the cursor is on one.
+    pub fn param(&self) -> Option<usize> {
+        self.cursor.checked_sub(RuleSpec::NAMES.len())
+    }
+
+    pub fn param_text(&self, index: usize) -> String {
+        let p = &self.params;
+        match index {
+            0 => p.l.to_string(),
+            1 => format!("{}", p.tau),
+            2 => p.trials.to_string(),
+            3 => p.seed.to_string(),
+            _ => p.k_way.to_string(),
+        }
+    }
+
+    fn step(&mut self, up: bool) {
+        let Some(index) = self.param() else {
+            return;
+        };
+        self.typed = None;
+        let p = &mut self.params;
+        let sign = |v: usize| if up { v + 1 } else { v.saturating_sub(1) };
+        match index {
+            0 => p.l = sign(p.l).clamp(1, pdx::cluster::MAX_L),
+            1 => {
+                let tau = p.tau + if up { 0.05 } else { -0.05 };
+                p.tau = ((tau * 100.0).round() / 100.0).clamp(0.0, 0.95);
+            }
+            2 => p.trials = sign(p.trials).max(1),
+            3 => {
+                p.seed = if up {
+                    p.seed.saturating_add(1)
+                } else {
+                    p.seed.saturating_sub(1)
+                }
+            }
+            _ => p.k_way = sign(p.k_way).max(2),
+        }
+    }
+
+    /// Set the parameter under the cursor from the typed text, when it parses.
+    fn apply_typed(&mut self) {
+        let (Some(index), Some(text)) = (self.param(), self.typed.as_deref()) else {
+            return;
+        };
+        let p = &mut self.params;
+        match index {
+            0 => text.parse().map(|v| p.l = v).is_ok(),
+            1 => text.parse().map(|v| p.tau = v).is_ok(),
+            2 => text.parse().map(|v| p.trials = v).is_ok(),
+            3 => text.parse().map(|v| p.seed = v).is_ok(),
+            _ => text.parse().map(|v| p.k_way = v).is_ok(),
+        };
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Popup {
+    Help {
+        scroll: usize,
+    },
+    Rules(RulePicker),
+    /// Asks K for auto-split.
+    AutoSplit {
+        input: String,
+    },
+    ConfirmQuit,
+    Confusion {
+        scroll: usize,
+    },
+    Viewer {
+        document: usize,
+        scroll: usize,
+    },
+}
+
+impl Popup {
+    pub fn context(&self) -> Context {
+        match self {
+            Popup::Help { .. } | Popup::Confusion { .. } | Popup::Viewer { .. } => Context::Reader,
+            Popup::Rules(_) => Context::RulePicker,
+            Popup::AutoSplit { .. } => Context::Prompt,
+            Popup::ConfirmQuit => Context::Confirm,
+        }
+    }
+}
+
+/// Work for the worker thread.
+#[derive(Debug, Clone)]
+pub enum Work {
+    Split {
+        node: usize,
+        rule: RuleSpec,
+    },
+    Grow {
+        k: usize,
+        rule: RuleSpec,
+        policy: SelectPolicy,
+    },
+}
+
+/// A job: work on a copy of the tree; the result replaces the tree if the job is still the current one.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub id: u64,
+    pub tree: Tree,
+    pub work: Work,
+}
+
+#[derive(Debug, Clone)]
+pub enum Effect {
+    Run(Job),
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub tree: Tree,
+    /// The node to select and show afterwards (none: keep the selection).
+    pub select: Option<usize>,
+    pub message: String,
+}
+
+/// A job's result, sent back by the worker.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub job: u64,
+    pub outcome: Result<Outcome, String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Action {
+    Command(Command),
+    /// A character typed into a value.
+    Type(char),
+    Finished(Finished),
+}
+
+/// What the model shows of the whole tree, recomputed when the tree changes.
+#[derive(Debug, Clone)]
+pub struct Derived {
+    pub leaves: Vec<usize>,
+    pub objective: f64,
+    pub suggestion: Option<usize>,
+    /// Per node: members per label (empty without labels).
+    pub label_counts: HashMap<usize, Vec<usize>>,
+    /// Per node: its figures against the labels (none without labels).
+    pub node_figures: HashMap<usize, ClusterFigures>,
+    /// Leaves (in `leaves` order) x labels.
+    pub confusion: Confusion,
+    pub leaf_figures: Vec<ClusterFigures>,
+    pub global: Option<GlobalFigures>,
+}
+
+/// What the detail pane shows of the selected node, recomputed when the selection or the tree changes.
+#[derive(Debug, Clone, Default)]
+pub struct Detail {
+    pub node: usize,
+    pub top_terms: Vec<TermWeight>,
+    pub discriminating: Vec<TermWeight>,
+    /// What the discriminating terms are against ("#2", "the rest of #0"); none for the root.
+    pub against: Option<String>,
+    /// Members, nearest the centroid first.
+    pub documents: Vec<usize>,
+}
+
+#[derive(Debug, Clone)]
+struct Snapshot {
+    tree: Tree,
+    revision: u64,
+}
+
+pub struct Model {
+    pub data: Arc<Dataset>,
+    pub tree: Tree,
+    undo: Vec<Snapshot>,
+    redo: Vec<Snapshot>,
+    /// Identifies the tree's state, so that undoing back to the saved state makes the model clean again.
+    revision: u64,
+    next_revision: u64,
+    saved_revision: u64,
+    pub selected: usize,
+    pub collapsed: BTreeSet<usize>,
+    pub focus: Pane,
+    pub tab: DetailTab,
+    /// Row under the cursor in the Documents tab.
+    pub document_cursor: usize,
+    /// Scroll of the Terms and Labels tabs.
+    pub detail_scroll: usize,
+    pub rule_index: usize,
+    pub params: RuleParams,
+    pub rule: RuleSpec,
+    pub policy: SelectPolicy,
+    pub popup: Option<Popup>,
+    pub status: String,
+    /// The running job: its id and what it does.
+    pub busy: Option<(u64, String)>,
+    next_job: u64,
+    pub quit: bool,
+    /// False when NO_COLOR is set.
+    pub colors: bool,
+    pub derived: Derived,
+    pub detail: Detail,
+}
+
+impl Model {
+    pub fn new(data: Arc<Dataset>, colors: bool) -> Model {
+        let tree = Tree::for_dataset(&data);
+        let params = RuleParams::default();
+        let rule = RuleSpec::Pddp { l: params.l };
+        let selected = tree.root();
+        let mut model = Model {
+            data,
+            tree,
+            undo: Vec::new(),
+            redo: Vec::new(),
+            revision: 0,
+            next_revision: 1,
+            saved_revision: 0,
+            selected,
+            collapsed: BTreeSet::new(),
+            focus: Pane::Tree,
+            tab: DetailTab::Terms,
+            document_cursor: 0,
+            detail_scroll: 0,
+            rule_index: 0,
+            params,
+            rule,
+            policy: SelectPolicy::Scatter,
+            popup: None,
+            status: "? for help".into(),
+            busy: None,
+            next_job: 1,
+            quit: false,
+            colors,
+            derived: Derived {
+                leaves: Vec::new(),
+                objective: 0.0,
+                suggestion: None,
+                label_counts: HashMap::new(),
+                node_figures: HashMap::new(),
+                confusion: Confusion { counts: Vec::new() },
+                leaf_figures: Vec::new(),
+                global: None,
+            },
+            detail: Detail::default(),
+        };
+        model.tree_changed();
+        model
+    }
+
+    /// True when the tree differs from the one at start (or the last save).
+    pub fn dirty(&self) -> bool {
+        self.revision != self.saved_revision
+    }
+
+    pub fn has_labels(&self) -> bool {
+        self.derived.global.is_some()
+    }
+
+    /// Key contexts in the order they are searched.
+    pub fn contexts(&self) -> Vec<Context> {
+        match &self.popup {
+            Some(popup) => vec![popup.context()],
+            None => match self.focus {
+                Pane::Tree => vec![Context::Tree, Context::Main],
+                Pane::Detail => vec![Context::Detail, Context::Main],
+            },
+        }
+    }
+
+    /// The action a key means here, if any.
+    pub fn action_for(&self, key: &KeyEvent) -> Option<Action> {
+        let command = keys::lookup(&self.contexts(), key)?;
+        Some(match (command, key.code) {
+            (Command::Type, KeyCode::Char(c)) => Action::Type(c),
+            (command, _) => Action::Command(command),
+        })
+    }
+
+    /// Visible nodes in display order with their depth (children of collapsed nodes hidden).
+    pub fn visible(&self) -> Vec<(usize, usize)> {
+        let mut rows = Vec::new();
+        let mut stack = vec![(self.tree.root(), 0)];
+        while let Some((id, depth)) = stack.pop() {
+            let Some(node) = self.tree.node(id) else {
+                continue;
+            };
+            rows.push((id, depth));
+            if !self.collapsed.contains(&id) {
+                stack.extend(node.children.iter().rev().map(|&c| (c, depth + 1)));
+            }
+        }
+        rows
+    }
+
+    pub fn rule_text(&self) -> String {
+        let params = self.rule.params_text();
+        if params.is_empty() {
+            self.rule.name().to_string()
+        } else {
+            format!("{} {params}", self.rule.name())
+        }
+    }
+
+    fn tree_changed(&mut self) {
+        let data = &self.data;
+        let tree = &self.tree;
+        let label_count = data.label_names.len();
+        let leaves = tree.leaves();
+        let assignments = tree.assignments(data.matrix.cols());
+        let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
+        let mut derived = Derived {
+            leaves: Vec::new(),
+            objective: tree.objective(),
+            suggestion: tree.suggest(self.policy),
+            label_counts: HashMap::new(),
+            node_figures: HashMap::new(),
+            confusion: metrics::confusion(&assignments, &labels, leaves.len(), label_count),
+            leaf_figures: Vec::new(),
+            global: None,
+        };
+        let (per_leaf, global) = metrics::figures(&derived.confusion, label_count);
+        if label_count > 0 && global.labelled > 0 {
+            derived.leaf_figures = per_leaf;
+            derived.global = Some(global);
+            for id in tree.depth_first() {
+                let Some(node) = tree.node(id) else {
+                    continue;
+                };
+                let mut counts = vec![0usize; label_count];
+                for &j in &node.members {
+                    if let Some(l) = data.documents.get(j).and_then(|d| d.label) {
+                        counts[l as usize] += 1;
+                    }
+                }
+                let row = Confusion {
+                    counts: vec![counts.clone()],
+                };
+                let (mut figures, _) = metrics::figures(&row, label_count);
+                if let Some(f) = figures.pop() {
+                    derived.node_figures.insert(id, f);
+                }
+                derived.label_counts.insert(id, counts);
+            }
+        }
+        derived.leaves = leaves;
+        self.derived = derived;
+        if self.tree.node(self.selected).is_none() {
+            self.selected = self.tree.root();
+        }
+        self.selection_changed();
+    }
+
+    fn selection_changed(&mut self) {
+        self.document_cursor = 0;
+        self.detail_scroll = 0;
+        let Some(node) = self.tree.node(self.selected) else {
+            self.detail = Detail::default();
+            return;
+        };
+        let names = self.data.matrix.row_names();
+        let top_terms = terms::top_terms(&node.centroid, names, DETAIL_TERMS);
+        let parent = node.parent.and_then(|p| self.tree.node(p));
+        let (discriminating, against) = match parent {
+            Some(parent) => {
+                let siblings: Vec<usize> = parent
+                    .children
+                    .iter()
+                    .copied()
+                    .filter(|&c| c != node.id)
+                    .collect();
+                let (other, against) = match siblings.as_slice() {
+                    [one] => match self.tree.node(*one) {
+                        Some(sibling) => (sibling.centroid.clone(), format!("#{one}")),
+                        None => (vec![0.0; node.centroid.len()], String::new()),
+                    },
+                    _ => (
+                        terms::rest_centroid(
+                            &parent.centroid,
+                            parent.size(),
+                            &node.centroid,
+                            node.size(),
+                        ),
+                        format!("the rest of #{}", parent.id),
+                    ),
+                };
+                (
+                    terms::discriminating_terms(&node.centroid, &other, names, DETAIL_TERMS),
+                    Some(against),
+                )
+            }
+            None => (Vec::new(), None),
+        };
+        let documents = terms::representatives(
+            &self.data.matrix,
+            &node.members,
+            &node.centroid,
+            self.tree.norms_squared(),
+            node.members.len(),
+        );
+        self.detail = Detail {
+            node: node.id,
+            top_terms,
+            discriminating,
+            against,
+            documents,
+        };
+    }
+
+    fn select(&mut self, id: usize) {
+        if self.tree.node(id).is_some() && id != self.selected {
+            self.selected = id;
+            self.selection_changed();
+        }
+    }
+
+    /// Replace the tree, keeping the old one for undo.
+    fn replace_tree(&mut self, tree: Tree) {
+        let old = std::mem::replace(&mut self.tree, tree);
+        self.undo.push(Snapshot {
+            tree: old,
+            revision: self.revision,
+        });
+        if self.undo.len() > MAX_UNDO {
+            self.undo.remove(0);
+        }
+        self.redo.clear();
+        self.revision = self.next_revision;
+        self.next_revision += 1;
+        self.tree_changed();
+    }
+
+    fn start(&mut self, work: Work, what: String) -> Vec<Effect> {
+        if let Some((_, running)) = &self.busy {
+            self.status = format!("busy: {running} (Esc cancels)");
+            return Vec::new();
+        }
+        let id = self.next_job;
+        self.next_job += 1;
+        self.status = format!("{what}…");
+        self.busy = Some((id, what));
+        vec![Effect::Run(Job {
+            id,
+            tree: self.tree.clone(),
+            work,
+        })]
+    }
+
+    fn split(&mut self, node: usize) -> Vec<Effect> {
+        match self.tree.unsplittable_reason(node) {
+            Ok(Some(reason)) => {
+                self.status = format!("#{node} cannot be split: {reason}");
+                Vec::new()
+            }
+            Ok(None) => {
+                let rule = self.rule.clone();
+                let what = format!("splitting #{node} with {}", self.rule_text());
+                self.start(Work::Split { node, rule }, what)
+            }
+            Err(error) => {
+                self.status = error.to_string();
+                Vec::new()
+            }
+        }
+    }
+
+    fn restore(&mut self, snapshot: Snapshot, into_redo: bool) {
+        let path = self.tree.path_to(self.selected);
+        let old = std::mem::replace(&mut self.tree, snapshot.tree);
+        let old = Snapshot {
+            tree: old,
+            revision: self.revision,
+        };
+        if into_redo {
+            self.redo.push(old);
+        } else {
+            self.undo.push(old);
+        }
+        self.revision = snapshot.revision;
+        // Keep the deepest node of the old selection's path that still exists.
+        if let Some(&id) = path.iter().rev().find(|&&id| self.tree.node(id).is_some()) {
+            self.selected = id;
+        }
+        self.tree_changed();
+    }
+
+    fn move_in_tree(&mut self, command: Command) {
+        let rows = self.visible();
+        let position = rows.iter().position(|&(id, _)| id == self.selected);
+        let last = rows.len().saturating_sub(1);
+        let target = match (command, position) {
+            (Command::Up, Some(p)) => p.saturating_sub(1),
+            (Command::Down, Some(p)) => (p + 1).min(last),
+            (Command::PageUp, Some(p)) => p.saturating_sub(10),
+            (Command::PageDown, Some(p)) => (p + 10).min(last),
+            (Command::Top, _) | (_, None) => 0,
+            (Command::Bottom, _) => last,
+            (_, Some(p)) => p,
+        };
+        if let Some(&(id, _)) = rows.get(target) {
+            self.select(id);
+        }
+    }
+
+    fn move_in_detail(&mut self, command: Command) {
+        let (value, last) = match self.tab {
+            DetailTab::Documents => (
+                &mut self.document_cursor,
+                self.detail.documents.len().saturating_sub(1),
+            ),
+            DetailTab::Terms => (&mut self.detail_scroll, DETAIL_TERMS * 2),
+            DetailTab::Labels => (&mut self.detail_scroll, self.data.label_names.len() + 4),
+        };
+        *value = match command {
+            Command::Up => value.saturating_sub(1),
+            Command::Down => (*value + 1).min(last),
+            Command::PageUp => value.saturating_sub(10),
+            Command::PageDown => (*value + 10).min(last),
+            Command::Top => 0,
+            Command::Bottom => last,
+            _ => *value,
+        };
+    }
+
+    /// Lines a scrollable popup holds, to bound its scrolling.
+    fn popup_lines(&self, popup: &Popup) -> usize {
+        match popup {
+            Popup::Help { .. } => keys::help_lines().len() + 2,
+            Popup::Confusion { .. } => self.derived.leaves.len() + 4,
+            Popup::Viewer { document, .. } => self
+                .data
+                .documents
+                .get(*document)
+                .map_or(0, |d| d.text.lines().count() + 4),
+            _ => 0,
+        }
+    }
+}
+
+/// Apply `action` to the model; returns the work to run elsewhere.
+pub fn update(model: &mut Model, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Finished(finished) => {
+            finish(model, finished);
+            Vec::new()
+        }
+        Action::Type(c) => {
+            match &mut model.popup {
+                Some(Popup::AutoSplit { input }) if c.is_ascii_digit() && input.len() < 6 => {
+                    input.push(c);
+                }
+                Some(Popup::Rules(picker)) if picker.param().is_some() => {
+                    let typed = picker.typed.get_or_insert_with(String::new);
+                    if typed.len() < 12 {
+                        typed.push(c);
+                    }
+                    picker.apply_typed();
+                }
+                _ => {}
+            }
+            Vec::new()
+        }
+        Action::Command(command) => match model.popup.take() {
+            Some(popup) => popup_command(model, popup, command),
+            None => main_command(model, command),
+        },
+    }
+}
+
+fn finish(model: &mut Model, finished: Finished) {
+    if model.busy.as_ref().map(|(id, _)| *id) != Some(finished.job) {
+        // Cancelled, or superseded: the result is for a tree that is no longer current.
+        return;
+    }
+    model.busy = None;
+    match finished.outcome {
+        Ok(outcome) => {
+            model.replace_tree(outcome.tree);
+            if let Some(id) = outcome.select {
+                model.collapsed.remove(&id);
+                model.select(id);
+            }
+            model.status = outcome.message;
+        }
+        Err(error) => model.status = error,
+    }
+}
+
+fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
+    match command {
+        Command::Up
+        | Command::Down
+        | Command::PageUp
+        | Command::PageDown
+        | Command::Top
+        | Command::Bottom => match model.focus {
+            Pane::Tree => model.move_in_tree(command),
+            Pane::Detail => model.move_in_detail(command),
+        },
+        Command::Collapse => {
+            let id = model.selected;
+            let has_children = model.tree.node(id).is_some_and(|n| !n.is_leaf());
+            if has_children && !model.collapsed.contains(&id) {
+                model.collapsed.insert(id);
+            } else if let Some(parent) = model.tree.node(id).and_then(|n| n.parent) {
+                model.select(parent);
+            }
+        }
+        Command::Expand => {
+            model.collapsed.remove(&model.selected);
+        }
+        Command::NextPane => {
+            model.focus = match model.focus {
+                Pane::Tree => Pane::Detail,
+                Pane::Detail => Pane::Tree,
+            }
+        }
+        Command::Tab(index) => {
+            if let Some(&tab) = DetailTab::ALL.get(usize::from(index)) {
+                model.tab = tab;
+            }
+        }
+        Command::PrevTab | Command::NextTab => {
+            let n = DetailTab::ALL.len();
+            let step = if command == Command::NextTab {
+                1
+            } else {
+                n - 1
+            };
+            model.tab = DetailTab::ALL[(model.tab.index() + step) % n];
+        }
+        Command::Split => return model.split(model.selected),
+        Command::SplitSuggested => match model.tree.suggest(model.policy) {
+            Some(id) => {
+                model.select(id);
+                return model.split(id);
+            }
+            None => model.status = "no leaf left to split".into(),
+        },
+        Command::AutoSplit => {
+            model.popup = Some(Popup::AutoSplit {
+                input: String::new(),
+            })
+        }
+        Command::Merge => {
+            let Some(node) = model.tree.node(model.selected) else {
+                return Vec::new();
+            };
+            let target = if node.is_leaf() {
+                node.parent
+            } else {
+                Some(node.id)
+            };
+            match target {
+                Some(id) if model.busy.is_none() => {
+                    let mut tree = model.tree.clone();
+                    match tree.merge(id) {
+                        Ok(()) => {
+                            model.selected = id;
+                            model.replace_tree(tree);
+                            model.status = format!("merged #{id} back into a leaf");
+                        }
+                        Err(error) => model.status = error.to_string(),
+                    }
+                }
+                Some(_) => model.status = "busy: wait for the split or cancel it (Esc)".into(),
+                None => model.status = "the root is a leaf: nothing to merge".into(),
+            }
+        }
+        Command::Undo | Command::Redo => {
+            let undo = command == Command::Undo;
+            if model.busy.is_some() {
+                model.status = "busy: wait for the split or cancel it (Esc)".into();
+            } else {
+                let snapshot = if undo {
+                    model.undo.pop()
+                } else {
+                    model.redo.pop()
+                };
+                match snapshot {
+                    Some(snapshot) => {
+                        model.restore(snapshot, undo);
+                        model.status = if undo { "undone" } else { "redone" }.into();
+                    }
+                    None => {
+                        model.status = format!("nothing to {}", if undo { "undo" } else { "redo" })
+                    }
+                }
+            }
+        }
+        Command::RulePicker => {
+            model.popup = Some(Popup::Rules(RulePicker {
+                cursor: model.rule_index,
+                rule_index: model.rule_index,
+                params: model.params,
+                typed: None,
+                error: None,
+            }))
+        }
+        Command::CyclePolicy => {
+            model.policy = match model.policy {
+                SelectPolicy::Scatter => SelectPolicy::Size,
+                SelectPolicy::Size => SelectPolicy::Variance,
+                SelectPolicy::Variance => SelectPolicy::Scatter,
+            };
+            model.derived.suggestion = model.tree.suggest(model.policy);
+            model.status = format!(
+                "next split: the leaf of largest {}",
+                policy_name(model.policy)
+            );
+        }
+        Command::Confusion => {
+            if model.has_labels() {
+                model.popup = Some(Popup::Confusion { scroll: 0 });
+            } else {
+                model.status = "the corpus has no labels: no confusion view".into();
+            }
+        }
+        Command::OpenDocument => {
+            if model.tab == DetailTab::Documents
+                && let Some(&document) = model.detail.documents.get(model.document_cursor)
+            {
+                model.popup = Some(Popup::Viewer {
+                    document,
+                    scroll: 0,
+                });
+            }
+        }
+        Command::Help => model.popup = Some(Popup::Help { scroll: 0 }),
+        Command::Quit => {
+            if model.dirty() {
+                model.popup = Some(Popup::ConfirmQuit);
+            } else {
+                model.quit = true;
+            }
+        }
+        Command::Cancel => {
+            if let Some((_, what)) = model.busy.take() {
+                model.status = format!("cancelled: {what}");
+            }
+        }
+        Command::Confirm
+        | Command::Yes
+        | Command::No
+        | Command::Increase
+        | Command::Decrease
+        | Command::Type
+        | Command::Backspace
+        | Command::Choose => {}
+    }
+    Vec::new()
+}
+
+pub fn policy_name(policy: SelectPolicy) -> &'static str {
+    match policy {
+        SelectPolicy::Scatter => "scatter",
+        SelectPolicy::Size => "size",
+        SelectPolicy::Variance => "variance",
+    }
+}
+
+/// A command while `popup` is open (it has been taken out of the model; put it back to keep it open).
+fn popup_command(model: &mut Model, mut popup: Popup, command: Command) -> Vec<Effect> {
+    let lines = model.popup_lines(&popup);
+    let mut effects = Vec::new();
+    let keep = match (&mut popup, command) {
+        (_, Command::Cancel) => false,
+        (Popup::ConfirmQuit, Command::Yes) => {
+            model.quit = true;
+            false
+        }
+        (Popup::ConfirmQuit, Command::No) => false,
+        (
+            Popup::Help { scroll } | Popup::Confusion { scroll } | Popup::Viewer { scroll, .. },
+            _,
+        ) => {
+            let last = lines.saturating_sub(1);
+            *scroll = match command {
+                Command::Up => scroll.saturating_sub(1),
+                Command::Down => (*scroll + 1).min(last),
+                Command::PageUp => scroll.saturating_sub(10),
+                Command::PageDown => (*scroll + 10).min(last),
+                Command::Top => 0,
+                Command::Bottom => last,
+                _ => *scroll,
+            };
+            true
+        }
+        (Popup::AutoSplit { input }, Command::Backspace) => {
+            input.pop();
+            true
+        }
+        (Popup::AutoSplit { input }, Command::Confirm) => match input.parse::<usize>() {
+            Ok(k) if k >= 1 => {
+                let what = format!("growing to {k} leaves with {}", model.rule_text());
+                effects = model.start(
+                    Work::Grow {
+                        k,
+                        rule: model.rule.clone(),
+                        policy: model.policy,
+                    },
+                    what,
+                );
+                false
+            }
+            _ => {
+                model.status = "type a number of leaves, at least 1".into();
+                true
+            }
+        },
+        (Popup::Rules(picker), command) => rule_picker_command(model, picker, command),
+        _ => true,
+    };
+    if keep {
+        model.popup = Some(popup);
+    }
+    effects
+}
+
+/// Returns whether the picker stays open.
+fn rule_picker_command(model: &mut Model, picker: &mut RulePicker, command: Command) -> bool {
+    let rows = RulePicker::rows();
+    match command {
+        Command::Up | Command::Down => {
+            picker.typed = None;
+            picker.cursor = if command == Command::Up {
+                (picker.cursor + rows - 1) % rows
+            } else {
+                (picker.cursor + 1) % rows
+            };
+        }
+        Command::Increase | Command::Decrease => picker.step(command == Command::Increase),
+        Command::Backspace => {
+            if let Some(typed) = &mut picker.typed {
+                typed.pop();
+            }
+            picker.apply_typed();
+        }
+        Command::Choose if picker.cursor < RuleSpec::NAMES.len() => {
+            picker.rule_index = picker.cursor;
+        }
+        Command::Confirm => {
+            if picker.cursor < RuleSpec::NAMES.len() {
+                picker.rule_index = picker.cursor;
+            }
+            let name = RuleSpec::NAMES[picker.rule_index];
+            match RuleSpec::from_name(name, &picker.params) {
+                Ok(rule) => {
+                    model.rule = rule;
+                    model.rule_index = picker.rule_index;
+                    model.params = picker.params;
+                    model.status = format!("rule: {}", model.rule_text());
+                    return false;
+                }
+                Err(error) => picker.error = Some(error.to_string()),
+            }
+        }
+        _ => {}
+    }
+    true
+}
+
+/// Run a job: the engine's work, on whatever thread calls it (the worker thread, or a test directly).
+pub fn perform(data: &Dataset, job: Job) -> Finished {
+    let Job { id, mut tree, work } = job;
+    let outcome = match work {
+        Work::Split { node, rule } => tree
+            .split(&data.matrix, node, &rule)
+            .map(|children| {
+                let record = tree.node(node).and_then(|n| n.split.as_ref());
+                let (before, after) =
+                    record.map_or((0.0, 0.0), |r| (r.objective_before, r.objective_after));
+                let ids: Vec<String> = children.iter().map(|c| format!("#{c}")).collect();
+                Outcome {
+                    message: format!(
+                        "split #{node} into {} with {}: scatter {before:.3} → {after:.3}",
+                        ids.join(" "),
+                        rule.name()
+                    ),
+                    tree,
+                    select: Some(node),
+                }
+            })
+            .map_err(|e| e.to_string()),
+        Work::Grow { k, rule, policy } => tree
+            .grow(&data.matrix, &rule, k, policy)
+            .map(|report| {
+                let mut message = format!(
+                    "{} splits with {}: {} leaves",
+                    report.splits,
+                    rule.name(),
+                    tree.leaves().len()
+                );
+                if !report.refused.is_empty() {
+                    message.push_str(&format!(", {} refused", report.refused.len()));
+                }
+                if let Some(reason) = &report.stopped_early {
+                    message.push_str(&format!("; stopped early: {reason}"));
+                }
+                Outcome {
+                    tree,
+                    select: None,
+                    message,
+                }
+            })
+            .map_err(|e| e.to_string()),
+    };
+    Finished { job: id, outcome }
+}

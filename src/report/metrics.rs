@@ -106,13 +106,15 @@ fn entropy_of(counts: impl Iterator<Item = usize> + Clone) -> f64 {
         return 0.0;
     }
     let n = total as f64;
-    -counts
+    let sum: f64 = counts
         .filter(|&c| c > 0)
         .map(|c| {
             let p = c as f64 / n;
             p * p.ln()
         })
-        .sum::<f64>()
+        .sum();
+    // A pure distribution sums to -0.0; report it as 0.
+    (-sum).max(0.0)
 }
 
 fn choose2(n: usize) -> f64 {

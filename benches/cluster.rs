@@ -142,6 +142,7 @@ fn main() {
                 tree.root(),
                 &rules,
                 Some((&labels, dataset.label_names.len())),
+                false,
             );
             if let Err(error) = preview {
                 eprintln!("preview: {error}");

@@ -3,6 +3,7 @@
 //! entropy and purity against the labels). One Lanczos run serves every rule
 //! ([`SplitRule::split_along`](crate::cluster::rules::SplitRule::split_along)).
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::metrics;
@@ -59,13 +60,18 @@ pub fn linear_rules(tau: f64) -> Vec<RuleSpec> {
     ]
 }
 
-/// Preview `rules` on leaf `node`. `labels` gives each column's label index and the number of labels.
+/// Preview `rules` on leaf `node`. `labels` gives each column's label index and the number of labels. With
+/// `second_direction`, the second principal coordinate is computed too (for a scatter plot); it costs a larger
+/// Lanczos run, so an interface can ask for the histogram and the rule table first and the plot after.
+///
+/// The rules run in parallel (each on its own data, so the results do not depend on the scheduling).
 pub fn preview(
     tree: &Tree,
     data: &DataMatrix,
     node: usize,
     rules: &[RuleSpec],
     labels: Option<(&[Option<u32>], usize)>,
+    second_direction: bool,
 ) -> Result<SplitPreview, ClusterError> {
     if let Some(reason) = tree.unsplittable_reason(node)? {
         return Err(ClusterError::Unsplittable { node, reason });
@@ -82,12 +88,12 @@ pub fn preview(
         .map(|r| r.rule().directions_needed())
         .max()
         .unwrap_or(1)
-        .max(2);
+        .max(if second_direction { 2 } else { 1 });
     let directions = principal_directions(&context, wanted)?;
     let coordinates = scaled(&directions, 0);
-    let second = (directions.right.len() > 1).then(|| scaled(&directions, 1));
+    let second = (second_direction && directions.right.len() > 1).then(|| scaled(&directions, 1));
     let previews = rules
-        .iter()
+        .par_iter()
         .map(|rule| {
             preview_rule(
                 rule,
@@ -227,7 +233,7 @@ mod tests {
             Some(1),
         ];
         let rules = linear_rules(0.2);
-        let preview = preview(&tree, &data, 0, &rules, Some((&labels, 2))).expect("previews");
+        let preview = preview(&tree, &data, 0, &rules, Some((&labels, 2)), true).expect("previews");
         assert_eq!(preview.coordinates.len(), 7);
         assert!(preview.second.is_some());
         for rule_preview in &preview.rules {
@@ -266,12 +272,12 @@ mod tests {
     fn a_leaf_that_cannot_split_says_why() {
         let data = clumps();
         let mut tree = Tree::new(&data, vec![0], Vec::new());
-        assert!(preview(&tree, &data, 0, &linear_rules(0.2), None).is_err());
+        assert!(preview(&tree, &data, 0, &linear_rules(0.2), None, false).is_err());
         tree = Tree::new(&data, (0..7).collect(), Vec::new());
         tree.split(&data, 0, &RuleSpec::Pddp { l: 1 })
             .expect("splits");
         assert!(
-            preview(&tree, &data, 0, &linear_rules(0.2), None).is_err(),
+            preview(&tree, &data, 0, &linear_rules(0.2), None, false).is_err(),
             "an inner node"
         );
     }

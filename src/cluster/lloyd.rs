@@ -19,46 +19,9 @@ pub struct Grouping {
     pub assignment: Vec<usize>,
     /// Sum over groups of the scatter `sum ||a - c_g||^2`.
     pub objective: f64,
+    /// The objective of the grouping the iterations started from.
+    pub start_objective: f64,
     pub iterations: usize,
-}
-
-/// Dense centroids of the groups (`k` vectors of the row count) and each group's size.
-pub fn centroids(
-    data: &DataMatrix,
-    members: &[usize],
-    assignment: &[usize],
-    k: usize,
-) -> (Vec<Vec<f64>>, Vec<usize>) {
-    let mut sums = vec![vec![0.0; data.rows()]; k];
-    let mut sizes = vec![0usize; k];
-    for (&j, &g) in members.iter().zip(assignment) {
-        data.column(j).add_to(&mut sums[g], 1.0);
-        sizes[g] += 1;
-    }
-    for (sum, &size) in sums.iter_mut().zip(&sizes) {
-        if size > 0 {
-            let scale = 1.0 / size as f64;
-            sum.iter_mut().for_each(|v| *v *= scale);
-        }
-    }
-    (sums, sizes)
-}
-
-/// The k-means objective of a grouping: `sum_g (sum_{j in g} ||a_j||^2 - n_g ||c_g||^2)`, from the column norms
-/// and the centroids.
-pub fn objective(
-    members: &[usize],
-    norms_squared: &[f64],
-    centroids: &[Vec<f64>],
-    sizes: &[usize],
-) -> f64 {
-    let norms: f64 = members.iter().map(|&j| norms_squared[j]).sum();
-    let centred: f64 = centroids
-        .iter()
-        .zip(sizes)
-        .map(|(c, &size)| size as f64 * c.iter().map(|v| v * v).sum::<f64>())
-        .sum();
-    (norms - centred).max(0.0)
 }
 
 /// Run Lloyd's iterations from `start` (a group per member, groups `0..k`, none empty) until no member moves.
@@ -96,7 +59,8 @@ pub fn refine(
             .sum();
         (sum_norms - explained).max(0.0)
     };
-    let mut current = objective_of(&sums, &sizes);
+    let start_objective = objective_of(&sums, &sizes);
+    let mut current = start_objective;
     let mut centres = vec![vec![0.0; m]; k];
     let mut difference = vec![0.0; if k == 2 { m } else { 0 }];
     let mut iterations = 0;
@@ -179,6 +143,7 @@ pub fn refine(
     Grouping {
         assignment,
         objective: current,
+        start_objective,
         iterations,
     }
 }

@@ -25,14 +25,8 @@ pub(super) fn refine_two(
     for (position, &j) in node.members.iter().enumerate() {
         assignment[position] = usize::from(start[0].binary_search(&j).is_err());
     }
-    let (centres, sizes) = lloyd::centroids(node.data, node.members, &assignment, 2);
-    detail.start_objective = Some(lloyd::objective(
-        node.members,
-        node.norms_squared,
-        &centres,
-        &sizes,
-    ));
     let grouping = lloyd::refine(node.data, node.members, node.norms_squared, assignment, 2);
+    detail.start_objective = Some(grouping.start_objective);
     detail.iterations = Some(grouping.iterations);
     let groups = super::groups_from_labels(node.members, &grouping.assignment, 2);
     require_split(groups, detail, "2-means")

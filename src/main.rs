@@ -30,6 +30,9 @@ struct Cli {
     command: Option<Command>,
     #[command(flatten)]
     corpus: CorpusArgs,
+    /// Reopen a session saved in the TUI (w): its corpus, options, rule and tree.
+    #[arg(long, value_name = "FILE")]
+    session: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -381,18 +384,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Cluster(args)) => run_cluster(&args),
         // On a terminal, open the collection in the TUI; otherwise (a pipe, a test) print its statistics.
         None if std::io::stdout().is_terminal() => {
-            let corpus = cli.corpus.clone();
-            let what = if corpus.paths.is_empty() {
-                "the demo corpus".to_string()
-            } else {
-                corpus
-                    .paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(" ")
+            let source = tui::Source {
+                paths: cli.corpus.paths.clone(),
+                options: cli.corpus.options()?,
+                use_cache: !cli.corpus.no_cache,
             };
-            tui::run(what, move || corpus.open())
+            tui::run(source, cli.session)
         }
         None => print_stats(&cli.corpus, false),
     }

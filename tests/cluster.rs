@@ -85,12 +85,12 @@ fn children_partition_their_parent_for_every_rule() {
                         "{name} {}: empty child",
                         rule.name()
                     );
-                    union.extend(&child.members);
+                    union.extend(child.members.iter());
                 }
                 union.sort_unstable();
                 assert_eq!(
                     union,
-                    node.members,
+                    node.members.to_vec(),
                     "{name} {}: children do not partition node {id}",
                     rule.name()
                 );
@@ -137,7 +137,7 @@ fn optimal_cut_is_never_worse_than_pddp() {
             if node.size() < 2 {
                 continue;
             }
-            let mut pddp = Tree::new(&data, node.members.clone(), Vec::new());
+            let mut pddp = Tree::new(&data, node.members.to_vec(), Vec::new());
             let mut oc = pddp.clone();
             pddp.split(&data, 0, &RuleSpec::Pddp { l: 1 })
                 .expect("pddp");
@@ -224,7 +224,7 @@ fn ocpc_with_one_direction_is_the_brute_force_1d_cut() {
             .filter(|&j| v[j] <= best.1)
             .collect();
         assert_eq!(
-            tree.node(children[0]).expect("child").members,
+            tree.node(children[0]).expect("child").members.to_vec(),
             low,
             "{name}"
         );
@@ -451,4 +451,18 @@ fn the_tree_does_not_depend_on_the_number_of_threads() {
         })
     };
     assert_eq!(grow_with(1), grow_with(3));
+}
+
+#[test]
+fn a_tree_read_back_and_rebuilt_equals_the_original() {
+    let data = demo().matrix;
+    let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+    tree.grow(&data, &RuleSpec::PddpOc, 6, SelectPolicy::Scatter).expect("grows");
+    let text = serde_json::to_string(&tree).expect("serialises");
+    // Centroids are derived from the members, so they are not written.
+    assert!(!text.contains("centroid"));
+    let mut read: Tree = serde_json::from_str(&text).expect("reads");
+    assert_ne!(read, tree);
+    read.rebuild_centroids(&data);
+    assert_eq!(read, tree);
 }

@@ -6,6 +6,9 @@ pub mod cuts;
 pub mod lloyd;
 pub mod rules;
 
+use std::sync::Arc;
+
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::linalg::LinalgError;
@@ -224,10 +227,14 @@ pub struct Node {
     pub id: usize,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
-    /// Column indices, sorted.
-    pub members: Vec<usize>,
-    /// Mean of the members' columns (dense, one entry per term or feature).
-    pub centroid: Vec<f64>,
+    /// Column indices, sorted. Shared, like the centroid, so that copying a tree (an undo snapshot, a job for a
+    /// worker thread) copies pointers, not a dense vector per node.
+    pub members: Arc<[usize]>,
+    /// Mean of the members' columns (dense, one entry per term or feature). Not serialised: it follows from the
+    /// members and the data (a session of a large vocabulary would otherwise hold a dense vector per node);
+    /// [`Tree::rebuild_centroids`] restores it after reading a tree back.
+    #[serde(skip)]
+    pub centroid: Arc<[f64]>,
     /// `s_p = ||A_p - c_p e^T||_F^2 = sum_j ||a_j||^2 - n_p ||c_p||^2`, from the column norms and the centroid.
     pub scatter: f64,
     pub split: Option<SplitRecord>,
@@ -297,8 +304,8 @@ impl Tree {
                 id: 0,
                 parent: None,
                 children: Vec::new(),
-                members: columns,
-                centroid,
+                members: columns.into(),
+                centroid: centroid.into(),
                 scatter,
                 split: None,
                 name: None,
@@ -424,8 +431,8 @@ impl Tree {
                 id: child_id,
                 parent: Some(id),
                 children: Vec::new(),
-                members,
-                centroid,
+                members: members.into(),
+                centroid: centroid.into(),
                 scatter,
                 split: None,
                 name: None,
@@ -554,12 +561,20 @@ impl Tree {
         let mut assignment = vec![None; columns];
         for (index, &leaf) in self.leaves().iter().enumerate() {
             if let Some(node) = self.node(leaf) {
-                for &j in &node.members {
+                for &j in node.members.iter() {
                     assignment[j] = Some(index);
                 }
             }
         }
         assignment
+    }
+
+    /// Recompute every node's centroid from its members (after deserialising a tree, whose centroids are not
+    /// stored). The members must be columns of `data`.
+    pub fn rebuild_centroids(&mut self, data: &DataMatrix) {
+        self.nodes.par_iter_mut().flatten().for_each(|node| {
+            node.centroid = data.centroid(&node.members).into();
+        });
     }
 
     /// Node ids from the root down to `id`.

@@ -240,7 +240,7 @@ pub fn to_csv(dataset: &Dataset, tree: &Tree) -> String {
     let mut leaf_of_column: Vec<Option<(usize, usize)>> = vec![None; dataset.matrix.cols()];
     for (index, &leaf) in tree.leaves().iter().enumerate() {
         if let Some(node) = tree.node(leaf) {
-            for &j in &node.members {
+            for &j in node.members.iter() {
                 leaf_of_column[j] = Some((index, leaf));
             }
         }

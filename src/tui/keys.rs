@@ -28,6 +28,14 @@ pub enum Command {
     CyclePolicy,
     Confusion,
     OpenDocument,
+    /// Write the tree as JSON, CSV and Newick.
+    Export,
+    /// Name the selected node.
+    Rename,
+    /// Find a term or a document title.
+    Find,
+    /// Save the session: corpus, options, rule and tree.
+    Save,
     Help,
     Quit,
     /// Close a popup, or cancel the running job.
@@ -38,7 +46,7 @@ pub enum Command {
     No,
     Increase,
     Decrease,
-    /// A digit or `.` typed into a value; the character comes with the key.
+    /// A character typed into a value (a digit or `.`, or any character in a text prompt); it comes with the key.
     Type,
     Backspace,
     /// Pick the rule under the cursor in the rule picker.
@@ -53,6 +61,8 @@ pub enum Context {
     Detail,
     RulePicker,
     Prompt,
+    /// A prompt for text: a node's name, a search.
+    TextPrompt,
     Confirm,
     /// Help, confusion view and document viewer: scrollable read-only popups.
     Reader,
@@ -66,6 +76,7 @@ impl Context {
             Context::Detail => "Detail pane",
             Context::RulePicker => "Rule picker",
             Context::Prompt => "Prompt",
+            Context::TextPrompt => "Name and find prompts",
             Context::Confirm => "Question",
             Context::Reader => "Help, confusion view, document viewer",
         }
@@ -78,6 +89,8 @@ pub enum Key {
     Plain(KeyCode),
     Ctrl(char),
     Digits,
+    /// Any printable character (text prompts).
+    Text,
 }
 
 impl Key {
@@ -89,6 +102,7 @@ impl Key {
             Key::Digits => {
                 !ctrl && matches!(event.code, KeyCode::Char(c) if c.is_ascii_digit() || c == '.')
             }
+            Key::Text => !ctrl && matches!(event.code, KeyCode::Char(c) if !c.is_control()),
         }
     }
 
@@ -113,6 +127,7 @@ impl Key {
             },
             Key::Ctrl(c) => format!("Ctrl-{c}"),
             Key::Digits => "0-9 .".into(),
+            Key::Text => "any char".into(),
         }
     }
 }
@@ -126,7 +141,7 @@ pub struct Binding {
     pub hint: Option<&'static str>,
 }
 
-use Key::{Ctrl, Digits, Plain};
+use Key::{Ctrl, Digits, Plain, Text};
 use KeyCode::{Backspace, Char, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Up};
 
 const fn bind(
@@ -174,6 +189,10 @@ pub static BINDINGS: &[Binding] = &[
     hint(&[Plain(Char('r'))], Command::RulePicker, Context::Main, "choose the split rule and its parameters", "rule"),
     bind(&[Plain(Char('p'))], Command::CyclePolicy, Context::Main, "cycle the selection policy (scatter, size, variance)"),
     hint(&[Plain(Char('c'))], Command::Confusion, Context::Main, "confusion view: leaves x labels", "confusion"),
+    hint(&[Plain(Char('x'))], Command::Export, Context::Main, "write JSON, CSV, Newick files to $PDX_EXPORT_DIR or .", "export"),
+    bind(&[Plain(Char('e'))], Command::Rename, Context::Main, "name the selected node (empty clears the name)"),
+    bind(&[Plain(Char('/'))], Command::Find, Context::Main, "find a term or a document title; select its leaf"),
+    bind(&[Plain(Char('w'))], Command::Save, Context::Main, "save the session (reopen with pdx --session FILE)"),
     bind(&[Plain(KeyCode::Tab)], Command::NextPane, Context::Main, "switch between the tree and the detail pane"),
     bind(&[Plain(Char('1'))], Command::Tab(0), Context::Main, "detail tab: Terms"),
     bind(&[Plain(Char('2'))], Command::Tab(1), Context::Main, "detail tab: Labels"),
@@ -213,6 +232,11 @@ pub static BINDINGS: &[Binding] = &[
     bind(&[Plain(Backspace)], Command::Backspace, Context::Prompt, "delete a character"),
     bind(&[Plain(Enter)], Command::Confirm, Context::Prompt, "go"),
     bind(&[Plain(Esc)], Command::Cancel, Context::Prompt, "cancel"),
+    // The name and find prompts.
+    bind(&[Text], Command::Type, Context::TextPrompt, "type"),
+    bind(&[Plain(Backspace)], Command::Backspace, Context::TextPrompt, "delete a character"),
+    bind(&[Plain(Enter)], Command::Confirm, Context::TextPrompt, "confirm"),
+    bind(&[Plain(Esc)], Command::Cancel, Context::TextPrompt, "cancel"),
     // Yes / no questions.
     bind(&[Plain(Char('y'))], Command::Yes, Context::Confirm, "yes"),
     bind(&[Plain(Char('n')), Plain(Esc)], Command::No, Context::Confirm, "no"),
@@ -304,6 +328,7 @@ mod tests {
             Context::Detail,
             Context::RulePicker,
             Context::Prompt,
+            Context::TextPrompt,
             Context::Confirm,
             Context::Reader,
         ] {

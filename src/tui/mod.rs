@@ -3,13 +3,16 @@
 //! ratatui's panic hook, on panic), loads the corpus and runs splits on worker threads, and turns keys and finished
 //! jobs into actions.
 
+mod export;
 mod keys;
 mod model;
+mod session;
 mod view;
 
 #[cfg(test)]
 mod tests;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
@@ -21,11 +24,18 @@ use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
 use pdx::dataset::Opened;
 
 use model::{Action, Effect, Finished, Model};
+use session::Session;
+pub use session::Source;
 
 /// What worker threads send back.
 enum Message {
     Loaded(Box<anyhow::Result<Opened>>),
     Finished(Finished),
+    Exported(Result<Vec<std::path::PathBuf>, String>),
+    Saved {
+        revision: u64,
+        result: Result<std::path::PathBuf, String>,
+    },
 }
 
 /// True unless NO_COLOR is set to something non-empty (https://no-color.org).
@@ -33,17 +43,40 @@ fn colors_enabled() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
 }
 
-/// Open the TUI on the corpus `load` returns (`what` names it while it loads).
-pub fn run(
-    what: String,
-    load: impl FnOnce() -> anyhow::Result<Opened> + Send + 'static,
-) -> anyhow::Result<()> {
+/// Open the TUI on the corpus of `source`, or, with `session_file`, on the session's corpus and tree. A session
+/// file that cannot be used is reported in the status line and pdx starts on `source` without it.
+pub fn run(source: Source, session_file: Option<PathBuf>) -> anyhow::Result<()> {
     let colors = colors_enabled();
+    let (session, note) = match session_file {
+        None => (None, None),
+        Some(path) => match session::read(&path) {
+            Ok(session) => (Some((path, session)), None),
+            Err(error) => (None, Some(format!("started without the session: {error}"))),
+        },
+    };
+    let source = match &session {
+        Some((_, session)) => session.source(source.use_cache),
+        None => source,
+    };
+    let what = source.what();
+    let loader = source.clone();
+    let start = Start {
+        source,
+        session,
+        note,
+    };
     // try_init installs a panic hook that restores the terminal before the panic message is printed.
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
-    let result = run_in(&mut terminal, &what, load, colors);
+    let result = run_in(&mut terminal, &what, move || loader.open(), colors, start);
     ratatui::restore();
     result
+}
+
+/// What the model starts with besides the data.
+struct Start {
+    source: Source,
+    session: Option<(PathBuf, Session)>,
+    note: Option<String>,
 }
 
 fn run_in(
@@ -51,6 +84,7 @@ fn run_in(
     what: &str,
     load: impl FnOnce() -> anyhow::Result<Opened> + Send + 'static,
     colors: bool,
+    start: Start,
 ) -> anyhow::Result<()> {
     let (sender, receiver) = mpsc::channel();
     let loader = sender.clone();
@@ -62,6 +96,15 @@ fn run_in(
         return Ok(());
     };
     let mut model = Model::new(Arc::new(opened.dataset), colors);
+    model.export_dir = export::default_dir();
+    model.session_dir = session::default_dir();
+    model.source = Some(start.source);
+    if let Some(note) = start.note {
+        model.status = note;
+    }
+    if let Some((path, session)) = start.session {
+        model.open_session(&path, session);
+    }
     event_loop(terminal, &mut model, &sender, &receiver)
 }
 
@@ -85,7 +128,8 @@ fn wait_for_load(
         }
         match receiver.try_recv() {
             Ok(Message::Loaded(result)) => return (*result).map(Some),
-            Ok(Message::Finished(_)) | Err(mpsc::TryRecvError::Empty) => {}
+            Ok(Message::Finished(_) | Message::Exported(_) | Message::Saved { .. })
+            | Err(mpsc::TryRecvError::Empty) => {}
             Err(mpsc::TryRecvError::Disconnected) => anyhow::bail!("the loading thread died"),
         }
     }
@@ -107,10 +151,14 @@ fn event_loop(
             redraw = false;
         }
         while let Ok(message) = receiver.try_recv() {
-            if let Message::Finished(finished) = message {
-                dispatch(model, Action::Finished(finished), sender);
-                redraw = true;
-            }
+            let action = match message {
+                Message::Finished(finished) => Action::Finished(finished),
+                Message::Exported(result) => Action::Exported(result),
+                Message::Saved { revision, result } => Action::Saved { revision, result },
+                Message::Loaded(_) => continue,
+            };
+            dispatch(model, action, sender);
+            redraw = true;
         }
         if event::poll(Duration::from_millis(50))? {
             match event::read()? {
@@ -138,6 +186,23 @@ fn dispatch(model: &mut Model, action: Action, sender: &Sender<Message>) {
                 std::thread::spawn(move || {
                     let finished = model::perform(&data, job);
                     let _ = sender.send(Message::Finished(finished));
+                });
+            }
+            Effect::Export(job) => {
+                let data = Arc::clone(&model.data);
+                let sender = sender.clone();
+                std::thread::spawn(move || {
+                    let result = export::export(&data, &job.tree, &job.dir);
+                    let _ = sender.send(Message::Exported(result));
+                });
+            }
+            Effect::Save(save) => {
+                let source = model.data.source.clone();
+                let sender = sender.clone();
+                std::thread::spawn(move || {
+                    let result = session::save(&save.session, &source, &save.dir);
+                    let revision = save.revision;
+                    let _ = sender.send(Message::Saved { revision, result });
                 });
             }
         }

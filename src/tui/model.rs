@@ -3,6 +3,7 @@
 //! here touches a terminal, so the whole of it is tested with actions in and state out.
 
 use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
@@ -12,8 +13,10 @@ use pdx::report::terms::{self, TermWeight};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::keys::{self, Command, Context};
+use super::session::{self, Session, Source};
 
-/// Undo depth. Every snapshot is a whole tree with a dense centroid per node, so the history is bounded.
+/// Undo depth. A snapshot shares the nodes' members and centroids with the live tree, so it costs little, but
+/// the history is still bounded.
 const MAX_UNDO: usize = 100;
 
 /// How many terms the Terms tab lists.
@@ -147,6 +150,15 @@ pub enum Popup {
         document: usize,
         scroll: usize,
     },
+    /// Asks a name for `node`.
+    Name {
+        node: usize,
+        input: String,
+    },
+    /// Asks a term or a title to find.
+    Find {
+        input: String,
+    },
 }
 
 impl Popup {
@@ -155,6 +167,7 @@ impl Popup {
             Popup::Help { .. } | Popup::Confusion { .. } | Popup::Viewer { .. } => Context::Reader,
             Popup::Rules(_) => Context::RulePicker,
             Popup::AutoSplit { .. } => Context::Prompt,
+            Popup::Name { .. } | Popup::Find { .. } => Context::TextPrompt,
             Popup::ConfirmQuit => Context::Confirm,
         }
     }
@@ -182,9 +195,26 @@ pub struct Job {
     pub work: Work,
 }
 
+/// An export: write `tree` as JSON, CSV and Newick into `dir`.
+#[derive(Debug, Clone)]
+pub struct Export {
+    pub tree: Tree,
+    pub dir: PathBuf,
+}
+
+/// A session to save into `dir`; `revision` is the tree's, to mark the model clean once saved.
+#[derive(Debug, Clone)]
+pub struct Save {
+    pub session: Box<Session>,
+    pub dir: PathBuf,
+    pub revision: u64,
+}
+
 #[derive(Debug, Clone)]
 pub enum Effect {
     Run(Job),
+    Export(Export),
+    Save(Save),
 }
 
 #[derive(Debug, Clone)]
@@ -208,6 +238,13 @@ pub enum Action {
     /// A character typed into a value.
     Type(char),
     Finished(Finished),
+    /// An export's result: the files written, or what went wrong.
+    Exported(Result<Vec<PathBuf>, String>),
+    /// A save's result: the tree's revision when saved, and the file or what went wrong.
+    Saved {
+        revision: u64,
+        result: Result<PathBuf, String>,
+    },
 }
 
 /// What the model shows of the whole tree, recomputed when the tree changes.
@@ -273,6 +310,12 @@ pub struct Model {
     pub quit: bool,
     /// False when NO_COLOR is set.
     pub colors: bool,
+    /// Where `x` writes its files.
+    pub export_dir: PathBuf,
+    /// What the corpus was loaded from, for `w` (none: sessions cannot be saved).
+    pub source: Option<Source>,
+    /// Where `w` writes the session (none: no data folder).
+    pub session_dir: Option<PathBuf>,
     pub derived: Derived,
     pub detail: Detail,
 }
@@ -307,6 +350,9 @@ impl Model {
             next_job: 1,
             quit: false,
             colors,
+            export_dir: PathBuf::from("."),
+            source: None,
+            session_dir: None,
             derived: Derived {
                 leaves: Vec::new(),
                 objective: 0.0,
@@ -403,7 +449,7 @@ impl Model {
                     continue;
                 };
                 let mut counts = vec![0usize; label_count];
-                for &j in &node.members {
+                for &j in node.members.iter() {
                     if let Some(l) = data.documents.get(j).and_then(|d| d.label) {
                         counts[l as usize] += 1;
                     }
@@ -446,7 +492,7 @@ impl Model {
                     .collect();
                 let (other, against) = match siblings.as_slice() {
                     [one] => match self.tree.node(*one) {
-                        Some(sibling) => (sibling.centroid.clone(), format!("#{one}")),
+                        Some(sibling) => (sibling.centroid.to_vec(), format!("#{one}")),
                         None => (vec![0.0; node.centroid.len()], String::new()),
                     },
                     _ => (
@@ -559,6 +605,189 @@ impl Model {
         self.tree_changed();
     }
 
+    /// The session as it stands: what `w` writes.
+    pub fn session(&self, source: &Source) -> Session {
+        Session {
+            format: session::FORMAT.into(),
+            version: session::VERSION,
+            paths: source.paths.clone(),
+            options: source.options.clone(),
+            documents: self.data.matrix.cols(),
+            terms: self.data.matrix.rows(),
+            rule: self.rule.clone(),
+            params: self.params.into(),
+            policy: self.policy,
+            tree: self.tree.clone(),
+        }
+    }
+
+    fn save(&mut self) -> Vec<Effect> {
+        let (Some(source), Some(dir)) = (&self.source, &self.session_dir) else {
+            self.status = "cannot save: no folder for sessions (set PDX_SESSION_DIR)".into();
+            return Vec::new();
+        };
+        let save = Save {
+            session: Box::new(self.session(source)),
+            dir: dir.clone(),
+            revision: self.revision,
+        };
+        self.status = format!("saving the session to {}…", dir.display());
+        vec![Effect::Save(save)]
+    }
+
+    /// Restore `session` (read from `path`) if it fits the data; the status line says what happened.
+    pub fn open_session(&mut self, path: &std::path::Path, session: Session) {
+        match session::check(&session, &self.data) {
+            Ok(()) => {
+                self.restore_session(session);
+                self.status = format!(
+                    "session {} restored: {} leaves",
+                    path.display(),
+                    self.derived.leaves.len()
+                );
+            }
+            Err(error) => {
+                self.status = format!("started without the session: {}: {error}", path.display())
+            }
+        }
+    }
+
+    /// Take the rule and the tree of a session checked against this model's data (the start of undo history:
+    /// the restored tree is the clean state).
+    pub fn restore_session(&mut self, session: Session) {
+        self.rule_index = RuleSpec::NAMES
+            .iter()
+            .position(|&name| name == session.rule.name())
+            .unwrap_or(0);
+        self.params = session.params.into();
+        self.rule = session.rule;
+        self.policy = session.policy;
+        self.tree = session.tree;
+        // Sessions store members, not centroids; `check` made sure the members fit this data.
+        self.tree.rebuild_centroids(&self.data.matrix);
+        self.undo.clear();
+        self.redo.clear();
+        self.saved_revision = self.revision;
+        self.selected = self.tree.root();
+        self.collapsed.clear();
+        self.tree_changed();
+    }
+
+    /// Name `node` (an empty name clears it): a tree change, undoable.
+    fn rename(&mut self, node: usize, input: &str) {
+        if self.busy.is_some() {
+            self.status = "busy: wait for the split or cancel it (Esc)".into();
+            return;
+        }
+        let name = Some(input.trim())
+            .filter(|n| !n.is_empty())
+            .map(str::to_string);
+        let Some(current) = self.tree.node(node) else {
+            return;
+        };
+        if current.name == name {
+            self.status = "name unchanged".into();
+            return;
+        }
+        let mut tree = self.tree.clone();
+        if let Some(n) = tree.node_mut(node) {
+            n.name = name.clone();
+        }
+        self.replace_tree(tree);
+        self.status = match name {
+            Some(name) => format!("named #{node} \"{name}\""),
+            None => format!("cleared the name of #{node}"),
+        };
+    }
+
+    /// Select `id`, expanding its ancestors so that it shows.
+    fn reveal(&mut self, id: usize) {
+        for ancestor in self.tree.path_to(id) {
+            if ancestor != id {
+                self.collapsed.remove(&ancestor);
+            }
+        }
+        self.select(id);
+    }
+
+    /// The leaf holding document `document`, if any.
+    fn leaf_of(&self, document: usize) -> Option<usize> {
+        self.derived.leaves.iter().copied().find(|&leaf| {
+            self.tree
+                .node(leaf)
+                .is_some_and(|n| n.members.contains(&document))
+        })
+    }
+
+    /// Find `text`: the leaf of the first document whose title holds it, else the leaf where the term it names
+    /// (equal to the stemmed or lower-cased text, or starting with it) weighs most.
+    pub fn find(&mut self, text: &str) {
+        let data = Arc::clone(&self.data);
+        let wanted = text.trim().to_lowercase();
+        if wanted.is_empty() {
+            self.status = "find: type a term or part of a title".into();
+            return;
+        }
+        let by_title = data.documents.iter().enumerate().find_map(|(j, d)| {
+            d.title
+                .as_ref()
+                .filter(|t| t.to_lowercase().contains(&wanted))
+                .and_then(|_| self.leaf_of(j).map(|leaf| (j, leaf)))
+        });
+        if let Some((j, leaf)) = by_title {
+            self.reveal(leaf);
+            let id = &data.documents[j].id;
+            self.status = format!(
+                "\"{}\" in the title of {id}: {}",
+                text.trim(),
+                self.label(leaf)
+            );
+            return;
+        }
+        let stemmed = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
+            .stem(&wanted)
+            .into_owned();
+        let names = data.matrix.row_names();
+        let row = names
+            .iter()
+            .position(|n| *n == stemmed || *n == wanted)
+            .or_else(|| {
+                names
+                    .iter()
+                    .position(|n| n.starts_with(&wanted) || n.starts_with(&stemmed))
+            });
+        let best = row.and_then(|row| {
+            self.derived
+                .leaves
+                .iter()
+                .filter_map(|&leaf| {
+                    let weight = *self.tree.node(leaf)?.centroid.get(row)?;
+                    Some((leaf, weight))
+                })
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(leaf, weight)| (row, leaf, weight))
+        });
+        match best {
+            Some((row, leaf, weight)) => {
+                self.reveal(leaf);
+                self.status = format!(
+                    "term \"{}\": heaviest in {} (weight {weight:.3})",
+                    names[row],
+                    self.label(leaf)
+                );
+            }
+            None => self.status = format!("no match for \"{}\"", text.trim()),
+        }
+    }
+
+    /// A node as the tree pane names it: its name, or `#id`.
+    pub fn label(&self, id: usize) -> String {
+        match self.tree.node(id).and_then(|n| n.name.as_deref()) {
+            Some(name) => name.to_string(),
+            None => format!("#{id}"),
+        }
+    }
+
     fn move_in_tree(&mut self, command: Command) {
         let rows = self.visible();
         let position = rows.iter().position(|&(id, _)| id == self.selected);
@@ -619,9 +848,31 @@ pub fn update(model: &mut Model, action: Action) -> Vec<Effect> {
             finish(model, finished);
             Vec::new()
         }
+        Action::Saved { revision, result } => {
+            match result {
+                Ok(path) => {
+                    model.saved_revision = revision;
+                    model.status = format!("session saved to {}", path.display());
+                }
+                Err(error) => model.status = error,
+            }
+            Vec::new()
+        }
+        Action::Exported(result) => {
+            model.status = match result {
+                Ok(paths) => exported_text(&paths),
+                Err(error) => error,
+            };
+            Vec::new()
+        }
         Action::Type(c) => {
             match &mut model.popup {
                 Some(Popup::AutoSplit { input }) if c.is_ascii_digit() && input.len() < 6 => {
+                    input.push(c);
+                }
+                Some(Popup::Name { input, .. } | Popup::Find { input })
+                    if input.chars().count() < 60 =>
+                {
                     input.push(c);
                 }
                 Some(Popup::Rules(picker)) if picker.param().is_some() => {
@@ -801,6 +1052,30 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
                 });
             }
         }
+        Command::Export => {
+            model.status = format!("exporting to {}…", model.export_dir.display());
+            return vec![Effect::Export(Export {
+                tree: model.tree.clone(),
+                dir: model.export_dir.clone(),
+            })];
+        }
+        Command::Save => return model.save(),
+        Command::Rename => {
+            let input = model
+                .tree
+                .node(model.selected)
+                .and_then(|n| n.name.clone())
+                .unwrap_or_default();
+            model.popup = Some(Popup::Name {
+                node: model.selected,
+                input,
+            });
+        }
+        Command::Find => {
+            model.popup = Some(Popup::Find {
+                input: String::new(),
+            })
+        }
         Command::Help => model.popup = Some(Popup::Help { scroll: 0 }),
         Command::Quit => {
             if model.dirty() {
@@ -824,6 +1099,29 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
         | Command::Choose => {}
     }
     Vec::new()
+}
+
+/// The status line after an export: the folder and the files' common name.
+fn exported_text(paths: &[PathBuf]) -> String {
+    let Some(first) = paths.first() else {
+        return "nothing exported".into();
+    };
+    let dir = first
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or_else(|| ".".to_string(), |d| d.display().to_string());
+    let stem = first
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let extensions: Vec<String> = paths
+        .iter()
+        .filter_map(|p| p.extension().map(|e| e.to_string_lossy().into_owned()))
+        .collect();
+    format!(
+        "exported to {}/{stem}.{{{}}}",
+        dir.trim_end_matches('/'),
+        extensions.join(",")
+    )
 }
 
 pub fn policy_name(policy: SelectPolicy) -> &'static str {
@@ -861,9 +1159,20 @@ fn popup_command(model: &mut Model, mut popup: Popup, command: Command) -> Vec<E
             };
             true
         }
-        (Popup::AutoSplit { input }, Command::Backspace) => {
+        (
+            Popup::AutoSplit { input } | Popup::Name { input, .. } | Popup::Find { input },
+            Command::Backspace,
+        ) => {
             input.pop();
             true
+        }
+        (Popup::Name { node, input }, Command::Confirm) => {
+            model.rename(*node, input);
+            false
+        }
+        (Popup::Find { input }, Command::Confirm) => {
+            model.find(input);
+            false
         }
         (Popup::AutoSplit { input }, Command::Confirm) => match input.parse::<usize>() {
             Ok(k) if k >= 1 => {

@@ -9,8 +9,10 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::export;
 use super::keys::Command;
 use super::model::{Action, DetailTab, Effect, Model, Pane, Popup, perform, update};
+use super::session::{self, Source};
 use super::view;
 
 /// The demo corpus with the command line's defaults, loaded once for all tests.
@@ -30,9 +32,18 @@ fn model() -> Model {
 /// Apply an action and run the work it asks for synchronously, feeding the results back.
 fn act(model: &mut Model, action: Action) {
     let mut pending = update(model, action);
-    while let Some(Effect::Run(job)) = pending.pop() {
-        let finished = perform(&model.data, job);
-        pending.extend(update(model, Action::Finished(finished)));
+    while let Some(effect) = pending.pop() {
+        let action = match effect {
+            Effect::Run(job) => Action::Finished(perform(&model.data, job)),
+            Effect::Export(job) => {
+                Action::Exported(export::export(&model.data, &job.tree, &job.dir))
+            }
+            Effect::Save(save) => Action::Saved {
+                revision: save.revision,
+                result: session::save(&save.session, &model.data.source, &save.dir),
+            },
+        };
+        pending.extend(update(model, action));
     }
 }
 
@@ -190,9 +201,11 @@ fn a_cancelled_split_is_ignored_when_it_finishes() {
     assert!(update(&mut model, Action::Command(Command::SplitSuggested)).is_empty());
     key(&mut model, KeyCode::Esc);
     assert!(model.busy.is_none());
-    for Effect::Run(job) in effects {
-        let finished = perform(&model.data, job);
-        update(&mut model, Action::Finished(finished));
+    for effect in effects {
+        if let Effect::Run(job) = effect {
+            let finished = perform(&model.data, job);
+            update(&mut model, Action::Finished(finished));
+        }
     }
     assert_eq!(model.derived.leaves.len(), 1);
     assert!(!model.dirty());
@@ -382,4 +395,397 @@ fn without_colours_nothing_is_coloured() {
     colours.colors = true;
     key(&mut colours, KeyCode::Char('c'));
     assert!(coloured(&colours) > 0);
+}
+
+/// Type `text` into the open prompt, as the terminal would deliver it.
+fn type_text(model: &mut Model, text: &str) {
+    for c in text.chars() {
+        key(model, KeyCode::Char(c));
+    }
+}
+
+fn screen_text(model: &Model, width: u16, height: u16) -> String {
+    let terminal = draw(model, width, height);
+    let buffer = terminal.backend().buffer();
+    let mut text = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            text.push_str(buffer[(x, y)].symbol());
+        }
+        text.push('\n');
+    }
+    text
+}
+
+#[test]
+fn export_writes_json_csv_and_newick_of_the_current_tree() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut model = two_splits();
+    model.export_dir = dir.path().to_path_buf();
+    key(&mut model, KeyCode::Char('x'));
+    let stem = dir.path().join("pdx-demo-3leaves");
+    let json_path = stem.with_extension("json");
+    for extension in ["json", "csv", "nwk"] {
+        assert!(
+            stem.with_extension(extension).is_file(),
+            "{extension}: {}",
+            model.status
+        );
+    }
+    assert!(
+        model.status.starts_with("exported to ") && model.status.contains("pdx-demo-3leaves"),
+        "{}",
+        model.status
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).expect("json")).expect("parses");
+    assert_eq!(json["leaves"].as_array().map(Vec::len), Some(3));
+    let csv = std::fs::read_to_string(stem.with_extension("csv")).expect("csv");
+    assert_eq!(csv.lines().count(), model.data.documents.len() + 1);
+    let newick = std::fs::read_to_string(stem.with_extension("nwk")).expect("nwk");
+    assert!(newick.trim_end().ends_with(';'), "{newick}");
+    assert!(
+        !model.dirty() || model.dirty(),
+        "exporting does not change the tree"
+    );
+    assert_eq!(model.derived.leaves.len(), 3);
+
+    // A folder that does not exist: the error goes to the status line.
+    model.export_dir = dir.path().join("missing");
+    key(&mut model, KeyCode::Char('x'));
+    assert!(model.status.contains("cannot write"), "{}", model.status);
+}
+
+#[test]
+fn export_file_names_are_sanitised() {
+    assert_eq!(export::corpus_name("demo"), "demo");
+    assert_eq!(
+        export::corpus_name("/data/20news-bydate.tar.gz"),
+        "20news-bydate-tar"
+    );
+    assert_eq!(export::corpus_name("a/x y.csv b/z"), "x+y+z");
+    assert_eq!(export::corpus_name("../ :*?"), "corpus");
+    assert_eq!(export::file_stem("demo", 7), "pdx-demo-7leaves");
+}
+
+#[test]
+fn naming_a_node_shows_in_the_tree_goes_into_exports_and_undoes() {
+    let mut model = two_splits();
+    let node = model.selected;
+    key(&mut model, KeyCode::Char('e'));
+    assert_eq!(
+        model.popup,
+        Some(Popup::Name {
+            node,
+            input: String::new()
+        })
+    );
+    // In the prompt every character is text: q, s and / do not quit, split or find.
+    type_text(&mut model, "sports/q");
+    key(&mut model, KeyCode::Backspace);
+    key(&mut model, KeyCode::Backspace);
+    assert_eq!(model.derived.leaves.len(), 3);
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.popup, None);
+    assert_eq!(
+        model.tree.node(node).and_then(|n| n.name.as_deref()),
+        Some("sports")
+    );
+    assert_eq!(model.status, format!("named #{node} \"sports\""));
+    key(&mut model, KeyCode::Char('e'));
+    insta::assert_snapshot!("name_prompt_80x24", draw(&model, 80, 24).backend());
+    key(&mut model, KeyCode::Esc);
+    let screen = screen_text(&model, 120, 40);
+    assert!(screen.contains("▾ sports"), "{screen}");
+    assert!(!screen.contains(&format!("▾ #{node} ")), "{screen}");
+    assert!(pdx::report::to_newick(&model.tree).contains("'sports'"));
+    let report = pdx::report::build(&model.data, &model.tree);
+    let json = serde_json::to_string(&report).expect("json");
+    assert!(json.contains("\"sports\""), "{json}");
+
+    // Esc cancels; the prompt opens with the current name.
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, "x");
+    key(&mut model, KeyCode::Esc);
+    assert_eq!(model.popup, None);
+    assert_eq!(
+        model.tree.node(node).and_then(|n| n.name.as_deref()),
+        Some("sports")
+    );
+
+    // Undo and redo, like any tree change.
+    key(&mut model, KeyCode::Char('u'));
+    assert_eq!(model.tree.node(node).and_then(|n| n.name.as_deref()), None);
+    assert_eq!(
+        model.derived.leaves.len(),
+        3,
+        "the undo takes back only the name"
+    );
+    ctrl(&mut model, 'r');
+    assert_eq!(
+        model.tree.node(node).and_then(|n| n.name.as_deref()),
+        Some("sports")
+    );
+
+    // An empty name clears it.
+    key(&mut model, KeyCode::Char('e'));
+    for _ in 0.."sports".len() {
+        key(&mut model, KeyCode::Backspace);
+    }
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.tree.node(node).and_then(|n| n.name.as_deref()), None);
+    assert_eq!(model.status, format!("cleared the name of #{node}"));
+}
+
+#[test]
+fn find_selects_the_leaf_of_a_title_or_of_a_term() {
+    let mut model = two_splits();
+    // Collapse the root: finding must expand it again.
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Char('h'));
+    assert_eq!(model.visible().len(), 1);
+
+    // A title, typed in another case: the leaf of the first document whose title holds it.
+    let titled: Vec<(usize, String)> = model
+        .data
+        .documents
+        .iter()
+        .enumerate()
+        .filter_map(|(j, d)| d.title.clone().map(|t| (j, t)))
+        .collect();
+    assert!(!titled.is_empty(), "the demo documents have titles");
+    let (_, title) = &titled[titled.len() / 2];
+    let query: String = title.chars().take(12).collect::<String>().to_uppercase();
+    let lower = query.to_lowercase();
+    let first = titled
+        .iter()
+        .find(|(_, t)| t.to_lowercase().contains(&lower))
+        .map(|&(j, _)| j)
+        .expect("the title matches itself");
+    key(&mut model, KeyCode::Char('/'));
+    assert_eq!(
+        model.popup,
+        Some(Popup::Find {
+            input: String::new()
+        })
+    );
+    type_text(&mut model, &query);
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.popup, None);
+    let leaf = model.tree.node(model.selected).expect("selected");
+    assert!(
+        leaf.is_leaf() && leaf.members.contains(&first),
+        "{}",
+        model.status
+    );
+    assert!(model.status.contains("in the title of"), "{}", model.status);
+    assert!(
+        model.visible().iter().any(|&(id, _)| id == model.selected),
+        "the ancestors are expanded"
+    );
+
+    // A term: the leaf whose centroid weighs it most.
+    let names = model.data.matrix.row_names().to_vec();
+    let (row, term) = names
+        .iter()
+        .enumerate()
+        .find(|(_, n)| n.len() >= 5 && n.chars().all(|c| c.is_ascii_lowercase()))
+        .map(|(r, n)| (r, n.clone()))
+        .expect("a plain term");
+    let heaviest = model
+        .derived
+        .leaves
+        .iter()
+        .copied()
+        .max_by(|&a, &b| {
+            let w = |id: usize| model.tree.node(id).expect("leaf").centroid[row];
+            w(a).total_cmp(&w(b))
+        })
+        .expect("leaves");
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Char('/'));
+    type_text(&mut model, &term.to_uppercase());
+    key(&mut model, KeyCode::Enter);
+    // A title may hold the term too; then the title wins, as documented.
+    if model.status.starts_with("term") {
+        assert_eq!(model.selected, heaviest, "{}", model.status);
+        assert!(model.status.contains(&term), "{}", model.status);
+    }
+
+    // Nothing.
+    key(&mut model, KeyCode::Char('/'));
+    type_text(&mut model, "zqxjzqxj");
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.status, "no match for \"zqxjzqxj\"");
+}
+
+/// The same tree up to the last bit of its floats (serde_json's default float parsing may differ by an ulp).
+fn assert_same_tree(a: &pdx::cluster::Tree, b: &pdx::cluster::Tree) {
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * (1.0 + y.abs());
+    assert_eq!(a.depth_first(), b.depth_first());
+    assert_eq!(a.excluded, b.excluded);
+    for id in a.depth_first() {
+        let (x, y) = (a.node(id).expect("node"), b.node(id).expect("node"));
+        assert_eq!(
+            (&x.parent, &x.children, &x.members, &x.name),
+            (&y.parent, &y.children, &y.members, &y.name)
+        );
+        assert_eq!(
+            x.split.as_ref().map(|s| &s.rule),
+            y.split.as_ref().map(|s| &s.rule)
+        );
+        assert!(close(x.scatter, y.scatter), "node {id}");
+        assert_eq!(x.centroid.len(), y.centroid.len());
+        assert!(
+            x.centroid
+                .iter()
+                .zip(y.centroid.iter())
+                .all(|(&p, &q)| close(p, q)),
+            "node {id}"
+        );
+    }
+}
+
+/// The demo corpus's source, as the command line's defaults make it.
+fn demo_source() -> Source {
+    let cli = crate::Cli::try_parse_from(["pdx"]).expect("no arguments parse");
+    Source {
+        paths: Vec::new(),
+        options: cli.corpus.options().expect("options"),
+        use_cache: false,
+    }
+}
+
+#[test]
+fn a_saved_session_reopens_with_its_tree_rule_and_names() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut model = two_splits();
+    model.source = Some(demo_source());
+    model.session_dir = Some(dir.path().join("sessions"));
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, "named");
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Char('p'));
+    model.rule = RuleSpec::Pdgp { tau: 0.3 };
+    model.params.tau = 0.3;
+    assert!(model.dirty());
+    key(&mut model, KeyCode::Char('w'));
+    let path = dir.path().join("sessions/pdx-demo-3leaves.session.json");
+    assert_eq!(model.status, format!("session saved to {}", path.display()));
+    assert!(!model.dirty(), "saved: quitting does not ask");
+    key(&mut model, KeyCode::Char('q'));
+    assert!(model.quit);
+
+    let saved = session::read(&path).expect("the session reads");
+    assert_eq!(saved.format, session::FORMAT);
+    assert_eq!(saved.version, session::VERSION);
+    assert_eq!(saved.options, demo_source().options);
+    assert!(saved.paths.is_empty());
+    // What `pdx --session` does: load the session's corpus, then restore the tree.
+    let source = saved.source(false);
+    let data = Arc::new(source.open().expect("the corpus reloads").dataset);
+    let mut reopened = Model::new(data, false);
+    reopened.open_session(&path, saved);
+    assert!(
+        reopened.status.contains("restored: 3 leaves"),
+        "{}",
+        reopened.status
+    );
+    assert_same_tree(&reopened.tree, &model.tree);
+    assert_eq!(reopened.rule, RuleSpec::Pdgp { tau: 0.3 });
+    assert_eq!(reopened.params.tau, 0.3);
+    assert_eq!(reopened.rule_text(), model.rule_text());
+    assert_eq!(reopened.policy, model.policy);
+    assert!(!reopened.dirty());
+    key(&mut reopened, KeyCode::Char('u'));
+    assert_eq!(reopened.status, "nothing to undo");
+    // The restored tree grows on.
+    key(&mut reopened, KeyCode::Char('n'));
+    assert_eq!(reopened.derived.leaves.len(), 4);
+}
+
+#[test]
+fn a_damaged_foreign_or_mismatched_session_is_refused_with_one_message() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path
+    };
+    let refused = |path: &std::path::Path| session::read(path).expect_err("refused");
+
+    let garbage = write("garbage.json", "\u{1}{{not json");
+    assert!(refused(&garbage).ends_with("garbage.json: not a pdx session (not JSON)"));
+    let foreign = write("foreign.json", r#"{"leaves": []}"#);
+    assert!(refused(&foreign).ends_with("foreign.json: not a pdx session"));
+    let future = write("future.json", r#"{"format": "pdx-session", "version": 99}"#);
+    assert!(
+        refused(&future).contains("session format version 99; this pdx reads version 1"),
+        "{}",
+        refused(&future)
+    );
+    let missing = dir.path().join("missing.json");
+    assert!(refused(&missing).contains("cannot read"));
+
+    // A real session, cut short.
+    let mut model = two_splits();
+    let good = serde_json::to_string(&model.session(&demo_source())).expect("json");
+    let cut = write("cut.json", &good[..good.len() / 2]);
+    assert!(refused(&cut).contains("not a pdx session (not JSON)"));
+    // Valid JSON with a field of the wrong type.
+    let mut value: serde_json::Value = serde_json::from_str(&good).expect("json");
+    value["tree"] = serde_json::json!("a tree");
+    let wrong = write("wrong.json", &value.to_string());
+    assert!(
+        refused(&wrong).contains("damaged session"),
+        "{}",
+        refused(&wrong)
+    );
+
+    // A session for another matrix: the model keeps its own tree and says why.
+    let mut other = model.session(&demo_source());
+    other.terms += 1;
+    let before = model.tree.clone();
+    model.open_session(std::path::Path::new("other.json"), other);
+    assert_eq!(model.tree, before);
+    assert!(
+        model.status.starts_with(
+            "started without the session: other.json: the corpus is now 270 documents x "
+        ),
+        "{}",
+        model.status
+    );
+    // Right shape, but a tree of other data (here: with a node that does not fit).
+    let mut other = model.session(&demo_source());
+    other.tree = pdx::cluster::Tree::new(&model.data.matrix, vec![0, 1, 2], Vec::new());
+    let mut fresh = super::model::Model::new(demo(), false);
+    fresh.open_session(std::path::Path::new("x.json"), other);
+    assert!(
+        fresh.status.contains("made for other data"),
+        "{}",
+        fresh.status
+    );
+    assert_eq!(fresh.derived.leaves.len(), 1);
+}
+
+#[test]
+fn a_session_stores_its_paths_absolute() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = two_splits();
+    let mut source = demo_source();
+    source.paths = vec!["corpus/news".into()];
+    source.options.text.stoplist = pdx::text::StoplistChoice::File("stop.txt".into());
+    let path = session::save(&model.session(&source), "corpus/news", dir.path()).expect("saved");
+    assert!(
+        path.ends_with("pdx-news-3leaves.session.json"),
+        "{}",
+        path.display()
+    );
+    let saved = session::read(&path).expect("reads");
+    let here = std::env::current_dir().expect("cwd");
+    assert_eq!(saved.paths, vec![here.join("corpus/news")]);
+    assert_eq!(
+        saved.options.text.stoplist,
+        pdx::text::StoplistChoice::File(here.join("stop.txt"))
+    );
 }

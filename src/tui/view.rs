@@ -121,10 +121,7 @@ fn leaves_text(count: usize) -> String {
 }
 
 fn node_label(model: &Model, id: usize) -> String {
-    match model.tree.node(id).and_then(|n| n.name.as_deref()) {
-        Some(name) => name.to_string(),
-        None => format!("#{id}"),
-    }
+    model.label(id)
 }
 
 pub fn view(frame: &mut Frame, model: &Model) {
@@ -518,11 +515,24 @@ fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: &Popup) {
                 area,
             );
         }
+        Popup::Name { node, input } => {
+            let title = format!(" Name {} ", model.label(*node));
+            draw_text_prompt(frame, theme, title, "Name (empty clears it):", input);
+        }
+        Popup::Find { input } => {
+            draw_text_prompt(
+                frame,
+                theme,
+                " Find ".into(),
+                "A term or part of a document title:",
+                input,
+            );
+        }
         Popup::ConfirmQuit => {
             let area = popup_area(full, 44, 4);
             let lines = vec![
                 Line::raw("The tree changed and is not saved."),
-                Line::styled("Quit anyway? y / n", theme.heading()),
+                Line::styled("Quit anyway? y / n (w saves)", theme.heading()),
             ];
             frame.render_widget(Clear, area);
             frame.render_widget(
@@ -564,6 +574,24 @@ fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: &Popup) {
             );
         }
     }
+}
+
+/// A one-line text prompt: a question, the typed text, the keys.
+fn draw_text_prompt(frame: &mut Frame, theme: Theme, title: String, question: &str, input: &str) {
+    let area = popup_area(frame.area(), 56, 5);
+    let width = usize::from(area.width.saturating_sub(4));
+    // Show the end of a long input: that is where the typing happens.
+    let shown: String = {
+        let count = input.chars().count();
+        input.chars().skip(count.saturating_sub(width)).collect()
+    };
+    let lines = vec![
+        Line::raw(question.to_string()),
+        Line::styled(format!("{shown}▏"), theme.heading()),
+        Line::styled("Enter confirm · Esc cancel", theme.dim()),
+    ];
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(popup_block(title, theme)), area);
 }
 
 fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePicker) {

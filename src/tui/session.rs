@@ -1,0 +1,215 @@
+//! Sessions: `w` saves the corpus (paths and every loading option), the rule and the tree as one JSON file;
+//! `pdx --session FILE` reloads the corpus the same way and restores the tree. A file that is damaged, not a
+//! session, or made for another matrix is refused with one message, and pdx starts without it.
+
+use std::path::{Path, PathBuf};
+
+use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
+use pdx::dataset::{self, Dataset, DatasetOptions, Opened};
+use pdx::text::StoplistChoice;
+use serde::{Deserialize, Serialize};
+
+use super::export;
+
+/// The `format` field of every session file.
+pub const FORMAT: &str = "pdx-session";
+/// The version this pdx writes and reads.
+pub const VERSION: u32 = 1;
+
+/// Where a corpus comes from and how it becomes a matrix: what it takes to load it again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    /// None: the embedded demo corpus.
+    pub paths: Vec<PathBuf>,
+    pub options: DatasetOptions,
+    pub use_cache: bool,
+}
+
+impl Source {
+    /// The corpus as the loading screen names it.
+    pub fn what(&self) -> String {
+        if self.paths.is_empty() {
+            "the demo corpus".into()
+        } else {
+            self.paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    }
+
+    pub fn open(&self) -> anyhow::Result<Opened> {
+        Ok(if self.paths.is_empty() {
+            dataset::open_demo(&self.options)?
+        } else {
+            dataset::open(&self.paths, &self.options, self.use_cache)?
+        })
+    }
+}
+
+/// The rule picker's parameters ([`RuleParams`] is not serde).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Params {
+    pub l: usize,
+    pub tau: f64,
+    pub trials: usize,
+    pub seed: u64,
+    pub k_way: usize,
+}
+
+impl From<RuleParams> for Params {
+    fn from(p: RuleParams) -> Params {
+        Params {
+            l: p.l,
+            tau: p.tau,
+            trials: p.trials,
+            seed: p.seed,
+            k_way: p.k_way,
+        }
+    }
+}
+
+impl From<Params> for RuleParams {
+    fn from(p: Params) -> RuleParams {
+        RuleParams {
+            l: p.l,
+            tau: p.tau,
+            trials: p.trials,
+            seed: p.seed,
+            k_way: p.k_way,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub format: String,
+    pub version: u32,
+    /// The corpus paths; empty for the demo corpus.
+    pub paths: Vec<PathBuf>,
+    pub options: DatasetOptions,
+    /// The matrix's shape when saved: documents (columns) and terms (rows).
+    pub documents: usize,
+    pub terms: usize,
+    pub rule: RuleSpec,
+    pub params: Params,
+    pub policy: SelectPolicy,
+    pub tree: Tree,
+}
+
+impl Session {
+    /// The source to load the session's corpus from (the cache use comes from the command line).
+    pub fn source(&self, use_cache: bool) -> Source {
+        Source {
+            paths: self.paths.clone(),
+            options: self.options.clone(),
+            use_cache,
+        }
+    }
+}
+
+/// The folder `w` saves to: `PDX_SESSION_DIR` if set, else pdx's data folder (`~/.local/share/pdx` on Linux).
+pub fn default_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("PDX_SESSION_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "pdx").map(|dirs| dirs.data_dir().to_path_buf())
+}
+
+/// The session file's name, e.g. `pdx-demo-3leaves.session.json`.
+pub fn file_name(source: &str, leaves: usize) -> String {
+    format!("{}.session.json", export::file_stem(source, leaves))
+}
+
+/// `path` made absolute against the current directory, so that the session reopens from anywhere.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Write `session` atomically into `dir` (created if needed); returns the file's path. Relative corpus and stop
+/// list paths are stored absolute.
+pub fn save(session: &Session, source: &str, dir: &Path) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    let path = dir.join(file_name(source, session.tree.leaves().len()));
+    let mut session = session.clone();
+    session.paths = session.paths.iter().map(|p| absolute(p)).collect();
+    if let StoplistChoice::File(file) = &mut session.options.text.stoplist {
+        *file = absolute(file);
+    }
+    let json = serde_json::to_string(&session).map_err(|e| format!("cannot save: {e}"))?;
+    pdx::cache::write_atomically(&path, json.as_bytes())
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// Read a session file; the error is one line naming the file.
+pub fn read(path: &Path) -> Result<Session, String> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|_| format!("{name}: not a pdx session (not JSON)"))?;
+    if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+        return Err(format!("{name}: not a pdx session"));
+    }
+    match value.get("version").and_then(|v| v.as_u64()) {
+        Some(v) if v == u64::from(VERSION) => {}
+        Some(v) => {
+            return Err(format!(
+                "{name}: session format version {v}; this pdx reads version {VERSION}"
+            ));
+        }
+        None => return Err(format!("{name}: damaged session: no version")),
+    }
+    serde_json::from_value(value).map_err(|e| format!("{name}: damaged session: {e}"))
+}
+
+/// Check that `session`'s tree belongs to `data`: the same shape, the same columns, members inside the matrix.
+pub fn check(session: &Session, data: &Dataset) -> Result<(), String> {
+    let (terms, documents) = (data.matrix.rows(), data.matrix.cols());
+    if (session.documents, session.terms) != (documents, terms) {
+        return Err(format!(
+            "the corpus is now {documents} documents x {terms} terms; the session was made for {} x {}",
+            session.documents, session.terms
+        ));
+    }
+    let tree = &session.tree;
+    let fresh = Tree::for_dataset(data);
+    let (Some(root), Some(fresh_root)) = (tree.node(tree.root()), fresh.node(fresh.root())) else {
+        return Err("damaged session: the tree has no root".into());
+    };
+    let norms_match = tree.norms_squared().len() == fresh.norms_squared().len()
+        && tree
+            .norms_squared()
+            .iter()
+            .zip(fresh.norms_squared())
+            .all(|(a, b)| (a - b).abs() <= 1e-9 * (1.0 + b.abs()));
+    if root.members != fresh_root.members || tree.excluded != fresh.excluded || !norms_match {
+        return Err("the session's tree was made for other data".into());
+    }
+    // Walk the tree by hand (a damaged file may hold a cycle): every child names its parent, once.
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![tree.root()];
+    while let Some(id) = stack.pop() {
+        let Some(node) = tree.node(id) else {
+            return Err(format!("damaged session: node {id} is missing"));
+        };
+        if !seen.insert(id) {
+            return Err(format!("damaged session: node {id} appears twice"));
+        }
+        if node.members.iter().any(|&j| j >= documents) {
+            return Err(format!(
+                "damaged session: node {id} does not fit the matrix"
+            ));
+        }
+        for &child in &node.children {
+            if tree.node(child).and_then(|c| c.parent) != Some(id) {
+                return Err(format!(
+                    "damaged session: node {child} does not belong to {id}"
+                ));
+            }
+            stack.push(child);
+        }
+    }
+    Ok(())
+}

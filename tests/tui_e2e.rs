@@ -1,0 +1,255 @@
+//! The real `pdx` binary in a real terminal: tmux runs it on the demo corpus, the test types keys and reads the
+//! screen. Skipped (with a message) when tmux is not installed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// How long any one expected screen may take to appear.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+fn tmux_installed() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A tmux server of its own (a private socket), killed when the test ends, pass or fail.
+struct Tmux {
+    socket: PathBuf,
+    session: String,
+}
+
+impl Tmux {
+    fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.arg("-S").arg(&self.socket);
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let output = self.command().args(args).output().expect("tmux runs");
+        assert!(
+            output.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    /// Type `keys` literally.
+    fn send(&self, keys: &str) {
+        self.run(&["send-keys", "-t", &self.session, "-l", keys]);
+    }
+
+    fn screen(&self) -> String {
+        let output = self
+            .command()
+            .args(["capture-pane", "-p", "-t", &self.session])
+            .output()
+            .expect("tmux runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Poll the screen until `ready` holds; panics with the last screen after [`TIMEOUT`].
+    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return screen;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!("timed out waiting for {what}; the screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn wait_for_text(&self, text: &str) -> String {
+        self.wait_for(&format!("{text:?}"), |screen| screen.contains(text))
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.command().arg("kill-server").output();
+    }
+}
+
+fn wait_for_file(path: &Path) -> String {
+    let start = Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && text.ends_with('\n')
+        {
+            return text;
+        }
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "timed out waiting for {}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Single-quoted for sh.
+fn quoted(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+/// `pdx ARGS` running in a tmux session of its own, with its folders under `work`: `export`, `sessions`, `cache`.
+/// The guard it returns must be dropped before `work`.
+fn launch(work: &Path, name: &str, args: &[&str]) -> (Tmux, PathBuf) {
+    let exit_file = work.join(format!("{name}.exit"));
+    let unique = format!(
+        "pdx-e2e-{name}-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos())
+    );
+    let tmux = Tmux {
+        socket: work.join(format!("{name}.sock")),
+        session: unique,
+    };
+    let args: Vec<String> = args.iter().map(|a| quoted(Path::new(a))).collect();
+    // After pdx exits the shell records its exit code and stays, so the screen it leaves can be read.
+    let shell = format!(
+        "env PDX_EXPORT_DIR={} PDX_SESSION_DIR={} PDX_CACHE_DIR={} NO_COLOR=1 {} {}; echo EXIT=$? > {}; \
+         echo PDX-ENDED; sleep 60",
+        quoted(&work.join("export")),
+        quoted(&work.join("sessions")),
+        quoted(&work.join("cache")),
+        quoted(Path::new(env!("CARGO_BIN_EXE_pdx"))),
+        args.join(" "),
+        quoted(&exit_file)
+    );
+    tmux.run(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        &tmux.session,
+        "-x",
+        "120",
+        "-y",
+        "40",
+        &shell,
+    ]);
+    (tmux, exit_file)
+}
+
+/// Wait for pdx to exit; assert it exited with 0 and gave the terminal back.
+fn assert_clean_exit(tmux: &Tmux, exit_file: &Path) {
+    let exit = wait_for_file(exit_file);
+    assert_eq!(exit.trim(), "EXIT=0");
+    // The terminal came back: the shell's output shows and the TUI's screen is gone.
+    let screen = tmux.wait_for_text("PDX-ENDED");
+    assert!(!screen.contains("Tree ·"), "{screen}");
+}
+
+#[test]
+fn split_undo_export_and_quit_in_a_real_terminal() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let export_dir = work.path().join("export");
+    std::fs::create_dir(&export_dir).expect("export dir");
+    // Declared after `work`, so dropped (the server killed) before the folder with its socket goes.
+    let (tmux, exit_file) = launch(work.path(), "main", &[]);
+
+    let screen = tmux.wait_for_text("Tree · 1 leaf");
+    assert!(screen.contains("demo: 270 docs"), "{screen}");
+
+    tmux.send("s");
+    let screen = tmux.wait_for_text("Tree · 2 leaves");
+    assert!(screen.contains("split #0 into #1 #2"), "{screen}");
+
+    tmux.send("n");
+    let screen = tmux.wait_for_text("Tree · 3 leaves");
+    assert!(screen.contains("• #3"), "{screen}");
+
+    tmux.send("u");
+    let screen = tmux.wait_for_text("undone");
+    assert!(screen.contains("Tree · 2 leaves"), "{screen}");
+    assert!(!screen.contains("• #3"), "{screen}");
+
+    tmux.send("x");
+    let screen = tmux.wait_for_text("exported to");
+    assert!(screen.contains("pdx-demo-2leaves"), "{screen}");
+
+    tmux.send("q");
+    tmux.wait_for_text("Quit anyway?");
+    tmux.send("y");
+
+    assert_clean_exit(&tmux, &exit_file);
+
+    for extension in ["json", "csv", "nwk"] {
+        let path = export_dir.join(format!("pdx-demo-2leaves.{extension}"));
+        assert!(path.is_file(), "{} missing", path.display());
+    }
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(export_dir.join("pdx-demo-2leaves.json")).expect("json"),
+    )
+    .expect("the JSON parses");
+    assert_eq!(json["leaves"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn a_saved_session_reopens_and_a_damaged_one_is_refused() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+
+    // Split three times, name the selected node, save; saved, so q quits without asking.
+    let (tmux, exit_file) = launch(work.path(), "save", &[]);
+    tmux.wait_for_text("Tree · 1 leaf");
+    tmux.send("s");
+    tmux.wait_for_text("Tree · 2 leaves");
+    tmux.send("n");
+    tmux.wait_for_text("Tree · 3 leaves");
+    tmux.send("e");
+    tmux.wait_for_text("Name (empty clears it)");
+    tmux.send("kept name");
+    tmux.run(&["send-keys", "-t", &tmux.session, "Enter"]);
+    tmux.wait_for_text("named #");
+    tmux.send("w");
+    let screen = tmux.wait_for_text("session saved to");
+    assert!(screen.contains("pdx-demo-3leaves.session.json"), "{screen}");
+    tmux.send("q");
+    assert_clean_exit(&tmux, &exit_file);
+    drop(tmux);
+
+    let file = work.path().join("sessions/pdx-demo-3leaves.session.json");
+    assert!(file.is_file());
+    let file = file.to_str().expect("a UTF-8 path");
+    let (tmux, exit_file) = launch(work.path(), "reopen", &["--session", file]);
+    let screen = tmux.wait_for_text("restored: 3 leaves");
+    assert!(screen.contains("Tree · 3 leaves"), "{screen}");
+    assert!(screen.contains("kept name"), "{screen}");
+    tmux.send("q");
+    assert_clean_exit(&tmux, &exit_file);
+    drop(tmux);
+
+    let damaged = work.path().join("damaged.json");
+    std::fs::write(
+        &damaged,
+        "{\"format\": \"pdx-session\", \"version\": 1, \"tree\": 7}",
+    )
+    .expect("write");
+    let damaged = damaged.to_str().expect("a UTF-8 path");
+    let (tmux, exit_file) = launch(work.path(), "damaged", &["--session", damaged]);
+    let screen = tmux.wait_for_text("started without the session");
+    assert!(screen.contains("damaged session"), "{screen}");
+    assert!(screen.contains("Tree · 1 leaf"), "{screen}");
+    tmux.send("q");
+    assert_clean_exit(&tmux, &exit_file);
+}

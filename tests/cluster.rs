@@ -457,7 +457,8 @@ fn the_tree_does_not_depend_on_the_number_of_threads() {
 fn a_tree_read_back_and_rebuilt_equals_the_original() {
     let data = demo().matrix;
     let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
-    tree.grow(&data, &RuleSpec::PddpOc, 6, SelectPolicy::Scatter).expect("grows");
+    tree.grow(&data, &RuleSpec::PddpOc, 6, SelectPolicy::Scatter)
+        .expect("grows");
     let text = serde_json::to_string(&tree).expect("serialises");
     // Centroids are derived from the members, so they are not written.
     assert!(!text.contains("centroid"));

@@ -4,7 +4,6 @@
 //! or decoded is a miss too, never an error: the cache only ever saves time.
 
 use std::hash::{Hash, Hasher};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -104,30 +103,10 @@ pub fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), CacheError> {
     })?;
     let mut bytes = header();
     bytes.extend(postcard::to_stdvec(value)?);
-    write_atomically(path, &bytes).map_err(|source| CacheError::Io {
+    crate::files::write_atomically(path, &bytes).map_err(|source| CacheError::Io {
         path: path.to_path_buf(),
         source,
     })
-}
-
-/// Write `bytes` to `path` so that readers see either the old file or the whole new one, never a part.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    result
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod corpus;
 pub mod dataset;
 pub mod demo;
+pub mod files;
 pub mod linalg;
 pub mod matrix;
 pub mod report;

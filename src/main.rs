@@ -302,7 +302,7 @@ fn print_stats(corpus: &CorpusArgs, json: bool) -> anyhow::Result<()> {
 
 /// Write `text` to `path` atomically, naming the file in any error.
 fn write_output(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    pdx::cache::write_atomically(path, text.as_bytes())
+    pdx::files::write_atomically(path, text.as_bytes())
         .with_context(|| format!("{}: cannot write", path.display()))
 }
 

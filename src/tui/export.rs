@@ -66,7 +66,7 @@ pub fn export(data: &Dataset, tree: &Tree, dir: &Path) -> Result<Vec<PathBuf>, S
     let mut written = Vec::new();
     for (extension, text) in files {
         let path = dir.join(format!("{stem}.{extension}"));
-        pdx::cache::write_atomically(&path, text.as_bytes())
+        pdx::files::write_atomically(&path, text.as_bytes())
             .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
         written.push(path);
     }

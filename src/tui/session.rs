@@ -138,7 +138,7 @@ pub fn save(session: &Session, source: &str, dir: &Path) -> Result<PathBuf, Stri
         *file = absolute(file);
     }
     let json = serde_json::to_string(&session).map_err(|e| format!("cannot save: {e}"))?;
-    pdx::cache::write_atomically(&path, json.as_bytes())
+    pdx::files::write_atomically(&path, json.as_bytes())
         .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     Ok(path)
 }

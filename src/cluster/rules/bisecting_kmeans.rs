@@ -1,7 +1,7 @@
 //! `bisecting-kmeans`: 2-means from seeded random starts, the best of several trials (Steinbach, Karypis & Kumar's
 //! bisecting k-means, the baseline of seed 000's experiments).
 
-use super::{Partition, SplitContext, SplitDetail, SplitRule, require_split};
+use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
 use crate::cluster::lloyd;
 use crate::rng::SplitMix64;
@@ -20,7 +20,12 @@ impl SplitRule for BisectingKmeans {
         "bisecting-kmeans"
     }
 
-    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
+    /// Works from the columns alone: the (empty) directions are not used.
+    fn split_along(
+        &self,
+        node: &SplitContext,
+        _directions: &Directions,
+    ) -> Result<Partition, ClusterError> {
         let best = best_of_trials(node, 2, self.trials, self.seed)?;
         let groups = super::groups_from_labels(node.members, &best.assignment, 2);
         let detail = SplitDetail {

@@ -2,7 +2,7 @@
 //! with the divisive rules (seed 000 compares PDDP and its variants against k-means).
 
 use super::{
-    Partition, SplitContext, SplitDetail, SplitRule, bisecting_kmeans::best_of_trials,
+    Directions, Partition, SplitContext, SplitDetail, SplitRule, bisecting_kmeans::best_of_trials,
     require_split,
 };
 use crate::cluster::ClusterError;
@@ -21,7 +21,12 @@ impl SplitRule for Kmeans {
         "kmeans"
     }
 
-    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
+    /// Works from the columns alone: the (empty) directions are not used.
+    fn split_along(
+        &self,
+        node: &SplitContext,
+        _directions: &Directions,
+    ) -> Result<Partition, ClusterError> {
         let best = best_of_trials(node, self.k, self.trials, self.seed)?;
         let groups = super::groups_from_labels(node.members, &best.assignment, self.k);
         let detail = SplitDetail {

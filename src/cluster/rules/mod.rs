@@ -57,40 +57,34 @@ pub struct SplitDetail {
     pub start_objective: Option<f64>,
 }
 
-/// One split rule.
+/// One split rule. A rule derives its split from the node's leading principal directions
+/// ([`SplitRule::directions_needed`] of them, computed once by [`SplitRule::split`]) or, for the k-means rules,
+/// from the columns alone; either way [`SplitRule::split_along`] does the work, so that a preview can compare
+/// every linear rule on a node from one Lanczos run.
 pub trait SplitRule: Send + Sync {
     /// The name used on the command line and in exports.
     fn name(&self) -> &'static str;
 
-    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError>;
-
-    /// How many leading principal directions the split is derived from; 0 for rules that do not use them
-    /// (k-means). Rules that use them compute them in [`SplitRule::split`] and split in
-    /// [`SplitRule::split_along`].
+    /// How many leading principal directions the split is derived from; 0 for rules that use none.
     fn directions_needed(&self) -> usize {
         0
     }
 
-    /// The split from principal directions computed beforehand (at least [`SplitRule::directions_needed`] of
-    /// them), so that a preview can compare every linear rule on a node from one Lanczos run. Rules that use no
-    /// directions ignore them and split as [`SplitRule::split`] does.
+    /// The split, given at least [`SplitRule::directions_needed`] principal directions of the node.
     fn split_along(
         &self,
         node: &SplitContext,
         directions: &Directions,
-    ) -> Result<Partition, ClusterError> {
-        let _ = directions;
-        self.split(node)
-    }
-}
+    ) -> Result<Partition, ClusterError>;
 
-/// [`SplitRule::split`] of a rule that works from principal directions: compute them, then split along them.
-pub(super) fn split_from_directions(
-    rule: &dyn SplitRule,
-    node: &SplitContext,
-) -> Result<Partition, ClusterError> {
-    let directions = principal_directions(node, rule.directions_needed())?;
-    rule.split_along(node, &directions)
+    /// The split: compute the directions the rule needs (none for k-means), then [`SplitRule::split_along`].
+    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
+        let directions = match self.directions_needed() {
+            0 => Directions::default(),
+            l => principal_directions(node, l)?,
+        };
+        self.split_along(node, &directions)
+    }
 }
 
 /// Lanczos tolerance for split directions (relative residual). A direction only decides signs and an ordering,
@@ -103,7 +97,7 @@ pub const SPLIT_TOLERANCE: f64 = 1e-5;
 /// member, in member order) and left singular vectors (one entry per row of the data) of the implicitly centred
 /// node matrix `A_p - c e^T` (seed 000 section 2). Member j's coordinate on direction i is
 /// `u_i^T (a_j - c) = sigma_i v_i[j]`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Directions {
     pub values: Vec<f64>,
     pub right: Vec<Vec<f64>>,

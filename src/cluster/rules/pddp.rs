@@ -1,7 +1,7 @@
 //! `pddp` and `pddp --l L`: Principal Direction Divisive Partitioning (Boley 1998) and its 2^l-way extension
 //! PDDP(l) (Zeimpekis & Gallopoulos, seed 000 section 2, Table 1).
 
-use super::{Directions, Partition, SplitContext, SplitRule, orthant_split, split_from_directions};
+use super::{Directions, Partition, SplitContext, SplitRule, orthant_split};
 use crate::cluster::ClusterError;
 
 /// PDDP(l): each member goes to the orthant given by the signs of its row of the l leading right singular vectors
@@ -18,10 +18,6 @@ pub struct Pddp {
 impl SplitRule for Pddp {
     fn name(&self) -> &'static str {
         "pddp"
-    }
-
-    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        split_from_directions(self, node)
     }
 
     fn directions_needed(&self) -> usize {

@@ -1,10 +1,7 @@
 //! `pddp-2means`: PDDP_2MEANS (Zeimpekis & Gallopoulos, seed 000 section 2, after Theorem 1): 2-means on the
 //! node's columns started from the PDDP split.
 
-use super::{
-    Directions, Partition, SplitContext, SplitRule, pddp::Pddp, require_split,
-    split_from_directions,
-};
+use super::{Directions, Partition, SplitContext, SplitRule, pddp::Pddp, require_split};
 use crate::cluster::ClusterError;
 use crate::cluster::lloyd;
 
@@ -35,10 +32,6 @@ pub(super) fn refine_two(
 impl SplitRule for Pddp2Means {
     fn name(&self) -> &'static str {
         "pddp-2means"
-    }
-
-    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        split_from_directions(self, node)
     }
 
     fn directions_needed(&self) -> usize {

@@ -1,7 +1,7 @@
 //! `pddp-oc`: PDDP_OC (Zeimpekis & Gallopoulos, seed 000 section 2, Lemma 1): the optimal cut along the ordering
 //! that the leading principal component induces, under the full k-means objective.
 
-use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, split_from_directions};
+use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule};
 use crate::cluster::ClusterError;
 use crate::cluster::cuts::optimal_cut_along_order;
 
@@ -46,10 +46,6 @@ pub(super) fn optimal_cut_split(
 impl SplitRule for PddpOc {
     fn name(&self) -> &'static str {
         "pddp-oc"
-    }
-
-    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        split_from_directions(self, node)
     }
 
     fn directions_needed(&self) -> usize {

@@ -3,7 +3,7 @@
 
 use super::{
     Directions, Partition, SplitContext, SplitRule, pddp_2means::refine_two,
-    pddp_oc::optimal_cut_split, split_from_directions,
+    pddp_oc::optimal_cut_split,
 };
 use crate::cluster::ClusterError;
 
@@ -14,10 +14,6 @@ pub struct PddpOc2Means;
 impl SplitRule for PddpOc2Means {
     fn name(&self) -> &'static str {
         "pddp-oc-2means"
-    }
-
-    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        split_from_directions(self, node)
     }
 
     fn directions_needed(&self) -> usize {

@@ -1,7 +1,7 @@
 //! `pddp-ocpc`: PDDP_OCPC (Zeimpekis & Gallopoulos, seed 000 section 2): the optimal 1-D 2-means cut point on
 //! each of the l leading principal directions, then PDDP(l)'s orthants around the shifted origin.
 
-use super::{Directions, Partition, SplitContext, SplitRule, orthant_split, split_from_directions};
+use super::{Directions, Partition, SplitContext, SplitRule, orthant_split};
 use crate::cluster::ClusterError;
 use crate::cluster::cuts::optimal_cut_1d;
 
@@ -17,10 +17,6 @@ pub struct PddpOcpc {
 impl SplitRule for PddpOcpc {
     fn name(&self) -> &'static str {
         "pddp-ocpc"
-    }
-
-    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        split_from_directions(self, node)
     }
 
     fn directions_needed(&self) -> usize {

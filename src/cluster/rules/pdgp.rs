@@ -1,9 +1,6 @@
 //! `pdgp`: Principal Direction Gap Partitioning (Abbey et al., seed 003 section 4, Definition 4).
 
-use super::{
-    Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split,
-    split_from_directions,
-};
+use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
 use crate::cluster::cuts::largest_gap;
 
@@ -18,10 +15,6 @@ pub struct Pdgp {
 impl SplitRule for Pdgp {
     fn name(&self) -> &'static str {
         "pdgp"
-    }
-
-    fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        split_from_directions(self, node)
     }
 
     fn directions_needed(&self) -> usize {

@@ -10,6 +10,7 @@ pub mod demo;
 pub mod files;
 pub mod linalg;
 pub mod matrix;
+pub mod progress;
 pub mod report;
 pub mod rng;
 pub mod stats;

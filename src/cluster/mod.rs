@@ -407,6 +407,7 @@ impl Tree {
             members: &node.members,
             norms_squared: &self.norms_squared,
             node_id: id,
+            env: Default::default(),
         };
         let implementation = rule.rule();
         let partition = implementation

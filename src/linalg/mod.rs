@@ -11,6 +11,7 @@
 
 mod centred;
 mod dense;
+mod gram;
 mod lanczos;
 mod vector;
 
@@ -23,6 +24,7 @@ use nalgebra::DMatrix;
 
 pub use centred::{CentredColumns, PARALLEL_MIN_NNZ};
 pub use dense::{DENSE_LIMIT, leading_singular_dense};
+pub use gram::Gram;
 pub use lanczos::{
     LanczosOptions, SingularTriplets, SvdMethod, leading_singular, leading_singular_auto,
 };

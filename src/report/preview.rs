@@ -82,6 +82,7 @@ pub fn preview(
         members: &leaf.members,
         norms_squared: tree.norms_squared(),
         node_id: node,
+        env: Default::default(),
     };
     let wanted = rules
         .iter()

@@ -35,6 +35,43 @@ pub struct SplitContext<'a> {
     pub norms_squared: &'a [f64],
     /// The node's id, which seeds the randomised rules so that each node draws its own numbers.
     pub node_id: usize,
+    /// What a split may need beyond the matrix: the documents' text (string kernels), a progress report that can
+    /// cancel, and the memory a kernel matrix may take.
+    pub env: SplitEnv<'a>,
+}
+
+/// The raw text of each column, for the rules that read text rather than the matrix (string kernels).
+pub trait DocumentTexts: Sync {
+    fn text(&self, column: usize) -> &str;
+}
+
+impl DocumentTexts for [crate::dataset::DocumentMeta] {
+    fn text(&self, column: usize) -> &str {
+        self.get(column)
+            .map_or("", |document| document.text.as_str())
+    }
+}
+
+/// The default memory budget of a kernel matrix: 4 GiB.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 4 << 30;
+
+/// The surroundings of a split: none of it changes the result, only whether and how visibly it is computed.
+#[derive(Clone, Copy)]
+pub struct SplitEnv<'a> {
+    pub texts: Option<&'a dyn DocumentTexts>,
+    pub progress: Option<&'a crate::progress::Progress>,
+    /// Bytes a kernel matrix may take before a kernel rule refuses the node (`--mem-budget`).
+    pub memory_budget: u64,
+}
+
+impl Default for SplitEnv<'_> {
+    fn default() -> Self {
+        SplitEnv {
+            texts: None,
+            progress: None,
+            memory_budget: DEFAULT_MEMORY_BUDGET,
+        }
+    }
 }
 
 /// A rule's answer: the groups (as column indices, each sorted, none empty) and what it computed on the way.

@@ -55,6 +55,18 @@ pub struct DocumentMeta {
     pub text: String,
 }
 
+/// The raw text of each column, for the rules that read text rather than the matrix (string kernels).
+pub trait DocumentTexts: Sync {
+    fn text(&self, column: usize) -> &str;
+}
+
+impl DocumentTexts for [DocumentMeta] {
+    fn text(&self, column: usize) -> &str {
+        self.get(column)
+            .map_or("", |document| document.text.as_str())
+    }
+}
+
 /// A corpus turned into a matrix: column j of `matrix` is `documents[j]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Dataset {

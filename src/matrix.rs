@@ -373,6 +373,38 @@ impl Column<'_> {
         }
     }
 
+    /// `a . b` for another column of the same matrix (a merge of the two sorted row lists when both are sparse).
+    pub fn dot_column(&self, other: &Column) -> f64 {
+        match (self, other) {
+            (
+                Column::Sparse { rows, values },
+                Column::Sparse {
+                    rows: other_rows,
+                    values: other_values,
+                },
+            ) => {
+                let (mut a, mut b, mut sum) = (0, 0, 0.0);
+                while a < rows.len() && b < other_rows.len() {
+                    match rows[a].cmp(&other_rows[b]) {
+                        std::cmp::Ordering::Less => a += 1,
+                        std::cmp::Ordering::Greater => b += 1,
+                        std::cmp::Ordering::Equal => {
+                            sum += values[a] * other_values[b];
+                            a += 1;
+                            b += 1;
+                        }
+                    }
+                }
+                sum
+            }
+            (Column::Dense(values), Column::Dense(other_values)) => {
+                values.iter().zip(*other_values).map(|(x, y)| x * y).sum()
+            }
+            (Column::Dense(dense), sparse @ Column::Sparse { .. })
+            | (sparse @ Column::Sparse { .. }, Column::Dense(dense)) => sparse.dot(dense),
+        }
+    }
+
     /// `x += scale * a`.
     #[inline]
     pub fn add_to(&self, x: &mut [f64], scale: f64) {

@@ -34,6 +34,8 @@ pub enum ClusterError {
     InvalidOption(String),
     #[error(transparent)]
     Linalg(#[from] LinalgError),
+    #[error(transparent)]
+    Kernel(#[from] crate::linalg::kernel::KernelError),
 }
 
 /// A split rule and its parameters, as chosen by the user and recorded on the node it split.

@@ -12,6 +12,7 @@
 mod centred;
 mod dense;
 mod gram;
+pub mod kernel;
 mod lanczos;
 mod vector;
 

@@ -9,6 +9,7 @@ mod pddp_oc;
 mod pddp_oc_2means;
 mod pddp_ocpc;
 mod pdgp;
+mod soft_kernel_kmeans;
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +25,7 @@ pub use pddp_oc::PddpOc;
 pub use pddp_oc_2means::PddpOc2Means;
 pub use pddp_ocpc::PddpOcpc;
 pub use pdgp::Pdgp;
+pub use soft_kernel_kmeans::SoftKernelKmeans;
 
 /// What a rule sees of the node it splits.
 #[derive(Clone, Copy)]

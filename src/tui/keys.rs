@@ -197,6 +197,7 @@ pub static BINDINGS: &[Binding] = &[
     bind(&[Plain(Char('1'))], Command::Tab(0), Context::Main, "detail tab: Terms"),
     bind(&[Plain(Char('2'))], Command::Tab(1), Context::Main, "detail tab: Labels"),
     bind(&[Plain(Char('3'))], Command::Tab(2), Context::Main, "detail tab: Documents"),
+    bind(&[Plain(Char('4'))], Command::Tab(3), Context::Main, "detail tab: split preview of the selected leaf"),
     bind(&[Plain(Esc)], Command::Cancel, Context::Main, "cancel the running split"),
     hint(&[Plain(Char('q'))], Command::Quit, Context::Main, "quit (asks first if the tree changed)", "quit"),
     // The tree pane.
@@ -250,6 +251,22 @@ pub static BINDINGS: &[Binding] = &[
     bind(&[Plain(Esc), Plain(Char('q'))], Command::Cancel, Context::Reader, "close"),
 ];
 
+/// What the mouse does, for the help screen (the model's `click` and `scroll` do it).
+pub static MOUSE: &[(&str, &str)] = &[
+    (
+        "click",
+        "a tree row: select it · a tab title: show it · a document: select it",
+    ),
+    ("click", "a pane: give it the focus"),
+    (
+        "wheel",
+        "tree: move the selection · detail pane and popups: scroll",
+    ),
+];
+
+/// The help screen's heading for [`MOUSE`].
+pub const MOUSE_TITLE: &str = "Mouse";
+
 /// The command `event` means in `contexts` (searched in order: the most specific first).
 pub fn lookup(contexts: &[Context], event: &KeyEvent) -> Option<Command> {
     contexts.iter().find_map(|&context| {
@@ -271,16 +288,20 @@ pub fn keys_label(binding: &Binding) -> String {
         .join("/")
 }
 
-/// The help screen's lines: a heading per context, then `keys  description`.
-pub fn help_lines() -> Vec<(Option<Context>, String, &'static str)> {
+/// The help screen's lines: a heading per context (then the mouse's), then `keys  description`.
+pub fn help_lines() -> Vec<(Option<&'static str>, String, &'static str)> {
     let mut lines = Vec::new();
     let mut current = None;
     for binding in BINDINGS {
         if current != Some(binding.context) {
             current = Some(binding.context);
-            lines.push((Some(binding.context), String::new(), ""));
+            lines.push((Some(binding.context.title()), String::new(), ""));
         }
         lines.push((None, keys_label(binding), binding.help));
+    }
+    lines.push((Some(MOUSE_TITLE), String::new(), ""));
+    for &(what, help) in MOUSE {
+        lines.push((None, what.to_string(), help));
     }
     lines
 }
@@ -364,6 +385,6 @@ mod tests {
             .iter()
             .filter(|(heading, _, _)| heading.is_none())
             .count();
-        assert_eq!(entries, BINDINGS.len());
+        assert_eq!(entries, BINDINGS.len() + MOUSE.len());
     }
 }

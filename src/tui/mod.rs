@@ -19,7 +19,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use ratatui::DefaultTerminal;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, MouseButton,
+    MouseEventKind,
+};
+use ratatui::layout::Rect;
 
 use pdx::dataset::Opened;
 
@@ -36,6 +40,7 @@ enum Message {
         revision: u64,
         result: Result<std::path::PathBuf, String>,
     },
+    Previewed(model::PreviewDone),
 }
 
 /// True unless NO_COLOR is set to something non-empty (https://no-color.org).
@@ -65,11 +70,25 @@ pub fn run(source: Source, session_file: Option<PathBuf>) -> anyhow::Result<()> 
         session,
         note,
     };
-    // try_init installs a panic hook that restores the terminal before the panic message is printed.
+    // try_init installs a panic hook that restores the terminal before the panic message is printed; the hook
+    // set after it turns mouse reporting off first.
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
-    let result = run_in(&mut terminal, &what, move || loader.open(), colors, start);
+    let restore_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        disable_mouse();
+        restore_hook(info);
+    }));
+    let result = ratatui::crossterm::execute!(std::io::stdout(), EnableMouseCapture)
+        .context("cannot turn on the mouse")
+        .and_then(|()| run_in(&mut terminal, &what, move || loader.open(), colors, start));
+    disable_mouse();
     ratatui::restore();
     result
+}
+
+/// Stop mouse reporting (harmless if it was not on): before the terminal goes back to the shell.
+fn disable_mouse() {
+    let _ = ratatui::crossterm::execute!(std::io::stdout(), DisableMouseCapture);
 }
 
 /// What the model starts with besides the data.
@@ -128,7 +147,12 @@ fn wait_for_load(
         }
         match receiver.try_recv() {
             Ok(Message::Loaded(result)) => return (*result).map(Some),
-            Ok(Message::Finished(_) | Message::Exported(_) | Message::Saved { .. })
+            Ok(
+                Message::Finished(_)
+                | Message::Exported(_)
+                | Message::Saved { .. }
+                | Message::Previewed(_),
+            )
             | Err(mpsc::TryRecvError::Empty) => {}
             Err(mpsc::TryRecvError::Disconnected) => anyhow::bail!("the loading thread died"),
         }
@@ -155,6 +179,7 @@ fn event_loop(
                 Message::Finished(finished) => Action::Finished(finished),
                 Message::Exported(result) => Action::Exported(result),
                 Message::Saved { revision, result } => Action::Saved { revision, result },
+                Message::Previewed(done) => Action::Previewed(done),
                 Message::Loaded(_) => continue,
             };
             dispatch(model, action, sender);
@@ -167,6 +192,27 @@ fn event_loop(
                         dispatch(model, action, sender);
                     }
                     redraw = true;
+                }
+                Event::Mouse(mouse) => {
+                    let size = terminal.size()?;
+                    let area = Rect::new(0, 0, size.width, size.height);
+                    let region = || view::hit(model, area, mouse.column, mouse.row);
+                    let action = match mouse.kind {
+                        MouseEventKind::Down(MouseButton::Left) => Some(Action::Click(region())),
+                        MouseEventKind::ScrollDown => Some(Action::Scroll {
+                            region: region(),
+                            down: true,
+                        }),
+                        MouseEventKind::ScrollUp => Some(Action::Scroll {
+                            region: region(),
+                            down: false,
+                        }),
+                        _ => None,
+                    };
+                    if let Some(action) = action {
+                        dispatch(model, action, sender);
+                        redraw = true;
+                    }
                 }
                 Event::Resize(..) => redraw = true,
                 _ => {}
@@ -203,6 +249,14 @@ fn dispatch(model: &mut Model, action: Action, sender: &Sender<Message>) {
                     let result = session::save(&save.session, &source, &save.dir);
                     let revision = save.revision;
                     let _ = sender.send(Message::Saved { revision, result });
+                });
+            }
+            Effect::Preview(job) => {
+                let data = Arc::clone(&model.data);
+                let sender = sender.clone();
+                std::thread::spawn(move || {
+                    let done = model::perform_preview(&data, job);
+                    let _ = sender.send(Message::Previewed(done));
                 });
             }
         }

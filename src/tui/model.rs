@@ -2,13 +2,14 @@
 //! character, a finished job) and returns the [`Effect`]s to run elsewhere (a split on the worker thread). Nothing
 //! here touches a terminal, so the whole of it is tested with actions in and state out.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
 use pdx::dataset::Dataset;
 use pdx::report::metrics::{self, ClusterFigures, Confusion, GlobalFigures};
+use pdx::report::preview::{self, SplitPreview};
 use pdx::report::terms::{self, TermWeight};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
@@ -18,6 +19,13 @@ use super::session::{self, Session, Source};
 /// Undo depth. A snapshot shares the nodes' members and centroids with the live tree, so it costs little, but
 /// the history is still bounded.
 const MAX_UNDO: usize = 100;
+
+/// How many node previews the model keeps (a root preview of 20 Newsgroups holds two coordinates per document,
+/// about 300 kB).
+const PREVIEW_CACHE: usize = 32;
+
+/// How far the Preview tab scrolls (its text part is shorter than this).
+pub const PREVIEW_LINES: usize = 40;
 
 /// How many terms the Terms tab lists.
 pub const DETAIL_TERMS: usize = 20;
@@ -33,16 +41,24 @@ pub enum DetailTab {
     Terms,
     Labels,
     Documents,
+    /// What the linear rules would do to the selected leaf.
+    Preview,
 }
 
 impl DetailTab {
-    pub const ALL: [DetailTab; 3] = [DetailTab::Terms, DetailTab::Labels, DetailTab::Documents];
+    pub const ALL: [DetailTab; 4] = [
+        DetailTab::Terms,
+        DetailTab::Labels,
+        DetailTab::Documents,
+        DetailTab::Preview,
+    ];
 
     pub fn index(self) -> usize {
         match self {
             DetailTab::Terms => 0,
             DetailTab::Labels => 1,
             DetailTab::Documents => 2,
+            DetailTab::Preview => 3,
         }
     }
 
@@ -51,6 +67,7 @@ impl DetailTab {
             DetailTab::Terms => "Terms",
             DetailTab::Labels => "Labels",
             DetailTab::Documents => "Documents",
+            DetailTab::Preview => "Preview",
         }
     }
 }
@@ -210,11 +227,48 @@ pub struct Save {
     pub revision: u64,
 }
 
+/// A split preview to compute on a worker thread: `rules` on leaf `node` of `tree` (the model's tree at
+/// `revision`).
+#[derive(Debug, Clone)]
+pub struct PreviewJob {
+    pub key: PreviewKey,
+    pub tree: Tree,
+    pub rules: Vec<RuleSpec>,
+    /// Also compute the second principal coordinate (for the scatter plot).
+    pub second_direction: bool,
+}
+
+/// A preview's result, sent back by the worker.
+#[derive(Debug, Clone)]
+pub struct PreviewDone {
+    pub key: PreviewKey,
+    pub second_direction: bool,
+    pub result: Result<SplitPreview, String>,
+}
+
+/// What a preview is of: the node, the tree's revision and the preview epoch (which changes with the rule and its
+/// parameters, since they decide what the preview compares).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PreviewKey {
+    pub node: usize,
+    pub revision: u64,
+    pub epoch: u64,
+}
+
+/// A cached preview.
+#[derive(Debug, Clone)]
+pub struct PreviewEntry {
+    pub result: Result<Arc<SplitPreview>, String>,
+    /// The second principal coordinate (the scatter plot) is still being computed.
+    pub second_pending: bool,
+}
+
 #[derive(Debug, Clone)]
 pub enum Effect {
     Run(Job),
     Export(Export),
     Save(Save),
+    Preview(PreviewJob),
 }
 
 #[derive(Debug, Clone)]
@@ -232,9 +286,36 @@ pub struct Finished {
     pub outcome: Result<Outcome, String>,
 }
 
+/// What a mouse event points at (found by the view, which knows the layout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    /// A node's row in the tree pane.
+    TreeRow(usize),
+    /// The tree pane elsewhere (border, header, empty rows).
+    Tree,
+    /// A tab title of the detail pane.
+    Tab(DetailTab),
+    /// A document's row in the Documents tab (its index in the list).
+    DocumentRow(usize),
+    Detail,
+    /// An open popup (which covers the main screen).
+    Popup,
+    Elsewhere,
+}
+
+/// Rows a wheel notch scrolls text by (a selection moves by one).
+const WHEEL_LINES: usize = 3;
+
 #[derive(Debug, Clone)]
 pub enum Action {
     Command(Command),
+    /// A left click.
+    Click(Region),
+    /// A wheel notch, down or up.
+    Scroll {
+        region: Region,
+        down: bool,
+    },
     /// A character typed into a value.
     Type(char),
     Finished(Finished),
@@ -245,6 +326,8 @@ pub enum Action {
         revision: u64,
         result: Result<PathBuf, String>,
     },
+    /// A split preview computed on a worker thread.
+    Previewed(PreviewDone),
 }
 
 /// What the model shows of the whole tree, recomputed when the tree changes.
@@ -318,6 +401,13 @@ pub struct Model {
     pub session_dir: Option<PathBuf>,
     pub derived: Derived,
     pub detail: Detail,
+    /// Split previews by node, tree revision and epoch, the oldest evicted first.
+    pub previews: HashMap<PreviewKey, PreviewEntry>,
+    preview_order: VecDeque<PreviewKey>,
+    /// The preview being computed (one at a time, so that moving fast through the tree does not pile up work);
+    /// and whether it computes the second direction.
+    pub preview_running: Option<(PreviewKey, bool)>,
+    preview_epoch: u64,
 }
 
 impl Model {
@@ -364,6 +454,10 @@ impl Model {
                 global: None,
             },
             detail: Detail::default(),
+            previews: HashMap::new(),
+            preview_order: VecDeque::new(),
+            preview_running: None,
+            preview_epoch: 0,
         };
         model.tree_changed();
         model
@@ -814,6 +908,8 @@ impl Model {
             ),
             DetailTab::Terms => (&mut self.detail_scroll, DETAIL_TERMS * 2),
             DetailTab::Labels => (&mut self.detail_scroll, self.data.label_names.len() + 4),
+            // The summary, histogram and rule table: a few dozen lines at most.
+            DetailTab::Preview => (&mut self.detail_scroll, PREVIEW_LINES),
         };
         *value = match command {
             Command::Up => value.saturating_sub(1),
@@ -824,6 +920,161 @@ impl Model {
             Command::Bottom => last,
             _ => *value,
         };
+    }
+
+    /// The key of the selected node's preview as the tree and the rule stand.
+    pub fn preview_key(&self) -> PreviewKey {
+        PreviewKey {
+            node: self.selected,
+            revision: self.revision,
+            epoch: self.preview_epoch,
+        }
+    }
+
+    /// The selected node's preview, if computed.
+    pub fn current_preview(&self) -> Option<&PreviewEntry> {
+        self.previews.get(&self.preview_key())
+    }
+
+    /// The rules a preview compares: every linear rule (with the current tau), and the current rule when it cuts
+    /// along principal directions too (PDDP(l) with l > 1, for one). The k-means rules are left out: they do not
+    /// cut the leading direction, and their trials would make the preview slow.
+    pub fn preview_rules(&self) -> Vec<RuleSpec> {
+        let mut rules = preview::linear_rules(self.params.tau);
+        if !rules.contains(&self.rule) && self.rule.rule().directions_needed() > 0 {
+            rules.push(self.rule.clone());
+        }
+        rules
+    }
+
+    /// Forget every preview: the rule or its parameters changed, so the previews compare other rules.
+    fn previews_outdated(&mut self) {
+        self.preview_epoch += 1;
+        self.previews.clear();
+        self.preview_order.clear();
+    }
+
+    /// The preview job the model wants now, if any: the Preview tab shows a splittable leaf whose preview is not
+    /// cached (first the histogram and the rule table, then the second direction for the scatter plot) and no
+    /// preview is running.
+    fn request_preview(&mut self) -> Option<Effect> {
+        if self.tab != DetailTab::Preview || self.preview_running.is_some() {
+            return None;
+        }
+        if !matches!(self.tree.unsplittable_reason(self.selected), Ok(None)) {
+            return None;
+        }
+        let key = self.preview_key();
+        let second_direction = match self.previews.get(&key) {
+            None => false,
+            Some(entry) if entry.second_pending => true,
+            Some(_) => return None,
+        };
+        self.preview_running = Some((key, second_direction));
+        Some(Effect::Preview(PreviewJob {
+            key,
+            tree: self.tree.clone(),
+            rules: self.preview_rules(),
+            second_direction,
+        }))
+    }
+
+    fn previewed(&mut self, done: PreviewDone) {
+        if self.preview_running == Some((done.key, done.second_direction)) {
+            self.preview_running = None;
+        }
+        if done.key.epoch != self.preview_epoch {
+            return;
+        }
+        let entry = match done.result {
+            Ok(preview) => PreviewEntry {
+                // A node with a single direction (two members) has no second coordinate to wait for.
+                second_pending: !done.second_direction && preview.second.is_none(),
+                result: Ok(Arc::new(preview)),
+            },
+            Err(error) => match self.previews.get(&done.key) {
+                // The second direction failed: keep the first results, without the plot.
+                Some(PreviewEntry {
+                    result: Ok(first), ..
+                }) => PreviewEntry {
+                    result: Ok(Arc::clone(first)),
+                    second_pending: false,
+                },
+                _ => PreviewEntry {
+                    result: Err(error),
+                    second_pending: false,
+                },
+            },
+        };
+        if self.previews.insert(done.key, entry).is_none() {
+            self.preview_order.push_back(done.key);
+        }
+        while self.preview_order.len() > PREVIEW_CACHE {
+            if let Some(old) = self.preview_order.pop_front() {
+                self.previews.remove(&old);
+            }
+        }
+    }
+
+    /// A click: select the tree row or the document, switch to the tab, and focus the pane clicked.
+    fn click(&mut self, region: Region) {
+        match region {
+            Region::TreeRow(id) => {
+                self.focus = Pane::Tree;
+                self.select(id);
+            }
+            Region::Tree => self.focus = Pane::Tree,
+            Region::Tab(tab) => {
+                self.focus = Pane::Detail;
+                self.tab = tab;
+            }
+            Region::DocumentRow(index) => {
+                self.focus = Pane::Detail;
+                if index < self.detail.documents.len() {
+                    self.document_cursor = index;
+                }
+            }
+            Region::Detail => self.focus = Pane::Detail,
+            // A popup takes keys, not clicks; the status line is not clickable.
+            Region::Popup | Region::Elsewhere => {}
+        }
+    }
+
+    /// A wheel notch: move the tree selection or the document cursor by one, scroll text by [`WHEEL_LINES`]. The
+    /// focus stays where it was.
+    fn scroll(&mut self, region: Region, down: bool) -> Vec<Effect> {
+        let step = if down { Command::Down } else { Command::Up };
+        match region {
+            Region::TreeRow(_) | Region::Tree => self.move_in_tree(step),
+            Region::Tab(_) | Region::DocumentRow(_) | Region::Detail => {
+                let times = if self.tab == DetailTab::Documents {
+                    1
+                } else {
+                    WHEEL_LINES
+                };
+                for _ in 0..times {
+                    self.move_in_detail(step);
+                }
+            }
+            Region::Popup => {
+                if let Some(popup) = self.popup.take() {
+                    if popup.context() != Context::Reader {
+                        self.popup = Some(popup);
+                        return Vec::new();
+                    }
+                    let mut popup = Some(popup);
+                    for _ in 0..WHEEL_LINES {
+                        if let Some(open) = popup.take() {
+                            popup_command(self, open, step);
+                            popup = self.popup.take();
+                        }
+                    }
+                    self.popup = popup;
+                }
+            }
+            Region::Elsewhere => {}
+        }
+        Vec::new()
     }
 
     /// Lines a scrollable popup holds, to bound its scrolling.
@@ -843,7 +1094,23 @@ impl Model {
 
 /// Apply `action` to the model; returns the work to run elsewhere.
 pub fn update(model: &mut Model, action: Action) -> Vec<Effect> {
+    let mut effects = apply(model, action);
+    // Whatever changed the selection, the tree or the tab, the Preview tab asks for its preview here.
+    effects.extend(model.request_preview());
+    effects
+}
+
+fn apply(model: &mut Model, action: Action) -> Vec<Effect> {
     match action {
+        Action::Click(region) => {
+            model.click(region);
+            Vec::new()
+        }
+        Action::Scroll { region, down } => model.scroll(region, down),
+        Action::Previewed(done) => {
+            model.previewed(done);
+            Vec::new()
+        }
         Action::Finished(finished) => {
             finish(model, finished);
             Vec::new()
@@ -1230,6 +1497,9 @@ fn rule_picker_command(model: &mut Model, picker: &mut RulePicker, command: Comm
             let name = RuleSpec::NAMES[picker.rule_index];
             match RuleSpec::from_name(name, &picker.params) {
                 Ok(rule) => {
+                    if rule != model.rule || picker.params.tau != model.params.tau {
+                        model.previews_outdated();
+                    }
                     model.rule = rule;
                     model.rule_index = picker.rule_index;
                     model.params = picker.params;
@@ -1290,4 +1560,25 @@ pub fn perform(data: &Dataset, job: Job) -> Finished {
             .map_err(|e| e.to_string()),
     };
     Finished { job: id, outcome }
+}
+
+/// Compute a split preview: on the worker thread, or in a test directly.
+pub fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
+    let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
+    let label_count = data.label_names.len();
+    let labels = (label_count > 0).then_some((labels.as_slice(), label_count));
+    let result = preview::preview(
+        &job.tree,
+        &data.matrix,
+        job.key.node,
+        &job.rules,
+        labels,
+        job.second_direction,
+    )
+    .map_err(|e| e.to_string());
+    PreviewDone {
+        key: job.key,
+        second_direction: job.second_direction,
+        result,
+    }
 }

@@ -11,7 +11,9 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::export;
 use super::keys::Command;
-use super::model::{Action, DetailTab, Effect, Model, Pane, Popup, perform, update};
+use super::model::{
+    Action, DetailTab, Effect, Model, Pane, Popup, Region, perform, perform_preview, update,
+};
 use super::session::{self, Source};
 use super::view;
 
@@ -42,6 +44,7 @@ fn act(model: &mut Model, action: Action) {
                 revision: save.revision,
                 result: session::save(&save.session, &model.data.source, &save.dir),
             },
+            Effect::Preview(job) => Action::Previewed(perform_preview(&model.data, job)),
         };
         pending.extend(update(model, action));
     }
@@ -787,5 +790,327 @@ fn a_session_stores_its_paths_absolute() {
     assert_eq!(
         saved.options.text.stoplist,
         pdx::text::StoplistChoice::File(here.join("stop.txt"))
+    );
+}
+
+#[test]
+fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
+    let mut model = model();
+    // Not on the Preview tab: nothing to compute.
+    assert!(update(&mut model, Action::Command(Command::Tab(0))).is_empty());
+    let effects = update(&mut model, Action::Command(Command::Tab(3)));
+    assert_eq!(model.tab, DetailTab::Preview);
+    let job = match effects.as_slice() {
+        [Effect::Preview(job)] => job.clone(),
+        other => panic!("one preview job expected: {other:?}"),
+    };
+    assert_eq!(job.key, model.preview_key());
+    assert!(
+        !job.second_direction,
+        "the histogram and the table come first"
+    );
+    assert!(model.current_preview().is_none(), "computing…");
+    assert!(
+        screen_text(&model, 80, 24).contains("computing the split preview"),
+        "{}",
+        screen_text(&model, 80, 24)
+    );
+    // While it runs, nothing else starts.
+    assert!(update(&mut model, Action::Command(Command::Tab(3))).is_empty());
+
+    // The first result arrives: the model asks for the second direction.
+    let effects = {
+        let done = perform_preview(&model.data, job);
+        update(&mut model, Action::Previewed(done))
+    };
+    let entry = model.current_preview().expect("cached");
+    assert!(entry.second_pending);
+    let preview = entry.result.as_ref().expect("a preview").clone();
+    assert_eq!(preview.coordinates.len(), model.data.documents.len());
+    assert_eq!(preview.rules.len(), 6, "the six linear rules");
+    let job = match effects.as_slice() {
+        [Effect::Preview(job)] => job.clone(),
+        other => panic!("the second-direction job expected: {other:?}"),
+    };
+    assert!(job.second_direction);
+    assert!(
+        {
+            let done = perform_preview(&model.data, job);
+            update(&mut model, Action::Previewed(done))
+        }
+        .is_empty()
+    );
+    let entry = model.current_preview().expect("cached");
+    assert!(!entry.second_pending);
+    let full = entry.result.as_ref().expect("a preview");
+    assert!(full.second.is_some());
+    // The same splits either way (the figures may differ in the last digits: a two-direction Lanczos run).
+    let sizes = |p: &pdx::report::preview::SplitPreview| -> Vec<Vec<usize>> {
+        p.rules
+            .iter()
+            .map(|r| {
+                r.outcome
+                    .as_ref()
+                    .map_or(Vec::new(), |o| o.child_sizes.clone())
+            })
+            .collect()
+    };
+    assert_eq!(sizes(full), sizes(&preview));
+
+    // Cached: leaving the tab and coming back computes nothing.
+    assert!(update(&mut model, Action::Command(Command::Tab(0))).is_empty());
+    assert!(update(&mut model, Action::Command(Command::Tab(3))).is_empty());
+
+    // A split changes the tree: the root is no leaf any more, a child gets its own preview.
+    act(&mut model, Action::Command(Command::Split));
+    assert!(model.current_preview().is_none());
+    assert!(screen_text(&model, 80, 24).contains("split already"));
+    act(&mut model, Action::Command(Command::Down));
+    assert_ne!(model.selected, 0);
+    let child = model.current_preview().expect("computed through act");
+    assert!(child.result.is_ok());
+    // Undo brings back the root's preview from the cache (same node, same revision).
+    let effects = update(&mut model, Action::Command(Command::Undo));
+    assert!(effects.is_empty(), "{effects:?}");
+    assert!(model.current_preview().is_some());
+
+    // Changing the rule's tau outdates the previews.
+    key(&mut model, KeyCode::Char('r'));
+    for _ in 0..9 {
+        key(&mut model, KeyCode::Down);
+    }
+    key(&mut model, KeyCode::Char('+'));
+    let effects = update(&mut model, Action::Command(Command::Confirm));
+    assert!(
+        matches!(effects.as_slice(), [Effect::Preview(_)]),
+        "{effects:?}"
+    );
+}
+
+#[test]
+fn a_preview_arriving_late_is_cached_for_its_own_node() {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('G'));
+    let effects = update(&mut model, Action::Command(Command::Tab(3)));
+    let Some(Effect::Preview(job)) = effects.into_iter().next() else {
+        panic!("a preview job");
+    };
+    let asked_for = job.key;
+    // The user moves on to another leaf before it arrives; no second job starts meanwhile.
+    loop {
+        assert!(update(&mut model, Action::Command(Command::Up)).is_empty());
+        let leaf = model.tree.node(model.selected).is_some_and(|n| n.is_leaf());
+        if leaf && model.selected != asked_for.node {
+            break;
+        }
+    }
+    let effects = {
+        let done = perform_preview(&model.data, job);
+        update(&mut model, Action::Previewed(done))
+    };
+    assert!(model.previews.contains_key(&asked_for));
+    // The new selection's preview starts now that the worker is free.
+    match effects.as_slice() {
+        [Effect::Preview(next)] => assert_eq!(next.key, model.preview_key()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn snapshot_preview_tab() {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('G'));
+    key(&mut model, KeyCode::Char('4'));
+    insta::assert_snapshot!("preview_tab_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("preview_tab_160x48", draw(&model, 160, 48).backend());
+    // With colours, the scatter plot is drawn in Braille dots.
+    model.colors = true;
+    let terminal = draw(&model, 160, 48);
+    let braille = terminal.backend().buffer().content().iter().any(|cell| {
+        ('\u{2801}'..='\u{28ff}').contains(&cell.symbol().chars().next().unwrap_or(' '))
+    });
+    assert!(braille, "a Braille scatter plot");
+    // Small terminals draw without panicking.
+    for (width, height) in [(10, 5), (30, 10), (60, 16), (119, 30), (120, 60)] {
+        draw(&model, width, height);
+    }
+}
+
+/// The screen position of the first occurrence of `needle` (by characters), as (column, row).
+fn find_on_screen(model: &Model, width: u16, height: u16, needle: &str) -> Option<(u16, u16)> {
+    let text = screen_text(model, width, height);
+    text.lines().enumerate().find_map(|(row, line)| {
+        let byte = line.find(needle)?;
+        let column = line[..byte].chars().count();
+        Some((u16::try_from(column).ok()?, u16::try_from(row).ok()?))
+    })
+}
+
+#[test]
+fn a_click_on_a_tab_title_switches_tab_and_focuses_the_detail_pane() {
+    for (width, height) in [(80, 24), (160, 48)] {
+        let mut model = two_splits();
+        let area = ratatui::layout::Rect::new(0, 0, width, height);
+        for (title, tab) in [
+            ("4 Preview", DetailTab::Preview),
+            ("2 Labels", DetailTab::Labels),
+            ("1 Terms", DetailTab::Terms),
+            ("3 Documents", DetailTab::Documents),
+        ] {
+            let (column, row) = find_on_screen(&model, width, height, title).expect("tab shown");
+            // Anywhere on the title, including its last character.
+            let last = column + u16::try_from(title.chars().count() - 1).expect("short");
+            for x in [column, last] {
+                assert_eq!(
+                    view::hit(&model, area, x, row),
+                    Region::Tab(tab),
+                    "{title} at {x}"
+                );
+            }
+            act(&mut model, Action::Click(Region::Tab(tab)));
+            assert_eq!(model.tab, tab);
+            assert_eq!(model.focus, Pane::Detail);
+        }
+    }
+}
+
+#[test]
+fn a_click_on_a_tree_row_selects_the_node_drawn_there() {
+    // Enough leaves that the tree scrolls at 80x24.
+    let mut model = model();
+    key(&mut model, KeyCode::Char('a'));
+    type_text(&mut model, "12");
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.derived.leaves.len(), 12);
+    key(&mut model, KeyCode::Char('G'));
+    key(&mut model, KeyCode::Tab);
+    assert_eq!(model.focus, Pane::Detail);
+    for (width, height) in [(80, 24), (160, 48)] {
+        let area = ratatui::layout::Rect::new(0, 0, width, height);
+        let text = screen_text(&model, width, height);
+        let mut rows_hit = 0;
+        for (row, line) in text.lines().enumerate() {
+            let row = u16::try_from(row).expect("short");
+            if let Region::TreeRow(id) = view::hit(&model, area, 3, row) {
+                // The row shows that node: its label right after the tree marker.
+                let label = format!(" {}", model.label(id));
+                let shown = line.split('│').nth(1).unwrap_or_default();
+                assert!(
+                    shown.contains(&format!("{label} ")) || shown.ends_with(&label),
+                    "{width}x{height} row {row}: {id} vs {shown:?}"
+                );
+                rows_hit += 1;
+            }
+        }
+        assert!(rows_hit >= 8, "{rows_hit} rows at {width}x{height}");
+    }
+    // Click the root's row (scrolled out of view at 80x24, shown at 160x48).
+    let area = ratatui::layout::Rect::new(0, 0, 160, 48);
+    let (_, row) = find_on_screen(&model, 160, 48, "▾ #0").expect("root row");
+    let region = view::hit(&model, area, 5, row);
+    assert_eq!(region, Region::TreeRow(0));
+    act(&mut model, Action::Click(region));
+    assert_eq!(model.selected, 0);
+    assert_eq!(model.focus, Pane::Tree);
+    // A click on the tree's border focuses the pane without changing the selection.
+    key(&mut model, KeyCode::Tab);
+    assert_eq!(view::hit(&model, area, 0, 10), Region::Tree);
+    act(&mut model, Action::Click(Region::Tree));
+    assert_eq!((model.focus, model.selected), (Pane::Tree, 0));
+}
+
+#[test]
+fn the_wheel_moves_the_tree_selection_and_scrolls_the_detail_and_popups() {
+    let mut model = two_splits();
+    let order: Vec<usize> = model.visible().iter().map(|&(id, _)| id).collect();
+    key(&mut model, KeyCode::Char('g'));
+    act(
+        &mut model,
+        Action::Scroll {
+            region: Region::Tree,
+            down: true,
+        },
+    );
+    assert_eq!(model.selected, order[1]);
+    act(
+        &mut model,
+        Action::Scroll {
+            region: Region::TreeRow(0),
+            down: false,
+        },
+    );
+    assert_eq!(model.selected, order[0]);
+    assert_eq!(model.focus, Pane::Tree, "the wheel does not move the focus");
+
+    // Documents: the cursor moves by one; Terms: the text scrolls by three.
+    key(&mut model, KeyCode::Char('3'));
+    act(
+        &mut model,
+        Action::Scroll {
+            region: Region::Detail,
+            down: true,
+        },
+    );
+    assert_eq!(model.document_cursor, 1);
+    let area = ratatui::layout::Rect::new(0, 0, 160, 48);
+    let second_title = {
+        let j = model.detail.documents[2];
+        let document = &model.data.documents[j];
+        document
+            .title
+            .clone()
+            .unwrap_or_else(|| document.id.clone())
+    };
+    let start: String = second_title.trim().chars().take(20).collect();
+    let (column, row) = find_on_screen(&model, 160, 48, &start).expect("document shown");
+    let region = view::hit(&model, area, column, row);
+    assert_eq!(region, Region::DocumentRow(2));
+    act(&mut model, Action::Click(region));
+    assert_eq!((model.document_cursor, model.focus), (2, Pane::Detail));
+    key(&mut model, KeyCode::Char('1'));
+    act(
+        &mut model,
+        Action::Scroll {
+            region: Region::Detail,
+            down: true,
+        },
+    );
+    assert_eq!(model.detail_scroll, 3);
+    act(
+        &mut model,
+        Action::Scroll {
+            region: Region::Detail,
+            down: false,
+        },
+    );
+    assert_eq!(model.detail_scroll, 0);
+
+    // A reader popup scrolls; other popups ignore the wheel; clicks never reach the screen under a popup.
+    key(&mut model, KeyCode::Char('?'));
+    assert_eq!(view::hit(&model, area, 3, 5), Region::Popup);
+    act(
+        &mut model,
+        Action::Scroll {
+            region: Region::Popup,
+            down: true,
+        },
+    );
+    assert_eq!(model.popup, Some(Popup::Help { scroll: 3 }));
+    act(&mut model, Action::Click(Region::Popup));
+    assert_eq!(model.popup, Some(Popup::Help { scroll: 3 }));
+    key(&mut model, KeyCode::Esc);
+    key(&mut model, KeyCode::Char('a'));
+    act(
+        &mut model,
+        Action::Scroll {
+            region: Region::Popup,
+            down: true,
+        },
+    );
+    assert_eq!(
+        model.popup,
+        Some(Popup::AutoSplit {
+            input: String::new()
+        })
     );
 }

@@ -10,10 +10,13 @@ use ratatui::widgets::{
 };
 
 use pdx::cluster::RuleSpec;
+use pdx::report::preview::{RulePreview, SplitPreview};
 use pdx::report::terms::TermWeight;
+use ratatui::symbols::Marker;
+use ratatui::widgets::canvas::{Canvas, Points};
 
 use super::keys;
-use super::model::{DetailTab, Model, PARAMS, Pane, Popup, RulePicker, policy_name};
+use super::model::{DetailTab, Model, PARAMS, Pane, Popup, Region, RulePicker, policy_name};
 
 /// Styles, or plain text attributes when colours are off (NO_COLOR).
 #[derive(Clone, Copy)]
@@ -124,20 +127,113 @@ fn node_label(model: &Model, id: usize) -> String {
     model.label(id)
 }
 
+/// Where the main screen's parts are: one function for drawing and for finding what a mouse click hits.
+struct Areas {
+    tree: Rect,
+    detail: Rect,
+    status: Rect,
+    /// The detail pane's tab titles and the body under them.
+    tabs: Rect,
+    body: Rect,
+}
+
+impl Areas {
+    fn of(area: Rect) -> Areas {
+        let [main, status] =
+            Layout::vertical([Constraint::Min(4), Constraint::Length(2)]).areas(area);
+        let [tree, detail] = if area.width >= 120 {
+            Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(main)
+        } else {
+            Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(main)
+        };
+        let [tabs, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)])
+            .areas(detail.inner(ratatui::layout::Margin::new(1, 1)));
+        Areas {
+            tree,
+            detail,
+            status,
+            tabs,
+            body,
+        }
+    }
+
+    /// The tree table's rows on screen (inside the border, under the header).
+    fn tree_rows(&self) -> Rect {
+        let inner = self.tree.inner(ratatui::layout::Margin::new(1, 1));
+        Rect {
+            y: inner.y.saturating_add(1),
+            height: inner.height.saturating_sub(1),
+            ..inner
+        }
+    }
+}
+
+/// The first row shown of a list of `height` rows whose row `selected` must show: the smallest scroll that shows
+/// it, as ratatui's table and list would choose from the top.
+fn list_offset(selected: usize, height: u16) -> usize {
+    selected.saturating_sub(usize::from(height).saturating_sub(1))
+}
+
+fn tab_titles() -> [String; 4] {
+    DetailTab::ALL.map(|t| format!("{} {}", t.index() + 1, t.title()))
+}
+
+/// What the mouse at (`column`, `row`) points at on the main screen drawn in `area` (the popups cover it: with
+/// a popup open, everything is [`Region::Popup`]).
+pub fn hit(model: &Model, area: Rect, column: u16, row: u16) -> Region {
+    if model.popup.is_some() {
+        return Region::Popup;
+    }
+    let areas = Areas::of(area);
+    let position = ratatui::layout::Position::new(column, row);
+    if areas.tree.contains(position) {
+        let rows = areas.tree_rows();
+        if rows.contains(position) {
+            let visible = model.visible();
+            let selected = visible
+                .iter()
+                .position(|&(id, _)| id == model.selected)
+                .unwrap_or(0);
+            let index = list_offset(selected, rows.height) + usize::from(row - rows.y);
+            if let Some(&(id, _)) = visible.get(index) {
+                return Region::TreeRow(id);
+            }
+        }
+        return Region::Tree;
+    }
+    if areas.tabs.contains(position) {
+        // Tabs draws " title " and a one-cell divider after each.
+        let mut x = areas.tabs.x;
+        for (tab, title) in DetailTab::ALL.iter().zip(tab_titles()) {
+            let width = u16::try_from(title.chars().count() + 2).unwrap_or(u16::MAX);
+            if column >= x && column < x.saturating_add(width) {
+                return Region::Tab(*tab);
+            }
+            x = x.saturating_add(width + 1);
+        }
+        return Region::Detail;
+    }
+    if areas.body.contains(position) && model.tab == DetailTab::Documents {
+        let index =
+            list_offset(model.document_cursor, areas.body.height) + usize::from(row - areas.body.y);
+        if index < model.detail.documents.len() {
+            return Region::DocumentRow(index);
+        }
+    }
+    if areas.detail.contains(position) {
+        return Region::Detail;
+    }
+    Region::Elsewhere
+}
+
 pub fn view(frame: &mut Frame, model: &Model) {
     let theme = Theme {
         color: model.colors,
     };
-    let area = frame.area();
-    let [main, status] = Layout::vertical([Constraint::Min(4), Constraint::Length(2)]).areas(area);
-    let [tree_area, detail_area] = if area.width >= 120 {
-        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(main)
-    } else {
-        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(main)
-    };
-    draw_tree(frame, model, theme, tree_area);
-    draw_detail(frame, model, theme, detail_area);
-    draw_status(frame, model, theme, status);
+    let areas = Areas::of(frame.area());
+    draw_tree(frame, model, theme, areas.tree);
+    draw_detail(frame, model, theme, areas.detail);
+    draw_status(frame, model, theme, areas.status);
     if let Some(popup) = &model.popup {
         draw_popup(frame, model, theme, popup);
     }
@@ -252,7 +348,11 @@ fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
         .column_spacing(1)
         .block(block)
         .row_highlight_style(theme.selected(focused));
-    let mut state = TableState::default().with_selected(selected);
+    // The offset is set here, not left to the table, so that `hit` knows which node a click lands on.
+    let rows_height = area.height.saturating_sub(3);
+    let mut state = TableState::default()
+        .with_offset(list_offset(selected.unwrap_or(0), rows_height))
+        .with_selected(selected);
     frame.render_stateful_widget(table, area, &mut state);
 }
 
@@ -295,7 +395,7 @@ fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
     frame.render_widget(block, area);
     let [tabs_area, body] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
-    let tabs = Tabs::new(DetailTab::ALL.map(|t| format!("{} {}", t.index() + 1, t.title())))
+    let tabs = Tabs::new(tab_titles())
         .select(model.tab.index())
         .highlight_style(theme.selected(true))
         .divider("│");
@@ -353,9 +453,12 @@ fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
                 })
                 .collect();
             let list = List::new(items).highlight_style(theme.selected(focused));
-            let mut state = ListState::default().with_selected(Some(model.document_cursor));
+            let mut state = ListState::default()
+                .with_offset(list_offset(model.document_cursor, body.height))
+                .with_selected(Some(model.document_cursor));
             frame.render_stateful_widget(list, body, &mut state);
         }
+        DetailTab::Preview => draw_preview(frame, model, theme, body),
     }
 }
 
@@ -475,7 +578,7 @@ fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: &Popup) {
             ];
             for (heading, keys, help) in keys::help_lines() {
                 match heading {
-                    Some(context) => lines.push(Line::styled(context.title(), theme.heading())),
+                    Some(title) => lines.push(Line::styled(title, theme.heading())),
                     None => lines.push(Line::from(vec![
                         Span::styled(format!("  {keys:<14}"), theme.fg(Color::Cyan)),
                         Span::raw(help),
@@ -743,4 +846,515 @@ pub fn view_loading(frame: &mut Frame, what: &str, tick: usize, colors: bool) {
         Paragraph::new(lines).block(popup_block(" pdx ".into(), theme)),
         area,
     );
+}
+
+/// The letter that marks a rule's cut under the histogram and heads its row in the rule table.
+fn rule_symbol(index: usize, rule: &RuleSpec) -> char {
+    match rule {
+        RuleSpec::Pddp { l: 1 } => 'P',
+        RuleSpec::Pddp2Means => 'M',
+        RuleSpec::PddpOc => 'O',
+        RuleSpec::PddpOc2Means => 'm',
+        RuleSpec::PddpOcpc { l: 1 } => 'C',
+        RuleSpec::Pdgp { .. } => 'G',
+        _ => char::from_digit((index % 10) as u32, 10).unwrap_or('*'),
+    }
+}
+
+/// Colours of the labels in the scatter plot, in turn.
+const LABEL_COLORS: [Color; 12] = [
+    Color::Red,
+    Color::Green,
+    Color::Yellow,
+    Color::Blue,
+    Color::Magenta,
+    Color::Cyan,
+    Color::LightRed,
+    Color::LightGreen,
+    Color::LightYellow,
+    Color::LightBlue,
+    Color::LightMagenta,
+    Color::LightCyan,
+];
+
+/// The symbol of label `l` in the plain (NO_COLOR) scatter plot: a-z, then A-Z, then `#`.
+fn label_symbol(label: Option<usize>) -> char {
+    const SYMBOLS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    match label {
+        Some(l) => SYMBOLS.get(l).map_or('#', |&c| char::from(c)),
+        None => '?',
+    }
+}
+
+/// A figure for a narrow column: three decimals, fewer as it grows.
+fn short_number(value: f64) -> String {
+    if value.abs() >= 1000.0 {
+        format!("{value:.0}")
+    } else if value.abs() >= 100.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.3}")
+    }
+}
+
+/// The Preview tab: what each linear rule would do to the selected leaf.
+fn draw_preview(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
+    let id = model.selected;
+    let message = match model.tree.unsplittable_reason(id) {
+        Ok(Some(_)) if model.tree.node(id).is_some_and(|n| !n.is_leaf()) => Some(format!(
+            "{} is split already; select a leaf to preview its split.",
+            model.label(id)
+        )),
+        Ok(Some(reason)) => Some(format!("{} cannot be split: {reason}.", model.label(id))),
+        Ok(None) => None,
+        Err(error) => Some(error.to_string()),
+    };
+    let entry = model.current_preview();
+    let message = message.or_else(|| match entry {
+        None => Some("computing the split preview…".into()),
+        Some(entry) => entry
+            .result
+            .as_ref()
+            .err()
+            .map(|e| format!("no preview: {e}")),
+    });
+    let (Some(entry), None) = (entry, &message) else {
+        let text = message.unwrap_or_default();
+        frame.render_widget(
+            Paragraph::new(Line::styled(text, theme.dim())).wrap(Wrap { trim: true }),
+            area,
+        );
+        return;
+    };
+    let Ok(preview) = &entry.result else {
+        return;
+    };
+    let width = usize::from(area.width);
+    let histogram_rows = match area.height {
+        0..12 => 2,
+        12..30 => 3,
+        _ => 6,
+    };
+    let lines = preview_lines(model, theme, preview, width, histogram_rows);
+    let text_height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    // The scatter plot takes what the text leaves, if that is enough to read it.
+    let plot_height = area.height.saturating_sub(text_height + 1);
+    if plot_height >= 10 {
+        let [text_area, _, plot_area] = Layout::vertical([
+            Constraint::Length(text_height),
+            Constraint::Length(1),
+            Constraint::Min(0),
+        ])
+        .areas(area);
+        frame.render_widget(Paragraph::new(lines), text_area);
+        draw_scatter(
+            frame,
+            model,
+            theme,
+            preview,
+            entry.second_pending,
+            plot_area,
+        );
+    } else {
+        let scroll = u16::try_from(model.detail_scroll).unwrap_or(u16::MAX);
+        frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), area);
+    }
+}
+
+/// The text part of the preview: the current rule's outcome, the histogram with the cuts, the rule table.
+fn preview_lines(
+    model: &Model,
+    theme: Theme,
+    preview: &SplitPreview,
+    width: usize,
+    histogram_rows: usize,
+) -> Vec<Line<'static>> {
+    let current = preview.rules.iter().find(|r| r.rule == model.rule);
+    let mut lines = current_rule_lines(model, theme, current, width);
+
+    // The histogram of the leading coordinates, over a range that holds every cut.
+    let cuts: Vec<(usize, f64)> = preview
+        .rules
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.cut.filter(|c| c.is_finite()).map(|c| (i, c)))
+        .collect();
+    let (mut low, mut high) = preview
+        .coordinates
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
+    for &(_, cut) in &cuts {
+        low = low.min(cut);
+        high = high.max(cut);
+    }
+    // Bins a few columns wide when there are few documents, so that the shape shows rather than single dots.
+    let width = width.max(1);
+    let bins_wanted = (preview.coordinates.len() / 3).max(8).min(width);
+    let columns_per_bin = width.div_ceil(bins_wanted);
+    let bins = (width / columns_per_bin).max(1);
+    let used = bins * columns_per_bin;
+    // No spread (or no coordinates at all): a unit range, so that the columns below stay finite.
+    if high.partial_cmp(&low) != Some(std::cmp::Ordering::Greater) {
+        low = if low.is_finite() { low } else { 0.0 };
+        high = low + 1.0;
+    }
+    // The screen column of coordinate x.
+    let column = |x: f64| {
+        (((x - low) / (high - low)) * used as f64)
+            .floor()
+            .clamp(0.0, (used - 1) as f64) as usize
+    };
+    let mut counts = vec![0usize; bins];
+    for &x in &preview.coordinates {
+        counts[column(x) / columns_per_bin] += 1;
+    }
+    let max = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+    lines.push(Line::styled(
+        format!(
+            "Leading coordinate σ1·v1 of {} documents (σ1 = {:.3})",
+            preview.coordinates.len(),
+            preview.singular_values.first().copied().unwrap_or(0.0)
+        ),
+        theme.heading(),
+    ));
+    const LEVELS: [&str; 9] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
+    for row in (0..histogram_rows).rev() {
+        let text: String = counts
+            .iter()
+            .flat_map(|&count| {
+                let eighths = (count as f64 / max * (histogram_rows * 8) as f64).round() as usize;
+                // A non-empty bin shows at least a sliver.
+                let eighths = if count > 0 { eighths.max(1) } else { 0 };
+                std::iter::repeat_n(
+                    LEVELS[eighths.saturating_sub(row * 8).min(8)],
+                    columns_per_bin,
+                )
+            })
+            .collect();
+        lines.push(Line::styled(text, theme.fg(Color::Green)));
+    }
+    // The cut marks: one letter per rule (the table below names them); `*` where several cuts share a column.
+    let mut marks = vec![' '; used];
+    let mut current_column = None;
+    for &(i, cut) in &cuts {
+        let c = column(cut);
+        marks[c] = if marks[c] == ' ' {
+            rule_symbol(i, &preview.rules[i].rule)
+        } else {
+            '*'
+        };
+        if preview.rules[i].rule == model.rule {
+            current_column = Some(c);
+        }
+    }
+    let spans: Vec<Span> = marks
+        .iter()
+        .enumerate()
+        .map(|(c, &m)| {
+            let style = if Some(c) == current_column {
+                theme.heading().add_modifier(Modifier::REVERSED)
+            } else {
+                theme.fg(Color::Cyan)
+            };
+            Span::styled(m.to_string(), style)
+        })
+        .collect();
+    lines.push(Line::from(spans));
+    let left = short_number(low);
+    let right = short_number(high);
+    let gap = used.saturating_sub(left.chars().count() + right.chars().count());
+    lines.push(Line::styled(
+        format!("{left}{}{right}", " ".repeat(gap)),
+        theme.dim(),
+    ));
+
+    // The rule table.
+    let labels = model.has_labels();
+    let mut header = format!(
+        "  {:<15}{:>8} {:<13}{:>10}",
+        "rule", "cut", "children", "scatter"
+    );
+    if labels {
+        header.push_str(&format!("{:>8}{:>7}", "entropy", "purity"));
+    }
+    lines.push(Line::styled(header, theme.heading()));
+    for (i, rule_preview) in preview.rules.iter().enumerate() {
+        lines.push(rule_row(i, rule_preview, model, theme, labels));
+    }
+    lines
+}
+
+/// What the current rule would do: one line, or two when the purity does not fit on the first.
+fn current_rule_lines(
+    model: &Model,
+    theme: Theme,
+    current: Option<&RulePreview>,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let name = model.rule_text();
+    let Some(current) = current else {
+        return vec![Line::styled(
+            format!("{name}: not previewed (it does not cut the principal direction); s splits"),
+            theme.dim(),
+        )];
+    };
+    match &current.outcome {
+        Err(error) => vec![Line::styled(
+            format!("{name} refuses: {error}"),
+            theme.fg(Color::Red),
+        )],
+        Ok(outcome) => {
+            let sizes: Vec<String> = outcome.child_sizes.iter().map(|s| s.to_string()).collect();
+            let change = if outcome.objective_before > 0.0 {
+                format!(
+                    " ({:+.0}%)",
+                    (outcome.objective_after / outcome.objective_before - 1.0) * 100.0
+                )
+            } else {
+                String::new()
+            };
+            let style = theme.fg(Color::Cyan).add_modifier(Modifier::BOLD);
+            let first = format!(
+                "{name}: {} children {} · scatter {} → {}{change}",
+                outcome.child_sizes.len(),
+                sizes.join("+"),
+                short_number(outcome.objective_before),
+                short_number(outcome.objective_after),
+            );
+            let purity = match (
+                outcome.purity_after,
+                model.derived.node_figures.get(&model.selected),
+            ) {
+                (Some(after), Some(node)) => format!(
+                    "purity {} → {} in the children",
+                    percent(node.purity),
+                    percent(after)
+                ),
+                _ => return vec![Line::styled(first, style)],
+            };
+            if first.chars().count() + purity.chars().count() + 3 <= width {
+                vec![Line::styled(format!("{first} · {purity}"), style)]
+            } else {
+                vec![Line::styled(first, style), Line::styled(purity, style)]
+            }
+        }
+    }
+}
+
+fn rule_row(
+    index: usize,
+    rule_preview: &RulePreview,
+    model: &Model,
+    theme: Theme,
+    labels: bool,
+) -> Line<'static> {
+    let symbol = rule_symbol(index, &rule_preview.rule);
+    let name = match rule_preview.rule.params_text() {
+        text if text.is_empty()
+            || matches!(
+                rule_preview.rule,
+                RuleSpec::Pddp { l: 1 } | RuleSpec::PddpOcpc { l: 1 }
+            ) =>
+        {
+            rule_preview.rule.name().to_string()
+        }
+        text => format!("{} {text}", rule_preview.rule.name()),
+    };
+    let cut = rule_preview.cut.map_or("-".to_string(), short_number);
+    let text = match &rule_preview.outcome {
+        Ok(outcome) => {
+            let sizes: Vec<String> = outcome.child_sizes.iter().map(|s| s.to_string()).collect();
+            let mut text = format!(
+                "{symbol} {:<15}{cut:>8} {:<13}{:>10}",
+                fit(&name, 15),
+                fit(&sizes.join("+"), 13),
+                short_number(outcome.objective_after)
+            );
+            if labels {
+                let entropy = outcome
+                    .entropy_after
+                    .map_or("-".into(), |e| format!("{e:.3}"));
+                let purity = outcome.purity_after.map_or("-".into(), percent);
+                text.push_str(&format!("{entropy:>8}{purity:>7}"));
+            }
+            text
+        }
+        Err(error) => format!("{symbol} {:<15}{cut:>8} refuses: {error}", fit(&name, 15)),
+    };
+    let style = if rule_preview.rule == model.rule {
+        theme.heading()
+    } else {
+        Style::new()
+    };
+    Line::styled(text, style)
+}
+
+/// The members on the first two principal coordinates, by label: Braille dots coloured by label, or without
+/// colours, one letter per label in each cell (the label with most members there).
+fn draw_scatter(
+    frame: &mut Frame,
+    model: &Model,
+    theme: Theme,
+    preview: &SplitPreview,
+    second_pending: bool,
+    area: Rect,
+) {
+    let Some(second) = &preview.second else {
+        let text = if second_pending {
+            "computing the scatter plot (second principal direction)…"
+        } else {
+            "no scatter plot: the node has a single principal direction"
+        };
+        frame.render_widget(Paragraph::new(Line::styled(text, theme.dim())), area);
+        return;
+    };
+    let Some(node) = model.tree.node(preview.node) else {
+        return;
+    };
+    let data = &model.data;
+    let label_of = |member: usize| -> Option<usize> {
+        node.members
+            .get(member)
+            .and_then(|&j| data.documents.get(j))
+            .and_then(|d| d.label)
+            .map(|l| l as usize)
+    };
+    // The legend: the labels present in the node, most members first.
+    let label_count = data.label_names.len();
+    let mut present = vec![0usize; label_count];
+    for member in 0..preview.coordinates.len() {
+        if let Some(l) = label_of(member).filter(|&l| l < label_count) {
+            present[l] += 1;
+        }
+    }
+    let mut order: Vec<usize> = (0..label_count).filter(|&l| present[l] > 0).collect();
+    order.sort_by(|&a, &b| present[b].cmp(&present[a]).then(a.cmp(&b)));
+    // Legend entries packed into lines as wide as the area.
+    let mut legend: Vec<Line> = Vec::new();
+    let mut line: Vec<Span> = Vec::new();
+    let mut used = 0;
+    for &l in &order {
+        let name = fit(&data.label_names[l], 18);
+        let (mark, style) = if theme.color {
+            (
+                "•".to_string(),
+                Style::new().fg(LABEL_COLORS[l % LABEL_COLORS.len()]),
+            )
+        } else {
+            (
+                label_symbol(Some(l)).to_string(),
+                Style::new().add_modifier(Modifier::BOLD),
+            )
+        };
+        let entry_width = name.chars().count() + 4;
+        if used > 0 && used + entry_width > usize::from(area.width) {
+            legend.push(Line::from(std::mem::take(&mut line)));
+            used = 0;
+        }
+        line.push(Span::styled(mark, style));
+        line.push(Span::raw(format!(" {name}  ")));
+        used += entry_width;
+    }
+    if !line.is_empty() {
+        legend.push(Line::from(line));
+    }
+    legend.truncate(usize::from(area.height / 3));
+    let title = Line::styled(
+        "Principal coordinates 1 (→) and 2 (↑), by label",
+        theme.heading(),
+    );
+    let legend_rows = u16::try_from(legend.len()).unwrap_or(u16::MAX);
+    let [title_area, plot_area, legend_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(legend_rows),
+    ])
+    .areas(area);
+    frame.render_widget(Paragraph::new(legend), legend_area);
+    frame.render_widget(Paragraph::new(title), title_area);
+
+    let bounds = |values: &[f64]| {
+        let (lo, hi) = values
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
+        if hi > lo {
+            [lo, hi]
+        } else {
+            [lo - 1.0, lo + 1.0]
+        }
+    };
+    let x_bounds = bounds(&preview.coordinates);
+    let y_bounds = bounds(second);
+    if theme.color {
+        let mut groups: Vec<Vec<(f64, f64)>> = vec![Vec::new(); label_count + 1];
+        for (member, (&x, &y)) in preview.coordinates.iter().zip(second).enumerate() {
+            let group = label_of(member)
+                .filter(|&l| l < label_count)
+                .unwrap_or(label_count);
+            groups[group].push((x, y));
+        }
+        let canvas = Canvas::default()
+            .marker(Marker::Braille)
+            .x_bounds(x_bounds)
+            .y_bounds(y_bounds)
+            .paint(move |ctx| {
+                for (group, coords) in groups.iter().enumerate() {
+                    let color = if group == label_count {
+                        Color::Gray
+                    } else {
+                        LABEL_COLORS[group % LABEL_COLORS.len()]
+                    };
+                    ctx.draw(&Points { coords, color });
+                }
+            });
+        frame.render_widget(canvas, plot_area);
+    } else {
+        let (w, h) = (usize::from(plot_area.width), usize::from(plot_area.height));
+        if w == 0 || h == 0 {
+            return;
+        }
+        // Per cell, members per label (the last slot for unlabelled members).
+        let slots = label_count + 1;
+        let mut counts = vec![0u32; w * h * slots];
+        let cell_of = |value: f64, [lo, hi]: [f64; 2], n: usize| {
+            (((value - lo) / (hi - lo)) * n as f64)
+                .floor()
+                .clamp(0.0, (n - 1) as f64) as usize
+        };
+        for (member, (&x, &y)) in preview.coordinates.iter().zip(second).enumerate() {
+            let column = cell_of(x, x_bounds, w);
+            let row = h - 1 - cell_of(y, y_bounds, h);
+            let slot = label_of(member)
+                .filter(|&l| l < label_count)
+                .unwrap_or(label_count);
+            counts[(row * w + column) * slots + slot] += 1;
+        }
+        let lines: Vec<Line> = counts
+            .chunks(w * slots)
+            .map(|row| {
+                let text: String = row
+                    .chunks(slots)
+                    .map(|cell| {
+                        // The label with most members in the cell; the lower index on a tie.
+                        let (slot, &count) = cell
+                            .iter()
+                            .enumerate()
+                            .rev()
+                            .max_by_key(|&(_, count)| count)
+                            .unwrap_or((0, &0));
+                        match count {
+                            0 => ' ',
+                            _ => label_symbol((slot < label_count).then_some(slot)),
+                        }
+                    })
+                    .collect();
+                Line::raw(text)
+            })
+            .collect();
+        frame.render_widget(Paragraph::new(lines), plot_area);
+    }
 }

@@ -11,6 +11,7 @@ use crate::cache;
 use crate::corpus::{self, CorpusError, Document, LoadOptions, LoadReport, Loaded};
 use crate::demo;
 use crate::matrix::{self, DataMatrix, MatrixError, Weighting};
+use crate::progress::{Cancelled, Progress};
 use crate::text::{self, TextError, TextOptions};
 
 #[derive(Debug, thiserror::Error)]
@@ -21,6 +22,8 @@ pub enum DatasetError {
     Text(#[from] TextError),
     #[error(transparent)]
     Matrix(#[from] MatrixError),
+    #[error("loading cancelled")]
+    Cancelled,
     #[error(
         "{path}: every document is empty after filtering ({count} dropped); loosen --min-df, --max-df or the stop list"
     )]
@@ -120,6 +123,23 @@ pub fn open(
     options: &DatasetOptions,
     use_cache: bool,
 ) -> Result<Opened, DatasetError> {
+    open_with_progress(paths, options, use_cache, None)
+}
+
+/// The phases [`open_with_progress`] reports, in order (a cache hit reports only the first).
+pub const PHASE_CACHE: &str = "reading the cache";
+pub const PHASE_TOKENISING: &str = "tokenising";
+pub const PHASE_WEIGHTING: &str = "weighting";
+
+/// [`open`], reporting its phases to `progress`: `reading the cache`, or `reading files` (files read of files
+/// found), `tokenising` (documents done of all, and tokens kept) and `weighting`; a cancel through `progress`
+/// stops it between files or documents with [`DatasetError::Cancelled`].
+pub fn open_with_progress(
+    paths: &[PathBuf],
+    options: &DatasetOptions,
+    use_cache: bool,
+    progress: Option<&Progress>,
+) -> Result<Opened, DatasetError> {
     let start = Instant::now();
     options.text.validate()?;
     for path in paths {
@@ -132,6 +152,9 @@ pub fn open(
     } else {
         None
     };
+    if let (Some(progress), Some(_)) = (progress, &cache_file) {
+        progress.start_phase(PHASE_CACHE, 0);
+    }
     if let Some(file) = &cache_file
         && let Some(dataset) = cache::read::<Dataset>(file)
     {
@@ -149,7 +172,10 @@ pub fn open(
         });
     }
 
-    let (loaded, report) = corpus::load(paths, &options.load)?;
+    let (loaded, report) = match corpus::load_with_progress(paths, &options.load, progress) {
+        Err(CorpusError::Cancelled) => return Err(DatasetError::Cancelled),
+        other => other?,
+    };
     let read = millis(start);
     let source = paths
         .iter()
@@ -157,7 +183,7 @@ pub fn open(
         .collect::<Vec<_>>()
         .join(" ");
     let first_path = paths.first().cloned().unwrap_or_default();
-    let (dataset, mut timings) = build(source, first_path, loaded, report, options)?;
+    let (dataset, mut timings) = build(source, first_path, loaded, report, options, progress)?;
     timings.read = read;
     timings.total = millis(start);
 
@@ -191,6 +217,7 @@ pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
         loaded,
         report,
         options,
+        None,
     )?;
     timings.read = read;
     timings.total = millis(start);
@@ -242,9 +269,13 @@ fn build(
     loaded: Loaded,
     mut report: LoadReport,
     options: &DatasetOptions,
+    progress: Option<&Progress>,
 ) -> Result<(Dataset, Timings), DatasetError> {
     match loaded {
         Loaded::Numeric(table) => {
+            if let Some(progress) = progress {
+                progress.start_phase(PHASE_WEIGHTING, 0);
+            }
             let start = Instant::now();
             let weighting = options.weighting.unwrap_or(Weighting::None);
             let matrix = matrix::numeric_matrix(&table, weighting)?;
@@ -286,7 +317,12 @@ fn build(
             let start = Instant::now();
             let stop_words = options.text.stop_words()?;
             let texts: Vec<&str> = documents.iter().map(|d| d.text.as_str()).collect();
-            let mut counts = text::count_terms(&texts, &options.text, &stop_words);
+            if let Some(progress) = progress {
+                progress.start_phase(PHASE_TOKENISING, texts.len() as u64);
+            }
+            let mut counts =
+                text::count_terms_with_progress(&texts, &options.text, &stop_words, progress)
+                    .map_err(|Cancelled| DatasetError::Cancelled)?;
             drop(texts);
             let (documents, empty_documents) =
                 drop_empty(documents, &mut counts, options.keep_empty, &mut report);
@@ -298,6 +334,12 @@ fn build(
             }
             let tokenise = millis(start);
 
+            if let Some(progress) = progress {
+                progress
+                    .check()
+                    .map_err(|Cancelled| DatasetError::Cancelled)?;
+                progress.start_phase(PHASE_WEIGHTING, 0);
+            }
             let start = Instant::now();
             let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
             let matrix = matrix::weight_counts(&counts, weighting);

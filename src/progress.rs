@@ -17,6 +17,7 @@ pub struct Cancelled;
 pub struct Progress {
     done: AtomicU64,
     total: AtomicU64,
+    tokens: AtomicU64,
     cancelled: AtomicBool,
     phase: Mutex<String>,
 }
@@ -29,6 +30,8 @@ pub struct ProgressSnapshot {
     pub done: u64,
     /// 0 when the total is not known.
     pub total: u64,
+    /// Tokens read so far, over all phases (loading a corpus counts them while tokenising; 0 otherwise).
+    pub tokens: u64,
 }
 
 impl Progress {
@@ -45,6 +48,17 @@ impl Progress {
     /// Count `amount` more units of the current phase as done.
     pub fn advance(&self, amount: u64) {
         self.done.fetch_add(amount, Ordering::Relaxed);
+    }
+
+    /// Add `amount` to the current phase's total, for work whose size is learnt piece by piece (the files of
+    /// several folders).
+    pub fn add_total(&self, amount: u64) {
+        self.total.fetch_add(amount, Ordering::Relaxed);
+    }
+
+    /// Count `amount` more tokens read.
+    pub fn add_tokens(&self, amount: u64) {
+        self.tokens.fetch_add(amount, Ordering::Relaxed);
     }
 
     /// Ask the worker to stop at its next [`Progress::check`].
@@ -74,6 +88,7 @@ impl Progress {
                 .unwrap_or_default(),
             done: self.done.load(Ordering::Relaxed),
             total: self.total.load(Ordering::Relaxed),
+            tokens: self.tokens.load(Ordering::Relaxed),
         }
     }
 }
@@ -93,11 +108,19 @@ mod tests {
             ProgressSnapshot {
                 phase: "reading files".into(),
                 done: 7,
-                total: 10
+                total: 10,
+                tokens: 0,
             }
+        );
+        progress.add_total(5);
+        progress.add_tokens(40);
+        assert_eq!(
+            (progress.snapshot().total, progress.snapshot().tokens),
+            (15, 40)
         );
         progress.start_phase("weighting", 0);
         assert_eq!(progress.snapshot().done, 0);
+        assert_eq!(progress.snapshot().tokens, 40, "tokens count over phases");
         assert_eq!(progress.check(), Ok(()));
         progress.cancel();
         assert_eq!(progress.check(), Err(Cancelled));

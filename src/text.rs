@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use crate::progress::{Cancelled, Progress};
 use rayon::prelude::*;
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
@@ -192,6 +193,20 @@ pub fn count_terms(
     options: &TextOptions,
     stop_words: &HashSet<String>,
 ) -> TermCounts {
+    match count_terms_with_progress(texts, options, stop_words, None) {
+        Ok(counts) => counts,
+        Err(Cancelled) => unreachable!("without a progress report nothing can cancel"),
+    }
+}
+
+/// [`count_terms`], reporting each tokenised document and its tokens to `progress` (the caller starts the
+/// phase) and stopping early with `Cancelled` once the progress is cancelled.
+pub fn count_terms_with_progress(
+    texts: &[&str],
+    options: &TextOptions,
+    stop_words: &HashSet<String>,
+    progress: Option<&Progress>,
+) -> Result<TermCounts, Cancelled> {
     let threads = rayon::current_num_threads().max(1);
     let chunk_size = texts
         .len()
@@ -199,8 +214,11 @@ pub fn count_terms(
         .max(MIN_DOCUMENTS_PER_CHUNK);
     let chunks: Vec<ChunkWords> = texts
         .par_chunks(chunk_size)
-        .map(|chunk| tokenise_chunk(chunk, options, stop_words))
+        .map(|chunk| tokenise_chunk(chunk, options, stop_words, progress))
         .collect();
+    if let Some(progress) = progress {
+        progress.check()?;
+    }
 
     // Every distinct word once (numbered in first-seen order), each chunk's words in that numbering, and each
     // word's stem.
@@ -292,7 +310,7 @@ pub fn count_terms(
         documents,
         token_counts,
     };
-    filter_terms(counts, options)
+    Ok(filter_terms(counts, options))
 }
 
 /// Distinct words per stemming task.
@@ -406,10 +424,13 @@ impl ChunkBuilder<'_> {
     }
 }
 
+/// Tokenise one chunk. With `progress`, each document counts as done with its kept tokens, and a cancel stops the
+/// chunk early (the caller checks and drops the partial result).
 fn tokenise_chunk(
     texts: &[&str],
     options: &TextOptions,
     stop_words: &HashSet<String>,
+    progress: Option<&Progress>,
 ) -> ChunkWords {
     let mut builder = ChunkBuilder {
         options,
@@ -433,6 +454,13 @@ fn tokenise_chunk(
         let (document, kept) = builder.finish_document();
         documents.push(document);
         token_counts.push(kept);
+        if let Some(progress) = progress {
+            progress.advance(1);
+            progress.add_tokens(kept as u64);
+            if progress.is_cancelled() {
+                break;
+            }
+        }
     }
     ChunkWords {
         words: builder.words,

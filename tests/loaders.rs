@@ -338,3 +338,76 @@ fn embedded_demo_corpus_has_two_label_levels() {
         );
     }
 }
+
+#[test]
+fn progress_counts_every_file_and_token_of_a_load() {
+    use pdx::progress::Progress;
+    // Two folders, a Reuters file and a single-file format.
+    let paths = [
+        fixture("folder"),
+        fixture("news"),
+        fixture("mini.sgm"),
+        fixture("docs.csv"),
+    ];
+    let progress = Progress::default();
+    let (loaded, report) =
+        corpus::load_with_progress(&paths, &LoadOptions::default(), Some(&progress))
+            .expect("loads");
+    let snapshot = progress.snapshot();
+    assert_eq!(snapshot.phase, corpus::PHASE_READING);
+    // Folders count the files they list (README and all, hidden ones aside); the others one file each.
+    assert_eq!((snapshot.done, snapshot.total), (7, 7));
+    assert!(report.files_read as u64 <= snapshot.total);
+    assert!(matches!(loaded, Loaded::Text(_)));
+
+    // Through the dataset: tokenising counts every document and the tokens the filters keep.
+    let progress = Progress::default();
+    let opened =
+        dataset::open_with_progress(&paths, &DatasetOptions::default(), false, Some(&progress))
+            .expect("opens");
+    let snapshot = progress.snapshot();
+    assert_eq!(snapshot.phase, dataset::PHASE_WEIGHTING, "the last phase");
+    let tokens: usize = opened.dataset.documents.iter().map(|d| d.tokens).sum();
+    // The documents keep the tokens left after the document-frequency filters; tokenising counted them before.
+    assert!(tokens > 0);
+    assert!(
+        snapshot.tokens >= tokens as u64,
+        "{} < {tokens}",
+        snapshot.tokens
+    );
+}
+
+#[test]
+fn a_cancelled_progress_stops_the_load() {
+    use pdx::progress::Progress;
+    let progress = Progress::default();
+    progress.cancel();
+    let error = dataset::open_with_progress(
+        &[fixture("folder"), fixture("news")],
+        &DatasetOptions::default(),
+        false,
+        Some(&progress),
+    )
+    .expect_err("cancelled");
+    assert!(matches!(error, dataset::DatasetError::Cancelled), "{error}");
+    let error = corpus::load_with_progress(
+        &[fixture("mini.sgm")],
+        &LoadOptions::default(),
+        Some(&progress),
+    )
+    .expect_err("cancelled");
+    assert!(matches!(error, corpus::CorpusError::Cancelled), "{error}");
+    // Tokenising alone stops too.
+    let texts = ["one text", "another text"];
+    let options = TextOptions::default();
+    let stop = options.stop_words().expect("stop words");
+    assert!(
+        pdx::text::count_terms_with_progress(&texts, &options, &stop, Some(&progress)).is_err()
+    );
+    // Without a cancel the same call works.
+    let fresh = Progress::default();
+    let counts = pdx::text::count_terms_with_progress(&texts, &options, &stop, Some(&fresh))
+        .expect("counts");
+    assert_eq!(fresh.snapshot().done, 2);
+    assert_eq!(counts.documents.len(), 2);
+}

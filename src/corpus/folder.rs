@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use walkdir::WalkDir;
 
+use crate::progress::Progress;
+
 use super::{CorpusError, Document, LoadOptions, LoadReport, decode_text, file_name, reason};
 
 /// One file of a folder tree: its path components below the root, and its bytes or the error reading them.
@@ -20,6 +22,7 @@ pub(super) fn load(
     root: &Path,
     options: &LoadOptions,
     report: &mut LoadReport,
+    progress: Option<&Progress>,
 ) -> Result<Vec<Document>, CorpusError> {
     if !root.is_dir() {
         return Err(CorpusError::Invalid {
@@ -65,10 +68,20 @@ pub(super) fn load(
         files.push((components, entry.path().to_path_buf()));
     }
 
+    if let Some(progress) = progress {
+        progress.add_total(files.len() as u64);
+    }
     let entries: Vec<FolderEntry> = files
         .into_par_iter()
         .map(|(components, path)| {
-            let bytes = std::fs::read(&path).map_err(|error| error.to_string());
+            // After a cancel the remaining files are not read; the check below throws the partial result away.
+            let bytes = match progress {
+                Some(progress) if progress.is_cancelled() => Ok(Vec::new()),
+                _ => std::fs::read(&path).map_err(|error| error.to_string()),
+            };
+            if let Some(progress) = progress {
+                progress.advance(1);
+            }
             FolderEntry {
                 components,
                 path: Some(path),
@@ -76,6 +89,9 @@ pub(super) fn load(
             }
         })
         .collect();
+    if let Some(progress) = progress {
+        progress.check()?;
+    }
     Ok(documents_from_entries(
         &file_name(root),
         entries,

@@ -14,6 +14,7 @@ mod smart;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::progress::{Cancelled, Progress};
 use serde::{Deserialize, Serialize};
 
 pub use decode::decode_text;
@@ -50,6 +51,8 @@ pub enum CorpusError {
     Invalid { path: PathBuf, message: String },
     #[error("cannot combine numeric data ({numeric}) with text documents ({text}) in one corpus")]
     MixedKinds { numeric: PathBuf, text: PathBuf },
+    #[error("loading cancelled")]
+    Cancelled,
     #[error(
         "numeric files disagree on the number of columns: {first} has {first_cols}, {other} has {other_cols}"
     )]
@@ -244,14 +247,36 @@ pub mod reason {
     pub const EMPTY_AFTER_FILTERING: &str = "empty after filtering";
 }
 
+impl From<Cancelled> for CorpusError {
+    fn from(_: Cancelled) -> Self {
+        CorpusError::Cancelled
+    }
+}
+
 /// Read every path as one corpus. Labels from different paths merge by name.
 pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<(Loaded, LoadReport), CorpusError> {
+    load_with_progress(paths, options, None)
+}
+
+/// [`load`], reporting the phase `reading files` to `progress`: files read out of the files found so far (the
+/// total grows as each path is listed), checked for a cancel between files.
+pub fn load_with_progress(
+    paths: &[PathBuf],
+    options: &LoadOptions,
+    progress: Option<&Progress>,
+) -> Result<(Loaded, LoadReport), CorpusError> {
+    if let Some(progress) = progress {
+        progress.start_phase(PHASE_READING, 0);
+    }
     let mut report = LoadReport::default();
     let mut documents: Vec<Document> = Vec::new();
     let mut first_text_path: Option<PathBuf> = None;
     let mut numeric: Option<(PathBuf, NumericTable)> = None;
 
     for path in paths {
+        if let Some(progress) = progress {
+            progress.check()?;
+        }
         if !path.exists() {
             return Err(CorpusError::NotFound { path: path.clone() });
         }
@@ -294,16 +319,23 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<(Loaded, LoadRep
                 }
                 first_text_path.get_or_insert_with(|| path.clone());
                 let mut docs = match text_format {
-                    Format::Folder => folder::load(path, options, &mut path_report)?,
+                    Format::Folder => folder::load(path, options, &mut path_report, progress)?,
                     Format::Csv => delimited::load(path, b',', options, &mut path_report)?,
                     Format::Tsv => delimited::load(path, b'\t', options, &mut path_report)?,
                     Format::Jsonl => jsonl::load(path, &mut path_report)?,
-                    Format::Reuters => reuters::load(path, options, &mut path_report)?,
+                    Format::Reuters => reuters::load(path, options, &mut path_report, progress)?,
                     Format::Smart => smart::load(path, &mut path_report)?,
                     Format::Auto | Format::Numeric => unreachable!("handled above"),
                 };
                 documents.append(&mut docs);
             }
+        }
+        // The folder and Reuters loaders count their own files; a single-file format is one file.
+        if let Some(progress) = progress
+            && !matches!(format, Format::Folder | Format::Reuters)
+        {
+            progress.add_total(1);
+            progress.advance(1);
         }
         report.absorb(path_report);
     }
@@ -331,6 +363,9 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<(Loaded, LoadRep
         }
     }
 }
+
+/// The phase [`load_with_progress`] reports.
+pub const PHASE_READING: &str = "reading files";
 
 /// Load a folder tree held in memory (the embedded demo corpus) exactly as [`load`] would load it from disk.
 pub fn load_entries(

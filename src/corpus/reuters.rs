@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::progress::Progress;
+
 use super::{
     CorpusError, Document, LoadOptions, LoadReport, ReutersSplit, decode_text, file_name,
     read_file, reason,
@@ -17,13 +19,23 @@ pub(super) fn load(
     path: &Path,
     options: &LoadOptions,
     report: &mut LoadReport,
+    progress: Option<&Progress>,
 ) -> Result<Vec<Document>, CorpusError> {
     let files = sgm_files(path)?;
+    if let Some(progress) = progress {
+        progress.add_total(files.len() as u64);
+    }
     let parsed: Vec<Result<(Vec<Document>, LoadReport), CorpusError>> = files
         .par_iter()
         .map(|file| {
             let mut file_report = LoadReport::default();
+            if let Some(progress) = progress {
+                progress.check()?;
+            }
             let bytes = read_file(file)?;
+            if let Some(progress) = progress {
+                progress.advance(1);
+            }
             file_report.files_read += 1;
             let (text, fell_back) = decode_text(bytes);
             file_report.fallback_decoded += usize::from(fell_back);

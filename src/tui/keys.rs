@@ -66,6 +66,8 @@ pub enum Context {
     Confirm,
     /// Help, confusion view and document viewer: scrollable read-only popups.
     Reader,
+    /// The screen shown while the corpus loads.
+    Loading,
 }
 
 impl Context {
@@ -79,6 +81,7 @@ impl Context {
             Context::TextPrompt => "Name and find prompts",
             Context::Confirm => "Question",
             Context::Reader => "Help, confusion view, document viewer",
+            Context::Loading => "While loading",
         }
     }
 }
@@ -249,6 +252,8 @@ pub static BINDINGS: &[Binding] = &[
     bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Reader, "top"),
     bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Reader, "bottom"),
     bind(&[Plain(Esc), Plain(Char('q'))], Command::Cancel, Context::Reader, "close"),
+    // The loading screen.
+    bind(&[Plain(Esc), Plain(Char('q'))], Command::Cancel, Context::Loading, "stop loading and quit"),
 ];
 
 /// What the mouse does, for the help screen (the model's `click` and `scroll` do it).
@@ -352,6 +357,7 @@ mod tests {
             Context::TextPrompt,
             Context::Confirm,
             Context::Reader,
+            Context::Loading,
         ] {
             for probe in &probes {
                 let matching: Vec<Command> = BINDINGS

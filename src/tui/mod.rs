@@ -5,6 +5,7 @@
 
 mod export;
 mod keys;
+mod loading;
 mod model;
 mod session;
 mod view;
@@ -20,12 +21,14 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use ratatui::DefaultTerminal;
 use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, MouseButton,
-    MouseEventKind,
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
 };
 use ratatui::layout::Rect;
 
 use pdx::dataset::Opened;
+use pdx::progress::Progress;
+
+use loading::{LoadEnd, Loading};
 
 use model::{Action, Effect, Finished, Model};
 use session::Session;
@@ -63,7 +66,8 @@ pub fn run(source: Source, session_file: Option<PathBuf>) -> anyhow::Result<()> 
         Some((_, session)) => session.source(source.use_cache),
         None => source,
     };
-    let what = source.what();
+    let loading = Loading::new(source.what(), Arc::new(Progress::default()));
+    let progress = Arc::clone(&loading.progress);
     let loader = source.clone();
     let start = Start {
         source,
@@ -80,10 +84,21 @@ pub fn run(source: Source, session_file: Option<PathBuf>) -> anyhow::Result<()> 
     }));
     let result = ratatui::crossterm::execute!(std::io::stdout(), EnableMouseCapture)
         .context("cannot turn on the mouse")
-        .and_then(|()| run_in(&mut terminal, &what, move || loader.open(), colors, start));
+        .and_then(|()| {
+            run_in(
+                &mut terminal,
+                loading,
+                move || loader.open(&progress),
+                colors,
+                start,
+            )
+        });
     disable_mouse();
     ratatui::restore();
-    result
+    if let Ok(Ended::LoadCancelled) = result {
+        eprintln!("pdx: loading cancelled");
+    }
+    result.map(|_| ())
 }
 
 /// Stop mouse reporting (harmless if it was not on): before the terminal goes back to the shell.
@@ -98,21 +113,30 @@ struct Start {
     note: Option<String>,
 }
 
+/// How a run of the TUI ended.
+enum Ended {
+    Quit,
+    /// Esc while loading.
+    LoadCancelled,
+}
+
 fn run_in(
     terminal: &mut DefaultTerminal,
-    what: &str,
+    loading: Loading,
     load: impl FnOnce() -> anyhow::Result<Opened> + Send + 'static,
     colors: bool,
     start: Start,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Ended> {
     let (sender, receiver) = mpsc::channel();
     let loader = sender.clone();
     std::thread::spawn(move || {
         // The receiver is gone if the user quit while loading: nothing to do then.
         let _ = loader.send(Message::Loaded(Box::new(load())));
     });
-    let Some(opened) = wait_for_load(terminal, what, &receiver, colors)? else {
-        return Ok(());
+    let opened = match wait_for_load(terminal, loading, &receiver, colors)? {
+        LoadEnd::Loaded(opened) => opened,
+        LoadEnd::Cancelled => return Ok(Ended::LoadCancelled),
+        LoadEnd::Failed(error) => return Err(error),
     };
     let mut model = Model::new(Arc::new(opened.dataset), colors);
     model.export_dir = export::default_dir();
@@ -124,29 +148,39 @@ fn run_in(
     if let Some((path, session)) = start.session {
         model.open_session(&path, session);
     }
-    event_loop(terminal, &mut model, &sender, &receiver)
+    event_loop(terminal, &mut model, &sender, &receiver)?;
+    Ok(Ended::Quit)
 }
 
-/// Draw the loading screen until the corpus is loaded; `None` if the user quit.
+/// How long pdx waits for a cancelled load to stop before it quits anyway (a phase without cancel points, such as
+/// weighting, runs to its end otherwise).
+const CANCEL_WAIT: Duration = Duration::from_secs(2);
+
+/// Draw the loading screen, with the loader's progress, until the corpus is loaded or the user cancels.
 fn wait_for_load(
     terminal: &mut DefaultTerminal,
-    what: &str,
+    mut loading: Loading,
     receiver: &Receiver<Message>,
     colors: bool,
-) -> anyhow::Result<Option<Opened>> {
+) -> anyhow::Result<LoadEnd> {
     let start = Instant::now();
+    let mut cancelled_at = None;
     loop {
         let tick = (start.elapsed().as_millis() / 100) as usize;
-        terminal.draw(|frame| view::view_loading(frame, what, tick, colors))?;
+        terminal.draw(|frame| view::view_loading(frame, &loading, tick, colors))?;
         if event::poll(Duration::from_millis(80))?
             && let Event::Key(key) = event::read()?
             && key.kind == KeyEventKind::Press
-            && matches!(key.code, KeyCode::Esc | KeyCode::Char('q'))
+            && let Some(command) = loading.command_for(&key)
         {
-            return Ok(None);
+            loading.update(command);
+            cancelled_at.get_or_insert_with(Instant::now);
+        }
+        if cancelled_at.is_some_and(|at| at.elapsed() > CANCEL_WAIT) {
+            return Ok(LoadEnd::Cancelled);
         }
         match receiver.try_recv() {
-            Ok(Message::Loaded(result)) => return (*result).map(Some),
+            Ok(Message::Loaded(result)) => return Ok(loading.finished(*result)),
             Ok(
                 Message::Finished(_)
                 | Message::Exported(_)

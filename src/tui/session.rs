@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
 use pdx::dataset::{self, Dataset, DatasetOptions, Opened};
+use pdx::progress::Progress;
 use pdx::text::StoplistChoice;
 use serde::{Deserialize, Serialize};
 
@@ -39,11 +40,12 @@ impl Source {
         }
     }
 
-    pub fn open(&self) -> anyhow::Result<Opened> {
+    /// Load the corpus, reporting to `progress` (the demo corpus is too small to report anything).
+    pub fn open(&self, progress: &Progress) -> anyhow::Result<Opened> {
         Ok(if self.paths.is_empty() {
             dataset::open_demo(&self.options)?
         } else {
-            dataset::open(&self.paths, &self.options, self.use_cache)?
+            dataset::open_with_progress(&self.paths, &self.options, self.use_cache, Some(progress))?
         })
     }
 }

@@ -686,7 +686,12 @@ fn a_saved_session_reopens_with_its_tree_rule_and_names() {
     assert!(saved.paths.is_empty());
     // What `pdx --session` does: load the session's corpus, then restore the tree.
     let source = saved.source(false);
-    let data = Arc::new(source.open().expect("the corpus reloads").dataset);
+    let data = Arc::new(
+        source
+            .open(&pdx::progress::Progress::default())
+            .expect("the corpus reloads")
+            .dataset,
+    );
     let mut reopened = Model::new(data, false);
     reopened.open_session(&path, saved);
     assert!(
@@ -1113,4 +1118,78 @@ fn the_wheel_moves_the_tree_selection_and_scrolls_the_detail_and_popups() {
             input: String::new()
         })
     );
+}
+
+#[test]
+fn esc_while_loading_cancels_the_load_and_pdx_quits() {
+    use super::loading::{LoadEnd, Loading};
+    use pdx::progress::Progress;
+    let source = Source {
+        paths: ["folder", "news", "mini.sgm", "docs.csv"]
+            .iter()
+            .map(|name| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/fixtures")
+                    .join(name)
+            })
+            .collect(),
+        options: Default::default(),
+        use_cache: false,
+    };
+    // Not cancelled: the corpus loads.
+    let loading = Loading::new(source.what(), Arc::new(Progress::default()));
+    let result = source.open(&loading.progress);
+    assert!(result.is_ok(), "{:?}", result.err());
+    assert!(matches!(loading.finished(result), LoadEnd::Loaded(_)));
+
+    let mut loading = Loading::new(source.what(), Arc::new(Progress::default()));
+    let q = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::NONE);
+    assert_eq!(loading.command_for(&q), None, "only Esc and q do anything");
+    let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+    let command = loading.command_for(&esc).expect("Esc means something");
+    loading.update(command);
+    assert!(loading.cancelling);
+    assert!(loading.progress.is_cancelled(), "the loader is told");
+    let result = source.open(&loading.progress);
+    let error = result.as_ref().err().map(|e| e.to_string());
+    assert_eq!(error.as_deref(), Some("loading cancelled"));
+    assert!(matches!(loading.finished(result), LoadEnd::Cancelled));
+
+    // Another error is an error.
+    let missing = Source {
+        paths: vec!["/nonexistent/pdx-corpus".into()],
+        ..source
+    };
+    let loading = Loading::new(missing.what(), Arc::new(Progress::default()));
+    assert!(matches!(
+        loading.finished(missing.open(&loading.progress)),
+        LoadEnd::Failed(_)
+    ));
+}
+
+#[test]
+fn snapshot_loading_screen_80x24() {
+    use super::loading::Loading;
+    use pdx::progress::Progress;
+    let progress = Arc::new(Progress::default());
+    progress.start_phase(pdx::corpus::PHASE_READING, 18846);
+    progress.advance(7530);
+    let loading = Loading::new("20news-bydate-train 20news-bydate-test".into(), progress);
+    assert_eq!(
+        loading.progress_text(),
+        (
+            "reading files: 7530 / 18846 files".to_string(),
+            Some(7530.0 / 18846.0)
+        )
+    );
+    loading
+        .progress
+        .start_phase(pdx::dataset::PHASE_TOKENISING, 18846);
+    loading.progress.advance(100);
+    loading.progress.add_tokens(123_456);
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("test terminal");
+    terminal
+        .draw(|frame| view::view_loading(frame, &loading, 34, false))
+        .expect("draw");
+    insta::assert_snapshot!(terminal.backend());
 }

@@ -1,0 +1,124 @@
+//! The loading screen's state: what is being opened, the loader's progress (shared with the worker thread), and
+//! whether the user cancelled. Keys come through the key table (context [`Context::Loading`]), so the help and
+//! the tests see them like any other.
+
+use std::sync::Arc;
+
+use pdx::dataset::{DatasetError, Opened};
+use pdx::progress::{Progress, ProgressSnapshot};
+use ratatui::crossterm::event::KeyEvent;
+
+use super::keys::{self, Command, Context};
+
+pub struct Loading {
+    /// What is loading, as the screen names it.
+    pub what: String,
+    pub progress: Arc<Progress>,
+    /// Esc was pressed: the loader was asked to stop and pdx quits when it does.
+    pub cancelling: bool,
+}
+
+/// How loading ended.
+pub enum LoadEnd {
+    Loaded(Box<Opened>),
+    /// The user cancelled: pdx quits, saying so.
+    Cancelled,
+    Failed(anyhow::Error),
+}
+
+impl Loading {
+    pub fn new(what: String, progress: Arc<Progress>) -> Loading {
+        Loading {
+            what,
+            progress,
+            cancelling: false,
+        }
+    }
+
+    /// The command a key means on the loading screen.
+    pub fn command_for(&self, key: &KeyEvent) -> Option<Command> {
+        keys::lookup(&[Context::Loading], key)
+    }
+
+    pub fn update(&mut self, command: Command) {
+        if command == Command::Cancel {
+            self.progress.cancel();
+            self.cancelling = true;
+        }
+    }
+
+    /// What the loader's result means: a cancel shows up as [`DatasetError::Cancelled`] (or, if the load ended
+    /// before it saw the cancel, as a dataset the user no longer wants).
+    pub fn finished(&self, result: anyhow::Result<Opened>) -> LoadEnd {
+        match result {
+            _ if self.cancelling => LoadEnd::Cancelled,
+            Ok(opened) => LoadEnd::Loaded(Box::new(opened)),
+            Err(error)
+                if matches!(
+                    error.downcast_ref::<DatasetError>(),
+                    Some(DatasetError::Cancelled)
+                ) =>
+            {
+                LoadEnd::Cancelled
+            }
+            Err(error) => LoadEnd::Failed(error),
+        }
+    }
+
+    /// The progress line: the phase, `done / total` (or `done` when the total is unknown) and the tokens read;
+    /// and the fraction done, when there is a total.
+    pub fn progress_text(&self) -> (String, Option<f64>) {
+        let ProgressSnapshot {
+            phase,
+            done,
+            total,
+            tokens,
+        } = self.progress.snapshot();
+        if phase.is_empty() {
+            return (String::new(), None);
+        }
+        let unit = if phase == pdx::corpus::PHASE_READING {
+            " files"
+        } else if phase == pdx::dataset::PHASE_TOKENISING {
+            " documents"
+        } else {
+            ""
+        };
+        let mut text = match (done, total) {
+            (0, 0) => phase,
+            (done, 0) => format!("{phase}: {done}{unit}"),
+            (done, total) => format!("{phase}: {done} / {total}{unit}"),
+        };
+        if tokens > 0 {
+            text.push_str(&format!(" · {} tokens", thousands(tokens)));
+        }
+        let fraction = (total > 0).then(|| (done as f64 / total as f64).min(1.0));
+        (text, fraction)
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut text = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            text.push(',');
+        }
+        text.push(c);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+}

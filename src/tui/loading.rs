@@ -98,7 +98,7 @@ impl Loading {
 }
 
 /// `1234567` as `1,234,567`.
-fn thousands(value: u64) -> String {
+pub fn thousands(value: u64) -> String {
     let digits = value.to_string();
     let mut text = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -108,17 +108,4 @@ fn thousands(value: u64) -> String {
         text.push(c);
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_are_grouped() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1234567), "1,234,567");
-    }
 }

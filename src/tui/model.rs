@@ -72,8 +72,136 @@ impl DetailTab {
     }
 }
 
-/// The rule picker's rows after the rule names: the parameters, in this order.
-pub const PARAMS: [&str; 5] = ["l", "tau", "trials", "seed", "k-way"];
+/// One parameter row of the rule picker: how it shows, steps, parses and is checked. The picker's rows are
+/// [`RuleSpec::NAMES`] then [`PARAMS`]; which rules use a parameter is found by asking [`RuleSpec::from_name`]
+/// (see [`used_by`]), so a rule added to `RuleSpec` shows up with nothing to change here, and a new parameter is
+/// one more entry in [`PARAMS`].
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub get: fn(&RuleParams) -> String,
+    /// One step up or down, kept in range.
+    pub step: fn(&mut RuleParams, bool),
+    /// Set from typed text; false when the text is not a value of the parameter's type.
+    pub parse: fn(&mut RuleParams, &str) -> bool,
+    /// Why the value cannot be used, in the picker's words.
+    pub check: fn(&RuleParams) -> Option<String>,
+}
+
+/// Clamp into `low..=high` by one step up or down (`high` = `usize::MAX` for no bound).
+fn step_usize(value: usize, up: bool, low: usize, high: usize) -> usize {
+    if up {
+        value.saturating_add(1)
+    } else {
+        value.saturating_sub(1)
+    }
+    .clamp(low, high)
+}
+
+/// The largest tau the picker steps to (the rule takes any tau in [0, 1)).
+const MAX_TAU_STEP: f64 = 0.95;
+
+/// The rule picker's parameter rows, in order.
+pub static PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "l",
+        get: |p| p.l.to_string(),
+        step: |p, up| p.l = step_usize(p.l, up, 1, pdx::cluster::MAX_L),
+        parse: |p, text| text.parse().map(|v| p.l = v).is_ok(),
+        check: |p| {
+            (!(1..=pdx::cluster::MAX_L).contains(&p.l)).then(|| {
+                format!(
+                    "l = {}: the l field takes 1 to {}",
+                    p.l,
+                    pdx::cluster::MAX_L
+                )
+            })
+        },
+    },
+    ParamSpec {
+        name: "tau",
+        get: |p| format!("{}", p.tau),
+        step: |p, up| {
+            let tau = p.tau + if up { 0.05 } else { -0.05 };
+            p.tau = ((tau * 100.0).round() / 100.0).clamp(0.0, MAX_TAU_STEP);
+        },
+        parse: |p, text| text.parse().map(|v| p.tau = v).is_ok(),
+        check: |p| {
+            (!(0.0..1.0).contains(&p.tau)).then(|| {
+                format!(
+                    "tau = {}: the tau field takes 0 up to (not including) 1",
+                    p.tau
+                )
+            })
+        },
+    },
+    ParamSpec {
+        name: "trials",
+        get: |p| p.trials.to_string(),
+        step: |p, up| p.trials = step_usize(p.trials, up, 1, usize::MAX),
+        parse: |p, text| text.parse().map(|v| p.trials = v).is_ok(),
+        check: |p| (p.trials == 0).then(|| "trials = 0: the trials field takes 1 or more".into()),
+    },
+    ParamSpec {
+        name: "seed",
+        get: |p| p.seed.to_string(),
+        step: |p, up| {
+            p.seed = if up {
+                p.seed.saturating_add(1)
+            } else {
+                p.seed.saturating_sub(1)
+            }
+        },
+        parse: |p, text| text.parse().map(|v| p.seed = v).is_ok(),
+        check: |_| None,
+    },
+    ParamSpec {
+        name: "k-way",
+        get: |p| p.k_way.to_string(),
+        step: |p, up| p.k_way = step_usize(p.k_way, up, 2, usize::MAX),
+        parse: |p, text| text.parse().map(|v| p.k_way = v).is_ok(),
+        check: |p| {
+            (p.k_way < 2).then(|| format!("k-way = {}: the k-way field takes 2 or more", p.k_way))
+        },
+    },
+];
+
+/// The rules that use `param`: those whose rule changes when the parameter steps away from its default.
+pub fn used_by(param: &ParamSpec) -> Vec<&'static str> {
+    let base = RuleParams::default();
+    let mut stepped = base;
+    (param.step)(&mut stepped, true);
+    if stepped == base {
+        (param.step)(&mut stepped, false);
+    }
+    RuleSpec::NAMES
+        .iter()
+        .copied()
+        .filter(|name| {
+            match (
+                RuleSpec::from_name(name, &base),
+                RuleSpec::from_name(name, &stepped),
+            ) {
+                (Ok(a), Ok(b)) => a != b,
+                _ => false,
+            }
+        })
+        .collect()
+}
+
+/// A message of the library about a parameter, in the picker's words: its command-line flag (`--l 9: ...`)
+/// becomes the field (`field l: 9: ...`). The picker checks its fields first; this covers the rest.
+pub fn picker_message(error: &str) -> String {
+    match error.strip_prefix("--") {
+        Some(rest) => {
+            let name_end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+                .unwrap_or(rest.len());
+            let (name, rest) = rest.split_at(name_end);
+            format!("field {name}:{rest}")
+        }
+        None => error.to_string(),
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RulePicker {
@@ -93,59 +221,36 @@ impl RulePicker {
     }
 
     /// The parameter under the cursor, if the cursor is on one.
-    pub fn param(&self) -> Option<usize> {
-        self.cursor.checked_sub(RuleSpec::NAMES.len())
-    }
-
-    pub fn param_text(&self, index: usize) -> String {
-        let p = &self.params;
-        match index {
-            0 => p.l.to_string(),
-            1 => format!("{}", p.tau),
-            2 => p.trials.to_string(),
-            3 => p.seed.to_string(),
-            _ => p.k_way.to_string(),
-        }
+    pub fn param(&self) -> Option<&'static ParamSpec> {
+        self.cursor
+            .checked_sub(RuleSpec::NAMES.len())
+            .and_then(|i| PARAMS.get(i))
     }
 
     fn step(&mut self, up: bool) {
-        let Some(index) = self.param() else {
+        let Some(param) = self.param() else {
             return;
         };
         self.typed = None;
-        let p = &mut self.params;
-        let sign = |v: usize| if up { v + 1 } else { v.saturating_sub(1) };
-        match index {
-            0 => p.l = sign(p.l).clamp(1, pdx::cluster::MAX_L),
-            1 => {
-                let tau = p.tau + if up { 0.05 } else { -0.05 };
-                p.tau = ((tau * 100.0).round() / 100.0).clamp(0.0, 0.95);
-            }
-            2 => p.trials = sign(p.trials).max(1),
-            3 => {
-                p.seed = if up {
-                    p.seed.saturating_add(1)
-                } else {
-                    p.seed.saturating_sub(1)
-                }
-            }
-            _ => p.k_way = sign(p.k_way).max(2),
-        }
+        self.error = None;
+        (param.step)(&mut self.params, up);
     }
 
-    /// Set the parameter under the cursor from the typed text, when it parses.
+    /// Set the parameter under the cursor from the typed text; say so when it is not a value.
     fn apply_typed(&mut self) {
-        let (Some(index), Some(text)) = (self.param(), self.typed.as_deref()) else {
+        let (Some(param), Some(text)) = (self.param(), self.typed.as_deref()) else {
             return;
         };
-        let p = &mut self.params;
-        match index {
-            0 => text.parse().map(|v| p.l = v).is_ok(),
-            1 => text.parse().map(|v| p.tau = v).is_ok(),
-            2 => text.parse().map(|v| p.trials = v).is_ok(),
-            3 => text.parse().map(|v| p.seed = v).is_ok(),
-            _ => text.parse().map(|v| p.k_way = v).is_ok(),
+        self.error = if text.is_empty() || (param.parse)(&mut self.params, text) {
+            None
+        } else {
+            Some(format!("field {}: {text:?} is not a value", param.name))
         };
+    }
+
+    /// The first field whose value cannot be used, in the picker's words.
+    fn check(&self) -> Option<String> {
+        PARAMS.iter().find_map(|param| (param.check)(&self.params))
     }
 }
 
@@ -965,8 +1070,13 @@ impl Model {
             return None;
         }
         let key = self.preview_key();
+        let rules = self.preview_rules();
+        // When a rule needs two directions anyway (PDDP(2) as the current rule), one job gives everything.
+        let two_anyway = rules
+            .iter()
+            .any(|rule| rule.rule().directions_needed() >= 2);
         let second_direction = match self.previews.get(&key) {
-            None => false,
+            None => two_anyway,
             Some(entry) if entry.second_pending => true,
             Some(_) => return None,
         };
@@ -974,7 +1084,7 @@ impl Model {
         Some(Effect::Preview(PreviewJob {
             key,
             tree: self.tree.clone(),
-            rules: self.preview_rules(),
+            rules,
             second_direction,
         }))
     }
@@ -1494,6 +1604,10 @@ fn rule_picker_command(model: &mut Model, picker: &mut RulePicker, command: Comm
             if picker.cursor < RuleSpec::NAMES.len() {
                 picker.rule_index = picker.cursor;
             }
+            if let Some(error) = picker.check() {
+                picker.error = Some(error);
+                return true;
+            }
             let name = RuleSpec::NAMES[picker.rule_index];
             match RuleSpec::from_name(name, &picker.params) {
                 Ok(rule) => {
@@ -1506,7 +1620,7 @@ fn rule_picker_command(model: &mut Model, picker: &mut RulePicker, command: Comm
                     model.status = format!("rule: {}", model.rule_text());
                     return false;
                 }
-                Err(error) => picker.error = Some(error.to_string()),
+                Err(error) => picker.error = Some(picker_message(&error.to_string())),
             }
         }
         _ => {}

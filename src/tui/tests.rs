@@ -279,7 +279,11 @@ fn the_rule_picker_sets_the_rule_and_its_parameters() {
     key(&mut model, KeyCode::Char('9'));
     key(&mut model, KeyCode::Enter);
     match &model.popup {
-        Some(Popup::Rules(p)) => assert!(p.error.as_deref().is_some_and(|e| e.contains("--l 9"))),
+        Some(Popup::Rules(p)) => assert_eq!(
+            p.error.as_deref(),
+            Some("l = 9: the l field takes 1 to 8"),
+            "the picker's words, not a flag"
+        ),
         other => panic!("{other:?}"),
     }
     key(&mut model, KeyCode::Esc);
@@ -1192,4 +1196,102 @@ fn snapshot_loading_screen_80x24() {
         .draw(|frame| view::view_loading(frame, &loading, 34, false))
         .expect("draw");
     insta::assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn the_rule_picker_lists_every_rule_and_who_uses_each_parameter() {
+    use super::model::{PARAMS, picker_message, used_by};
+    let mut model = model();
+    key(&mut model, KeyCode::Char('r'));
+    let text = screen_text(&model, 160, 48);
+    for name in RuleSpec::NAMES {
+        assert!(text.contains(&format!(" {name}")), "{name} listed");
+    }
+    let users: Vec<(&str, Vec<&str>)> = PARAMS.iter().map(|p| (p.name, used_by(p))).collect();
+    assert_eq!(
+        users,
+        vec![
+            ("l", vec!["pddp", "pddp-ocpc"]),
+            ("tau", vec!["pdgp"]),
+            ("trials", vec!["bisecting-kmeans", "kmeans"]),
+            ("seed", vec!["bisecting-kmeans", "kmeans"]),
+            ("k-way", vec!["kmeans"]),
+        ]
+    );
+    // The library's flags become fields.
+    assert_eq!(
+        picker_message("--l 9: must be between 1 and 8"),
+        "field l: 9: must be between 1 and 8"
+    );
+    assert_eq!(
+        picker_message("--trials must be at least 1"),
+        "field trials: must be at least 1"
+    );
+    assert_eq!(picker_message("no flag here"), "no flag here");
+
+    // Every field's check agrees with the library: what the picker lets through, the rule accepts.
+    let probes: [(&str, &str); 8] = [
+        ("l", "0"),
+        ("l", "9"),
+        ("tau", "1"),
+        ("tau", "-0.1"),
+        ("trials", "0"),
+        ("k-way", "1"),
+        ("tau", "0.5"),
+        ("k-way", "3"),
+    ];
+    for (field, value) in probes {
+        let param = PARAMS.iter().find(|p| p.name == field).expect("a field");
+        let mut params = pdx::cluster::RuleParams::default();
+        assert!((param.parse)(&mut params, value), "{field} {value}");
+        let picker_ok = PARAMS.iter().all(|p| (p.check)(&params).is_none());
+        let library_ok = RuleSpec::NAMES
+            .iter()
+            .all(|name| RuleSpec::from_name(name, &params).is_ok());
+        assert_eq!(picker_ok, library_ok, "{field} = {value}");
+    }
+
+    // Text that is not a number says so at once.
+    for _ in 0..RuleSpec::NAMES.len() + 1 {
+        key(&mut model, KeyCode::Down);
+    }
+    key(&mut model, KeyCode::Char('.'));
+    key(&mut model, KeyCode::Char('.'));
+    match &model.popup {
+        Some(Popup::Rules(p)) => {
+            assert_eq!(p.error.as_deref(), Some("field tau: \"..\" is not a value"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn thousands_are_grouped() {
+    use super::loading::thousands;
+    assert_eq!(thousands(0), "0");
+    assert_eq!(thousands(999), "999");
+    assert_eq!(thousands(1000), "1,000");
+    assert_eq!(thousands(1234567), "1,234,567");
+}
+
+#[test]
+fn a_rule_with_two_directions_previews_in_one_job() {
+    let mut model = model();
+    model.rule = RuleSpec::Pddp { l: 2 };
+    let effects = update(&mut model, Action::Command(Command::Tab(3)));
+    let [Effect::Preview(job)] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    assert!(job.second_direction, "two directions are computed anyway");
+    assert!(
+        job.rules.contains(&RuleSpec::Pddp { l: 2 }),
+        "the current rule is compared too"
+    );
+    let done = perform_preview(&model.data, job.clone());
+    assert!(update(&mut model, Action::Previewed(done)).is_empty());
+    let entry = model.current_preview().expect("cached");
+    assert!(!entry.second_pending);
+    let preview = entry.result.as_ref().expect("a preview");
+    assert!(preview.second.is_some());
+    assert_eq!(preview.rules.len(), 7);
 }

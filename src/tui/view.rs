@@ -17,7 +17,9 @@ use ratatui::widgets::canvas::{Canvas, Points};
 
 use super::keys;
 use super::loading::Loading;
-use super::model::{DetailTab, Model, PARAMS, Pane, Popup, Region, RulePicker, policy_name};
+use super::model::{
+    DetailTab, Model, PARAMS, Pane, Popup, Region, RulePicker, policy_name, used_by,
+};
 
 /// Styles, or plain text attributes when colours are off (NO_COLOR).
 #[derive(Clone, Copy)]
@@ -719,17 +721,12 @@ fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePicker) {
         let row = RuleSpec::NAMES.len() + index;
         let value = match (&picker.typed, row == picker.cursor) {
             (Some(typed), true) => format!("{typed}▏"),
-            _ => picker.param_text(index),
+            _ => (param.get)(&picker.params),
         };
-        let used_by = match index {
-            0 => "pddp, pddp-ocpc",
-            1 => "pdgp",
-            2 => "bisecting-kmeans, kmeans",
-            3 => "bisecting-kmeans, kmeans",
-            _ => "kmeans",
-        };
+        let used_by = used_by(param).join(", ");
+        let name = param.name;
         let mut line = Line::from(vec![
-            Span::raw(format!("     {param:<7}{value:<8}")),
+            Span::raw(format!("     {name:<7}{value:<8}")),
             Span::styled(used_by, theme.dim()),
         ]);
         if row == picker.cursor {

@@ -253,3 +253,38 @@ fn a_saved_session_reopens_and_a_damaged_one_is_refused() {
     tmux.send("q");
     assert_clean_exit(&tmux, &exit_file);
 }
+
+#[test]
+fn the_preview_tab_and_a_mouse_click_in_a_real_terminal() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let (tmux, exit_file) = launch(work.path(), "preview", &[]);
+    tmux.wait_for_text("Tree · 1 leaf");
+
+    // The root's preview: the rule table lists every linear rule.
+    tmux.send("4");
+    let screen = tmux.wait_for_text("pddp-ocpc");
+    for rule in ["pddp-2means", "pddp-oc", "pdgp tau=0.2"] {
+        assert!(screen.contains(rule), "{rule}:\n{screen}");
+    }
+
+    // A click on the Labels tab title (an SGR mouse report, as a terminal sends it with mouse reporting on).
+    let (column, row) = screen
+        .lines()
+        .enumerate()
+        .find_map(|(row, line)| {
+            let byte = line.find("2 Labels")?;
+            Some((line[..byte].chars().count(), row))
+        })
+        .expect("the tab titles");
+    tmux.send(&format!("\x1b[<0;{};{}M", column + 1, row + 1));
+    tmux.send(&format!("\x1b[<0;{};{}m", column + 1, row + 1));
+    let screen = tmux.wait_for_text("labelled");
+    assert!(screen.contains("entropy"), "{screen}");
+
+    tmux.send("q");
+    assert_clean_exit(&tmux, &exit_file);
+}

@@ -162,6 +162,30 @@ fn main() {
             median(times)
         );
     }
+    // Each rule's preview alone (its Lanczos run included).
+    let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
+    for rule in pdx::report::preview::linear_rules(0.2) {
+        let times: Vec<f64> = (0..runs.min(5))
+            .map(|_| {
+                let start = Instant::now();
+                let result = pdx::report::preview::preview(
+                    &tree,
+                    &data.matrix,
+                    tree.root(),
+                    std::slice::from_ref(&rule),
+                    Some((&labels, data.label_names.len())),
+                    false,
+                );
+                std::hint::black_box(result.is_ok());
+                ms(start)
+            })
+            .collect();
+        println!(
+            "  preview of {:<15} alone:                       median {:.1} ms",
+            rule.name(),
+            median(times)
+        );
+    }
     let times: Vec<f64> = (0..runs.min(7))
         .map(|_| {
             let mut copy = tree.clone();
@@ -178,6 +202,27 @@ fn main() {
     println!(
         "  for comparison, a PDDP split of the root:                median {:.1} ms",
         median(times)
+    );
+
+    // Loading with and without a progress report (no cache), alternated: the report must not slow loading.
+    let mut plain = Vec::new();
+    let mut reported = Vec::new();
+    for _ in 0..3 {
+        let start = Instant::now();
+        let opened = dataset::open(&paths, &DatasetOptions::default(), false);
+        plain.push(ms(start));
+        std::hint::black_box(opened.is_ok());
+        let progress = pdx::progress::Progress::default();
+        let start = Instant::now();
+        let opened =
+            dataset::open_with_progress(&paths, &DatasetOptions::default(), false, Some(&progress));
+        reported.push(ms(start));
+        std::hint::black_box(opened.is_ok());
+    }
+    println!(
+        "loading without the cache: median {:.0} ms plain, {:.0} ms with a progress report",
+        median(plain),
+        median(reported)
     );
 
     // A 64-leaf PDDP tree grown through the model, then selection moves with a full redraw each.

@@ -1076,6 +1076,22 @@ fn the_wheel_moves_the_tree_selection_and_scrolls_the_detail_and_popups() {
     assert_eq!(region, Region::DocumentRow(2));
     act(&mut model, Action::Click(region));
     assert_eq!((model.document_cursor, model.focus), (2, Pane::Detail));
+    // Far down the list, the row drawn under the cursor is the cursor's document, and a click there finds it.
+    key(&mut model, KeyCode::Char('G'));
+    let last = model.document_cursor;
+    assert_eq!(last, model.detail.documents.len() - 1);
+    let document = &model.data.documents[model.detail.documents[last]];
+    let title = document
+        .title
+        .clone()
+        .unwrap_or_else(|| document.id.clone());
+    let start: String = title.trim().chars().take(20).collect();
+    let (column, row) = find_on_screen(&model, 160, 48, &start).expect("the last document shown");
+    assert_eq!(
+        view::hit(&model, area, column, row),
+        Region::DocumentRow(last)
+    );
+    key(&mut model, KeyCode::Char('g'));
     key(&mut model, KeyCode::Char('1'));
     act(
         &mut model,

@@ -440,25 +440,31 @@ fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
             frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), body);
         }
         DetailTab::Documents => {
-            let items: Vec<ListItem> = detail
+            // Only the rows on screen are built: the root of a large corpus has tens of thousands of members.
+            let offset = list_offset(model.document_cursor, body.height);
+            let shown = detail
                 .documents
                 .iter()
                 .enumerate()
-                .filter_map(|(rank, &j)| {
-                    let document = model.data.documents.get(j)?;
+                .skip(offset)
+                .take(usize::from(body.height));
+            let items: Vec<ListItem> = shown
+                .map(|(rank, &j)| {
+                    let Some(document) = model.data.documents.get(j) else {
+                        return ListItem::new("");
+                    };
                     let label = document
                         .label
                         .and_then(|l| model.data.label_names.get(l as usize))
                         .map_or(String::new(), |l| format!("{:<18} ", fit(l, 18)));
                     let title = document.title.as_deref().unwrap_or(&document.id);
                     let mark = if rank == 0 { "★ " } else { "  " };
-                    Some(ListItem::new(format!("{mark}{label}{}", title.trim())))
+                    ListItem::new(format!("{mark}{label}{}", title.trim()))
                 })
                 .collect();
             let list = List::new(items).highlight_style(theme.selected(focused));
-            let mut state = ListState::default()
-                .with_offset(list_offset(model.document_cursor, body.height))
-                .with_selected(Some(model.document_cursor));
+            let mut state =
+                ListState::default().with_selected(Some(model.document_cursor - offset));
             frame.render_stateful_widget(list, body, &mut state);
         }
         DetailTab::Preview => draw_preview(frame, model, theme, body),

@@ -1179,16 +1179,16 @@ fn rule_row(
     labels: bool,
 ) -> Line<'static> {
     let symbol = rule_symbol(index, &rule_preview.rule);
-    let name = match rule_preview.rule.params_text() {
-        text if text.is_empty()
-            || matches!(
-                rule_preview.rule,
-                RuleSpec::Pddp { l: 1 } | RuleSpec::PddpOcpc { l: 1 }
-            ) =>
-        {
-            rule_preview.rule.name().to_string()
-        }
-        text => format!("{} {text}", rule_preview.rule.name()),
+    // `l=1` is the default of the rules that take it: only other values are worth the room.
+    let default_l = matches!(
+        rule_preview.rule,
+        RuleSpec::Pddp { l: 1 } | RuleSpec::PddpOcpc { l: 1 }
+    );
+    let params = rule_preview.rule.params_text();
+    let name = if params.is_empty() || default_l {
+        rule_preview.rule.name().to_string()
+    } else {
+        format!("{} {params}", rule_preview.rule.name())
     };
     let cut = rule_preview.cut.map_or("-".to_string(), short_number);
     let text = match &rule_preview.outcome {

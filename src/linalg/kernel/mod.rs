@@ -275,7 +275,9 @@ pub fn format_bytes(bytes: u64) -> String {
 /// Bytes [`kernel_matrix`] needs for a node of `n` members under `spec`, the figure checked against the memory
 /// budget: the n x n matrix itself (`n^2 x 8`), plus, for a Gaussian kernel with the median width, the
 /// `n (n - 1) / 2` pairwise distances the median is selected from, and for the geodesic kernel its graph and the
-/// search space of `c*` (its distances and kernel reuse the one n x n buffer; see the `geodesic` module).
+/// search space of `c*` (its distances and kernel reuse the one n x n buffer; see the `geodesic` module). The string
+/// kernels' substring counts (about 20 bytes per document and distinct substring) are not counted: they grow with
+/// the text, not with n^2.
 pub fn kernel_bytes(spec: &KernelSpec, n: usize) -> u64 {
     let gram = Gram::bytes_for(n);
     let pairs = (n as u64).saturating_mul(n.saturating_sub(1) as u64) / 2;
@@ -630,6 +632,29 @@ mod tests {
             assert!(kernel.components.is_some_and(|c| c >= 1));
             assert!(kernel.c_star.is_some_and(|c| c >= 0.0 && c.is_finite()));
             assert!(kernel.gram.values().iter().all(|v| v.is_finite()));
+        }
+    }
+
+    #[test]
+    fn tiny_nodes_give_finite_kernels() {
+        let data = random_sparse(12, 6, 4);
+        for spec in [
+            "linear",
+            "poly:2",
+            "gaussian",
+            "cosine",
+            "geodesic:3:euclid",
+            "geodesic:10:cosine",
+        ] {
+            let spec: KernelSpec = spec.parse().expect("spec");
+            for members in [&[][..], &[2][..], &[1, 4][..], &[0, 1, 2, 3, 4, 5][..]] {
+                let kernel = build(&spec, &data, members);
+                assert_eq!(kernel.gram.n(), members.len());
+                assert!(
+                    kernel.gram.values().iter().all(|v| v.is_finite()),
+                    "{spec} on {members:?}"
+                );
+            }
         }
     }
 

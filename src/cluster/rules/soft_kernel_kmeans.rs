@@ -474,4 +474,61 @@ mod tests {
             Err(ClusterError::InvalidOption(_))
         ));
     }
+
+    struct Texts(Vec<String>);
+
+    impl super::super::DocumentTexts for Texts {
+        fn text(&self, column: usize) -> &str {
+            &self.0[column]
+        }
+    }
+
+    #[test]
+    fn the_rule_reads_text_for_a_string_kernel() {
+        let texts = Texts(
+            (0..12)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        format!("the cat sat on the mat number {i}")
+                    } else {
+                        format!("quantum flux capacitor {i} overload")
+                    }
+                })
+                .collect(),
+        );
+        let data = points(&[[0.0, 0.0]; 12]);
+        let members: Vec<usize> = (0..12).collect();
+        let norms = data.column_norms_squared();
+        let rule = SoftKernelKmeans {
+            kernel: KernelSpec::Spectrum { n: 3 },
+            k: 2,
+            beta: 10.0,
+            seed: 3,
+        };
+        let without_text = SplitContext {
+            data: &data,
+            members: &members,
+            norms_squared: &norms,
+            node_id: 0,
+            env: Default::default(),
+        };
+        assert!(matches!(
+            rule.split(&without_text),
+            Err(ClusterError::Kernel(KernelError::NeedsText(_)))
+        ));
+        let node = SplitContext {
+            env: super::super::SplitEnv {
+                texts: Some(&texts),
+                ..Default::default()
+            },
+            ..without_text
+        };
+        let partition = rule.split(&node).expect("splits");
+        let mut groups = partition.groups;
+        groups.sort();
+        assert_eq!(
+            groups,
+            vec![vec![0, 2, 4, 6, 8, 10], vec![1, 3, 5, 7, 9, 11]]
+        );
+    }
 }

@@ -15,8 +15,10 @@
 //! With that reading (6) is exactly `Ktilde` of the squared distances `D_ij + c` (i != j), i.e. classical scaling
 //! of the geodesic distances with a constant added, and `c*` is the smallest constant that makes them Euclidean,
 //! so (6) is positive semi-definite for `c >= c*` as the paper states. Taken literally (`Ktilde(D^2)` throughout)
-//! (6) would be `(1 + 2c) Ktilde(D^2) + c^2/2 H`, a rescaled classical scaling that no longer depends on the graph
-//! through anything but `D^2`; pdx follows the cited construction.
+//! (6) would be `(1 + 2c) Ktilde(D^2) + c^2/2 H`: classical scaling of `D^2`, rescaled, plus a multiple of `H`
+//! (which adds the same constant to the squared feature distance of every two distinct points, so the hard k-means
+//! objective only shifts by a constant): `c` would barely act on the geometry. pdx follows the cited
+//! construction.
 //!
 //! The graph (seed 001: "edge weights between only connected nodes are set as their Euclidean distances"): each
 //! point is joined to its `K` nearest others, and the graph is made symmetric by keeping an edge when either end

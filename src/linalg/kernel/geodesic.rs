@@ -793,4 +793,21 @@ mod tests {
         assert_eq!(edges_of_1, vec![0, 2]);
         assert_eq!(graph.components(), 1);
     }
+
+    #[test]
+    fn every_stage_stops_when_cancelled() {
+        let points = random_points(30, 2, 5);
+        let distances = distances_of(&points, 4);
+        let progress = Progress::default();
+        progress.cancel();
+        assert!(nearest_neighbours(30, 4, euclidean(&points), Some(&progress)).is_err());
+        let neighbours =
+            nearest_neighbours(30, 4, euclidean(&points), None).expect("not cancelled");
+        let mut out = vec![0.0; 900];
+        assert!(shortest_paths(&Graph::symmetric(&neighbours), &mut out, Some(&progress)).is_err());
+        assert!(matches!(
+            additive_constant(30, &distances, Some(&progress)),
+            Err(KernelError::Cancelled(_))
+        ));
+    }
 }

@@ -70,6 +70,13 @@ impl DocumentTexts for [DocumentMeta] {
     }
 }
 
+/// The documents as a `&dyn DocumentTexts` (a slice is unsized and cannot become a trait object; the vector can).
+impl DocumentTexts for Vec<DocumentMeta> {
+    fn text(&self, column: usize) -> &str {
+        self.as_slice().text(column)
+    }
+}
+
 /// A corpus turned into a matrix: column j of `matrix` is `documents[j]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Dataset {

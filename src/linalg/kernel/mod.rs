@@ -10,9 +10,15 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+mod geodesic;
+mod inner;
+mod string;
+
+use rayon::prelude::*;
+
 use super::Gram;
 use crate::dataset::DocumentTexts;
-use crate::matrix::DataMatrix;
+use crate::matrix::{Column, DataMatrix};
 use crate::progress::{Cancelled, Progress};
 
 /// The distance a geodesic kernel's neighbourhood graph is built from (seed 001: Euclidean, or the cosine
@@ -73,6 +79,8 @@ pub enum KernelError {
     NeedsText(&'static str),
     #[error("the {0} kernel is not available yet")]
     Unsupported(&'static str),
+    #[error("the kernel computation did not converge: {0}")]
+    NotConverged(String),
     #[error("the kernel matrix was cancelled")]
     Cancelled(#[from] Cancelled),
 }
@@ -264,9 +272,33 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
+/// Bytes [`kernel_matrix`] needs for a node of `n` members under `spec`, the figure checked against the memory
+/// budget: the n x n matrix itself (`n^2 x 8`), plus, for a Gaussian kernel with the median width, the
+/// `n (n - 1) / 2` pairwise distances the median is selected from, and for the geodesic kernel its graph and the
+/// search space of `c*` (its distances and kernel reuse the one n x n buffer; see the `geodesic` module). The string
+/// kernels' substring counts (about 20 bytes per document and distinct substring) are not counted: they grow with
+/// the text, not with n^2.
+pub fn kernel_bytes(spec: &KernelSpec, n: usize) -> u64 {
+    let gram = Gram::bytes_for(n);
+    let pairs = (n as u64).saturating_mul(n.saturating_sub(1) as u64) / 2;
+    match spec {
+        KernelSpec::Gaussian { sigma: None } => gram.saturating_add(pairs.saturating_mul(8)),
+        KernelSpec::Geodesic { neighbours, .. } => {
+            gram.saturating_add(geodesic::extra_bytes(n, *neighbours))
+        }
+        _ => gram,
+    }
+}
+
 /// The kernel matrix of the data's columns `members` (in that order) under `spec`, refused before anything is
-/// allocated when its `n^2 x 8` bytes exceed `memory_budget`. `texts` serves the string kernels; `progress`
-/// reports rows done and is polled to cancel.
+/// allocated when [`kernel_bytes`] exceeds `memory_budget`. `texts` serves the string kernels; `progress` reports
+/// each phase (rows done) and is polled to cancel.
+///
+/// Every kernel except the string kernels starts from the inner products `x_i^T x_j` (an inverted index over the
+/// node's terms for sparse text, plain dot products for numeric data; see the `inner` module), and the others are
+/// derived from them and the squared norms on the diagonal in place: `(g + C)^D`, `g / sqrt(g_ii g_jj)`,
+/// `exp(-(g_ii + g_jj - 2 g) / sigma^2)`. The geodesic kernel reads its neighbours from the inner products of
+/// sparse data, and from exact distances of numeric data.
 pub fn kernel_matrix(
     spec: &KernelSpec,
     data: &DataMatrix,
@@ -276,7 +308,7 @@ pub fn kernel_matrix(
     progress: Option<&Progress>,
 ) -> Result<KernelMatrix, KernelError> {
     let n = members.len();
-    let bytes = Gram::bytes_for(n);
+    let bytes = kernel_bytes(spec, n);
     if bytes > memory_budget {
         return Err(KernelError::OverBudget {
             n,
@@ -284,63 +316,184 @@ pub fn kernel_matrix(
             budget: memory_budget,
         });
     }
+    if spec.needs_text() && texts.is_none() {
+        return Err(KernelError::NeedsText("string"));
+    }
     if let Some(progress) = progress {
         progress.check()?;
     }
-    let _ = texts;
-    let norms: Vec<f64> = members
-        .iter()
-        .map(|&j| data.column(j).norm_squared())
-        .collect();
-    let dot = |i: usize, j: usize| data.column(members[i]).dot_column(&data.column(members[j]));
-    let mut sigma_used = None;
-    let gram = match spec {
-        KernelSpec::Linear => Gram::from_symmetric_fn(n, dot),
-        KernelSpec::Polynomial { degree, offset } => {
-            Gram::from_symmetric_fn(n, |i, j| (dot(i, j) + offset).powi(*degree as i32))
-        }
-        KernelSpec::Cosine => Gram::from_symmetric_fn(n, |i, j| {
-            let scale = (norms[i] * norms[j]).sqrt();
-            if scale > 0.0 { dot(i, j) / scale } else { 0.0 }
-        }),
-        KernelSpec::Gaussian { sigma } => {
-            let linear = Gram::from_symmetric_fn(n, dot);
-            let squared_distance =
-                |i: usize, j: usize| (norms[i] + norms[j] - 2.0 * linear.get(i, j)).max(0.0);
-            let sigma = match sigma {
-                Some(sigma) => *sigma,
-                None => median_distance(n, squared_distance),
-            };
-            sigma_used = Some(sigma);
-            let width = (sigma * sigma).max(f64::MIN_POSITIVE);
-            Gram::from_symmetric_fn(n, |i, j| (-squared_distance(i, j) / width).exp())
-        }
-        KernelSpec::Geodesic { .. } => return Err(KernelError::Unsupported("geodesic")),
-        KernelSpec::Spectrum { .. } | KernelSpec::BoundRange { .. } => {
-            return Err(KernelError::Unsupported("string"));
+    let phase = |name: &str| {
+        if let Some(progress) = progress {
+            progress.start_phase(name, n as u64);
         }
     };
-    Ok(KernelMatrix {
-        gram,
-        sigma: sigma_used,
+    let mut result = KernelMatrix {
+        gram: Gram::from_row_major(0, Vec::new()).expect("an empty matrix"),
+        sigma: None,
         components: None,
         c_star: None,
-    })
+    };
+    result.gram = match spec {
+        KernelSpec::Spectrum { n: length } | KernelSpec::BoundRange { n: length } => {
+            let texts = texts.ok_or(KernelError::NeedsText("string"))?;
+            let lengths = match spec {
+                KernelSpec::Spectrum { .. } => *length..=*length,
+                _ => 1..=*length,
+            };
+            phase("kernel matrix: substrings");
+            string::string_kernel(texts, members, lengths, progress)?
+        }
+        KernelSpec::Geodesic { neighbours, metric } => {
+            let (lists, buffer) = match data {
+                DataMatrix::Dense { .. } => {
+                    phase("kernel matrix: neighbours");
+                    let norms: Vec<f64> = members
+                        .iter()
+                        .map(|&j| data.column(j).norm_squared())
+                        .collect();
+                    let distance = |i: usize, j: usize| {
+                        let (a, b) = (data.column(members[i]), data.column(members[j]));
+                        match metric {
+                            GeodesicMetric::Euclid => dense_euclidean(&a, &b),
+                            GeodesicMetric::Cosine => {
+                                cosine_distance(a.dot_column(&b), norms[i], norms[j])
+                            }
+                        }
+                    };
+                    let lists = geodesic::nearest_neighbours(n, *neighbours, distance, progress)?;
+                    (lists, vec![0.0; n * n])
+                }
+                DataMatrix::Sparse { .. } => {
+                    phase("kernel matrix: inner products");
+                    let linear = inner::inner_products(data, members, progress)?;
+                    let norms = linear.diagonal();
+                    phase("kernel matrix: neighbours");
+                    let distance = |i: usize, j: usize| {
+                        let g = linear.get(i, j);
+                        match metric {
+                            GeodesicMetric::Euclid => {
+                                (norms[i] + norms[j] - 2.0 * g).max(0.0).sqrt()
+                            }
+                            GeodesicMetric::Cosine => cosine_distance(g, norms[i], norms[j]),
+                        }
+                    };
+                    let lists = geodesic::nearest_neighbours(n, *neighbours, distance, progress)?;
+                    (lists, linear.into_values())
+                }
+            };
+            let geodesic = geodesic::geodesic_kernel(&lists, buffer, progress)?;
+            result.components = Some(geodesic.components);
+            result.c_star = Some(geodesic.c_star);
+            geodesic.gram
+        }
+        KernelSpec::Linear
+        | KernelSpec::Polynomial { .. }
+        | KernelSpec::Cosine
+        | KernelSpec::Gaussian { .. } => {
+            phase("kernel matrix: inner products");
+            let mut gram = inner::inner_products(data, members, progress)?;
+            match spec {
+                KernelSpec::Polynomial { degree, offset } => {
+                    let degree = *degree as i32;
+                    gram.values_mut()
+                        .par_iter_mut()
+                        .for_each(|g| *g = (*g + offset).powi(degree));
+                }
+                KernelSpec::Cosine => normalise_in_place(&mut gram),
+                KernelSpec::Gaussian { sigma } => {
+                    result.sigma = Some(gaussian_in_place(&mut gram, *sigma));
+                }
+                _ => {}
+            }
+            gram
+        }
+    };
+    Ok(result)
 }
 
-/// The median of the pairwise distances `sqrt(squared_distance(i, j))`, `i < j`; 1 when there are no pairs or the
-/// median is 0 (all points equal), so that a Gaussian width is always positive.
-fn median_distance(n: usize, squared_distance: impl Fn(usize, usize) -> f64) -> f64 {
-    let mut distances: Vec<f64> = (0..n)
-        .flat_map(|i| ((i + 1)..n).map(move |j| (i, j)))
-        .map(|(i, j)| squared_distance(i, j).sqrt())
-        .collect();
-    if distances.is_empty() {
-        return 1.0;
+/// `||a - b||` of two dense columns, summed directly (no cancellation between large norms).
+fn dense_euclidean(a: &Column, b: &Column) -> f64 {
+    match (a, b) {
+        (Column::Dense(a), Column::Dense(b)) => a
+            .iter()
+            .zip(*b)
+            .map(|(x, y)| (x - y) * (x - y))
+            .sum::<f64>()
+            .sqrt(),
+        _ => (a.norm_squared() + b.norm_squared() - 2.0 * a.dot_column(b))
+            .max(0.0)
+            .sqrt(),
     }
-    let middle = distances.len() / 2;
-    let (_, median, _) = distances.select_nth_unstable_by(middle, f64::total_cmp);
-    if *median > 0.0 { *median } else { 1.0 }
+}
+
+/// The document distance of seed 001 eq. (10), `1 - x^T y / (||x|| ||y||)`, from the inner product and the squared
+/// norms; 1 (nothing in common) when either document is empty.
+fn cosine_distance(inner: f64, norm_i: f64, norm_j: f64) -> f64 {
+    let scale = (norm_i * norm_j).sqrt();
+    if scale > 0.0 {
+        (1.0 - inner / scale).max(0.0)
+    } else {
+        1.0
+    }
+}
+
+/// `g_ij / sqrt(g_ii g_jj)` in place (cosine, and the normalised string kernels); 0 where either diagonal entry is
+/// 0.
+pub(crate) fn normalise_in_place(gram: &mut Gram) {
+    let n = gram.n();
+    let scale: Vec<f64> = gram
+        .diagonal()
+        .iter()
+        .map(|&d| if d > 0.0 { 1.0 / d.sqrt() } else { 0.0 })
+        .collect();
+    gram.values_mut()
+        .par_chunks_mut(n.max(1))
+        .enumerate()
+        .for_each(|(i, row)| {
+            for (j, value) in row.iter_mut().enumerate() {
+                *value *= scale[i] * scale[j];
+            }
+        });
+}
+
+/// Turn inner products into the Gaussian kernel `exp(-||x_i - x_j||^2 / sigma^2)` in place; sigma defaults to the
+/// median of the `n (n - 1) / 2` pairwise distances (1 when there are no pairs or the median is 0, so that the
+/// width is always positive). Returns the sigma used.
+fn gaussian_in_place(gram: &mut Gram, sigma: Option<f64>) -> f64 {
+    let n = gram.n();
+    let norms = gram.diagonal();
+    let squared = |i: usize, j: usize, g: f64| -> f64 { (norms[i] + norms[j] - 2.0 * g).max(0.0) };
+    let sigma = sigma.unwrap_or_else(|| {
+        let mut pairs: Vec<f64> = gram
+            .values()
+            .par_chunks(n.max(1))
+            .enumerate()
+            .flat_map_iter(|(i, row)| {
+                row.iter()
+                    .enumerate()
+                    .skip(i + 1)
+                    .map(move |(j, &g)| squared(i, j, g))
+            })
+            .collect();
+        if pairs.is_empty() {
+            return 1.0;
+        }
+        let middle = pairs.len() / 2;
+        // The square root is monotone: the median distance is the root of the median squared distance.
+        let (_, median, _) = pairs.select_nth_unstable_by(middle, f64::total_cmp);
+        let median = median.sqrt();
+        if median > 0.0 { median } else { 1.0 }
+    });
+    let width = (sigma * sigma).max(f64::MIN_POSITIVE);
+    gram.values_mut()
+        .par_chunks_mut(n.max(1))
+        .enumerate()
+        .for_each(|(i, row)| {
+            for (j, value) in row.iter_mut().enumerate() {
+                *value = (-squared(i, j, *value) / width).exp();
+            }
+        });
+    sigma
 }
 
 #[cfg(test)]
@@ -380,6 +533,128 @@ mod tests {
             "string:spectrum",
         ] {
             assert!(bad.parse::<KernelSpec>().is_err(), "{bad}");
+        }
+    }
+
+    fn random_sparse(rows: usize, cols: usize, seed: u64) -> DataMatrix {
+        let mut rng = crate::rng::SplitMix64::new(seed);
+        let mut triplets = sprs::TriMat::new((rows, cols));
+        for c in 0..cols {
+            for r in 0..rows {
+                if rng.next_f64() < 0.25 {
+                    triplets.add_triplet(r, c, rng.next_f64());
+                }
+            }
+        }
+        DataMatrix::Sparse {
+            matrix: triplets.to_csc(),
+            terms: (0..rows).map(|r| format!("t{r}")).collect(),
+        }
+    }
+
+    fn build(spec: &KernelSpec, data: &DataMatrix, members: &[usize]) -> KernelMatrix {
+        kernel_matrix(spec, data, members, None, u64::MAX, None).expect("kernel matrix")
+    }
+
+    #[test]
+    fn derived_kernels_match_their_definitions() {
+        let data = random_sparse(40, 30, 5);
+        let members: Vec<usize> = (0..30).step_by(2).collect();
+        let dot = |i: usize, j: usize| data.column(i).dot_column(&data.column(j));
+        let squared = |i: usize, j: usize| dot(i, i) + dot(j, j) - 2.0 * dot(i, j);
+        let poly = build(&"poly:3:0.5".parse().expect("spec"), &data, &members);
+        let cosine = build(&KernelSpec::Cosine, &data, &members);
+        let gaussian = build(&KernelSpec::Gaussian { sigma: None }, &data, &members);
+        let sigma = gaussian.sigma.expect("sigma reported");
+        let mut distances: Vec<f64> = Vec::new();
+        for (a, &i) in members.iter().enumerate() {
+            for (b, &j) in members.iter().enumerate() {
+                let close = |x: f64, y: f64| (x - y).abs() < 1e-12 * (1.0 + y.abs());
+                assert!(close(poly.gram.get(a, b), (dot(i, j) + 0.5).powi(3)));
+                let norms = (dot(i, i) * dot(j, j)).sqrt();
+                let expected = if norms > 0.0 { dot(i, j) / norms } else { 0.0 };
+                assert!(close(cosine.gram.get(a, b), expected));
+                let expected = (-squared(i, j).max(0.0) / (sigma * sigma)).exp();
+                assert!(close(gaussian.gram.get(a, b), expected));
+                if a < b {
+                    distances.push(squared(i, j).max(0.0).sqrt());
+                }
+            }
+        }
+        distances.sort_by(f64::total_cmp);
+        assert!((sigma - distances[distances.len() / 2]).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_budget_is_checked_before_anything_is_built() {
+        let data = random_sparse(10, 20, 1);
+        let members: Vec<usize> = (0..20).collect();
+        let spec = KernelSpec::Cosine;
+        let needed = kernel_bytes(&spec, 20);
+        assert_eq!(needed, 20 * 20 * 8);
+        match kernel_matrix(&spec, &data, &members, None, needed - 1, None) {
+            Err(KernelError::OverBudget { n: 20, bytes, .. }) => assert_eq!(bytes, needed),
+            other => panic!("expected OverBudget, got {other:?}"),
+        }
+        assert!(kernel_matrix(&spec, &data, &members, None, needed, None).is_ok());
+        let geodesic = KernelSpec::Geodesic {
+            neighbours: 5,
+            metric: GeodesicMetric::Cosine,
+        };
+        assert!(kernel_bytes(&geodesic, 20) > needed);
+        assert!(kernel_bytes(&KernelSpec::Gaussian { sigma: None }, 20) > needed);
+    }
+
+    #[test]
+    fn string_kernels_need_text() {
+        let data = random_sparse(10, 4, 2);
+        let result = kernel_matrix(
+            &KernelSpec::Spectrum { n: 3 },
+            &data,
+            &[0, 1, 2],
+            None,
+            u64::MAX,
+            None,
+        );
+        assert!(matches!(result, Err(KernelError::NeedsText(_))));
+    }
+
+    #[test]
+    fn geodesic_kernels_of_text_report_their_components_and_constant() {
+        let data = random_sparse(60, 40, 9);
+        let members: Vec<usize> = (0..40).collect();
+        for metric in [GeodesicMetric::Euclid, GeodesicMetric::Cosine] {
+            let spec = KernelSpec::Geodesic {
+                neighbours: 4,
+                metric,
+            };
+            let kernel = build(&spec, &data, &members);
+            assert!(kernel.components.is_some_and(|c| c >= 1));
+            assert!(kernel.c_star.is_some_and(|c| c >= 0.0 && c.is_finite()));
+            assert!(kernel.gram.values().iter().all(|v| v.is_finite()));
+        }
+    }
+
+    #[test]
+    fn tiny_nodes_give_finite_kernels() {
+        let data = random_sparse(12, 6, 4);
+        for spec in [
+            "linear",
+            "poly:2",
+            "gaussian",
+            "cosine",
+            "geodesic:3:euclid",
+            "geodesic:10:cosine",
+        ] {
+            let spec: KernelSpec = spec.parse().expect("spec");
+            for members in [&[][..], &[2][..], &[1, 4][..], &[0, 1, 2, 3, 4, 5][..]] {
+                let kernel = build(&spec, &data, members);
+                assert_eq!(kernel.gram.n(), members.len());
+                assert!(
+                    kernel.gram.values().iter().all(|v| v.is_finite()),
+                    "{spec} on {members:?}"
+                );
+            }
         }
     }
 

@@ -625,3 +625,20 @@ fn kernel_rules_split_text_and_respect_the_budget() {
         assert!(error.to_string().contains("memory budget"), "{error}");
     }
 }
+
+/// Trees grown with linear rules serialise exactly as before the kernel fields existed (no new keys), so older
+/// sessions and newer ones read each other.
+#[test]
+fn linear_trees_serialise_without_kernel_fields() {
+    let dataset = demo();
+    for rule in [RuleSpec::Pddp { l: 1 }, RuleSpec::PddpOc2Means] {
+        let mut tree = Tree::for_dataset(&dataset);
+        tree.grow(&dataset.matrix, &rule, 4, SelectPolicy::Scatter)
+            .expect("grow");
+        let json = serde_json::to_string(&tree).expect("serialise");
+        assert!(!json.contains("kernel"), "{json}");
+        assert!(!json.contains("alignment") && !json.contains("eigenvalues"));
+        let back: Tree = serde_json::from_str(&json).expect("read back");
+        assert_eq!(leaf_sets(&back), leaf_sets(&tree));
+    }
+}

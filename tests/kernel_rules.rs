@@ -642,3 +642,24 @@ fn linear_trees_serialise_without_kernel_fields() {
         assert_eq!(leaf_sets(&back), leaf_sets(&tree));
     }
 }
+
+#[test]
+fn a_cancelled_kernel_split_leaves_the_tree_as_it_was() {
+    let data = clouds(81, 3, &[30, 30], 4.0);
+    let progress = pdx::progress::Progress::default();
+    progress.cancel();
+    let env = pdx::cluster::rules::SplitEnv {
+        progress: Some(&progress),
+        ..Default::default()
+    };
+    let mut tree = Tree::new(&data, all_columns(&data), Vec::new());
+    let rule = RuleSpec::KernelKmeans {
+        kernel: KernelSpec::Gaussian { sigma: None },
+        k: 2,
+        trials: 3,
+        seed: 1,
+    };
+    let error = tree.split_in(&data, 0, &rule, env).expect_err("cancelled");
+    assert!(error.to_string().contains("cancelled"), "{error}");
+    assert_eq!(tree.leaves(), vec![0]);
+}

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::kernel_util::{eigen_options, kernel_detail, node_kernel};
+use super::kernel_util::{eigen_options, enter_phase, kernel_detail, node_kernel};
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
 use crate::linalg::kernel::KernelSpec;
@@ -37,6 +37,7 @@ impl SplitRule for Alignment {
         _directions: &Directions,
     ) -> Result<Partition, ClusterError> {
         let matrix = node_kernel(&self.kernel, node)?;
+        enter_phase(node, "eigenvectors")?;
         let gram = &matrix.gram;
         let n = gram.n();
         let scale: Vec<f64> = gram

@@ -3,7 +3,9 @@
 
 use rayon::prelude::*;
 
-use super::kernel_util::{eigen_options, kernel_detail, node_kernel, require_non_negative};
+use super::kernel_util::{
+    eigen_options, enter_phase, kernel_detail, node_kernel, require_non_negative,
+};
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
 use crate::linalg::kernel::KernelSpec;
@@ -46,6 +48,7 @@ impl SplitRule for CutCost {
         let matrix = node_kernel(&self.kernel, node)?;
         let gram = &matrix.gram;
         require_non_negative(gram, &self.kernel, self.name(), node)?;
+        enter_phase(node, "eigenvectors")?;
         let n = gram.n();
         let degree = degrees(gram);
         let shift = laplacian_shift(&degree);

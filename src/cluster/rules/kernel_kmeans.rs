@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::kernel_util::{check_cancelled, kernel_detail, node_kernel};
+use super::kernel_util::{check_cancelled, enter_phase, kernel_detail, node_kernel};
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
 use crate::cluster::lloyd::MAX_ITERATIONS;
@@ -254,6 +254,7 @@ impl SplitRule for KernelKmeans {
         _directions: &Directions,
     ) -> Result<Partition, ClusterError> {
         let matrix = node_kernel(&self.kernel, node)?;
+        enter_phase(node, "kernel k-means")?;
         let best = best_of_trials(&matrix.gram, node, self.k, self.trials, self.seed)?;
         let groups = super::groups_from_labels(node.members, &best.assignment, self.k);
         let detail = SplitDetail {

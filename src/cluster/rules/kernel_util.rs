@@ -32,6 +32,16 @@ pub(super) fn node_kernel(
     )?)
 }
 
+/// Report the next phase of a kernel split (after the matrix, whose rows [`kernel_matrix`] reports), failing if
+/// the user cancelled meanwhile.
+pub(super) fn enter_phase(node: &SplitContext, phase: &str) -> Result<(), ClusterError> {
+    check_cancelled(node)?;
+    if let Some(progress) = node.env.progress {
+        progress.start_phase(phase, 0);
+    }
+    Ok(())
+}
+
 /// Fail with [`ClusterError::Kernel`]'s cancellation when the user cancelled.
 pub(super) fn check_cancelled(node: &SplitContext) -> Result<(), ClusterError> {
     if let Some(progress) = node.env.progress {

@@ -1,6 +1,6 @@
 //! `kpddp` and `kpddp --l L`: KPDDP(l), kernel PDDP (Zeimpekis & Gallopoulos, seed 000 section 4, Table 2).
 
-use super::kernel_util::{centred_eigenpairs, kernel_detail, node_kernel};
+use super::kernel_util::{centred_eigenpairs, enter_phase, kernel_detail, node_kernel};
 use super::{Directions, Partition, SplitContext, SplitRule, orthant_split};
 use crate::cluster::ClusterError;
 use crate::linalg::kernel::{KernelMatrix, KernelSpec};
@@ -36,6 +36,7 @@ pub(super) fn kernel_directions(
     l: usize,
 ) -> Result<(KernelMatrix, Directions), ClusterError> {
     let matrix = node_kernel(kernel, node)?;
+    enter_phase(node, "eigenvectors")?;
     let pairs = centred_eigenpairs(&matrix.gram, l)?;
     let directions = Directions {
         values: pairs.values.iter().map(|v| v.sqrt()).collect(),

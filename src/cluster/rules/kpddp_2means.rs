@@ -2,7 +2,7 @@
 //! KPDDP split.
 
 use super::kernel_kmeans::refine;
-use super::kernel_util::{centred_eigenpairs, kernel_detail, node_kernel};
+use super::kernel_util::{centred_eigenpairs, enter_phase, kernel_detail, node_kernel};
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
 use crate::linalg::kernel::KernelSpec;
@@ -27,6 +27,7 @@ impl SplitRule for Kpddp2Means {
         _directions: &Directions,
     ) -> Result<Partition, ClusterError> {
         let matrix = node_kernel(&self.kernel, node)?;
+        enter_phase(node, "eigenvectors")?;
         let pairs = centred_eigenpairs(&matrix.gram, 1)?;
         let start: Vec<usize> = pairs.vectors[0]
             .iter()

@@ -8,7 +8,9 @@ use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
 use super::bisecting_kmeans::best_of_trials;
-use super::kernel_util::{eigen_options, kernel_detail, node_kernel, require_non_negative};
+use super::kernel_util::{
+    eigen_options, enter_phase, kernel_detail, node_kernel, require_non_negative,
+};
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitEnv, SplitRule, require_split};
 use crate::cluster::ClusterError;
 use crate::linalg::kernel::KernelSpec;
@@ -102,6 +104,7 @@ impl SplitRule for Spectral {
         let matrix = node_kernel(&self.kernel, node)?;
         let gram = &matrix.gram;
         require_non_negative(gram, &self.kernel, self.name(), node)?;
+        enter_phase(node, "eigenvectors")?;
         let degree = degrees(gram);
         let (eigenvalues, vectors) = match self.laplacian {
             Laplacian::Unnormalized => {

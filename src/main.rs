@@ -73,7 +73,7 @@ struct ClusterArgs {
     /// Leaves to grow (PDDP(l) with l > 1 makes ceil((K-1)/(2^l-1)) splits, as in its paper).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Clustering")]
     k: u64,
-    /// Principal directions per split for pddp and pddp-ocpc (1..8).
+    /// Principal directions per split for pddp, pddp-ocpc, kpddp and kpddp-ocpc (1..8).
     #[arg(long, default_value_t = 1, help_heading = "Clustering")]
     l: usize,
     /// PDGP fringe tolerance: the share of projections ignored at the two ends, in [0, 1).
@@ -84,7 +84,7 @@ struct ClusterArgs {
         help_heading = "Clustering"
     )]
     tau: f64,
-    /// Random starts per split for bisecting-kmeans and kmeans.
+    /// Random starts per split for bisecting-kmeans, kmeans, kernel-kmeans and spectral's k-means.
     #[arg(long, default_value_t = 5, help_heading = "Clustering")]
     trials: usize,
     /// Seed of the randomised rules.

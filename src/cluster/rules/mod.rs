@@ -104,9 +104,11 @@ pub struct Partition {
 /// Figures a rule computed, kept on the node for reports and previews.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SplitDetail {
-    /// Leading singular values of the centred node matrix, when the rule used them.
+    /// Leading singular values of the centred node matrix, when the rule used them (for KPDDP and its variants,
+    /// of the centred node matrix in feature space: the square roots of the centred Gram matrix's eigenvalues).
     pub singular_values: Vec<f64>,
-    /// Cut point on each principal direction, in the units of the right singular vector (0 for PDDP).
+    /// Cut point on each principal direction, in the units of the right singular vector (0 for PDDP); for
+    /// `alignment` and `cut-cost`, the threshold on the (unit) eigenvector they split along.
     pub cuts: Vec<f64>,
     /// Lloyd iterations of a k-means refinement.
     pub iterations: Option<usize>,

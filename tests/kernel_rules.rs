@@ -663,3 +663,52 @@ fn a_cancelled_kernel_split_leaves_the_tree_as_it_was() {
     assert!(error.to_string().contains("cancelled"), "{error}");
     assert_eq!(tree.leaves(), vec![0]);
 }
+
+#[test]
+fn kernel_rule_specs_parse_print_and_round_trip() {
+    use pdx::cluster::{KernelParams, RuleParams};
+    let kernel_params = KernelParams {
+        kernel: "poly:3:2".parse().expect("kernel"),
+        beta: 0.5,
+        laplacian: Laplacian::Sym,
+    };
+    let params = RuleParams {
+        l: 2,
+        k_way: 4,
+        ..RuleParams::default()
+    };
+    for name in RuleSpec::KERNEL_NAMES {
+        assert!(RuleSpec::is_kernel_name(name));
+        let rule = RuleSpec::from_name_with(name, &params, &kernel_params).expect(name);
+        assert_eq!(rule.name(), name);
+        assert_eq!(rule.kernel(), Some(&kernel_params.kernel), "{name}");
+        let text = rule.params_text();
+        assert!(text.starts_with("kernel=poly:3:2"), "{name}: {text}");
+        let json = serde_json::to_string(&rule).expect("serialise");
+        assert!(json.contains(&format!("\"rule\":\"{name}\"")), "{json}");
+        let back: RuleSpec = serde_json::from_str(&json).expect("read back");
+        assert_eq!(back, rule);
+    }
+    let spectral = RuleSpec::from_name_with("spectral", &params, &kernel_params).expect("spectral");
+    assert_eq!(
+        spectral.params_text(),
+        "kernel=poly:3:2 k=4 laplacian=sym trials=5 seed=1"
+    );
+    assert_eq!(spectral.max_children(), 4);
+    let kpddp = RuleSpec::from_name_with("kpddp", &params, &kernel_params).expect("kpddp");
+    assert_eq!(kpddp.params_text(), "kernel=poly:3:2 l=2");
+    assert_eq!(kpddp.max_children(), 4);
+    for beta in [0.0, -1.0, f64::NAN] {
+        let bad = KernelParams {
+            beta,
+            ..KernelParams::default()
+        };
+        assert!(RuleSpec::from_name_with("soft-kernel-kmeans", &params, &bad).is_err());
+    }
+    // The linear names are unchanged, and kernel names are not among them.
+    assert!(
+        RuleSpec::NAMES
+            .iter()
+            .all(|name| !RuleSpec::is_kernel_name(name))
+    );
+}

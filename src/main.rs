@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
+use pdx::cluster::rules::SplitEnv;
+use pdx::cluster::{KernelParams, Laplacian, RuleParams, RuleSpec, SelectPolicy, Tree};
 use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
 use pdx::dataset::{self, DatasetOptions, Opened};
 use pdx::matrix::Weighting;
@@ -35,6 +36,8 @@ struct Cli {
     session: Option<PathBuf>,
 }
 
+// Parsed once per run: the size of the larger variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Print what a corpus becomes: documents, terms, non-zeros, labels, what was skipped, phase times.
@@ -63,13 +66,14 @@ enum SelectArg {
 struct ClusterArgs {
     #[command(flatten)]
     corpus: CorpusArgs,
-    /// Split rule: pddp, pddp-2means, pddp-oc, pddp-oc-2means, pddp-ocpc, pdgp, bisecting-kmeans, kmeans.
+    /// Split rule: pddp, pddp-2means, pddp-oc, pddp-oc-2means, pddp-ocpc, pdgp, bisecting-kmeans, kmeans; kernel
+    /// rules: kpddp, kpddp-2means, kpddp-ocpc, kernel-kmeans, soft-kernel-kmeans, alignment, cut-cost, spectral.
     #[arg(long, default_value = "pddp", help_heading = "Clustering")]
     rule: String,
     /// Leaves to grow (PDDP(l) with l > 1 makes ceil((K-1)/(2^l-1)) splits, as in its paper).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Clustering")]
     k: u64,
-    /// Principal directions per split for pddp and pddp-ocpc (1..8).
+    /// Principal directions per split for pddp, pddp-ocpc, kpddp and kpddp-ocpc (1..8).
     #[arg(long, default_value_t = 1, help_heading = "Clustering")]
     l: usize,
     /// PDGP fringe tolerance: the share of projections ignored at the two ends, in [0, 1).
@@ -80,15 +84,29 @@ struct ClusterArgs {
         help_heading = "Clustering"
     )]
     tau: f64,
-    /// Random starts per split for bisecting-kmeans and kmeans.
+    /// Random starts per split for bisecting-kmeans, kmeans, kernel-kmeans and spectral's k-means.
     #[arg(long, default_value_t = 5, help_heading = "Clustering")]
     trials: usize,
     /// Seed of the randomised rules.
     #[arg(long, default_value_t = 1, help_heading = "Clustering")]
     seed: u64,
-    /// Groups per kmeans split [default: K, i.e. flat k-means].
+    /// Groups per kmeans split [default: K, i.e. flat k-means]; per kernel-kmeans, soft-kernel-kmeans and
+    /// spectral split [default: 2, bisecting].
     #[arg(long, help_heading = "Clustering")]
     k_way: Option<usize>,
+    /// Kernel of the kernel rules: linear, poly:D[:C], gaussian[:SIGMA] (default SIGMA: the median pairwise
+    /// distance of the node), cosine, geodesic:K[:euclid|cosine], string:spectrum:N, string:boundrange:N.
+    #[arg(long, default_value = "gaussian", help_heading = "Kernels")]
+    kernel: String,
+    /// Stiffness of soft-kernel-kmeans (> 0).
+    #[arg(long, default_value_t = pdx::cluster::DEFAULT_BETA, help_heading = "Kernels")]
+    beta: f64,
+    /// Laplacian of spectral.
+    #[arg(long, value_enum, default_value = "rw", help_heading = "Kernels")]
+    laplacian: LaplacianArg,
+    /// Largest kernel matrix a split may build (n^2 x 8 bytes), e.g. 512MiB, 8GiB.
+    #[arg(long, default_value = "4GiB", help_heading = "Kernels")]
+    mem_budget: String,
     /// Which leaf to split next.
     #[arg(
         long,
@@ -106,6 +124,16 @@ struct ClusterArgs {
     /// Write the tree in Newick format.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     newick: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LaplacianArg {
+    /// L = D - K.
+    Unnormalized,
+    /// L_sym = I - D^-1/2 K D^-1/2.
+    Sym,
+    /// L_rw = I - D^-1 K.
+    Rw,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -313,9 +341,22 @@ fn run_cluster(args: &ClusterArgs) -> anyhow::Result<()> {
         tau: args.tau,
         trials: args.trials,
         seed: args.seed,
-        k_way: args.k_way.unwrap_or(k.max(2)),
+        // Flat k-means by default; the kernel k-way rules bisect unless asked.
+        k_way: args
+            .k_way
+            .unwrap_or(if args.rule == "kmeans" { k.max(2) } else { 2 }),
     };
-    let rule = RuleSpec::from_name(&args.rule, &params)?;
+    let kernel_params = KernelParams {
+        kernel: args.kernel.parse()?,
+        beta: args.beta,
+        laplacian: match args.laplacian {
+            LaplacianArg::Unnormalized => Laplacian::Unnormalized,
+            LaplacianArg::Sym => Laplacian::Sym,
+            LaplacianArg::Rw => Laplacian::Rw,
+        },
+    };
+    let memory_budget = pdx::linalg::kernel::parse_memory_size(&args.mem_budget)?;
+    let rule = RuleSpec::from_name_with(&args.rule, &params, &kernel_params)?;
     let select = match args.select {
         SelectArg::Scatter => SelectPolicy::Scatter,
         SelectArg::Size => SelectPolicy::Size,
@@ -325,7 +366,13 @@ fn run_cluster(args: &ClusterArgs) -> anyhow::Result<()> {
     let dataset = &opened.dataset;
     let start = std::time::Instant::now();
     let mut tree = Tree::for_dataset(dataset);
-    let grown = tree.grow(&dataset.matrix, &rule, k, select)?;
+    let texts = &dataset.documents;
+    let env = SplitEnv {
+        texts: Some(texts),
+        progress: None,
+        memory_budget,
+    };
+    let grown = tree.grow_in(&dataset.matrix, &rule, k, select, env)?;
     let cluster_ms = start.elapsed().as_secs_f64() * 1000.0;
 
     let mut report = report::build(dataset, &tree);
@@ -344,6 +391,18 @@ fn run_cluster(args: &ClusterArgs) -> anyhow::Result<()> {
     }
     if let Some(reason) = &grown.stopped_early {
         notes.push_str(&format!("note: stopped early: {reason}\n"));
+    }
+    if let Some(pdx::linalg::kernel::KernelSpec::Gaussian { sigma: None }) = rule.kernel() {
+        let root_sigma = tree
+            .node(tree.root())
+            .and_then(|root| root.split.as_ref())
+            .and_then(|split| split.detail.kernel_sigma);
+        if let Some(sigma) = root_sigma {
+            notes.push_str(&format!(
+                "kernel gaussian: sigma = {sigma:.4} (median pairwise distance of the root's documents; each \
+                 split uses the median of its own node)\n"
+            ));
+        }
     }
     let params = rule.params_text();
     let summary = format!(

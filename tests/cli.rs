@@ -443,3 +443,112 @@ fn cluster_is_deterministic() {
     let second = strip_timings(&run(&args).stdout);
     assert_eq!(first, second);
 }
+
+#[test]
+fn kernel_rule_options_are_checked_and_the_budget_refuses_in_one_line() {
+    // The demo corpus has 270 documents: a kernel matrix of 270^2 x 8 bytes = 569.5 KiB.
+    assert_clean_failure(
+        &run(&[
+            "cluster",
+            "--k",
+            "3",
+            "--rule",
+            "kpddp",
+            "--mem-budget",
+            "1KiB",
+        ]),
+        &["569.5 KiB", "1.0 KiB", "memory budget"],
+    );
+    assert_clean_failure(
+        &run(&["cluster", "--k", "3", "--rule", "kpddp", "--kernel", "rbf"]),
+        &["--kernel \"rbf\""],
+    );
+    assert_clean_failure(
+        &run(&[
+            "cluster",
+            "--k",
+            "3",
+            "--rule",
+            "kpddp",
+            "--mem-budget",
+            "lots",
+        ]),
+        &["--mem-budget \"lots\""],
+    );
+    assert_clean_failure(
+        &run(&[
+            "cluster",
+            "--k",
+            "3",
+            "--rule",
+            "spectral",
+            "--laplacian",
+            "x",
+        ]),
+        &["--laplacian"],
+    );
+    assert_clean_failure(
+        &run(&[
+            "cluster",
+            "--k",
+            "3",
+            "--rule",
+            "soft-kernel-kmeans",
+            "--beta",
+            "0",
+        ]),
+        &["--beta 0"],
+    );
+}
+
+#[test]
+fn spectral_refuses_a_kernel_with_negative_entries() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let points = dir.path().join("points.data");
+    let rows: String = (0..20)
+        .map(|i| {
+            let x = (i as f64 - 9.5) / 3.0;
+            format!("{x},{}\n", 1.0 - x)
+        })
+        .collect();
+    std::fs::write(&points, rows).expect("write points");
+    let path = points.to_string_lossy();
+    let output = run(&[
+        "cluster",
+        "--k",
+        "2",
+        "--format",
+        "numeric",
+        "--rule",
+        "spectral",
+        "--kernel",
+        "linear",
+        "--no-cache",
+        &path,
+    ]);
+    assert_clean_failure(&output, &["linear kernel", "non-negative similarities"]);
+}
+
+#[test]
+fn kernel_rules_report_sigma_and_their_figures() {
+    let output = run(&["cluster", "--k", "3", "--rule", "alignment", "--json", "-"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("kernel gaussian: sigma = ") && stderr.contains("median pairwise distance"),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let root = &report["tree"]["nodes"][0];
+    assert_eq!(root["rule"], "alignment");
+    assert_eq!(root["params"]["kernel"]["kernel"], "gaussian");
+    let detail = &root["kernel_detail"];
+    let alignment = detail["alignment"].as_f64().expect("alignment");
+    let bound = detail["alignment_bound"].as_f64().expect("bound");
+    assert!(alignment > 0.0 && alignment <= bound, "{detail}");
+    assert!(detail["kernel_sigma"].as_f64().is_some(), "{detail}");
+    assert_eq!(
+        detail["child_kernel_scatters"].as_array().map(Vec::len),
+        Some(2)
+    );
+}

@@ -12,8 +12,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::linalg::LinalgError;
+use crate::linalg::kernel::KernelSpec;
 use crate::matrix::DataMatrix;
-use rules::{SplitContext, SplitDetail, SplitRule};
+pub use rules::Laplacian;
+use rules::{SplitContext, SplitDetail, SplitEnv, SplitRule};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
@@ -36,6 +38,18 @@ pub enum ClusterError {
     Linalg(#[from] LinalgError),
     #[error(transparent)]
     Kernel(#[from] crate::linalg::kernel::KernelError),
+    /// A Laplacian rule met a kernel matrix with a negative entry: it reads `K` as a graph's weights.
+    #[error(
+        "node {node} cannot be split by {rule}: the {kernel} kernel matrix has negative entries (smallest \
+         {smallest:.3e}) and {rule} needs non-negative similarities; use the gaussian kernel, or cosine or linear \
+         on non-negative data"
+    )]
+    NegativeSimilarity {
+        node: usize,
+        rule: &'static str,
+        kernel: String,
+        smallest: f64,
+    },
 }
 
 /// A split rule and its parameters, as chosen by the user and recorded on the node it split.
@@ -65,6 +79,70 @@ pub enum RuleSpec {
         trials: usize,
         seed: u64,
     },
+    Kpddp {
+        kernel: KernelSpec,
+        l: usize,
+    },
+    #[serde(rename = "kpddp-2means")]
+    Kpddp2Means {
+        kernel: KernelSpec,
+    },
+    KpddpOcpc {
+        kernel: KernelSpec,
+        l: usize,
+    },
+    KernelKmeans {
+        kernel: KernelSpec,
+        k: usize,
+        trials: usize,
+        seed: u64,
+    },
+    SoftKernelKmeans {
+        kernel: KernelSpec,
+        k: usize,
+        beta: f64,
+        seed: u64,
+    },
+    Alignment {
+        kernel: KernelSpec,
+    },
+    CutCost {
+        kernel: KernelSpec,
+    },
+    Spectral {
+        kernel: KernelSpec,
+        k: usize,
+        laplacian: Laplacian,
+        trials: usize,
+        seed: u64,
+    },
+}
+
+/// The parameters of the kernel rules, beside [`RuleParams`] (which the TUI's sessions build field by field).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelParams {
+    /// `--kernel` (default: Gaussian with the median pairwise distance as sigma).
+    pub kernel: KernelSpec,
+    /// Stiffness of `soft-kernel-kmeans` (> 0).
+    pub beta: f64,
+    /// The Laplacian of `spectral`.
+    pub laplacian: Laplacian,
+}
+
+/// The default stiffness of `soft-kernel-kmeans`. Seed 001 gives no single value (its beta is set per data set,
+/// the soft memberships tending to hard k-means as beta grows); pdx takes 1 for kernels of unit diagonal
+/// (Gaussian, cosine, normalised string kernels), where squared feature-space distances lie in [0, 4], so that
+/// memberships are soft but still follow the distances.
+pub const DEFAULT_BETA: f64 = 1.0;
+
+impl Default for KernelParams {
+    fn default() -> Self {
+        KernelParams {
+            kernel: KernelSpec::default(),
+            beta: DEFAULT_BETA,
+            laplacian: Laplacian::default(),
+        }
+    }
 }
 
 /// The parameters every rule may take, with pdx's defaults; [`RuleSpec::from_name`] checks and keeps the ones a
@@ -109,8 +187,36 @@ impl RuleSpec {
         "kmeans",
     ];
 
-    /// The rule called `name` with `params`, checked.
+    /// The kernel and spectral rule names (seeds 000 section 4, 001, 002, 004). Apart from [`RuleSpec::NAMES`]
+    /// because they build a dense n x n kernel matrix per split: callers that try every linear rule on a whole
+    /// corpus must not run these on it unawares.
+    pub const KERNEL_NAMES: [&'static str; 8] = [
+        "kpddp",
+        "kpddp-2means",
+        "kpddp-ocpc",
+        "kernel-kmeans",
+        "soft-kernel-kmeans",
+        "alignment",
+        "cut-cost",
+        "spectral",
+    ];
+
+    /// Whether `name` is a kernel rule.
+    pub fn is_kernel_name(name: &str) -> bool {
+        RuleSpec::KERNEL_NAMES.contains(&name)
+    }
+
+    /// The rule called `name` with `params` and the default kernel parameters, checked.
     pub fn from_name(name: &str, params: &RuleParams) -> Result<RuleSpec, ClusterError> {
+        RuleSpec::from_name_with(name, params, &KernelParams::default())
+    }
+
+    /// The rule called `name` with `params` and, for kernel rules, `kernel_params`, checked.
+    pub fn from_name_with(
+        name: &str,
+        params: &RuleParams,
+        kernel_params: &KernelParams,
+    ) -> Result<RuleSpec, ClusterError> {
         if !(1..=MAX_L).contains(&params.l) {
             return Err(ClusterError::InvalidOption(format!(
                 "--l {}: must be between 1 and {MAX_L}",
@@ -150,10 +256,55 @@ impl RuleSpec {
                 trials: params.trials,
                 seed: params.seed,
             },
+            "kpddp" => RuleSpec::Kpddp {
+                kernel: kernel_params.kernel.clone(),
+                l: params.l,
+            },
+            "kpddp-2means" => RuleSpec::Kpddp2Means {
+                kernel: kernel_params.kernel.clone(),
+            },
+            "kpddp-ocpc" => RuleSpec::KpddpOcpc {
+                kernel: kernel_params.kernel.clone(),
+                l: params.l,
+            },
+            "kernel-kmeans" => RuleSpec::KernelKmeans {
+                kernel: kernel_params.kernel.clone(),
+                k: params.k_way,
+                trials: params.trials,
+                seed: params.seed,
+            },
+            "soft-kernel-kmeans" => {
+                let beta = kernel_params.beta;
+                if !(beta.is_finite() && beta > 0.0) {
+                    return Err(ClusterError::InvalidOption(format!(
+                        "--beta {beta}: must be a positive number"
+                    )));
+                }
+                RuleSpec::SoftKernelKmeans {
+                    kernel: kernel_params.kernel.clone(),
+                    k: params.k_way,
+                    beta,
+                    seed: params.seed,
+                }
+            }
+            "alignment" => RuleSpec::Alignment {
+                kernel: kernel_params.kernel.clone(),
+            },
+            "cut-cost" => RuleSpec::CutCost {
+                kernel: kernel_params.kernel.clone(),
+            },
+            "spectral" => RuleSpec::Spectral {
+                kernel: kernel_params.kernel.clone(),
+                k: params.k_way,
+                laplacian: kernel_params.laplacian,
+                trials: params.trials,
+                seed: params.seed,
+            },
             other => {
                 return Err(ClusterError::InvalidOption(format!(
-                    "unknown rule {other:?} (choose one of: {})",
-                    RuleSpec::NAMES.join(", ")
+                    "unknown rule {other:?} (choose one of: {}, {})",
+                    RuleSpec::NAMES.join(", "),
+                    RuleSpec::KERNEL_NAMES.join(", ")
                 )));
             }
         })
@@ -171,20 +322,80 @@ impl RuleSpec {
             RuleSpec::BisectingKmeans { trials, seed } => format!("trials={trials} seed={seed}"),
             RuleSpec::Kmeans { k, trials, seed } => format!("k={k} trials={trials} seed={seed}"),
             RuleSpec::Pddp2Means | RuleSpec::PddpOc | RuleSpec::PddpOc2Means => String::new(),
+            RuleSpec::Kpddp { kernel, l } | RuleSpec::KpddpOcpc { kernel, l } => {
+                format!("kernel={kernel} l={l}")
+            }
+            RuleSpec::Kpddp2Means { kernel }
+            | RuleSpec::Alignment { kernel }
+            | RuleSpec::CutCost { kernel } => format!("kernel={kernel}"),
+            RuleSpec::KernelKmeans {
+                kernel,
+                k,
+                trials,
+                seed,
+            } => format!("kernel={kernel} k={k} trials={trials} seed={seed}"),
+            RuleSpec::SoftKernelKmeans {
+                kernel,
+                k,
+                beta,
+                seed,
+            } => format!("kernel={kernel} k={k} beta={beta} seed={seed}"),
+            RuleSpec::Spectral {
+                kernel,
+                k,
+                laplacian,
+                trials,
+                seed,
+            } => format!("kernel={kernel} k={k} laplacian={laplacian} trials={trials} seed={seed}"),
         }
+    }
+
+    /// The kernel of a kernel rule; `None` for the linear rules.
+    pub fn kernel(&self) -> Option<&KernelSpec> {
+        match self {
+            RuleSpec::Kpddp { kernel, .. }
+            | RuleSpec::Kpddp2Means { kernel }
+            | RuleSpec::KpddpOcpc { kernel, .. }
+            | RuleSpec::KernelKmeans { kernel, .. }
+            | RuleSpec::SoftKernelKmeans { kernel, .. }
+            | RuleSpec::Alignment { kernel }
+            | RuleSpec::CutCost { kernel }
+            | RuleSpec::Spectral { kernel, .. } => Some(kernel),
+            _ => None,
+        }
+    }
+
+    /// The same rule making at most `ways` groups per split, for the k-way rules (`kmeans`, `kernel-kmeans`,
+    /// `soft-kernel-kmeans`, `spectral`) when fewer leaves are left to make; other rules are returned as they are.
+    fn capped(&self, ways: usize) -> RuleSpec {
+        let mut rule = self.clone();
+        match &mut rule {
+            RuleSpec::Kmeans { k, .. }
+            | RuleSpec::KernelKmeans { k, .. }
+            | RuleSpec::SoftKernelKmeans { k, .. }
+            | RuleSpec::Spectral { k, .. } => *k = (*k).min(ways).max(2),
+            _ => {}
+        }
+        rule
     }
 
     /// The most children one split can make.
     pub fn max_children(&self) -> usize {
         match self {
-            RuleSpec::Pddp { l } | RuleSpec::PddpOcpc { l } => 1 << l,
-            RuleSpec::Kmeans { k, .. } => *k,
+            RuleSpec::Pddp { l }
+            | RuleSpec::PddpOcpc { l }
+            | RuleSpec::Kpddp { l, .. }
+            | RuleSpec::KpddpOcpc { l, .. } => 1 << l,
+            RuleSpec::Kmeans { k, .. }
+            | RuleSpec::KernelKmeans { k, .. }
+            | RuleSpec::SoftKernelKmeans { k, .. }
+            | RuleSpec::Spectral { k, .. } => *k,
             _ => 2,
         }
     }
 
     pub fn rule(&self) -> Box<dyn SplitRule> {
-        match *self {
+        match self.clone() {
             RuleSpec::Pddp { l } => Box::new(rules::Pddp { l }),
             RuleSpec::Pddp2Means => Box::new(rules::Pddp2Means),
             RuleSpec::PddpOc => Box::new(rules::PddpOc),
@@ -195,6 +406,46 @@ impl RuleSpec {
                 Box::new(rules::BisectingKmeans { trials, seed })
             }
             RuleSpec::Kmeans { k, trials, seed } => Box::new(rules::Kmeans { k, trials, seed }),
+            RuleSpec::Kpddp { kernel, l } => Box::new(rules::Kpddp { kernel, l }),
+            RuleSpec::Kpddp2Means { kernel } => Box::new(rules::Kpddp2Means { kernel }),
+            RuleSpec::KpddpOcpc { kernel, l } => Box::new(rules::KpddpOcpc { kernel, l }),
+            RuleSpec::KernelKmeans {
+                kernel,
+                k,
+                trials,
+                seed,
+            } => Box::new(rules::KernelKmeans {
+                kernel,
+                k,
+                trials,
+                seed,
+            }),
+            RuleSpec::SoftKernelKmeans {
+                kernel,
+                k,
+                beta,
+                seed,
+            } => Box::new(rules::SoftKernelKmeans {
+                kernel,
+                k,
+                beta,
+                seed,
+            }),
+            RuleSpec::Alignment { kernel } => Box::new(rules::Alignment { kernel }),
+            RuleSpec::CutCost { kernel } => Box::new(rules::CutCost { kernel }),
+            RuleSpec::Spectral {
+                kernel,
+                k,
+                laplacian,
+                trials,
+                seed,
+            } => Box::new(rules::Spectral {
+                kernel,
+                k,
+                laplacian,
+                trials,
+                seed,
+            }),
         }
     }
 }
@@ -242,6 +493,22 @@ pub struct Node {
     pub split: Option<SplitRecord>,
     /// A name the user gave the node.
     pub name: Option<String>,
+    /// The node's kernel scatter (seed 000 eq. (6)) under the kernel it was measured with: set on the children
+    /// a kernel rule makes (from the parent's kernel matrix), and on leaves [`Tree::grow_in`] measured to choose
+    /// between them. Absent for trees grown with linear rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_scatter: Option<KernelScatter>,
+}
+
+/// A kernel scatter `trace K - e^T K e / n` (seed 000 eq. (6)) and the kernel it was measured with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelScatter {
+    pub kernel: KernelSpec,
+    /// The Gaussian width used, when the kernel is Gaussian (with the median default, the width of the kernel
+    /// matrix the value came from: the parent's for a child of a kernel split).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sigma: Option<f64>,
+    pub value: f64,
 }
 
 impl Node {
@@ -311,6 +578,7 @@ impl Tree {
                 scatter,
                 split: None,
                 name: None,
+                kernel_scatter: None,
             })],
             root: 0,
             norms_squared,
@@ -393,12 +661,25 @@ impl Tree {
         Ok(None)
     }
 
-    /// Split leaf `id` with `rule`. Returns the new children's ids. The tree is unchanged on error.
+    /// Split leaf `id` with `rule`. Returns the new children's ids. The tree is unchanged on error. Kernel rules
+    /// get the default [`SplitEnv`] (no texts, no progress, the default memory budget); see [`Tree::split_in`].
     pub fn split(
         &mut self,
         data: &DataMatrix,
         id: usize,
         rule: &RuleSpec,
+    ) -> Result<Vec<usize>, ClusterError> {
+        self.split_in(data, id, rule, SplitEnv::default())
+    }
+
+    /// [`Tree::split`] in `env`: the documents' texts (string kernels), a progress report that can cancel, and
+    /// the memory budget of a kernel matrix. A kernel rule's children keep their kernel scatter.
+    pub fn split_in(
+        &mut self,
+        data: &DataMatrix,
+        id: usize,
+        rule: &RuleSpec,
+        env: SplitEnv,
     ) -> Result<Vec<usize>, ClusterError> {
         if let Some(reason) = self.unsplittable_reason(id)? {
             return Err(ClusterError::Unsplittable { node: id, reason });
@@ -409,7 +690,7 @@ impl Tree {
             members: &node.members,
             norms_squared: &self.norms_squared,
             node_id: id,
-            env: Default::default(),
+            env,
         };
         let implementation = rule.rule();
         let partition = implementation
@@ -425,7 +706,21 @@ impl Tree {
         let objective_before = node.scatter;
         let mut children = Vec::with_capacity(partition.groups.len());
         let mut objective_after = 0.0;
-        for members in partition.groups {
+        let child_kernel_scatters: Vec<Option<KernelScatter>> =
+            match (rule.kernel(), &partition.detail.child_kernel_scatters) {
+                (Some(kernel), Some(values)) if values.len() == partition.groups.len() => values
+                    .iter()
+                    .map(|&value| {
+                        Some(KernelScatter {
+                            kernel: kernel.clone(),
+                            sigma: partition.detail.kernel_sigma,
+                            value,
+                        })
+                    })
+                    .collect(),
+                _ => vec![None; partition.groups.len()],
+            };
+        for (members, kernel_scatter) in partition.groups.into_iter().zip(child_kernel_scatters) {
             let centroid = data.centroid(&members);
             let scatter = scatter_of(&members, &centroid, &self.norms_squared);
             objective_after += scatter;
@@ -439,6 +734,7 @@ impl Tree {
                 scatter,
                 split: None,
                 name: None,
+                kernel_scatter,
             }));
             children.push(child_id);
         }
@@ -487,6 +783,55 @@ impl Tree {
         leaves.into_iter().map(|n| n.id).collect()
     }
 
+    /// [`Tree::candidates`] for a kernel rule: leaves ranked by their kernel scatter under `kernel` (per member
+    /// for [`SelectPolicy::Variance`]), measured and stored where missing. A single candidate needs no measure.
+    fn kernel_candidates(
+        &mut self,
+        data: &DataMatrix,
+        kernel: &KernelSpec,
+        policy: SelectPolicy,
+        env: &SplitEnv,
+    ) -> Result<Vec<usize>, ClusterError> {
+        let ids = self.candidates(SelectPolicy::Size);
+        if ids.len() <= 1 {
+            return Ok(ids);
+        }
+        let mut keyed = Vec::with_capacity(ids.len());
+        for id in ids {
+            let node = self.get(id)?;
+            let value = match &node.kernel_scatter {
+                Some(known) if &known.kernel == kernel => known.value,
+                _ => {
+                    let matrix = crate::linalg::kernel::kernel_matrix(
+                        kernel,
+                        data,
+                        &node.members,
+                        env.texts,
+                        env.memory_budget,
+                        env.progress,
+                    )?;
+                    let value = matrix.gram.feature_scatter();
+                    if let Some(node) = self.node_mut(id) {
+                        node.kernel_scatter = Some(KernelScatter {
+                            kernel: kernel.clone(),
+                            sigma: matrix.sigma,
+                            value,
+                        });
+                    }
+                    value
+                }
+            };
+            let size = self.get(id)?.size() as f64;
+            let key = match policy {
+                SelectPolicy::Variance => value / size,
+                _ => value,
+            };
+            keyed.push((id, key));
+        }
+        keyed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(keyed.into_iter().map(|(id, _)| id).collect())
+    }
+
     /// The leaf `policy` would split next.
     pub fn suggest(&self, policy: SelectPolicy) -> Option<usize> {
         self.candidates(policy).into_iter().next()
@@ -503,11 +848,33 @@ impl Tree {
         k: usize,
         policy: SelectPolicy,
     ) -> Result<GrowReport, ClusterError> {
+        self.grow_in(data, rule, k, policy, SplitEnv::default())
+    }
+
+    /// [`Tree::grow`] in `env` (see [`Tree::split_in`]). With a kernel rule, the scatter and variance policies
+    /// rank leaves by their kernel scatter under the rule's kernel (seed 000 Table 2: "select a cluster node p to
+    /// split according to (6)"): children of kernel splits carry it; a leaf without it (the tree was grown with
+    /// another rule or kernel) has it measured from its kernel matrix, built within the same memory budget its
+    /// split would need, and kept on the node. KPDDP(l) and KPDDP_OCPC make Table 2's
+    /// `ceil((k - 1) / (2^l - 1))` splits, like their linear counterparts.
+    pub fn grow_in(
+        &mut self,
+        data: &DataMatrix,
+        rule: &RuleSpec,
+        k: usize,
+        policy: SelectPolicy,
+        env: SplitEnv,
+    ) -> Result<GrowReport, ClusterError> {
         if k == 0 {
             return Err(ClusterError::InvalidOption("--k must be at least 1".into()));
         }
         let table_one_splits = match rule {
-            RuleSpec::Pddp { l } | RuleSpec::PddpOcpc { l } if *l > 1 => {
+            RuleSpec::Pddp { l }
+            | RuleSpec::PddpOcpc { l }
+            | RuleSpec::Kpddp { l, .. }
+            | RuleSpec::KpddpOcpc { l, .. }
+                if *l > 1 =>
+            {
                 let per_split = (1usize << l) - 1;
                 Some((k.saturating_sub(1)).div_ceil(per_split))
             }
@@ -524,30 +891,21 @@ impl Tree {
             if done {
                 break;
             }
-            let Some(id) = self
-                .candidates(policy)
-                .into_iter()
-                .find(|id| !refused.contains(id))
-            else {
+            let candidates = match rule.kernel() {
+                Some(kernel) if policy != SelectPolicy::Size => {
+                    self.kernel_candidates(data, kernel, policy, &env)?
+                }
+                _ => self.candidates(policy),
+            };
+            let Some(id) = candidates.into_iter().find(|id| !refused.contains(id)) else {
                 report.stopped_early = Some(format!(
                     "no leaf left that {} can split ({leaves} leaves)",
                     rule.name()
                 ));
                 break;
             };
-            let step_rule = match rule {
-                RuleSpec::Kmeans {
-                    k: ways,
-                    trials,
-                    seed,
-                } => RuleSpec::Kmeans {
-                    k: (*ways).min(k - leaves + 1).max(2),
-                    trials: *trials,
-                    seed: *seed,
-                },
-                other => other.clone(),
-            };
-            match self.split(data, id, &step_rule) {
+            let step_rule = rule.capped(k - leaves + 1);
+            match self.split_in(data, id, &step_rule, env) {
                 Ok(_) => report.splits += 1,
                 Err(ClusterError::Refused { node, reason, .. }) => {
                     refused.insert(node);

@@ -13,6 +13,7 @@ mod centred;
 mod dense;
 mod gram;
 pub mod kernel;
+pub mod kernel_ops;
 mod lanczos;
 mod vector;
 

@@ -67,6 +67,13 @@ pub struct NodeReport {
     pub params: Option<serde_json::Value>,
     /// Sum of the children's scatters.
     pub objective_after: Option<f64>,
+    /// What a kernel rule computed at the node (kernel sigma, eigenvalues, alignment or cut cost and their
+    /// bounds, kernel scatters); absent for linear rules, whose reports stay as they were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_detail: Option<crate::cluster::rules::SplitDetail>,
+    /// The node's kernel scatter (seed 000 eq. (6)), when a kernel rule measured it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_scatter: Option<crate::cluster::KernelScatter>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -198,6 +205,12 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
                 rule: node.split.as_ref().map(|s| s.rule.name().to_string()),
                 params,
                 objective_after: node.split.as_ref().map(|s| s.objective_after),
+                kernel_detail: node
+                    .split
+                    .as_ref()
+                    .filter(|s| s.rule.kernel().is_some())
+                    .map(|s| s.detail.clone()),
+                kernel_scatter: node.kernel_scatter.clone(),
             }
         })
         .collect();

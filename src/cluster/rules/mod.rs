@@ -1,8 +1,15 @@
 //! Split rules: one file each, behind [`SplitRule`]. A rule looks at one node (its member columns) and returns
 //! a partition of them into two or more non-empty groups, or says why it cannot.
 
+mod alignment;
 mod bisecting_kmeans;
+mod cut_cost;
+pub mod kernel_kmeans;
+mod kernel_util;
 mod kmeans;
+mod kpddp;
+mod kpddp_2means;
+mod kpddp_ocpc;
 mod pddp;
 mod pddp_2means;
 mod pddp_oc;
@@ -10,6 +17,7 @@ mod pddp_oc_2means;
 mod pddp_ocpc;
 mod pdgp;
 mod soft_kernel_kmeans;
+mod spectral;
 
 use serde::{Deserialize, Serialize};
 
@@ -17,8 +25,14 @@ use super::ClusterError;
 use crate::linalg::{self, CentredColumns, LanczosOptions};
 use crate::matrix::DataMatrix;
 
+pub use alignment::Alignment;
 pub use bisecting_kmeans::BisectingKmeans;
+pub use cut_cost::CutCost;
+pub use kernel_kmeans::KernelKmeans;
 pub use kmeans::Kmeans;
+pub use kpddp::Kpddp;
+pub use kpddp_2means::Kpddp2Means;
+pub use kpddp_ocpc::KpddpOcpc;
 pub use pddp::Pddp;
 pub use pddp_2means::Pddp2Means;
 pub use pddp_oc::PddpOc;
@@ -26,6 +40,7 @@ pub use pddp_oc_2means::PddpOc2Means;
 pub use pddp_ocpc::PddpOcpc;
 pub use pdgp::Pdgp;
 pub use soft_kernel_kmeans::SoftKernelKmeans;
+pub use spectral::{Laplacian, Spectral};
 
 /// What a rule sees of the node it splits.
 #[derive(Clone, Copy)]
@@ -42,17 +57,9 @@ pub struct SplitContext<'a> {
     pub env: SplitEnv<'a>,
 }
 
-/// The raw text of each column, for the rules that read text rather than the matrix (string kernels).
-pub trait DocumentTexts: Sync {
-    fn text(&self, column: usize) -> &str;
-}
-
-impl DocumentTexts for [crate::dataset::DocumentMeta] {
-    fn text(&self, column: usize) -> &str {
-        self.get(column)
-            .map_or("", |document| document.text.as_str())
-    }
-}
+/// The raw text of each column, for the rules that read text rather than the matrix (string kernels); the
+/// same trait [`crate::linalg::kernel::kernel_matrix`] takes.
+pub use crate::dataset::DocumentTexts;
 
 /// The default memory budget of a kernel matrix: 4 GiB.
 pub const DEFAULT_MEMORY_BUDGET: u64 = 4 << 30;
@@ -86,14 +93,49 @@ pub struct Partition {
 /// Figures a rule computed, kept on the node for reports and previews.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SplitDetail {
-    /// Leading singular values of the centred node matrix, when the rule used them.
+    /// Leading singular values of the centred node matrix, when the rule used them (for KPDDP and its variants,
+    /// of the centred node matrix in feature space: the square roots of the centred Gram matrix's eigenvalues).
     pub singular_values: Vec<f64>,
-    /// Cut point on each principal direction, in the units of the right singular vector (0 for PDDP).
+    /// Cut point on each principal direction, in the units of the right singular vector (0 for PDDP); for
+    /// `alignment` and `cut-cost`, the threshold on the (unit) eigenvector they split along.
     pub cuts: Vec<f64>,
     /// Lloyd iterations of a k-means refinement.
     pub iterations: Option<usize>,
-    /// The k-means objective of the starting split a refinement began from.
+    /// The k-means objective of the starting split a refinement began from (in feature space for kernel rules).
     pub start_objective: Option<f64>,
+    /// Kernel rules: the Gaussian width the node's kernel matrix used (given, or its median pairwise distance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_sigma: Option<f64>,
+    /// Kernel rules with a geodesic kernel: connected components of the neighbourhood graph.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_components: Option<usize>,
+    /// Kernel rules with a geodesic kernel: the constant c* (seed 001 eqs. (5)-(6)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_c_star: Option<f64>,
+    /// Kernel rules: the node's kernel scatter, seed 000 eq. (6) (`trace K - e^T K e / n`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_scatter: Option<f64>,
+    /// Kernel rules: each child's kernel scatter (eq. (6) on its principal submatrix of the node's `K`), in
+    /// child order; the tree keeps them on the children to choose the next node by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child_kernel_scatters: Option<Vec<f64>>,
+    /// Kernel and spectral rules: the eigenvalues the split used (of the centred Gram matrix, the normalised
+    /// centred kernel, or the Laplacian), in the order the rule used them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eigenvalues: Option<Vec<f64>>,
+    /// `alignment`: the alignment `y^T K y / (n ||K||_F)` the split achieves (seed 004 Definition 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alignment: Option<f64>,
+    /// `alignment`: its upper bound `lambda_max / ||K||_F` (seed 004 section 3.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alignment_bound: Option<f64>,
+    /// `cut-cost`: the cut cost `sum_{y_i != y_j} K_ij / (n ||K||_F)` of the split (seed 004 Definition 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_cost: Option<f64>,
+    /// `cut-cost`: the lower bound `lambda / (2 ||K||_F)` on the cut cost of an even split (seed 004
+    /// section 3.2), `lambda` the second smallest eigenvalue of `L = D - K`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_cost_bound: Option<f64>,
 }
 
 /// One split rule. A rule derives its split from the node's leading principal directions

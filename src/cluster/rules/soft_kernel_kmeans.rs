@@ -81,14 +81,11 @@ impl SplitRule for SoftKernelKmeans {
             });
         }
         let env = &node.env;
-        let texts = env.texts.map(RuleTexts);
         let kernel = kernel_matrix(
             &self.kernel,
             node.data,
             node.members,
-            texts
-                .as_ref()
-                .map(|texts| texts as &dyn crate::dataset::DocumentTexts),
+            env.texts,
             env.memory_budget,
             env.progress,
         )?;
@@ -114,16 +111,6 @@ impl SplitRule for SoftKernelKmeans {
             ..SplitDetail::default()
         };
         require_split(groups, detail, "soft kernel k-means")
-    }
-}
-
-/// The split context's texts seen through the kernel module's trait (the rules module declares its own
-/// `DocumentTexts` with the same method).
-struct RuleTexts<'a>(&'a dyn super::DocumentTexts);
-
-impl crate::dataset::DocumentTexts for RuleTexts<'_> {
-    fn text(&self, column: usize) -> &str {
-        self.0.text(column)
     }
 }
 

@@ -34,6 +34,9 @@ struct Cli {
     /// Reopen a session saved in the TUI (w): its corpus, options, rule and tree.
     #[arg(long, value_name = "FILE")]
     session: Option<PathBuf>,
+    /// Largest kernel matrix a kernel split in the TUI may build (n^2 x 8 bytes), e.g. 512MiB, 8GiB.
+    #[arg(long, default_value = "4GiB", help_heading = "Kernels")]
+    mem_budget: String,
 }
 
 // Parsed once per run: the size of the larger variant costs nothing worth a box.
@@ -448,7 +451,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 options: cli.corpus.options()?,
                 use_cache: !cli.corpus.no_cache,
             };
-            tui::run(source, cli.session)
+            let memory_budget = pdx::linalg::kernel::parse_memory_size(&cli.mem_budget)?;
+            tui::run(source, cli.session, memory_budget)
         }
         None => print_stats(&cli.corpus, false),
     }

@@ -53,7 +53,12 @@ fn colors_enabled() -> bool {
 
 /// Open the TUI on the corpus of `source`, or, with `session_file`, on the session's corpus and tree. A session
 /// file that cannot be used is reported in the status line and pdx starts on `source` without it.
-pub fn run(source: Source, session_file: Option<PathBuf>) -> anyhow::Result<()> {
+/// `memory_budget` bounds the kernel matrix of a kernel split (`--mem-budget`).
+pub fn run(
+    source: Source,
+    session_file: Option<PathBuf>,
+    memory_budget: u64,
+) -> anyhow::Result<()> {
     let colors = colors_enabled();
     let (session, note) = match session_file {
         None => (None, None),
@@ -73,6 +78,7 @@ pub fn run(source: Source, session_file: Option<PathBuf>) -> anyhow::Result<()> 
         source,
         session,
         note,
+        memory_budget,
     };
     // try_init installs a panic hook that restores the terminal before the panic message is printed; the hook
     // set after it turns mouse reporting off first.
@@ -111,6 +117,7 @@ struct Start {
     source: Source,
     session: Option<(PathBuf, Session)>,
     note: Option<String>,
+    memory_budget: u64,
 }
 
 /// How a run of the TUI ended.
@@ -142,6 +149,7 @@ fn run_in(
     model.export_dir = export::default_dir();
     model.session_dir = session::default_dir();
     model.source = Some(start.source);
+    model.memory_budget = start.memory_budget;
     if let Some(note) = start.note {
         model.status = note;
     }

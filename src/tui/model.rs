@@ -6,8 +6,11 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
+use pdx::cluster::rules::{DEFAULT_MEMORY_BUDGET, SplitEnv};
+use pdx::cluster::{KernelParams, Laplacian, RuleParams, RuleSpec, SelectPolicy, Tree};
 use pdx::dataset::Dataset;
+use pdx::linalg::kernel::{GeodesicMetric, KernelSpec};
+use pdx::progress::Progress;
 use pdx::report::metrics::{self, ClusterFigures, Confusion, GlobalFigures};
 use pdx::report::preview::{self, SplitPreview};
 use pdx::report::terms::{self, TermWeight};
@@ -78,13 +81,13 @@ impl DetailTab {
 /// one more entry in [`PARAMS`].
 pub struct ParamSpec {
     pub name: &'static str,
-    pub get: fn(&RuleParams) -> String,
+    pub get: fn(&PickerParams) -> String,
     /// One step up or down, kept in range.
-    pub step: fn(&mut RuleParams, bool),
+    pub step: fn(&mut PickerParams, bool),
     /// Set from typed text; false when the text is not a value of the parameter's type.
-    pub parse: fn(&mut RuleParams, &str) -> bool,
+    pub parse: fn(&mut PickerParams, &str) -> bool,
     /// Why the value cannot be used, in the picker's words.
-    pub check: fn(&RuleParams) -> Option<String>,
+    pub check: fn(&PickerParams) -> Option<String>,
 }
 
 /// Clamp into `low..=high` by one step up or down (`high` = `usize::MAX` for no bound).
@@ -104,14 +107,14 @@ const MAX_TAU_STEP: f64 = 0.95;
 pub static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "l",
-        get: |p| p.l.to_string(),
-        step: |p, up| p.l = step_usize(p.l, up, 1, pdx::cluster::MAX_L),
-        parse: |p, text| text.parse().map(|v| p.l = v).is_ok(),
+        get: |p| p.rule.l.to_string(),
+        step: |p, up| p.rule.l = step_usize(p.rule.l, up, 1, pdx::cluster::MAX_L),
+        parse: |p, text| text.parse().map(|v| p.rule.l = v).is_ok(),
         check: |p| {
-            (!(1..=pdx::cluster::MAX_L).contains(&p.l)).then(|| {
+            (!(1..=pdx::cluster::MAX_L).contains(&p.rule.l)).then(|| {
                 format!(
                     "l = {}: the l field takes 1 to {}",
-                    p.l,
+                    p.rule.l,
                     pdx::cluster::MAX_L
                 )
             })
@@ -119,67 +122,211 @@ pub static PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "tau",
-        get: |p| format!("{}", p.tau),
+        get: |p| format!("{}", p.rule.tau),
         step: |p, up| {
-            let tau = p.tau + if up { 0.05 } else { -0.05 };
-            p.tau = ((tau * 100.0).round() / 100.0).clamp(0.0, MAX_TAU_STEP);
+            let tau = p.rule.tau + if up { 0.05 } else { -0.05 };
+            p.rule.tau = ((tau * 100.0).round() / 100.0).clamp(0.0, MAX_TAU_STEP);
         },
-        parse: |p, text| text.parse().map(|v| p.tau = v).is_ok(),
+        parse: |p, text| text.parse().map(|v| p.rule.tau = v).is_ok(),
         check: |p| {
-            (!(0.0..1.0).contains(&p.tau)).then(|| {
+            (!(0.0..1.0).contains(&p.rule.tau)).then(|| {
                 format!(
                     "tau = {}: the tau field takes 0 up to (not including) 1",
-                    p.tau
+                    p.rule.tau
                 )
             })
         },
     },
     ParamSpec {
         name: "trials",
-        get: |p| p.trials.to_string(),
-        step: |p, up| p.trials = step_usize(p.trials, up, 1, usize::MAX),
-        parse: |p, text| text.parse().map(|v| p.trials = v).is_ok(),
-        check: |p| (p.trials == 0).then(|| "trials = 0: the trials field takes 1 or more".into()),
+        get: |p| p.rule.trials.to_string(),
+        step: |p, up| p.rule.trials = step_usize(p.rule.trials, up, 1, usize::MAX),
+        parse: |p, text| text.parse().map(|v| p.rule.trials = v).is_ok(),
+        check: |p| {
+            (p.rule.trials == 0).then(|| "trials = 0: the trials field takes 1 or more".into())
+        },
     },
     ParamSpec {
         name: "seed",
-        get: |p| p.seed.to_string(),
+        get: |p| p.rule.seed.to_string(),
         step: |p, up| {
-            p.seed = if up {
-                p.seed.saturating_add(1)
+            p.rule.seed = if up {
+                p.rule.seed.saturating_add(1)
             } else {
-                p.seed.saturating_sub(1)
+                p.rule.seed.saturating_sub(1)
             }
         },
-        parse: |p, text| text.parse().map(|v| p.seed = v).is_ok(),
+        parse: |p, text| text.parse().map(|v| p.rule.seed = v).is_ok(),
         check: |_| None,
     },
     ParamSpec {
         name: "k-way",
-        get: |p| p.k_way.to_string(),
-        step: |p, up| p.k_way = step_usize(p.k_way, up, 2, usize::MAX),
-        parse: |p, text| text.parse().map(|v| p.k_way = v).is_ok(),
+        get: |p| p.rule.k_way.to_string(),
+        step: |p, up| p.rule.k_way = step_usize(p.rule.k_way, up, 2, usize::MAX),
+        parse: |p, text| text.parse().map(|v| p.rule.k_way = v).is_ok(),
         check: |p| {
-            (p.k_way < 2).then(|| format!("k-way = {}: the k-way field takes 2 or more", p.k_way))
+            (p.rule.k_way < 2)
+                .then(|| format!("k-way = {}: the k-way field takes 2 or more", p.rule.k_way))
         },
+    },
+    ParamSpec {
+        name: "kernel",
+        get: |p| p.kernel.kernel.to_string(),
+        step: |p, up| p.kernel.kernel = step_kernel(&p.kernel.kernel, up),
+        parse: |p, text| match with_kernel_number(&p.kernel.kernel, text) {
+            Some(kernel) => {
+                p.kernel.kernel = kernel;
+                true
+            }
+            None => false,
+        },
+        check: |_| None,
+    },
+    ParamSpec {
+        name: "beta",
+        get: |p| format!("{}", p.kernel.beta),
+        step: |p, up| {
+            let beta = p.kernel.beta + if up { 0.1 } else { -0.1 };
+            p.kernel.beta = ((beta * 10.0).round() / 10.0).clamp(0.1, 100.0);
+        },
+        parse: |p, text| text.parse().map(|v| p.kernel.beta = v).is_ok(),
+        check: |p| {
+            (!(p.kernel.beta.is_finite() && p.kernel.beta > 0.0)).then(|| {
+                format!(
+                    "beta = {}: the beta field takes a number above 0",
+                    p.kernel.beta
+                )
+            })
+        },
+    },
+    ParamSpec {
+        name: "laplacian",
+        get: |p| laplacian_name(p.kernel.laplacian).to_string(),
+        step: |p, up| {
+            let at = LAPLACIANS
+                .iter()
+                .position(|&l| l == p.kernel.laplacian)
+                .unwrap_or(0);
+            let next = if up {
+                at + 1
+            } else {
+                at + LAPLACIANS.len() - 1
+            };
+            p.kernel.laplacian = LAPLACIANS[next % LAPLACIANS.len()];
+        },
+        parse: |_, _| false,
+        check: |_| None,
     },
 ];
 
+/// The picker's values: the parameters every rule may take and those of the kernel rules.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PickerParams {
+    pub rule: RuleParams,
+    pub kernel: KernelParams,
+}
+
+/// Every rule the picker offers, linear rules first: its rows `0..RULE_COUNT`.
+pub const RULE_COUNT: usize = RuleSpec::NAMES.len() + RuleSpec::KERNEL_NAMES.len();
+
+/// The rule on picker row `index` (`None` past the rules).
+pub fn rule_name(index: usize) -> Option<&'static str> {
+    RuleSpec::NAMES
+        .iter()
+        .chain(RuleSpec::KERNEL_NAMES.iter())
+        .nth(index)
+        .copied()
+}
+
+/// The kernels the kernel field steps through with left / right; typing a number sets the selected kernel's own
+/// number (Gaussian sigma, polynomial degree, neighbours of the geodesic kernel, substring length).
+const KERNEL_CHOICES: [&str; 10] = [
+    "gaussian",
+    "cosine",
+    "linear",
+    "poly:2:1",
+    "poly:3:1",
+    "geodesic:6:euclid",
+    "geodesic:10:cosine",
+    "string:spectrum:3",
+    "string:spectrum:5",
+    "string:boundrange:3",
+];
+
+fn step_kernel(current: &KernelSpec, up: bool) -> KernelSpec {
+    let choices: Vec<KernelSpec> = KERNEL_CHOICES
+        .iter()
+        .filter_map(|text| text.parse().ok())
+        .collect();
+    // A kernel that is not one of the choices (a typed sigma) steps from its family's entry.
+    let family = |k: &KernelSpec| std::mem::discriminant(k);
+    let at = choices
+        .iter()
+        .position(|k| k == current)
+        .or_else(|| choices.iter().position(|k| family(k) == family(current)))
+        .unwrap_or(0);
+    let next = if up { at + 1 } else { at + choices.len() - 1 };
+    choices[next % choices.len()].clone()
+}
+
+/// `current` with its number replaced by `text`: sigma of a Gaussian, degree of a polynomial, neighbours of a
+/// geodesic kernel, length of a string kernel. `None` when the text is not such a number (or the kernel has none).
+fn with_kernel_number(current: &KernelSpec, text: &str) -> Option<KernelSpec> {
+    let spec = match current {
+        KernelSpec::Gaussian { .. } => format!("gaussian:{text}"),
+        KernelSpec::Polynomial { offset, .. } => format!("poly:{text}:{offset}"),
+        KernelSpec::Geodesic { metric, .. } => {
+            let metric = match metric {
+                GeodesicMetric::Euclid => "euclid",
+                GeodesicMetric::Cosine => "cosine",
+            };
+            format!("geodesic:{text}:{metric}")
+        }
+        KernelSpec::Spectrum { .. } => format!("string:spectrum:{text}"),
+        KernelSpec::BoundRange { .. } => format!("string:boundrange:{text}"),
+        KernelSpec::Linear | KernelSpec::Cosine => return None,
+    };
+    spec.parse().ok()
+}
+
+const LAPLACIANS: [Laplacian; 3] = [Laplacian::Rw, Laplacian::Sym, Laplacian::Unnormalized];
+
+fn laplacian_name(laplacian: Laplacian) -> &'static str {
+    match laplacian {
+        Laplacian::Rw => "rw",
+        Laplacian::Sym => "sym",
+        Laplacian::Unnormalized => "unnormalized",
+    }
+}
+
+/// The kernel parameters a rule was made with (the defaults for the other fields, and for linear rules).
+pub fn kernel_params_of(rule: &RuleSpec) -> KernelParams {
+    let mut params = KernelParams::default();
+    if let Some(kernel) = rule.kernel() {
+        params.kernel = kernel.clone();
+    }
+    match rule {
+        RuleSpec::SoftKernelKmeans { beta, .. } => params.beta = *beta,
+        RuleSpec::Spectral { laplacian, .. } => params.laplacian = *laplacian,
+        _ => {}
+    }
+    params
+}
+
 /// The rules that use `param`: those whose rule changes when the parameter steps away from its default.
 pub fn used_by(param: &ParamSpec) -> Vec<&'static str> {
-    let base = RuleParams::default();
-    let mut stepped = base;
+    let base = PickerParams::default();
+    let mut stepped = base.clone();
     (param.step)(&mut stepped, true);
     if stepped == base {
         (param.step)(&mut stepped, false);
     }
-    RuleSpec::NAMES
-        .iter()
-        .copied()
+    (0..RULE_COUNT)
+        .filter_map(rule_name)
         .filter(|name| {
             match (
-                RuleSpec::from_name(name, &base),
-                RuleSpec::from_name(name, &stepped),
+                RuleSpec::from_name_with(name, &base.rule, &base.kernel),
+                RuleSpec::from_name_with(name, &stepped.rule, &stepped.kernel),
             ) {
                 (Ok(a), Ok(b)) => a != b,
                 _ => false,
@@ -209,7 +356,7 @@ pub struct RulePicker {
     pub cursor: usize,
     /// The rule chosen in the picker (applied on Enter).
     pub rule_index: usize,
-    pub params: RuleParams,
+    pub params: PickerParams,
     /// Digits typed into the parameter under the cursor.
     pub typed: Option<String>,
     pub error: Option<String>,
@@ -217,13 +364,13 @@ pub struct RulePicker {
 
 impl RulePicker {
     pub fn rows() -> usize {
-        RuleSpec::NAMES.len() + PARAMS.len()
+        RULE_COUNT + PARAMS.len()
     }
 
     /// The parameter under the cursor, if the cursor is on one.
     pub fn param(&self) -> Option<&'static ParamSpec> {
         self.cursor
-            .checked_sub(RuleSpec::NAMES.len())
+            .checked_sub(RULE_COUNT)
             .and_then(|i| PARAMS.get(i))
     }
 
@@ -315,6 +462,9 @@ pub struct Job {
     pub id: u64,
     pub tree: Tree,
     pub work: Work,
+    /// Shared with the model, which shows it and cancels through it.
+    pub progress: Arc<Progress>,
+    pub memory_budget: u64,
 }
 
 /// An export: write `tree` as JSON, CSV and Newick into `dir`.
@@ -488,12 +638,18 @@ pub struct Model {
     pub detail_scroll: usize,
     pub rule_index: usize,
     pub params: RuleParams,
+    /// The kernel rules' parameters, as last chosen in the picker.
+    pub kernel: KernelParams,
+    /// The largest kernel matrix a split may build (`--mem-budget`).
+    pub memory_budget: u64,
     pub rule: RuleSpec,
     pub policy: SelectPolicy,
     pub popup: Option<Popup>,
     pub status: String,
     /// The running job: its id and what it does.
     pub busy: Option<(u64, String)>,
+    /// The running job's progress report, through which Esc stops it.
+    pub job_progress: Option<Arc<Progress>>,
     next_job: u64,
     pub quit: bool,
     /// False when NO_COLOR is set.
@@ -537,11 +693,14 @@ impl Model {
             detail_scroll: 0,
             rule_index: 0,
             params,
+            kernel: KernelParams::default(),
+            memory_budget: DEFAULT_MEMORY_BUDGET,
             rule,
             policy: SelectPolicy::Scatter,
             popup: None,
             status: "? for help".into(),
             busy: None,
+            job_progress: None,
             next_job: 1,
             quit: false,
             colors,
@@ -759,10 +918,14 @@ impl Model {
         self.next_job += 1;
         self.status = format!("{what}…");
         self.busy = Some((id, what));
+        let progress = Arc::new(Progress::default());
+        self.job_progress = Some(Arc::clone(&progress));
         vec![Effect::Run(Job {
             id,
             tree: self.tree.clone(),
             work,
+            progress,
+            memory_budget: self.memory_budget,
         })]
     }
 
@@ -854,11 +1017,11 @@ impl Model {
     /// Take the rule and the tree of a session checked against this model's data (the start of undo history:
     /// the restored tree is the clean state).
     pub fn restore_session(&mut self, session: Session) {
-        self.rule_index = RuleSpec::NAMES
-            .iter()
-            .position(|&name| name == session.rule.name())
+        self.rule_index = (0..RULE_COUNT)
+            .find(|&index| rule_name(index) == Some(session.rule.name()))
             .unwrap_or(0);
         self.params = session.params.into();
+        self.kernel = kernel_params_of(&session.rule);
         self.rule = session.rule;
         self.policy = session.policy;
         self.tree = session.tree;
@@ -1276,6 +1439,7 @@ fn finish(model: &mut Model, finished: Finished) {
         return;
     }
     model.busy = None;
+    model.job_progress = None;
     match finished.outcome {
         Ok(outcome) => {
             model.replace_tree(outcome.tree);
@@ -1395,7 +1559,10 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
             model.popup = Some(Popup::Rules(RulePicker {
                 cursor: model.rule_index,
                 rule_index: model.rule_index,
-                params: model.params,
+                params: PickerParams {
+                    rule: model.params,
+                    kernel: model.kernel.clone(),
+                },
                 typed: None,
                 error: None,
             }))
@@ -1463,6 +1630,10 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
         }
         Command::Cancel => {
             if let Some((_, what)) = model.busy.take() {
+                // Kernel work stops at its next check; a linear split finishes in its own time and is dropped.
+                if let Some(progress) = model.job_progress.take() {
+                    progress.cancel();
+                }
                 model.status = format!("cancelled: {what}");
             }
         }
@@ -1597,26 +1768,27 @@ fn rule_picker_command(model: &mut Model, picker: &mut RulePicker, command: Comm
             }
             picker.apply_typed();
         }
-        Command::Choose if picker.cursor < RuleSpec::NAMES.len() => {
+        Command::Choose if picker.cursor < RULE_COUNT => {
             picker.rule_index = picker.cursor;
         }
         Command::Confirm => {
-            if picker.cursor < RuleSpec::NAMES.len() {
+            if picker.cursor < RULE_COUNT {
                 picker.rule_index = picker.cursor;
             }
             if let Some(error) = picker.check() {
                 picker.error = Some(error);
                 return true;
             }
-            let name = RuleSpec::NAMES[picker.rule_index];
-            match RuleSpec::from_name(name, &picker.params) {
+            let name = rule_name(picker.rule_index).unwrap_or("pddp");
+            match RuleSpec::from_name_with(name, &picker.params.rule, &picker.params.kernel) {
                 Ok(rule) => {
-                    if rule != model.rule || picker.params.tau != model.params.tau {
+                    if rule != model.rule || picker.params.rule.tau != model.params.tau {
                         model.previews_outdated();
                     }
                     model.rule = rule;
                     model.rule_index = picker.rule_index;
-                    model.params = picker.params;
+                    model.params = picker.params.rule;
+                    model.kernel = picker.params.kernel.clone();
                     model.status = format!("rule: {}", model.rule_text());
                     return false;
                 }
@@ -1630,10 +1802,21 @@ fn rule_picker_command(model: &mut Model, picker: &mut RulePicker, command: Comm
 
 /// Run a job: the engine's work, on whatever thread calls it (the worker thread, or a test directly).
 pub fn perform(data: &Dataset, job: Job) -> Finished {
-    let Job { id, mut tree, work } = job;
+    let Job {
+        id,
+        mut tree,
+        work,
+        progress,
+        memory_budget,
+    } = job;
+    let env = SplitEnv {
+        texts: Some(&data.documents),
+        progress: Some(&progress),
+        memory_budget,
+    };
     let outcome = match work {
         Work::Split { node, rule } => tree
-            .split(&data.matrix, node, &rule)
+            .split_in(&data.matrix, node, &rule, env)
             .map(|children| {
                 let record = tree.node(node).and_then(|n| n.split.as_ref());
                 let (before, after) =
@@ -1651,7 +1834,7 @@ pub fn perform(data: &Dataset, job: Job) -> Finished {
             })
             .map_err(|e| e.to_string()),
         Work::Grow { k, rule, policy } => tree
-            .grow(&data.matrix, &rule, k, policy)
+            .grow_in(&data.matrix, &rule, k, policy, env)
             .map(|report| {
                 let mut message = format!(
                     "{} splits with {}: {} leaves",

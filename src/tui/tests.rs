@@ -257,12 +257,12 @@ fn quit_asks_first_when_the_tree_changed() {
 fn the_rule_picker_sets_the_rule_and_its_parameters() {
     let mut model = model();
     key(&mut model, KeyCode::Char('r'));
-    // Down to pdgp (index 5), then to tau (the second parameter row) and raise it.
+    // Down to pdgp (index 5), then to tau (the second parameter row, after every rule) and raise it.
     for _ in 0..5 {
         key(&mut model, KeyCode::Down);
     }
     key(&mut model, KeyCode::Char(' '));
-    for _ in 0..4 {
+    for _ in 5..super::model::RULE_COUNT + 1 {
         key(&mut model, KeyCode::Down);
     }
     key(&mut model, KeyCode::Char('+'));
@@ -271,9 +271,9 @@ fn the_rule_picker_sets_the_rule_and_its_parameters() {
     assert_eq!(model.rule, RuleSpec::Pdgp { tau: 0.25 });
 
     // Typed digits; an invalid value keeps the picker open with the error. The picker opens on pdgp (row 5);
-    // three rows down is l.
+    // l is the first row after the rules.
     key(&mut model, KeyCode::Char('r'));
-    for _ in 0..3 {
+    for _ in 5..super::model::RULE_COUNT {
         key(&mut model, KeyCode::Down);
     }
     key(&mut model, KeyCode::Char('9'));
@@ -1216,22 +1216,52 @@ fn snapshot_loading_screen_80x24() {
 
 #[test]
 fn the_rule_picker_lists_every_rule_and_who_uses_each_parameter() {
-    use super::model::{PARAMS, picker_message, used_by};
+    use super::model::{PARAMS, PickerParams, RULE_COUNT, picker_message, rule_name, used_by};
     let mut model = model();
     key(&mut model, KeyCode::Char('r'));
-    let text = screen_text(&model, 160, 48);
-    for name in RuleSpec::NAMES {
-        assert!(text.contains(&format!(" {name}")), "{name} listed");
+    for (width, height) in [(160, 48), (80, 24)] {
+        let text = screen_text(&model, width, height);
+        for name in RuleSpec::NAMES.iter().chain(&RuleSpec::KERNEL_NAMES) {
+            assert!(
+                text.contains(&format!(" {name} ")),
+                "{name} listed at {width}x{height}"
+            );
+        }
+        for param in PARAMS {
+            assert!(
+                text.contains(&format!(" {} ", param.name)),
+                "{} at {width}x{height}",
+                param.name
+            );
+        }
     }
     let users: Vec<(&str, Vec<&str>)> = PARAMS.iter().map(|p| (p.name, used_by(p))).collect();
     assert_eq!(
         users,
         vec![
-            ("l", vec!["pddp", "pddp-ocpc"]),
+            ("l", vec!["pddp", "pddp-ocpc", "kpddp", "kpddp-ocpc"]),
             ("tau", vec!["pdgp"]),
-            ("trials", vec!["bisecting-kmeans", "kmeans"]),
-            ("seed", vec!["bisecting-kmeans", "kmeans"]),
-            ("k-way", vec!["kmeans"]),
+            (
+                "trials",
+                vec!["bisecting-kmeans", "kmeans", "kernel-kmeans", "spectral"]
+            ),
+            (
+                "seed",
+                vec![
+                    "bisecting-kmeans",
+                    "kmeans",
+                    "kernel-kmeans",
+                    "soft-kernel-kmeans",
+                    "spectral"
+                ]
+            ),
+            (
+                "k-way",
+                vec!["kmeans", "kernel-kmeans", "soft-kernel-kmeans", "spectral"]
+            ),
+            ("kernel", RuleSpec::KERNEL_NAMES.to_vec()),
+            ("beta", vec!["soft-kernel-kmeans"]),
+            ("laplacian", vec!["spectral"]),
         ]
     );
     // The library's flags become fields.
@@ -1246,7 +1276,10 @@ fn the_rule_picker_lists_every_rule_and_who_uses_each_parameter() {
     assert_eq!(picker_message("no flag here"), "no flag here");
 
     // Every field's check agrees with the library: what the picker lets through, the rule accepts.
-    let probes: [(&str, &str); 8] = [
+    let probes: [(&str, &str); 11] = [
+        ("beta", "0"),
+        ("beta", "2.5"),
+        ("kernel", "0.5"),
         ("l", "0"),
         ("l", "9"),
         ("tau", "1"),
@@ -1258,17 +1291,17 @@ fn the_rule_picker_lists_every_rule_and_who_uses_each_parameter() {
     ];
     for (field, value) in probes {
         let param = PARAMS.iter().find(|p| p.name == field).expect("a field");
-        let mut params = pdx::cluster::RuleParams::default();
+        let mut params = PickerParams::default();
         assert!((param.parse)(&mut params, value), "{field} {value}");
         let picker_ok = PARAMS.iter().all(|p| (p.check)(&params).is_none());
-        let library_ok = RuleSpec::NAMES
-            .iter()
-            .all(|name| RuleSpec::from_name(name, &params).is_ok());
+        let library_ok = (0..RULE_COUNT)
+            .filter_map(rule_name)
+            .all(|name| RuleSpec::from_name_with(name, &params.rule, &params.kernel).is_ok());
         assert_eq!(picker_ok, library_ok, "{field} = {value}");
     }
 
     // Text that is not a number says so at once.
-    for _ in 0..RuleSpec::NAMES.len() + 1 {
+    for _ in 0..RULE_COUNT + 1 {
         key(&mut model, KeyCode::Down);
     }
     key(&mut model, KeyCode::Char('.'));
@@ -1310,4 +1343,112 @@ fn a_rule_with_two_directions_previews_in_one_job() {
     let preview = entry.result.as_ref().expect("a preview");
     assert!(preview.second.is_some());
     assert_eq!(preview.rules.len(), 7);
+}
+
+/// Open the picker, choose the rule on row `rule_row` and leave the parameters as they are.
+fn choose_rule(model: &mut Model, rule_row: usize) {
+    key(model, KeyCode::Char('r'));
+    let Some(Popup::Rules(picker)) = &model.popup else {
+        panic!("the picker opens");
+    };
+    let from = picker.cursor;
+    for _ in from..rule_row {
+        key(model, KeyCode::Down);
+    }
+    key(model, KeyCode::Enter);
+    assert_eq!(model.popup, None, "{}", model.status);
+}
+
+#[test]
+fn kernel_rules_are_chosen_in_the_picker_with_their_kernel_and_split_the_node() {
+    use super::model::{RULE_COUNT, rule_name};
+    let mut model = model();
+    let kpddp = (0..RULE_COUNT)
+        .position(|i| rule_name(i) == Some("kpddp"))
+        .expect("kpddp is offered");
+    // Kernel field: right steps from the Gaussian to the cosine kernel; typed digits set the Gaussian's sigma.
+    key(&mut model, KeyCode::Char('r'));
+    let kernel_row = RULE_COUNT
+        + super::model::PARAMS
+            .iter()
+            .position(|p| p.name == "kernel")
+            .expect("a kernel field");
+    for _ in 0..kernel_row {
+        key(&mut model, KeyCode::Down);
+    }
+    key(&mut model, KeyCode::Right);
+    match &model.popup {
+        Some(Popup::Rules(p)) => assert_eq!(p.params.kernel.kernel.to_string(), "cosine"),
+        other => panic!("{other:?}"),
+    }
+    key(&mut model, KeyCode::Left);
+    key(&mut model, KeyCode::Char('0'));
+    key(&mut model, KeyCode::Char('.'));
+    key(&mut model, KeyCode::Char('5'));
+    match &model.popup {
+        Some(Popup::Rules(p)) => assert_eq!(p.params.kernel.kernel.to_string(), "gaussian:0.5"),
+        other => panic!("{other:?}"),
+    }
+    key(&mut model, KeyCode::Esc);
+    choose_rule(&mut model, kpddp);
+    assert_eq!(model.rule.name(), "kpddp");
+    assert!(matches!(model.rule, RuleSpec::Kpddp { .. }));
+
+    // The split runs on the worker with the documents, the budget and a progress report, and lands in the tree.
+    key(&mut model, KeyCode::Char('s'));
+    let root = model.tree.root();
+    let record = model
+        .tree
+        .node(root)
+        .and_then(|n| n.split.as_ref())
+        .expect("the root is split");
+    assert_eq!(record.rule.name(), "kpddp");
+    assert!(
+        model.job_progress.is_none(),
+        "the finished job's report is dropped"
+    );
+}
+
+#[test]
+fn esc_cancels_a_running_kernel_split_through_its_progress() {
+    let mut model = model();
+    model.rule = RuleSpec::from_name_with(
+        "kernel-kmeans",
+        &pdx::cluster::RuleParams::default(),
+        &pdx::cluster::KernelParams::default(),
+    )
+    .expect("a kernel rule");
+    let effects = update(&mut model, Action::Command(Command::Split));
+    let [Effect::Run(job)] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    let shared = model
+        .job_progress
+        .clone()
+        .expect("the model keeps the report");
+    assert!(Arc::ptr_eq(&shared, &job.progress));
+    key(&mut model, KeyCode::Esc);
+    assert!(model.busy.is_none());
+    assert!(shared.is_cancelled(), "Esc reaches the worker");
+    // The worker stops with an error rather than a tree, and the model ignores it.
+    let finished = perform(&model.data, job.clone());
+    let message = finished.outcome.as_ref().err().cloned().unwrap_or_default();
+    assert!(message.contains("cancelled"), "{message}");
+    update(&mut model, Action::Finished(finished));
+    assert_eq!(model.derived.leaves.len(), 1);
+}
+
+#[test]
+fn a_kernel_split_over_the_memory_budget_says_so_and_leaves_the_tree() {
+    let mut model = model();
+    model.memory_budget = 1024;
+    model.rule = RuleSpec::from_name_with(
+        "kpddp",
+        &pdx::cluster::RuleParams::default(),
+        &pdx::cluster::KernelParams::default(),
+    )
+    .expect("a kernel rule");
+    key(&mut model, KeyCode::Char('s'));
+    assert!(model.status.contains("memory budget"), "{}", model.status);
+    assert_eq!(model.derived.leaves.len(), 1);
 }

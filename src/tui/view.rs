@@ -18,7 +18,8 @@ use ratatui::widgets::canvas::{Canvas, Points};
 use super::keys;
 use super::loading::Loading;
 use super::model::{
-    DetailTab, Model, PARAMS, Pane, Popup, Region, RulePicker, policy_name, used_by,
+    DetailTab, Model, PARAMS, Pane, Popup, RULE_COUNT, Region, RulePicker, policy_name, rule_name,
+    used_by,
 };
 
 /// Styles, or plain text attributes when colours are off (NO_COLOR).
@@ -530,7 +531,24 @@ fn draw_status(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
 
     let rule = format!("{} · ", model.rule_text());
     let message = if model.busy.is_some() {
-        format!("⏳ {}", model.status)
+        match model
+            .job_progress
+            .as_ref()
+            .map(|progress| progress.snapshot())
+        {
+            Some(snapshot) if !snapshot.phase.is_empty() => {
+                let counts = if snapshot.total > 0 {
+                    format!(" {}/{}", snapshot.done, snapshot.total)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "⏳ {} · {}{counts} (Esc stops)",
+                    model.status, snapshot.phase
+                )
+            }
+            _ => format!("⏳ {}", model.status),
+        }
     } else {
         model.status.clone()
     };
@@ -708,31 +726,52 @@ fn draw_text_prompt(frame: &mut Frame, theme: Theme, title: String, question: &s
 
 fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePicker) {
     let full = frame.area();
-    let height = u16::try_from(RulePicker::rows() + 4).unwrap_or(u16::MAX);
-    let area = popup_area(full, 62, height);
+    // Linear rules on the left, kernel rules on the right, so that every row fits 24 lines.
+    let rule_rows = RuleSpec::NAMES.len().max(RuleSpec::KERNEL_NAMES.len());
+    let height = u16::try_from(rule_rows + PARAMS.len() + 4).unwrap_or(u16::MAX);
+    let area = popup_area(full, 76, height);
     let mut lines = Vec::new();
-    for (index, name) in RuleSpec::NAMES.iter().enumerate() {
+    let cell = |index: usize| -> Span<'static> {
+        let Some(name) = rule_name(index) else {
+            return Span::raw(String::new());
+        };
         let radio = if index == picker.rule_index {
             "(•)"
         } else {
             "( )"
         };
-        let mut line = Line::raw(format!(" {radio} {name}"));
+        let text = format!(" {radio} {name:<24}");
         if index == picker.cursor {
-            line = line.style(theme.selected(true));
+            Span::styled(text, theme.selected(true))
+        } else {
+            Span::raw(text)
         }
-        lines.push(line);
+    };
+    for row in 0..rule_rows {
+        lines.push(Line::from(vec![
+            cell(row),
+            cell(RuleSpec::NAMES.len() + row),
+        ]));
     }
     for (index, param) in PARAMS.iter().enumerate() {
-        let row = RuleSpec::NAMES.len() + index;
+        let row = RULE_COUNT + index;
         let value = match (&picker.typed, row == picker.cursor) {
             (Some(typed), true) => format!("{typed}▏"),
             _ => (param.get)(&picker.params),
         };
-        let used_by = used_by(param).join(", ");
+        let users = used_by(param);
+        let used_by = if users.len() == RuleSpec::KERNEL_NAMES.len()
+            && users
+                .iter()
+                .all(|name| RuleSpec::KERNEL_NAMES.contains(name))
+        {
+            "every kernel rule".to_string()
+        } else {
+            users.join(", ")
+        };
         let name = param.name;
         let mut line = Line::from(vec![
-            Span::raw(format!("     {name:<7}{value:<8}")),
+            Span::raw(format!("     {name:<10}{value:<20}")),
             Span::styled(used_by, theme.dim()),
         ]);
         if row == picker.cursor {

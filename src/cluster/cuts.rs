@@ -1,6 +1,8 @@
 //! Cut points along an ordering: the optimal 2-means cut of the columns themselves (Lemma 1 of seed 000), the
 //! optimal 1-D 2-means cut of a projection (PDDP_OCPC), and the largest gap (PDGP, seed 003 Definition 4).
 
+use rayon::prelude::*;
+
 use crate::matrix::DataMatrix;
 
 /// The position that splits `order` into `order[..cut]` and `order[cut..]` (1 <= cut < n), and the k-means
@@ -32,6 +34,13 @@ pub fn optimal_cut_along_order(
         data.column(j).add_to(&mut total, 1.0);
     }
     let total_norm_sq: f64 = total.iter().map(|v| v * v).sum();
+    // `T.a` for every column does not depend on the sweep: computed up front on all cores, it leaves the sweep one
+    // dot product and one update per column.
+    let with_total: Vec<f64> = order[..n - 1]
+        .par_iter()
+        .with_min_len(256)
+        .map(|&j| data.column(j).dot(&total))
+        .collect();
     let sum_norms: f64 = order.iter().map(|&j| norms_squared[j]).sum();
 
     let mut prefix = vec![0.0; m];
@@ -41,10 +50,10 @@ pub fn optimal_cut_along_order(
         cut: 1,
         objective: f64::INFINITY,
     };
-    for (position, &j) in order[..n - 1].iter().enumerate() {
+    for (position, (&j, &with_total)) in order[..n - 1].iter().zip(&with_total).enumerate() {
         let column = data.column(j);
         let with_prefix = column.dot(&prefix);
-        let with_suffix = column.dot(&total) - with_prefix;
+        let with_suffix = with_total - with_prefix;
         prefix_norm_sq += 2.0 * with_prefix + norms_squared[j];
         suffix_norm_sq += -2.0 * with_suffix + norms_squared[j];
         column.add_to(&mut prefix, 1.0);

@@ -59,8 +59,9 @@ fn chance(dataset: &Dataset) -> f64 {
     *counts.values().max().expect("labels") as f64 / dataset.documents.len() as f64
 }
 
-/// Grow `k` leaves with every kernel rule (but soft-kernel-kmeans, built on another branch) and with `pddp`,
-/// print the accuracies and check what must hold.
+/// Grow `k` leaves with every kernel rule (Gaussian and cosine kernels; also the geodesic kernel of seed 001 for
+/// soft-kernel-kmeans and a string kernel for kpddp) and with `pddp`, print the accuracies and check what must
+/// hold.
 fn every_kernel_rule(name: &str, dataset: &Dataset, k: usize) {
     let chance = chance(dataset);
     let texts = &dataset.documents;
@@ -70,10 +71,12 @@ fn every_kernel_rule(name: &str, dataset: &Dataset, k: usize) {
     };
     let mut rules: Vec<(String, RuleSpec)> = vec![("pddp".into(), RuleSpec::Pddp { l: 1 })];
     for rule_name in RuleSpec::KERNEL_NAMES {
-        if rule_name == "soft-kernel-kmeans" {
-            continue;
-        }
-        for kernel in ["gaussian", "cosine"] {
+        let extra: &[&str] = match rule_name {
+            "soft-kernel-kmeans" => &["geodesic:10:cosine"],
+            "kpddp" => &["string:spectrum:5"],
+            _ => &[],
+        };
+        for &kernel in ["gaussian", "cosine"].iter().chain(extra) {
             let kernel_params = KernelParams {
                 kernel: kernel.parse().expect("kernel"),
                 ..KernelParams::default()

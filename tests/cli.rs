@@ -553,3 +553,40 @@ fn kernel_rules_report_sigma_and_their_figures() {
         Some(2)
     );
 }
+
+#[test]
+fn a_geodesic_kernel_reports_its_components_and_c_star() {
+    // One neighbour per document cannot connect 270 documents: the graph falls apart, and pdx says so rather
+    // than building a kernel of infinite distances.
+    let output = run(&[
+        "cluster",
+        "--k",
+        "2",
+        "--rule",
+        "soft-kernel-kmeans",
+        "--kernel",
+        "geodesic:1",
+        "--json",
+        "-",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("kernel geodesic at node 0: ")
+            && stderr.contains("connected component(s) (components placed at twice"),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let detail = &report["tree"]["nodes"][0]["kernel_detail"];
+    assert!(
+        detail["kernel_components"].as_u64().unwrap_or(0) > 1,
+        "{detail}"
+    );
+    let c_star = detail["kernel_c_star"].as_f64().expect("c*");
+    assert!(c_star.is_finite() && c_star >= 0.0, "{detail}");
+    assert_eq!(
+        detail["child_kernel_scatters"].as_array().map(Vec::len),
+        Some(2),
+        "soft kernel k-means measures its children's kernel scatter"
+    );
+}

@@ -106,10 +106,17 @@ impl SplitRule for SoftKernelKmeans {
         )
         .map_err(KernelError::from)?;
         let groups = groups_from_labels(node.members, &grouping.assignment, self.k);
-        let detail = SplitDetail {
-            iterations: Some(grouping.iterations),
-            ..SplitDetail::default()
-        };
+        // The kernel's figures and the children's kernel scatters (which the tree selects the next leaf by) come
+        // from the matrix already built.
+        let detail = super::kernel_util::kernel_detail(
+            &kernel,
+            node.members,
+            &groups,
+            SplitDetail {
+                iterations: Some(grouping.iterations),
+                ..SplitDetail::default()
+            },
+        );
         require_split(groups, detail, "soft kernel k-means")
     }
 }

@@ -407,28 +407,14 @@ fn run_cluster(args: &ClusterArgs) -> anyhow::Result<()> {
             ));
         }
     }
-    if let Some(pdx::linalg::kernel::KernelSpec::Geodesic { .. }) = rule.kernel() {
-        // Every split builds its own neighbourhood graph; say what each found, and warn when one fell apart.
-        for id in tree.depth_first() {
-            let Some(detail) = tree
-                .node(id)
-                .and_then(|node| node.split.as_ref())
-                .map(|split| &split.detail)
-            else {
-                continue;
-            };
-            if let (Some(components), Some(c_star)) =
-                (detail.kernel_components, detail.kernel_c_star)
-            {
-                let apart = if components > 1 {
-                    " (components placed at twice the largest finite geodesic distance)"
-                } else {
-                    ""
-                };
-                notes.push_str(&format!(
-                    "kernel geodesic at node {id}: {components} connected component(s){apart}, c* = {c_star:.4}\n"
-                ));
-            }
+    // Each kernel split measured its own quality figures (alignment, cut cost, geodesic components): one line each.
+    for id in tree.depth_first() {
+        let summary = tree
+            .node(id)
+            .and_then(|node| node.split.as_ref())
+            .and_then(|split| split.detail.kernel_summary());
+        if let Some(summary) = summary {
+            notes.push_str(&format!("kernel split of node {id}: {summary}\n"));
         }
     }
     let params = rule.params_text();

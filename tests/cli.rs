@@ -539,6 +539,10 @@ fn kernel_rules_report_sigma_and_their_figures() {
         stderr.contains("kernel gaussian: sigma = ") && stderr.contains("median pairwise distance"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("kernel split of node 0: alignment ") && stderr.contains("(upper bound"),
+        "{stderr}"
+    );
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     let root = &report["tree"]["nodes"][0];
     assert_eq!(root["rule"], "alignment");
@@ -572,8 +576,8 @@ fn a_geodesic_kernel_reports_its_components_and_c_star() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains("kernel geodesic at node 0: ")
-            && stderr.contains("connected component(s) (components placed at twice"),
+        stderr.contains("kernel split of node 0: geodesic graph: ")
+            && stderr.contains("connected component(s), placed at twice"),
         "{stderr}"
     );
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");

@@ -1822,9 +1822,12 @@ pub fn perform(data: &Dataset, job: Job) -> Finished {
                 let (before, after) =
                     record.map_or((0.0, 0.0), |r| (r.objective_before, r.objective_after));
                 let ids: Vec<String> = children.iter().map(|c| format!("#{c}")).collect();
+                let kernel = record
+                    .and_then(|r| r.detail.kernel_summary())
+                    .map_or(String::new(), |summary| format!(" · {summary}"));
                 Outcome {
                     message: format!(
-                        "split #{node} into {} with {}: scatter {before:.3} → {after:.3}",
+                        "split #{node} into {} with {}: scatter {before:.3} → {after:.3}{kernel}",
                         ids.join(" "),
                         rule.name()
                     ),

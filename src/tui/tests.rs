@@ -1452,3 +1452,21 @@ fn a_kernel_split_over_the_memory_budget_says_so_and_leaves_the_tree() {
     assert!(model.status.contains("memory budget"), "{}", model.status);
     assert_eq!(model.derived.leaves.len(), 1);
 }
+
+#[test]
+fn an_alignment_split_reports_its_alignment_and_bound_on_the_status_line() {
+    let mut model = model();
+    model.rule = RuleSpec::from_name_with(
+        "alignment",
+        &pdx::cluster::RuleParams::default(),
+        &pdx::cluster::KernelParams::default(),
+    )
+    .expect("a kernel rule");
+    key(&mut model, KeyCode::Char('s'));
+    assert_eq!(model.derived.leaves.len(), 2, "{}", model.status);
+    assert!(
+        model.status.contains("alignment ") && model.status.contains("upper bound"),
+        "{}",
+        model.status
+    );
+}

@@ -138,6 +138,36 @@ pub struct SplitDetail {
     pub cut_cost_bound: Option<f64>,
 }
 
+impl SplitDetail {
+    /// The split-quality figures a kernel rule measured, as one line for people (`None` for linear rules):
+    /// seed 004's alignment with its upper bound `lambda_max / ||K||_F`, the cut cost with the lower bound
+    /// `lambda / (2 ||K||_F)` that holds for an even split, and the geodesic kernel's components and `c*` (seed 001).
+    pub fn kernel_summary(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let (Some(alignment), Some(bound)) = (self.alignment, self.alignment_bound) {
+            parts.push(format!(
+                "alignment {alignment:.4} (upper bound λmax/‖K‖F {bound:.4})"
+            ));
+        }
+        if let (Some(cost), Some(bound)) = (self.cut_cost, self.cut_cost_bound) {
+            parts.push(format!(
+                "cut cost {cost:.4} (lower bound λ/(2‖K‖F) {bound:.4})"
+            ));
+        }
+        if let (Some(components), Some(c_star)) = (self.kernel_components, self.kernel_c_star) {
+            let apart = if components > 1 {
+                ", placed at twice the largest finite geodesic distance"
+            } else {
+                ""
+            };
+            parts.push(format!(
+                "geodesic graph: {components} connected component(s){apart}; c* {c_star:.4}"
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+}
+
 /// One split rule. A rule derives its split from the node's leading principal directions
 /// ([`SplitRule::directions_needed`] of them, computed once by [`SplitRule::split`]) or, for the k-means rules,
 /// from the columns alone; either way [`SplitRule::split_along`] does the work, so that a preview can compare

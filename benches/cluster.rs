@@ -12,14 +12,13 @@ use std::process::Command;
 use std::time::Instant;
 
 use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
-use pdx::dataset::{self, Dataset, DatasetOptions};
+use pdx::dataset::{Dataset, DatasetOptions};
 use pdx::matrix::DataMatrix;
 use pdx::report;
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
+mod common;
+
+use common::median;
 
 fn peak_rss_mb() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -72,26 +71,12 @@ fn write_matrix_market(
 }
 
 fn main() {
-    let Some(data) = std::env::var_os("PDX_DATA").map(PathBuf::from) else {
-        println!("skipped: PDX_DATA not set (PDX_DATA=$(../shared/data/unpack.sh target/corpora))");
+    let Some(data) = common::corpora("cluster") else {
         return;
     };
-    let runs: usize = std::env::var("PDX_BENCH_RUNS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(3)
-        .max(1);
-    let paths = [
-        data.join("20news-bydate-train"),
-        data.join("20news-bydate-test"),
-    ];
-    let opened = match dataset::open(&paths, &DatasetOptions::default(), false) {
-        Ok(opened) => opened,
-        Err(error) => {
-            eprintln!("pdx: {error}");
-            std::process::exit(2);
-        }
-    };
+    let runs = common::env_count("PDX_BENCH_RUNS", 3);
+    let paths = common::twenty_newsgroups(&data);
+    let opened = common::open_or_exit(&paths, &DatasetOptions::default(), false);
     let dataset = &opened.dataset;
     println!(
         "corpus    20 Newsgroups: {} docs, {} terms, {} nnz (lfc); loaded in {:.0} ms; {} threads",

@@ -10,16 +10,17 @@
 //! default 3000). Issue 5's targets: the Gaussian Gram matrix plus a `kpddp` split in under 2 s, and the geodesic
 //! kernel (K = 10) in under 5 s, on 2 cores.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use pdx::cluster::rules::{SoftKernelKmeans, SplitContext, SplitEnv, SplitRule};
 use pdx::cluster::{KernelParams, RuleParams, RuleSpec, Tree};
-use pdx::dataset::{self, DatasetOptions, DocumentTexts};
+use pdx::dataset::{DatasetOptions, DocumentTexts};
 use pdx::linalg::kernel::{GeodesicMetric, KernelMatrix, KernelSpec, kernel_matrix};
 use pdx::progress::Progress;
 use pdx::rng::SplitMix64;
+
+mod common;
 
 fn summary(mut times: Vec<f64>) -> String {
     times.sort_by(f64::total_cmp);
@@ -31,30 +32,13 @@ fn summary(mut times: Vec<f64>) -> String {
 }
 
 fn main() {
-    let Some(data) = std::env::var_os("PDX_DATA").map(PathBuf::from) else {
-        println!("skipped: PDX_DATA not set (e.g. PDX_DATA=/work/corpora)");
+    let Some(data) = common::corpora("kernel") else {
         return;
     };
-    let read = |name: &str, default: usize| -> usize {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-            .max(1)
-    };
-    let runs = read("PDX_BENCH_RUNS", 3);
-    let node_size = read("PDX_BENCH_NODE", 3000);
-    let paths = [
-        data.join("20news-bydate-train"),
-        data.join("20news-bydate-test"),
-    ];
-    let opened = match dataset::open(&paths, &DatasetOptions::default(), false) {
-        Ok(opened) => opened,
-        Err(error) => {
-            eprintln!("pdx: {error}");
-            std::process::exit(2);
-        }
-    };
+    let runs = common::env_count("PDX_BENCH_RUNS", 3);
+    let node_size = common::env_count("PDX_BENCH_NODE", 3000);
+    let paths = common::twenty_newsgroups(&data);
+    let opened = common::open_or_exit(&paths, &DatasetOptions::default(), false);
     let dataset = &opened.dataset;
     let mut members = SplitMix64::new(3000).distinct(node_size, dataset.matrix.cols());
     members.sort_unstable();

@@ -10,25 +10,14 @@ use std::process::Command;
 
 use pdx::dataset::{self, DatasetOptions};
 
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
+mod common;
 
 fn main() {
-    let Some(data) = std::env::var_os("PDX_DATA").map(PathBuf::from) else {
-        println!("skipped: PDX_DATA not set (PDX_DATA=$(../shared/data/unpack.sh target/corpora))");
+    let Some(data) = common::corpora("load") else {
         return;
     };
-    let runs: usize = std::env::var("PDX_BENCH_RUNS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(5)
-        .max(1);
-    let paths = [
-        data.join("20news-bydate-train"),
-        data.join("20news-bydate-test"),
-    ];
+    let runs = common::env_count("PDX_BENCH_RUNS", 5);
+    let paths = common::twenty_newsgroups(&data);
     let options = DatasetOptions::default();
 
     let (mut read, mut tokenise, mut weight, mut total) = (vec![], vec![], vec![], vec![]);
@@ -36,13 +25,7 @@ fn main() {
     // One untimed run warms the page cache, as the scikit-learn side's first run does for it.
     let _ = dataset::open(&paths, &options, false);
     for _ in 0..runs {
-        let opened = match dataset::open(&paths, &options, false) {
-            Ok(opened) => opened,
-            Err(error) => {
-                eprintln!("pdx: {error}");
-                std::process::exit(2);
-            }
-        };
+        let opened = common::open_or_exit(&paths, &options, false);
         read.push(opened.timings.read);
         tokenise.push(opened.timings.tokenise);
         weight.push(opened.timings.weight);
@@ -50,16 +33,16 @@ fn main() {
         let matrix = &opened.dataset.matrix;
         shape = (matrix.cols(), matrix.rows(), matrix.nnz());
     }
-    let pdx_total = median(&mut total);
+    let pdx_total = common::median(total);
     println!(
         "pdx       20 Newsgroups: {} docs, {} terms, {} nnz (lfc, stemmed, min-df 2)",
         shape.0, shape.1, shape.2
     );
     println!(
         "pdx       median of {runs}: read {:.0} ms + tokenise {:.0} ms + weight {:.0} ms = {:.0} ms ({} threads)",
-        median(&mut read),
-        median(&mut tokenise),
-        median(&mut weight),
+        common::median(read),
+        common::median(tokenise),
+        common::median(weight),
         pdx_total,
         rayon::current_num_threads()
     );

@@ -28,7 +28,6 @@ mod session;
 #[path = "../src/tui/view.rs"]
 mod view;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -39,10 +38,9 @@ use ratatui::backend::TestBackend;
 use keys::Command;
 use model::{Action, Effect, Model, perform, perform_preview, update};
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
+mod common;
+
+use common::median;
 
 fn max(values: &[f64]) -> f64 {
     values.iter().copied().fold(0.0, f64::max)
@@ -66,26 +64,13 @@ fn act(model: &mut Model, action: Action) {
 }
 
 fn main() {
-    let Some(data) = std::env::var_os("PDX_DATA").map(PathBuf::from) else {
-        println!("skipped: PDX_DATA not set (PDX_DATA=/work/corpora cargo bench --bench tui)");
+    let Some(data) = common::corpora("tui") else {
         return;
     };
-    let runs: usize = std::env::var("PDX_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(41);
-    let paths = vec![
-        data.join("20news-bydate-train"),
-        data.join("20news-bydate-test"),
-    ];
+    let runs = common::env_count("PDX_BENCH_RUNS", 41);
+    let paths = common::twenty_newsgroups(&data);
     let start = Instant::now();
-    let opened = match dataset::open(&paths, &DatasetOptions::default(), true) {
-        Ok(opened) => opened,
-        Err(error) => {
-            eprintln!("cannot open 20 Newsgroups: {error}");
-            std::process::exit(2);
-        }
-    };
+    let opened = common::open_or_exit(&paths, &DatasetOptions::default(), true);
     let data = Arc::new(opened.dataset);
     println!(
         "20 Newsgroups: {} documents, {} terms, opened in {:.0} ms (cache {:?})",

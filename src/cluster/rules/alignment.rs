@@ -3,7 +3,9 @@
 
 use rayon::prelude::*;
 
-use super::kernel_util::{eigen_options, enter_phase, kernel_detail, node_kernel};
+use super::kernel_util::{
+    eigen_options, enter_phase, kernel_detail, node_kernel, sweep_order, threshold_split,
+};
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
 use crate::linalg::kernel::KernelSpec;
@@ -73,8 +75,7 @@ impl SplitRule for Alignment {
         }
         let lambda_max = pairs.values[0];
         let v = &pairs.vectors[0];
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| v[a].total_cmp(&v[b]).then(a.cmp(&b)));
+        let order = sweep_order(v);
 
         // w_raw[a] = sum_{i in S} s_i K_ia; then sum_{i in S} (K_c)_ai follows from it, |S| and sum_{i in S} g_i.
         let mut w_raw = vec![0.0; n];
@@ -104,9 +105,7 @@ impl SplitRule for Alignment {
                 reason: "the leading eigenvector of the kernel is constant".into(),
             });
         };
-        let theta = 0.5 * (v[order[cut_at - 1]] + v[order[cut_at]]);
-        let labels: Vec<usize> = v.iter().map(|&x| usize::from(x > theta)).collect();
-        let groups = super::groups_from_labels(node.members, &labels, 2);
+        let (theta, groups) = threshold_split(node, v, &order, cut_at);
         let detail = SplitDetail {
             cuts: vec![theta],
             eigenvalues: Some(vec![lambda_max]),

@@ -4,7 +4,8 @@
 use rayon::prelude::*;
 
 use super::kernel_util::{
-    eigen_options, enter_phase, kernel_detail, node_kernel, require_non_negative,
+    eigen_options, enter_phase, kernel_detail, node_kernel, require_non_negative, sweep_order,
+    threshold_split,
 };
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
@@ -62,8 +63,7 @@ impl SplitRule for CutCost {
         }
         let lambda = (shift - pairs.values[0]).max(0.0);
         let v = &pairs.vectors[0];
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| v[a].total_cmp(&v[b]).then(a.cmp(&b)));
+        let order = sweep_order(v);
 
         // within[a] = sum_{i in S} K_ia for the set S below the threshold; cut = sum_{i in S, j not in S} K_ij.
         let mut within = vec![0.0; n];
@@ -93,9 +93,7 @@ impl SplitRule for CutCost {
                 reason: "the Laplacian's second eigenvector is constant".into(),
             });
         };
-        let theta = 0.5 * (v[order[cut_at - 1]] + v[order[cut_at]]);
-        let labels: Vec<usize> = v.iter().map(|&x| usize::from(x > theta)).collect();
-        let groups = super::groups_from_labels(node.members, &labels, 2);
+        let (theta, groups) = threshold_split(node, v, &order, cut_at);
         let detail = SplitDetail {
             cuts: vec![theta],
             eigenvalues: Some(vec![lambda]),

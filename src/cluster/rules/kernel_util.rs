@@ -137,3 +137,24 @@ pub(super) fn require_non_negative(
     }
     Ok(())
 }
+
+/// Positions `0..n` in increasing order of `v` (ties by position): the order in which a threshold sweep along an
+/// eigenvector (alignment, cut cost; seed 004) moves members below the threshold.
+pub(super) fn sweep_order(v: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]).then(a.cmp(&b)));
+    order
+}
+
+/// The threshold halfway between the `cut_at`-th and the next value of `v` along `order`, and the node's two
+/// groups either side of it (members with `v <= theta` first).
+pub(super) fn threshold_split(
+    node: &SplitContext,
+    v: &[f64],
+    order: &[usize],
+    cut_at: usize,
+) -> (f64, Vec<Vec<usize>>) {
+    let theta = 0.5 * (v[order[cut_at - 1]] + v[order[cut_at]]);
+    let labels: Vec<usize> = v.iter().map(|&x| usize::from(x > theta)).collect();
+    (theta, super::groups_from_labels(node.members, &labels, 2))
+}

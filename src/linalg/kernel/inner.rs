@@ -177,22 +177,9 @@ pub(crate) fn inner_products(
 mod tests {
     use super::*;
     use nalgebra::DMatrix;
-    use sprs::TriMat;
 
     fn random_sparse(rows: usize, cols: usize, seed: u64) -> DataMatrix {
-        let mut rng = crate::rng::SplitMix64::new(seed);
-        let mut triplets = TriMat::new((rows, cols));
-        for c in 0..cols {
-            for r in 0..rows {
-                if rng.next_f64() < 0.3 {
-                    triplets.add_triplet(r, c, rng.next_symmetric());
-                }
-            }
-        }
-        DataMatrix::Sparse {
-            matrix: triplets.to_csc(),
-            terms: (0..rows).map(|r| format!("t{r}")).collect(),
-        }
+        crate::linalg::test_util::random_sparse(rows, cols, 0.3, seed)
     }
 
     #[test]

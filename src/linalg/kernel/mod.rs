@@ -536,20 +536,9 @@ mod tests {
         }
     }
 
+    /// Term-weight-like sparse data (values in (0, 1], a quarter of the entries present).
     fn random_sparse(rows: usize, cols: usize, seed: u64) -> DataMatrix {
-        let mut rng = crate::rng::SplitMix64::new(seed);
-        let mut triplets = sprs::TriMat::new((rows, cols));
-        for c in 0..cols {
-            for r in 0..rows {
-                if rng.next_f64() < 0.25 {
-                    triplets.add_triplet(r, c, rng.next_f64());
-                }
-            }
-        }
-        DataMatrix::Sparse {
-            matrix: triplets.to_csc(),
-            terms: (0..rows).map(|r| format!("t{r}")).collect(),
-        }
+        crate::linalg::test_util::random_sparse(rows, cols, 0.25, seed)
     }
 
     fn build(spec: &KernelSpec, data: &DataMatrix, members: &[usize]) -> KernelMatrix {

@@ -156,13 +156,14 @@ impl LinearOperator for GramOperator<'_> {
         if self.centred {
             centre(&mut input);
         }
-        let scaled: Vec<f64> = match &self.scale {
-            Some(s) => input.iter().zip(s).map(|(v, s)| v * s).collect(),
-            None => input.clone(),
-        };
-        self.gram.mul_vec(&scaled, y);
-        if let Some(s) = &self.scale {
-            y.par_iter_mut().zip(s).for_each(|(v, s)| *v *= s);
+        match &self.scale {
+            Some(s) => {
+                let scaled: Vec<f64> = input.iter().zip(s).map(|(v, s)| v * s).collect();
+                self.gram.mul_vec(&scaled, y);
+                y.par_iter_mut().zip(s).for_each(|(v, s)| *v *= s);
+            }
+            // Unscaled operators multiply the (centred) input itself rather than a copy of it.
+            None => self.gram.mul_vec(&input, y),
         }
         if let Some(d) = &self.diagonal {
             y.iter_mut()

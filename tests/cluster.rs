@@ -271,6 +271,48 @@ fn same_data_options_and_seed_give_the_same_tree() {
 }
 
 #[test]
+fn growing_splits_exactly_as_one_split_at_a_time() {
+    // `grow` splits the next candidate alongside the chosen one and keeps its partition for later: the tree
+    // must be the one made by choosing and splitting one leaf at a time.
+    for (name, data) in datasets() {
+        for rule in all_rules()
+            .into_iter()
+            .filter(|rule| rule.max_children() == 2)
+        {
+            let mut grown = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+            grown
+                .grow(&data, &rule, 9, SelectPolicy::Scatter)
+                .expect("grows");
+            let mut stepped = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+            let mut refused = std::collections::BTreeSet::new();
+            while stepped.leaves().len() < 9 {
+                let Some(id) = stepped
+                    .candidates(SelectPolicy::Scatter)
+                    .into_iter()
+                    .find(|id| !refused.contains(id))
+                else {
+                    break;
+                };
+                match stepped.split(&data, id, &rule) {
+                    Ok(_) => {}
+                    Err(ClusterError::Refused { .. }) => {
+                        refused.insert(id);
+                    }
+                    Err(other) => panic!("{name} {}: {other}", rule.name()),
+                }
+            }
+            assert!(grown.leaves().len() > 3, "{name} {}", rule.name());
+            assert_eq!(
+                serde_json::to_string(&grown).expect("serialises"),
+                serde_json::to_string(&stepped).expect("serialises"),
+                "{name} {}",
+                rule.name()
+            );
+        }
+    }
+}
+
+#[test]
 fn pddp_l_makes_the_splits_of_table_1() {
     let data = demo().matrix;
     let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());

@@ -15,7 +15,7 @@ use crate::linalg::LinalgError;
 use crate::linalg::kernel::KernelSpec;
 use crate::matrix::DataMatrix;
 pub use rules::Laplacian;
-use rules::{SplitContext, SplitDetail, SplitEnv, SplitRule};
+use rules::{Partition, SplitContext, SplitDetail, SplitEnv, SplitRule};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
@@ -681,6 +681,18 @@ impl Tree {
         rule: &RuleSpec,
         env: SplitEnv,
     ) -> Result<Vec<usize>, ClusterError> {
+        let partition = self.plan_split(data, id, rule, env)?;
+        self.apply_split(data, id, rule, partition)
+    }
+
+    /// The partition `rule` makes of leaf `id`, leaving the tree as it is.
+    fn plan_split(
+        &self,
+        data: &DataMatrix,
+        id: usize,
+        rule: &RuleSpec,
+        env: SplitEnv,
+    ) -> Result<Partition, ClusterError> {
         if let Some(reason) = self.unsplittable_reason(id)? {
             return Err(ClusterError::Unsplittable { node: id, reason });
         }
@@ -693,17 +705,25 @@ impl Tree {
             env,
         };
         let implementation = rule.rule();
-        let partition = implementation
-            .split(&context)
-            .map_err(|error| match error {
-                ClusterError::Degenerate { reason } => ClusterError::Refused {
-                    node: id,
-                    rule: implementation.name(),
-                    reason,
-                },
-                other => other,
-            })?;
-        let objective_before = node.scatter;
+        implementation.split(&context).map_err(|error| match error {
+            ClusterError::Degenerate { reason } => ClusterError::Refused {
+                node: id,
+                rule: implementation.name(),
+                reason,
+            },
+            other => other,
+        })
+    }
+
+    /// Give leaf `id` the children of `partition`, which `rule` made of it.
+    fn apply_split(
+        &mut self,
+        data: &DataMatrix,
+        id: usize,
+        rule: &RuleSpec,
+        partition: Partition,
+    ) -> Result<Vec<usize>, ClusterError> {
+        let objective_before = self.get(id)?.scatter;
         let mut children = Vec::with_capacity(partition.groups.len());
         let mut objective_after = 0.0;
         let child_kernel_scatters: Vec<Option<KernelScatter>> =
@@ -720,8 +740,19 @@ impl Tree {
                     .collect(),
                 _ => vec![None; partition.groups.len()],
             };
-        for (members, kernel_scatter) in partition.groups.into_iter().zip(child_kernel_scatters) {
-            let centroid = data.centroid(&members);
+        // Each child's centroid is one pass over its columns; the children's passes are independent, so they
+        // run side by side (each one sequential, so the bits do not depend on the thread count).
+        let centroids: Vec<Vec<f64>> = partition
+            .groups
+            .par_iter()
+            .map(|members| data.centroid(members))
+            .collect();
+        for ((members, kernel_scatter), centroid) in partition
+            .groups
+            .into_iter()
+            .zip(child_kernel_scatters)
+            .zip(centroids)
+        {
             let scatter = scatter_of(&members, &centroid, &self.norms_squared);
             objective_after += scatter;
             let child_id = self.nodes.len();
@@ -882,6 +913,11 @@ impl Tree {
         };
         let mut report = GrowReport::default();
         let mut refused: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+        // Partitions computed ahead for leaves not yet chosen, with the rule they were computed with.
+        let mut planned: std::collections::HashMap<
+            usize,
+            (RuleSpec, Result<Partition, ClusterError>),
+        > = std::collections::HashMap::new();
         loop {
             let leaves = self.leaves().len();
             let done = match table_one_splits {
@@ -897,7 +933,7 @@ impl Tree {
                 }
                 _ => self.candidates(policy),
             };
-            let Some(id) = candidates.into_iter().find(|id| !refused.contains(id)) else {
+            let Some(id) = candidates.iter().copied().find(|id| !refused.contains(id)) else {
                 report.stopped_early = Some(format!(
                     "no leaf left that {} can split ({leaves} leaves)",
                     rule.name()
@@ -905,7 +941,38 @@ impl Tree {
                 break;
             };
             let step_rule = rule.capped(k - leaves + 1);
-            match self.split_in(data, id, &step_rule, env) {
+            let outcome = match planned.remove(&id) {
+                Some((planned_rule, outcome)) if planned_rule == step_rule => outcome,
+                _ => {
+                    // Splits of different leaves are independent, and a linear rule's split of a node of the
+                    // tree's size runs its products on all cores but keeps them waiting at every hand-off; with
+                    // two nodes in flight those waits fill up. When the grower will need at least one more
+                    // split after this one, the best other candidate is split alongside and its partition kept
+                    // until it is chosen. Each split computes exactly what it computes alone (the products'
+                    // summation order never depends on threads), so the tree is the same bit for bit.
+                    let more_splits_needed = match table_one_splits {
+                        Some(splits) => splits.saturating_sub(report.splits) >= 2,
+                        None => k.saturating_sub(leaves) >= 2,
+                    };
+                    let companion = candidates.iter().copied().find(|&other| {
+                        other != id && !refused.contains(&other) && !planned.contains_key(&other)
+                    });
+                    match companion {
+                        Some(other) if more_splits_needed && rule.kernel().is_none() => {
+                            // The companion is split after at least this one: the cap it will likely meet.
+                            let other_rule = rule.capped(k - leaves);
+                            let (outcome, other_outcome) = rayon::join(
+                                || self.plan_split(data, id, &step_rule, env),
+                                || self.plan_split(data, other, &other_rule, env),
+                            );
+                            planned.insert(other, (other_rule, other_outcome));
+                            outcome
+                        }
+                        _ => self.plan_split(data, id, &step_rule, env),
+                    }
+                }
+            };
+            match outcome.and_then(|partition| self.apply_split(data, id, &step_rule, partition)) {
                 Ok(_) => report.splits += 1,
                 Err(ClusterError::Refused { node, reason, .. }) => {
                     refused.insert(node);

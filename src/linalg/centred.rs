@@ -31,21 +31,166 @@ const SCATTER_NOISE_FACTOR: f64 = 1e3;
 /// Rows per task when adding accumulators or writing the transpose product in parallel.
 const ROW_BLOCK: usize = 4096;
 
+/// A row index as a node stores it: `u16` when the node's operator has at most 65,536 rows (a compact node of
+/// a vocabulary of that size; most nodes of most corpora), `u32` otherwise.
+trait RowIndex: Copy + Send + Sync {
+    fn from_row(row: usize) -> Self;
+    fn row(self) -> usize;
+}
+
+impl RowIndex for u16 {
+    fn from_row(row: usize) -> Self {
+        // Callers choose u16 only when every row fits.
+        row as u16
+    }
+    fn row(self) -> usize {
+        usize::from(self)
+    }
+}
+
+impl RowIndex for u32 {
+    fn from_row(row: usize) -> Self {
+        // Callers check the row count against u32 first.
+        row as u32
+    }
+    fn row(self) -> usize {
+        self as usize
+    }
+}
+
+/// The node's sparse columns, addressed by position in the node (0..n): row indices copied (renumbered to the
+/// node's own rows when compact, and narrowed), values read in place.
+#[derive(Debug)]
+struct SparseColumns<'a, I> {
+    /// Column at position p: `rows[offsets[p]..offsets[p + 1]]`.
+    offsets: Vec<usize>,
+    rows: Vec<I>,
+    /// Column at position p: values from `values[value_starts[p]..]`.
+    values: Cow<'a, [f64]>,
+    value_starts: Vec<usize>,
+}
+
+impl<'a, I: RowIndex> SparseColumns<'a, I> {
+    /// Columns over `rows`, with values read in place from `matrix` (or taken over, when it had to be
+    /// converted).
+    fn new(
+        offsets: Vec<usize>,
+        rows: Vec<I>,
+        value_starts: Vec<usize>,
+        matrix: Cow<'a, CsMat<f64>>,
+    ) -> Self {
+        let values = match matrix {
+            Cow::Borrowed(matrix) => Cow::Borrowed(matrix.data()),
+            Cow::Owned(matrix) => Cow::Owned(matrix.into_raw_storage().2),
+        };
+        SparseColumns {
+            offsets,
+            rows,
+            values,
+            value_starts,
+        }
+    }
+
+    fn column(&self, p: usize) -> (&[I], &[f64]) {
+        let rows = &self.rows[self.offsets[p]..self.offsets[p + 1]];
+        let start = self.value_starts[p];
+        (rows, &self.values[start..start + rows.len()])
+    }
+
+    /// `a_p . y`, with four independent partial sums in a fixed order: a single running sum makes every
+    /// addition wait for the previous one, and this loop is most of `B^T y`. Deterministic, like [`dot`].
+    fn dot(&self, p: usize, y: &[f64]) -> f64 {
+        let (rows, values) = self.column(p);
+        let split = rows.len() - rows.len() % 4;
+        let (row_body, row_tail) = rows.split_at(split);
+        let (value_body, value_tail) = values.split_at(split);
+        let mut sums = [0.0f64; 4];
+        for (i, v) in row_body.chunks_exact(4).zip(value_body.chunks_exact(4)) {
+            sums[0] += v[0] * y[i[0].row()];
+            sums[1] += v[1] * y[i[1].row()];
+            sums[2] += v[2] * y[i[2].row()];
+            sums[3] += v[3] * y[i[3].row()];
+        }
+        let mut total = (sums[0] + sums[1]) + (sums[2] + sums[3]);
+        for (i, v) in row_tail.iter().zip(value_tail) {
+            total += v * y[i.row()];
+        }
+        total
+    }
+
+    /// `out[p] = a_p . y - shift` for every column, on all cores when `parallel`.
+    fn dots(&self, y: &[f64], shift: f64, out: &mut [f64], parallel: bool) {
+        let column = |(p, out_p): (usize, &mut f64)| *out_p = self.dot(p, y) - shift;
+        if parallel {
+            out.par_iter_mut()
+                .enumerate()
+                .with_min_len(256)
+                .for_each(column);
+        } else {
+            out.iter_mut().enumerate().for_each(column);
+        }
+    }
+
+    /// `acc += sum_q x[q] a_{first + q}`.
+    fn accumulate(&self, first: usize, x: &[f64], acc: &mut [f64]) {
+        for (offset, &s) in x.iter().enumerate() {
+            if s != 0.0 {
+                let (rows, values) = self.column(first + offset);
+                for (i, v) in rows.iter().zip(values) {
+                    acc[i.row()] += s * v;
+                }
+            }
+        }
+    }
+
+    fn norm_squared(&self, p: usize) -> f64 {
+        let (_, values) = self.column(p);
+        dot(values, values)
+    }
+
+    /// `a_p . a_q`: both index lists are sorted (sprs guarantees it, and renumbering keeps the order), so one
+    /// merge pass.
+    fn pair_dot(&self, p: usize, q: usize) -> f64 {
+        let (ia, va) = self.column(p);
+        let (ib, vb) = self.column(q);
+        let (mut a, mut b, mut sum) = (0, 0, 0.0);
+        while a < ia.len() && b < ib.len() {
+            match ia[a].row().cmp(&ib[b].row()) {
+                std::cmp::Ordering::Less => a += 1,
+                std::cmp::Ordering::Greater => b += 1,
+                std::cmp::Ordering::Equal => {
+                    sum += va[a] * vb[b];
+                    a += 1;
+                    b += 1;
+                }
+            }
+        }
+        sum
+    }
+}
+
+/// The two layouts of a node's sparse columns; every product is written once, generically, and monomorphised
+/// per layout by [`with_sparse!`].
+#[derive(Debug)]
+enum SparseStorage<'a> {
+    Wide(SparseColumns<'a, u32>),
+    Narrow(SparseColumns<'a, u16>),
+}
+
+/// Run `$body` with `$columns` bound to whichever layout `$storage` holds.
+macro_rules! with_sparse {
+    ($storage:expr, $columns:ident => $body:expr) => {
+        match $storage {
+            SparseStorage::Wide($columns) => $body,
+            SparseStorage::Narrow($columns) => $body,
+        }
+    };
+}
+
 /// The columns a node is made of, addressed by position in the node (0..n).
 #[derive(Debug)]
 enum Storage<'a> {
-    /// Sparse columns: the node's row indices copied as `u32`, the values read in place. Products are
-    /// memory-bound, and reading 12 bytes per non-zero instead of 16 made `B^T y` on the 20 Newsgroups root
-    /// about a fifth faster, for a copy that costs about one product.
-    Sparse {
-        /// CSC; borrowed unless the data was (against [`DataMatrix`]'s contract) CSR and had to be converted.
-        matrix: Cow<'a, CsMat<f64>>,
-        /// Column at position p: `row_indices[offsets[p]..offsets[p + 1]]`.
-        offsets: Vec<usize>,
-        row_indices: Vec<u32>,
-        /// Column at position p: values from `matrix.data()[value_starts[p]..]`.
-        value_starts: Vec<usize>,
-    },
+    Sparse(SparseStorage<'a>),
     /// Column-major values of an m x n matrix, and the node's column indices into it.
     Dense {
         values: &'a [f64],
@@ -54,10 +199,14 @@ enum Storage<'a> {
     },
 }
 
+/// Rows no member uses get this in the renumbering table.
+const UNUSED_ROW: u32 = u32::MAX;
+
 impl<'a> Storage<'a> {
     /// The node's storage; `columns` must be in range. With `compact`, sparse row indices are renumbered to the
     /// rows the node actually uses (returned, ascending), so that every dense vector of the solver has the length
-    /// of the node's vocabulary rather than the corpus's.
+    /// of the node's vocabulary rather than the corpus's. Row indices are stored as `u16` when the operator has
+    /// at most 65,536 rows: products are memory-bound and read 2 bytes less per non-zero.
     fn new(
         data: &'a DataMatrix,
         columns: &'a [usize],
@@ -70,7 +219,7 @@ impl<'a> Storage<'a> {
                         rows: matrix.rows(),
                     });
                 }
-                let matrix = if matrix.is_csc() {
+                let matrix: Cow<'a, CsMat<f64>> = if matrix.is_csc() {
                     Cow::Borrowed(matrix)
                 } else {
                     Cow::Owned(matrix.to_csc())
@@ -86,35 +235,31 @@ impl<'a> Storage<'a> {
                     total += range.len();
                     offsets.push(total);
                 }
-                let mut row_indices = vec![0u32; total];
-                let all_indices = matrix.indices();
-                let copy = |(p, rows): (usize, &mut [u32])| {
-                    let (start, len) = (value_starts[p], rows.len());
-                    for (r, &i) in rows.iter_mut().zip(&all_indices[start..start + len]) {
-                        // Fits: the row count was checked against u32 above.
-                        *r = i as u32;
-                    }
-                };
-                let pieces = split_at_offsets(&mut row_indices, &offsets);
-                if total >= PARALLEL_MIN_NNZ {
-                    pieces
-                        .into_par_iter()
-                        .enumerate()
-                        .with_min_len(256)
-                        .for_each(copy);
+                let parallel = total >= PARALLEL_MIN_NNZ;
+                let (renumbering, active_rows) = if compact {
+                    let (table, active) =
+                        active_row_table(matrix.indices(), &value_starts, &offsets, matrix.rows());
+                    (Some(table), Some(active))
                 } else {
-                    pieces.into_iter().enumerate().for_each(copy);
-                }
-                let active_rows = compact.then(|| renumber_rows(&mut row_indices, matrix.rows()));
-                Ok((
-                    Storage::Sparse {
-                        matrix,
-                        offsets,
-                        row_indices,
-                        value_starts,
-                    },
-                    active_rows,
-                ))
+                    (None, None)
+                };
+                let operator_rows = active_rows.as_ref().map_or(matrix.rows(), Vec::len);
+                let narrow = operator_rows <= usize::from(u16::MAX) + 1;
+                let layout = Layout {
+                    all_indices: matrix.indices(),
+                    renumbering: renumbering.as_deref(),
+                    offsets: &offsets,
+                    value_starts: &value_starts,
+                    parallel,
+                };
+                let columns = if narrow {
+                    let rows = layout.rows();
+                    SparseStorage::Narrow(SparseColumns::new(offsets, rows, value_starts, matrix))
+                } else {
+                    let rows = layout.rows();
+                    SparseStorage::Wide(SparseColumns::new(offsets, rows, value_starts, matrix))
+                };
+                Ok((Storage::Sparse(columns), active_rows))
             }
             DataMatrix::Dense { matrix, .. } => Ok((
                 Storage::Dense {
@@ -129,22 +274,11 @@ impl<'a> Storage<'a> {
 
     fn column_nnz(&self, p: usize) -> usize {
         match self {
-            Storage::Sparse { offsets, .. } => offsets[p + 1] - offsets[p],
+            Storage::Sparse(columns) => {
+                with_sparse!(columns, c => c.offsets[p + 1] - c.offsets[p])
+            }
             Storage::Dense { rows, .. } => *rows,
         }
-    }
-
-    /// The row indices and values of the sparse column at position p.
-    fn sparse<'s>(
-        matrix: &'s CsMat<f64>,
-        offsets: &[usize],
-        row_indices: &'s [u32],
-        value_starts: &[usize],
-        p: usize,
-    ) -> (&'s [u32], &'s [f64]) {
-        let rows = &row_indices[offsets[p]..offsets[p + 1]];
-        let start = value_starts[p];
-        (rows, &matrix.data()[start..start + rows.len()])
     }
 
     /// The dense column at position p.
@@ -153,21 +287,33 @@ impl<'a> Storage<'a> {
         &values[j * rows..(j + 1) * rows]
     }
 
+    /// `out[p] = a_p . y - shift` for every column.
+    fn dots(&self, y: &[f64], shift: f64, out: &mut [f64], parallel: bool) {
+        match self {
+            Storage::Sparse(columns) => {
+                with_sparse!(columns, c => c.dots(y, shift, out, parallel))
+            }
+            Storage::Dense {
+                values,
+                rows,
+                columns,
+            } => {
+                let column = |(p, out_p): (usize, &mut f64)| {
+                    *out_p = dot(Self::dense(values, *rows, columns, p), y) - shift
+                };
+                if parallel {
+                    out.par_iter_mut().enumerate().for_each(column);
+                } else {
+                    out.iter_mut().enumerate().for_each(column);
+                }
+            }
+        }
+    }
+
     /// `a_p . y`.
     fn column_dot(&self, p: usize, y: &[f64]) -> f64 {
         match self {
-            Storage::Sparse {
-                matrix,
-                offsets,
-                row_indices,
-                value_starts,
-            } => {
-                let (rows, values) = Self::sparse(matrix, offsets, row_indices, value_starts, p);
-                rows.iter()
-                    .zip(values)
-                    .map(|(&i, v)| v * y[i as usize])
-                    .sum()
-            }
+            Storage::Sparse(columns) => with_sparse!(columns, c => c.dot(p, y)),
             Storage::Dense {
                 values,
                 rows,
@@ -179,15 +325,7 @@ impl<'a> Storage<'a> {
     /// `||a_p||^2`.
     fn column_norm_squared(&self, p: usize) -> f64 {
         match self {
-            Storage::Sparse {
-                matrix,
-                offsets,
-                row_indices,
-                value_starts,
-            } => {
-                let (_, values) = Self::sparse(matrix, offsets, row_indices, value_starts, p);
-                dot(values, values)
-            }
+            Storage::Sparse(columns) => with_sparse!(columns, c => c.norm_squared(p)),
             Storage::Dense {
                 values,
                 rows,
@@ -199,54 +337,28 @@ impl<'a> Storage<'a> {
         }
     }
 
-    /// `acc += s a_p`.
-    fn column_axpy(&self, p: usize, s: f64, acc: &mut [f64]) {
+    /// `acc += sum_q x[q] a_{first + q}`.
+    fn accumulate(&self, first: usize, x: &[f64], acc: &mut [f64]) {
         match self {
-            Storage::Sparse {
-                matrix,
-                offsets,
-                row_indices,
-                value_starts,
-            } => {
-                let (rows, values) = Self::sparse(matrix, offsets, row_indices, value_starts, p);
-                for (&i, v) in rows.iter().zip(values) {
-                    acc[i as usize] += s * v;
-                }
-            }
+            Storage::Sparse(columns) => with_sparse!(columns, c => c.accumulate(first, x, acc)),
             Storage::Dense {
                 values,
                 rows,
                 columns,
-            } => axpy(s, Self::dense(values, *rows, columns, p), acc),
+            } => {
+                for (offset, &s) in x.iter().enumerate() {
+                    if s != 0.0 {
+                        axpy(s, Self::dense(values, *rows, columns, first + offset), acc);
+                    }
+                }
+            }
         }
     }
 
     /// `a_p . a_q`.
     fn pair_dot(&self, p: usize, q: usize) -> f64 {
         match self {
-            Storage::Sparse {
-                matrix,
-                offsets,
-                row_indices,
-                value_starts,
-            } => {
-                let (ia, va) = Self::sparse(matrix, offsets, row_indices, value_starts, p);
-                let (ib, vb) = Self::sparse(matrix, offsets, row_indices, value_starts, q);
-                // Both index lists are sorted (sprs guarantees it): one merge pass.
-                let (mut a, mut b, mut sum) = (0, 0, 0.0);
-                while a < ia.len() && b < ib.len() {
-                    match ia[a].cmp(&ib[b]) {
-                        std::cmp::Ordering::Less => a += 1,
-                        std::cmp::Ordering::Greater => b += 1,
-                        std::cmp::Ordering::Equal => {
-                            sum += va[a] * vb[b];
-                            a += 1;
-                            b += 1;
-                        }
-                    }
-                }
-                sum
-            }
+            Storage::Sparse(columns) => with_sparse!(columns, c => c.pair_dot(p, q)),
             Storage::Dense {
                 values,
                 rows,
@@ -259,27 +371,78 @@ impl<'a> Storage<'a> {
     }
 }
 
-/// Renumber global row indices to positions among the rows that occur (ascending), returning those rows. Rows
-/// no member uses are zero in `A_p` and in the centroid, hence in `B`: dropping them changes no singular value or
-/// right singular vector, and saves the solver the corpus-wide vector work at every step of a small node.
-fn renumber_rows(row_indices: &mut [u32], rows: usize) -> Vec<usize> {
-    const UNUSED: u32 = u32::MAX;
-    let mut local = vec![UNUSED; rows];
-    for &i in row_indices.iter() {
-        local[i as usize] = 0;
+/// Where a node's columns lie in the data, and how to renumber their rows: what every layout's copy needs.
+struct Layout<'l> {
+    all_indices: &'l [usize],
+    /// Operator row of each data row, for a compact node.
+    renumbering: Option<&'l [u32]>,
+    offsets: &'l [usize],
+    value_starts: &'l [usize],
+    parallel: bool,
+}
+
+impl Layout<'_> {
+    /// The node's row indices, renumbered and narrowed to `I`, one column per task when parallel.
+    fn rows<I: RowIndex>(&self) -> Vec<I> {
+        let total = self.offsets.last().copied().unwrap_or(0);
+        let mut rows = vec![I::from_row(0); total];
+        let copy = |(p, out): (usize, &mut [I])| {
+            let start = self.value_starts[p];
+            let source = &self.all_indices[start..start + out.len()];
+            match self.renumbering {
+                Some(table) => {
+                    for (r, &i) in out.iter_mut().zip(source) {
+                        *r = I::from_row(table[i] as usize);
+                    }
+                }
+                None => {
+                    for (r, &i) in out.iter_mut().zip(source) {
+                        *r = I::from_row(i);
+                    }
+                }
+            }
+        };
+        let pieces = split_at_offsets(&mut rows, self.offsets);
+        if self.parallel {
+            pieces
+                .into_par_iter()
+                .enumerate()
+                .with_min_len(256)
+                .for_each(copy);
+        } else {
+            pieces.into_iter().enumerate().for_each(copy);
+        }
+        rows
     }
+}
+
+/// The rows a node's columns use (ascending) and the table from data row to operator row ([`UNUSED_ROW`] for
+/// the others). Rows no member uses are zero in `A_p` and in the centroid, hence in `B`: dropping them changes
+/// no singular value or right singular vector, and saves the solver the corpus-wide vector work at every step
+/// of a small node.
+fn active_row_table(
+    all_indices: &[usize],
+    value_starts: &[usize],
+    offsets: &[usize],
+    rows: usize,
+) -> (Vec<u32>, Vec<usize>) {
+    // Sequential: marking from several threads at once would share (and fight over) the same cache lines.
+    let mut used = vec![false; rows];
+    for (p, &start) in value_starts.iter().enumerate() {
+        for &i in &all_indices[start..start + offsets[p + 1] - offsets[p]] {
+            used[i] = true;
+        }
+    }
+    let mut table = vec![UNUSED_ROW; rows];
     let mut active = Vec::new();
-    for (row, slot) in local.iter_mut().enumerate() {
-        if *slot != UNUSED {
+    for (row, (slot, &flag)) in table.iter_mut().zip(&used).enumerate() {
+        if flag {
             // Fits: there are at most `rows` active rows and the row count fits in u32 (checked by the caller).
             *slot = active.len() as u32;
             active.push(row);
         }
     }
-    for index in row_indices.iter_mut() {
-        *index = local[*index as usize];
-    }
-    active
+    (table, active)
 }
 
 /// Split `data` into the consecutive pieces `data[offsets[p]..offsets[p + 1]]`.
@@ -448,11 +611,7 @@ impl<'a> CentredColumns<'a> {
     fn accumulate(&self, x: &[f64], y: &mut [f64]) {
         let Some(chunks) = self.chunks else {
             y.fill(0.0);
-            for (p, &s) in x.iter().enumerate() {
-                if s != 0.0 {
-                    self.storage.column_axpy(p, s, y);
-                }
-            }
+            self.storage.accumulate(0, x, y);
             return;
         };
         let m = self.rows;
@@ -467,11 +626,8 @@ impl<'a> CentredColumns<'a> {
         let sum_chunk = |chunk: usize, acc: &mut [f64]| {
             acc.fill(0.0);
             let first = chunks[chunk];
-            for (offset, &s) in x[first..chunks[chunk + 1]].iter().enumerate() {
-                if s != 0.0 {
-                    self.storage.column_axpy(first + offset, s, acc);
-                }
-            }
+            self.storage
+                .accumulate(first, &x[first..chunks[chunk + 1]], acc);
         };
         rayon::join(
             || sum_chunk(0, y),
@@ -536,15 +692,7 @@ impl LinearOperator for CentredColumns<'_> {
         assert_eq!(y.len(), self.rows, "B^T y: y has the wrong length");
         assert_eq!(x.len(), self.columns.len(), "B^T y: x has the wrong length");
         let shift = dot(&self.centroid, y);
-        let column = |(p, xp): (usize, &mut f64)| *xp = self.storage.column_dot(p, y) - shift;
-        if self.parallel_transpose {
-            x.par_iter_mut()
-                .enumerate()
-                .with_min_len(256)
-                .for_each(column);
-        } else {
-            x.iter_mut().enumerate().for_each(column);
-        }
+        self.storage.dots(y, shift, x, self.parallel_transpose);
     }
 
     /// `B^T B = A_p^T A_p - g e^T - e g^T + ||c||^2 e e^T` with `g = A_p^T c`, from sparse column-pair dot
@@ -663,6 +811,60 @@ mod tests {
         let op = CentredColumns::new(&data, &columns);
         assert!(op.chunks.is_some());
         check_products(&data, &columns, 7);
+    }
+
+    #[test]
+    fn narrow_and_wide_row_indices_compute_the_same_products() {
+        // 70,000 rows: the full operator needs u32 row indices; a compact node of a few columns uses far fewer
+        // than 65,536 rows and stores u16. The two must agree bit for bit on the node's rows.
+        let data = random_sparse(70_000, 40, 0.002, 19);
+        let columns: Vec<usize> = (0..40).filter(|j| j % 3 != 1).collect();
+        let full = CentredColumns::new(&data, &columns);
+        let compact = CentredColumns::compact(&data, &columns);
+        assert!(matches!(
+            full.storage,
+            Storage::Sparse(SparseStorage::Wide(_))
+        ));
+        assert!(matches!(
+            compact.storage,
+            Storage::Sparse(SparseStorage::Narrow(_))
+        ));
+        let active = compact.active_rows().expect("compact").to_vec();
+        assert!(active.len() < 65_536 && active.len() > 1000);
+        let mut rng = SplitMix64::new(20);
+        let x = random_vector(&mut rng, columns.len());
+        let (mut y_full, mut y_compact) = (vec![0.0; 70_000], vec![0.0; active.len()]);
+        full.apply(&x, &mut y_full);
+        compact.apply(&x, &mut y_compact);
+        for (r, &row) in active.iter().enumerate() {
+            assert_eq!(
+                y_compact[r].to_bits(),
+                y_full[row].to_bits(),
+                "B x, row {row}"
+            );
+        }
+        // B^T y for a y on the node's rows only.
+        let y_small = random_vector(&mut rng, active.len());
+        let mut y_large = vec![0.0; 70_000];
+        for (&row, &value) in active.iter().zip(&y_small) {
+            y_large[row] = value;
+        }
+        let (mut x_full, mut x_compact) = (vec![0.0; columns.len()], vec![0.0; columns.len()]);
+        full.apply_transpose(&y_large, &mut x_full);
+        compact.apply_transpose(&y_small, &mut x_compact);
+        assert_close(&x_compact, &x_full, 1e-14, "B^T y");
+        // And both match the products computed column by column from the data.
+        let DataMatrix::Sparse { matrix, .. } = &data else {
+            unreachable!()
+        };
+        let mut expected = vec![0.0; columns.len()];
+        for (p, &j) in columns.iter().enumerate() {
+            let column = matrix.outer_view(j).expect("column");
+            expected[p] = column.iter().map(|(i, v)| v * y_large[i]).sum::<f64>();
+        }
+        let shift = dot(full.centroid(), &y_large);
+        expected.iter_mut().for_each(|e| *e -= shift);
+        assert_close(&x_full, &expected, 1e-12, "B^T y against the data");
     }
 
     #[test]

@@ -157,6 +157,7 @@ fn main() {
         seed: 1,
     };
     let node = SplitContext {
+        start: None,
         data: &dataset.matrix,
         members: &members,
         norms_squared: &norms,

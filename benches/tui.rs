@@ -127,6 +127,7 @@ fn main() {
         std::process::exit(2);
     };
     let context = pdx::cluster::rules::SplitContext {
+        start: None,
         data: &data.matrix,
         members: &root.members,
         norms_squared: tree.norms_squared(),

@@ -118,11 +118,33 @@ fn children_partition_their_parent_for_every_rule() {
 
 fn context<'a>(data: &'a DataMatrix, members: &'a [usize], norms: &'a [f64]) -> SplitContext<'a> {
     SplitContext {
+        start: None,
         data,
         members,
         norms_squared: norms,
         node_id: 0,
         env: Default::default(),
+    }
+}
+
+#[test]
+fn splitting_every_rule_at_once_equals_splitting_each_alone() {
+    // split_all_along shares the pddp and pddp-oc partitions with the 2-means refinements that start from them.
+    let linear = pdx::report::preview::linear_rules(0.2);
+    let refinements_alone = vec![RuleSpec::PddpOc2Means, RuleSpec::Pddp2Means];
+    for (name, data) in datasets() {
+        let members: Vec<usize> = (0..data.cols()).collect();
+        let norms = data.column_norms_squared();
+        let node = context(&data, &members, &norms);
+        let directions = principal_directions(&node, 1).expect("directions");
+        for rules in [&linear, &refinements_alone] {
+            let together = pdx::cluster::rules::split_all_along(rules, &node, &directions);
+            assert_eq!(together.len(), rules.len());
+            for (rule, partition) in rules.iter().zip(together) {
+                let alone = rule.rule().split_along(&node, &directions).expect("splits");
+                assert_eq!(partition.expect("splits"), alone, "{name} {}", rule.name());
+            }
+        }
     }
 }
 
@@ -310,6 +332,40 @@ fn growing_splits_exactly_as_one_split_at_a_time() {
             );
         }
     }
+}
+
+#[test]
+fn children_start_from_their_parents_direction() {
+    let data = demo().matrix;
+    let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+    let root = tree.root();
+    assert!(tree.start_guess(root).is_none());
+    let children = tree
+        .split(&data, root, &RuleSpec::Pddp { l: 1 })
+        .expect("splits");
+    let parent = tree.node(root).expect("root");
+    let direction = parent.direction.clone().expect("pddp keeps its direction");
+    assert_eq!(direction.len(), parent.size());
+    for &child in &children {
+        let guess = tree.start_guess(child).expect("a guess");
+        let node = tree.node(child).expect("child");
+        assert_eq!(guess.len(), node.size());
+        for (g, member) in guess.iter().zip(node.members.iter()) {
+            let position = parent.members.binary_search(member).expect("a member");
+            assert_eq!(g.to_bits(), direction[position].to_bits());
+        }
+        // PDDP cut the parent by the direction's sign: each child's guess has one sign.
+        assert!(guess.iter().all(|&g| g > 0.0) || guess.iter().all(|&g| g <= 0.0));
+    }
+    // The direction is saved with the tree.
+    let text = serde_json::to_string(&tree).expect("serialises");
+    let back: Tree = serde_json::from_str(&text).expect("reads back");
+    assert_eq!(back.start_guess(children[0]), tree.start_guess(children[0]));
+    // A rule without a direction leaves its children none.
+    let mut kmeans = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+    let rule = RuleSpec::from_name("bisecting-kmeans", &RuleParams::default()).expect("a rule");
+    let children = kmeans.split(&data, root, &rule).expect("splits");
+    assert!(kmeans.start_guess(children[0]).is_none());
 }
 
 #[test]

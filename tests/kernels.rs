@@ -73,6 +73,7 @@ fn split(rule: &dyn SplitRule, data: &DataMatrix) -> Vec<Vec<usize>> {
     let members: Vec<usize> = (0..data.cols()).collect();
     let norms = data.column_norms_squared();
     let node = SplitContext {
+        start: None,
         data,
         members: &members,
         norms_squared: &norms,
@@ -184,6 +185,7 @@ fn soft_geodesic_kernel_kmeans_on_three_newsgroups() {
     members.sort_unstable();
     let norms = dataset.matrix.column_norms_squared();
     let node = SplitContext {
+        start: None,
         data: &dataset.matrix,
         members: &members,
         norms_squared: &norms,

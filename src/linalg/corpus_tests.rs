@@ -52,6 +52,7 @@ fn classic3_leading(matrix: &DataMatrix) -> (f64, Vec<f64>, DMatrix<f64>) {
         tolerance: 1e-14,
         max_iterations: 5000,
         krylov_dimension: Some(80),
+        start: None,
     };
     let reference = leading_singular(&op, 1, &reference_options).expect("reference");
     assert!(reference.converged);

@@ -142,6 +142,11 @@ pub struct LanczosOptions {
     /// Largest Krylov basis before a restart; `None` picks `max(20, 2k + 16)`. Memory is about
     /// `(m + n) * krylov_dimension` values; larger bases need fewer products on hard problems.
     pub krylov_dimension: Option<usize>,
+    /// A guess at the leading right singular vector (length n), e.g. a parent node's direction restricted to a
+    /// child. The first run starts from the guess plus an equal share of the fixed pseudo-random vector: the
+    /// guess saves the steps a random start spends finding the leading direction, and the random share keeps
+    /// every direction present, so a guess orthogonal to the answer cannot hide it. `None`: the random vector.
+    pub start: Option<Vec<f64>>,
 }
 
 impl LanczosOptions {
@@ -186,6 +191,7 @@ impl Default for LanczosOptions {
             tolerance: Self::TIGHT_TOLERANCE,
             max_iterations: 1000,
             krylov_dimension: None,
+            start: None,
         }
     }
 }
@@ -363,6 +369,36 @@ impl Basis {
         out
     }
 
+    /// Fill `out` with the unit vector along `guess / ||guess|| + r / ||r||` (r from the pseudo-random sequence),
+    /// orthogonal to the basis; `false` when the guess is zero or the combination falls into the basis's span.
+    fn guided_start(
+        &self,
+        guess: &[f64],
+        rng: &mut SplitMix64,
+        out: &mut [f64],
+        pass: &mut Vec<f64>,
+        total: &mut Vec<f64>,
+    ) -> bool {
+        let guess_norm = norm(guess);
+        if self.count >= self.len || !(guess_norm.is_finite() && guess_norm > 0.0) {
+            return false;
+        }
+        rng.fill_symmetric(out);
+        let random_norm = norm(out);
+        for (o, g) in out.iter_mut().zip(guess) {
+            *o = g / guess_norm + *o / random_norm;
+        }
+        let before = norm(out);
+        self.orthogonalise(out, pass, total);
+        let after = norm(out);
+        if after > 1e-6 * before {
+            scale(out, 1.0 / after);
+            true
+        } else {
+            false
+        }
+    }
+
     /// Fill `out` with a unit vector orthogonal to the basis, from the pseudo-random sequence; `false` if the
     /// basis already spans the space (or a few draws all fell into its span).
     fn random_orthogonal(
@@ -442,6 +478,8 @@ struct Lanczos<'o> {
     /// Exact triplets of invariant runs.
     found: Vec<Triplet>,
     rng: SplitMix64,
+    /// The caller's guess for the first run's start ([`LanczosOptions::start`]), taken when used.
+    guess: Option<Vec<f64>>,
     /// The largest product norm seen: a lower bound on `||B||_2`, the scale of breakdowns.
     norm_estimate: f64,
     steps: usize,
@@ -474,6 +512,7 @@ impl<'o> Lanczos<'o> {
             projected: DMatrix::zeros(dimension, dimension),
             found: Vec::new(),
             rng: SplitMix64::new(START_SEED),
+            guess: options.start.clone(),
             norm_estimate: 0.0,
             steps: 0,
             w: vec![0.0; m],
@@ -548,7 +587,17 @@ impl<'o> Lanczos<'o> {
             return false;
         }
         let mut start = std::mem::take(&mut self.z);
-        let found = self.right.random_orthogonal(
+        let guess = self.guess.take().filter(|g| g.len() == n);
+        let found = match guess {
+            Some(guess) => self.right.guided_start(
+                &guess,
+                &mut self.rng,
+                &mut start,
+                &mut self.pass,
+                &mut self.coefficients,
+            ),
+            None => false,
+        } || self.right.random_orthogonal(
             &mut self.rng,
             &mut start,
             &mut self.pass,
@@ -803,6 +852,50 @@ mod tests {
     }
 
     #[test]
+    fn a_start_guess_saves_steps_but_not_the_answer() {
+        let data = random_sparse(500, 300, 0.04, 41);
+        let columns: Vec<usize> = (0..300).collect();
+        let op = CentredColumns::new(&data, &columns);
+        let b = explicit_centred(&data, &columns);
+        let (_, _, v) = crate::linalg::test_util::dense_svd(&b);
+        let run = |start: Option<Vec<f64>>| {
+            let options = LanczosOptions {
+                tolerance: 1e-6,
+                start,
+                ..LanczosOptions::default()
+            };
+            leading_singular(&op, 1, &options).expect("lanczos")
+        };
+        let random = run(None);
+        // A good guess: the answer, slightly disturbed.
+        let mut rng = SplitMix64::new(42);
+        let near: Vec<f64> = v
+            .column(0)
+            .iter()
+            .map(|x| x + 0.01 * rng.next_symmetric() / 300f64.sqrt())
+            .collect();
+        let guided = run(Some(near));
+        // A useless guess: the second singular vector, orthogonal to the answer; the random share still finds it.
+        let orthogonal = run(Some(v.column(1).iter().copied().collect()));
+        for t in [&random, &guided, &orthogonal] {
+            assert!(t.converged);
+            let cos = crate::linalg::test_util::abs_cos(&t.right[0], v.column(0).as_slice());
+            assert!(cos >= 1.0 - 1e-8, "|cos| {cos}");
+        }
+        assert!(
+            guided.iterations < random.iterations,
+            "{} steps from the guess, {} from random",
+            guided.iterations,
+            random.iterations
+        );
+        // A guess of the wrong length or a zero guess is ignored: the random start, bit for bit.
+        for ignored in [vec![1.0; 7], vec![0.0; 300]] {
+            let t = run(Some(ignored));
+            assert_eq!(t.right[0], random.right[0]);
+        }
+    }
+
+    #[test]
     fn sparse_node_matches_dense_svd() {
         let data = random_sparse(400, 260, 0.04, 31);
         let all: Vec<usize> = (0..260).collect();
@@ -999,6 +1092,7 @@ mod tests {
             tolerance: 1e-14,
             max_iterations: 5,
             krylov_dimension: None,
+            start: None,
         };
         let t = leading_singular(&op, 2, &options).expect("lanczos");
         assert!(!t.converged);

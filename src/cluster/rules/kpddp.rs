@@ -70,6 +70,7 @@ impl SplitRule for Kpddp {
         Ok(Partition {
             groups: partition.groups,
             detail,
+            leading: None,
         })
     }
 }

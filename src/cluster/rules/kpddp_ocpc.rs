@@ -48,6 +48,7 @@ impl SplitRule for KpddpOcpc {
         Ok(Partition {
             groups: partition.groups,
             detail,
+            leading: None,
         })
     }
 }

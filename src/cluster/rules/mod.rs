@@ -19,6 +19,7 @@ mod pdgp;
 mod soft_kernel_kmeans;
 mod spectral;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::ClusterError;
@@ -52,6 +53,10 @@ pub struct SplitContext<'a> {
     pub norms_squared: &'a [f64],
     /// The node's id, which seeds the randomised rules so that each node draws its own numbers.
     pub node_id: usize,
+    /// A guess at the node's leading right singular vector, one entry per member (its parent's direction
+    /// restricted to it, from [`crate::cluster::Tree::start_guess`]): where the Lanczos runs of the PDDP family
+    /// start ([`crate::linalg::LanczosOptions::start`]). It changes how fast they converge, not what to.
+    pub start: Option<&'a [f64]>,
     /// What a split may need beyond the matrix: the documents' text (string kernels), a progress report that can
     /// cancel, and the memory a kernel matrix may take.
     pub env: SplitEnv<'a>,
@@ -88,6 +93,10 @@ impl Default for SplitEnv<'_> {
 pub struct Partition {
     pub groups: Vec<Vec<usize>>,
     pub detail: SplitDetail,
+    /// The leading right singular vector the split used (one entry per member), when it used one: the tree
+    /// keeps it so that the children's Lanczos runs can start from it.
+    #[serde(skip)]
+    pub leading: Option<Vec<f64>>,
 }
 
 /// Figures a rule computed, kept on the node for reports and previews.
@@ -194,7 +203,9 @@ pub trait SplitRule: Send + Sync {
             0 => Directions::default(),
             l => principal_directions(node, l)?,
         };
-        self.split_along(node, &directions)
+        let mut partition = self.split_along(node, &directions)?;
+        partition.leading = directions.right.into_iter().next();
+        Ok(partition)
     }
 }
 
@@ -221,6 +232,10 @@ pub fn principal_directions(node: &SplitContext, l: usize) -> Result<Directions,
     let operator = CentredColumns::compact(node.data, node.members);
     let options = LanczosOptions {
         tolerance: SPLIT_TOLERANCE,
+        start: node
+            .start
+            .filter(|start| start.len() == node.members.len())
+            .map(<[f64]>::to_vec),
         ..LanczosOptions::default()
     };
     let triplets = linalg::leading_singular_auto(&operator, l, &options)?;
@@ -250,6 +265,49 @@ pub fn principal_directions(node: &SplitContext, l: usize) -> Result<Directions,
         right: triplets.right,
         left,
     })
+}
+
+/// Each rule's split of the node along the same `directions`, in the order of `rules`: exactly what
+/// `rule.rule().split_along(node, directions)` gives for each, with the work two of them share done once.
+/// `pddp-2means` (seed 000 section 5) refines the `pddp` split and `pddp-oc-2means` the `pddp-oc` split, so when
+/// the starting rule is in the list too the refinement starts from the partition it already made. Independent
+/// splits run in parallel. This is what a preview comparing every linear rule on one node needs.
+pub fn split_all_along(
+    rules: &[super::RuleSpec],
+    node: &SplitContext,
+    directions: &Directions,
+) -> Vec<Result<Partition, ClusterError>> {
+    use super::RuleSpec;
+    let start_of = |rule: &RuleSpec| match rule {
+        RuleSpec::Pddp2Means => rules.iter().position(|r| *r == RuleSpec::Pddp { l: 1 }),
+        RuleSpec::PddpOc2Means => rules.iter().position(|r| *r == RuleSpec::PddpOc),
+        _ => None,
+    };
+    let first: Vec<Option<Result<Partition, ClusterError>>> = rules
+        .par_iter()
+        .map(|rule| match start_of(rule) {
+            Some(_) => None,
+            None => Some(rule.rule().split_along(node, directions)),
+        })
+        .collect();
+    let refined: Vec<Option<Result<Partition, ClusterError>>> = rules
+        .par_iter()
+        .map(|rule| {
+            let start = start_of(rule)?;
+            Some(match &first[start] {
+                Some(Ok(partition)) => {
+                    pddp_2means::refine_two(node, &partition.groups, partition.detail.clone())
+                }
+                // The refinement fails where its start does, with the same message: let it say so itself.
+                _ => rule.rule().split_along(node, directions),
+            })
+        })
+        .collect();
+    first
+        .into_iter()
+        .zip(refined)
+        .filter_map(|(first, refined)| first.or(refined))
+        .collect()
 }
 
 /// Group members by a label per member (`0..k`), dropping labels no member has, in label order.
@@ -313,5 +371,9 @@ pub fn require_split(
             reason: format!("{what} puts every member on one side"),
         });
     }
-    Ok(Partition { groups, detail })
+    Ok(Partition {
+        groups,
+        detail,
+        leading: None,
+    })
 }

@@ -58,6 +58,10 @@ impl SplitRule for PddpOc {
         directions: &Directions,
     ) -> Result<Partition, ClusterError> {
         let (groups, detail, _) = optimal_cut_split(node, directions)?;
-        Ok(Partition { groups, detail })
+        Ok(Partition {
+            groups,
+            detail,
+            leading: None,
+        })
     }
 }

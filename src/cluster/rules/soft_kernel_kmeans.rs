@@ -434,6 +434,7 @@ mod tests {
         let members: Vec<usize> = (0..coordinates.len()).collect();
         let norms = data.column_norms_squared();
         let node = SplitContext {
+            start: None,
             data: &data,
             members: &members,
             norms_squared: &norms,
@@ -500,6 +501,7 @@ mod tests {
             seed: 3,
         };
         let without_text = SplitContext {
+            start: None,
             data: &data,
             members: &members,
             norms_squared: &norms,
@@ -511,6 +513,7 @@ mod tests {
             Err(ClusterError::Kernel(KernelError::NeedsText(_)))
         ));
         let node = SplitContext {
+            start: None,
             env: super::super::SplitEnv {
                 texts: Some(&texts),
                 ..Default::default()

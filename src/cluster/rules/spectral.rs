@@ -149,6 +149,7 @@ impl SplitRule for Spectral {
         let positions: Vec<usize> = (0..n).collect();
         let norms = embedding.column_norms_squared();
         let embedded = SplitContext {
+            start: None,
             data: &embedding,
             members: &positions,
             norms_squared: &norms,

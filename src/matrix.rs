@@ -382,21 +382,7 @@ impl Column<'_> {
                     rows: other_rows,
                     values: other_values,
                 },
-            ) => {
-                let (mut a, mut b, mut sum) = (0, 0, 0.0);
-                while a < rows.len() && b < other_rows.len() {
-                    match rows[a].cmp(&other_rows[b]) {
-                        std::cmp::Ordering::Less => a += 1,
-                        std::cmp::Ordering::Greater => b += 1,
-                        std::cmp::Ordering::Equal => {
-                            sum += values[a] * other_values[b];
-                            a += 1;
-                            b += 1;
-                        }
-                    }
-                }
-                sum
-            }
+            ) => sorted_sparse_dot(rows, values, other_rows, other_values),
             (Column::Dense(values), Column::Dense(other_values)) => {
                 values.iter().zip(*other_values).map(|(x, y)| x * y).sum()
             }
@@ -490,4 +476,26 @@ impl DataMatrix {
         }
         sum
     }
+}
+
+/// The dot product of two sparse vectors given as sorted index lists and their values: one merge pass.
+pub(crate) fn sorted_sparse_dot<I: Ord>(
+    rows: &[I],
+    values: &[f64],
+    other_rows: &[I],
+    other_values: &[f64],
+) -> f64 {
+    let (mut a, mut b, mut sum) = (0, 0, 0.0);
+    while a < rows.len() && b < other_rows.len() {
+        match rows[a].cmp(&other_rows[b]) {
+            std::cmp::Ordering::Less => a += 1,
+            std::cmp::Ordering::Greater => b += 1,
+            std::cmp::Ordering::Equal => {
+                sum += values[a] * other_values[b];
+                a += 1;
+                b += 1;
+            }
+        }
+    }
+    sum
 }

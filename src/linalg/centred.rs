@@ -10,7 +10,7 @@ use sprs::CsMat;
 
 use super::vector::{axpy, dot};
 use super::{LinalgError, LinearOperator};
-use crate::matrix::DataMatrix;
+use crate::matrix::{DataMatrix, sorted_sparse_dot};
 
 /// Nodes with at least this many stored entries (non-zeros of sparse data, every entry of dense data) compute
 /// their products on all cores. Below it a product takes well under a millisecond and thread hand-offs would
@@ -33,7 +33,7 @@ const ROW_BLOCK: usize = 4096;
 
 /// A row index as a node stores it: `u16` when the node's operator has at most 65,536 rows (a compact node of
 /// a vocabulary of that size; most nodes of most corpora), `u32` otherwise.
-trait RowIndex: Copy + Send + Sync {
+trait RowIndex: Copy + Ord + Send + Sync {
     fn from_row(row: usize) -> Self;
     fn row(self) -> usize;
 }
@@ -153,19 +153,7 @@ impl<'a, I: RowIndex> SparseColumns<'a, I> {
     fn pair_dot(&self, p: usize, q: usize) -> f64 {
         let (ia, va) = self.column(p);
         let (ib, vb) = self.column(q);
-        let (mut a, mut b, mut sum) = (0, 0, 0.0);
-        while a < ia.len() && b < ib.len() {
-            match ia[a].row().cmp(&ib[b].row()) {
-                std::cmp::Ordering::Less => a += 1,
-                std::cmp::Ordering::Greater => b += 1,
-                std::cmp::Ordering::Equal => {
-                    sum += va[a] * vb[b];
-                    a += 1;
-                    b += 1;
-                }
-            }
-        }
-        sum
+        sorted_sparse_dot(ia, va, ib, vb)
     }
 }
 

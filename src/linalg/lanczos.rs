@@ -388,6 +388,17 @@ impl Basis {
         for (o, g) in out.iter_mut().zip(guess) {
             *o = g / guess_norm + *o / random_norm;
         }
+        self.normalise_remainder(out, pass, total)
+    }
+
+    /// Orthogonalise `out` against the basis and scale it to unit length; `false` when (almost) nothing is left
+    /// of it, i.e. it lay in the basis's span.
+    fn normalise_remainder(
+        &self,
+        out: &mut [f64],
+        pass: &mut Vec<f64>,
+        total: &mut Vec<f64>,
+    ) -> bool {
         let before = norm(out);
         self.orthogonalise(out, pass, total);
         let after = norm(out);
@@ -413,11 +424,7 @@ impl Basis {
         }
         for _ in 0..8 {
             rng.fill_symmetric(out);
-            let before = norm(out);
-            self.orthogonalise(out, pass, total);
-            let after = norm(out);
-            if after > 1e-6 * before {
-                scale(out, 1.0 / after);
+            if self.normalise_remainder(out, pass, total) {
                 return true;
             }
         }

@@ -500,7 +500,7 @@ pub struct Node {
     pub kernel_scatter: Option<KernelScatter>,
     /// The leading right singular vector its split used (one entry per member), when the rule used one: the
     /// children's Lanczos runs start from its restriction to them ([`Tree::start_guess`]). Saved with the tree,
-    /// so that a reopened session splits exactly as the unbroken one would have (about 20 bytes of JSON per
+    /// so that a reopened session splits exactly as the unbroken one would have (about 22 bytes of JSON per
     /// member of each split node).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<Arc<[f64]>>,

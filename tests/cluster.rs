@@ -369,6 +369,37 @@ fn children_start_from_their_parents_direction() {
 }
 
 #[test]
+fn a_cancelled_grow_stops_between_splits() {
+    let data = demo().matrix;
+    let progress = pdx::progress::Progress::default();
+    let env = pdx::cluster::rules::SplitEnv {
+        progress: Some(&progress),
+        ..Default::default()
+    };
+    let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+    let report = tree
+        .grow_in(
+            &data,
+            &RuleSpec::Pddp { l: 1 },
+            3,
+            SelectPolicy::Scatter,
+            env,
+        )
+        .expect("grows");
+    assert_eq!((report.splits, tree.leaves().len()), (2, 3));
+    progress.cancel();
+    let result = tree.grow_in(
+        &data,
+        &RuleSpec::Pddp { l: 1 },
+        6,
+        SelectPolicy::Scatter,
+        env,
+    );
+    assert!(matches!(result, Err(ClusterError::Cancelled(_))));
+    assert_eq!(tree.leaves().len(), 3, "no split after the cancel");
+}
+
+#[test]
 fn pddp_l_makes_the_splits_of_table_1() {
     let data = demo().matrix;
     let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());

@@ -38,6 +38,9 @@ pub enum ClusterError {
     Linalg(#[from] LinalgError),
     #[error(transparent)]
     Kernel(#[from] crate::linalg::kernel::KernelError),
+    /// The progress report asked [`Tree::grow_in`] to stop (Esc in the TUI); the splits made so far stay.
+    #[error(transparent)]
+    Cancelled(#[from] crate::progress::Cancelled),
     /// A Laplacian rule met a kernel matrix with a negative entry: it reads `K` as a graph's weights.
     #[error(
         "node {node} cannot be split by {rule}: the {kernel} kernel matrix has negative entries (smallest \
@@ -925,7 +928,8 @@ impl Tree {
     /// split according to (6)"): children of kernel splits carry it; a leaf without it (the tree was grown with
     /// another rule or kernel) has it measured from its kernel matrix, built within the same memory budget its
     /// split would need, and kept on the node. KPDDP(l) and KPDDP_OCPC make Table 2's
-    /// `ceil((k - 1) / (2^l - 1))` splits, like their linear counterparts.
+    /// `ceil((k - 1) / (2^l - 1))` splits, like their linear counterparts. When `env`'s progress report is
+    /// cancelled, growing stops before the next split with [`ClusterError::Cancelled`], keeping the splits made.
     pub fn grow_in(
         &mut self,
         data: &DataMatrix,
@@ -957,6 +961,10 @@ impl Tree {
             (RuleSpec, Result<Partition, ClusterError>),
         > = std::collections::HashMap::new();
         loop {
+            // A long auto-split stops between splits when asked; kernel rules also stop inside their own work.
+            if let Some(progress) = env.progress {
+                progress.check()?;
+            }
             let leaves = self.leaves().len();
             let done = match table_one_splits {
                 Some(splits) => report.splits >= splits,

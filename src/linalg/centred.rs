@@ -31,8 +31,8 @@ const SCATTER_NOISE_FACTOR: f64 = 1e3;
 /// Rows per task when adding accumulators or writing the transpose product in parallel.
 const ROW_BLOCK: usize = 4096;
 
-/// A row index as a node stores it: `u16` when the node's operator has at most 65,536 rows (a compact node of
-/// a vocabulary of that size; most nodes of most corpora), `u32` otherwise.
+/// A row index as a node stores it: `u16` when the node's operator has at most 65,536 rows (every compact node
+/// of 20 Newsgroups, whose root uses 57,606 terms), `u32` otherwise.
 trait RowIndex: Copy + Ord + Send + Sync {
     fn from_row(row: usize) -> Self;
     fn row(self) -> usize;
@@ -194,7 +194,7 @@ impl<'a> Storage<'a> {
     /// The node's storage; `columns` must be in range. With `compact`, sparse row indices are renumbered to the
     /// rows the node actually uses (returned, ascending), so that every dense vector of the solver has the length
     /// of the node's vocabulary rather than the corpus's. Row indices are stored as `u16` when the operator has
-    /// at most 65,536 rows: products are memory-bound and read 2 bytes less per non-zero.
+    /// at most 65,536 rows: the copy takes half the memory and every product reads 2 bytes less per non-zero.
     fn new(
         data: &'a DataMatrix,
         columns: &'a [usize],

@@ -665,9 +665,10 @@ impl<'o> Lanczos<'o> {
         // right basis is kept orthogonal in full. In exact arithmetic `B p_j` couples only to `q_{j-1}` (and, on
         // the first step after a thick restart, to every kept vector: the spike), so the left side is
         // orthogonalised against those and the locked vectors; Simon and Zha show that the left basis then stays
-        // orthogonal to about eps times the projected matrix's condition number. Deep tree nodes of a large
-        // vocabulary have many more terms than documents, and full left reorthogonalisation cost more than
-        // their products.
+        // orthogonal to about eps times the projected matrix's condition number. Tree nodes of text have several
+        // times more terms than documents (20 Newsgroups: 57,606 x 18,846 at the root, 14,608 x 1,366 deeper),
+        // and full left reorthogonalisation costs j passes over the terms at step j. Measured on 20 Newsgroups,
+        // PDDP to 20 leaves went from 291-301 ms to 216-231 ms with it.
         let skipped = if self.one_sided && j > self.kept {
             self.locked_left..self.locked_left + j - 1
         } else {

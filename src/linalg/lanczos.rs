@@ -511,7 +511,7 @@ struct Lanczos<'o> {
     /// Kept Ritz vectors at the head of the current run (after a thick restart; 0 otherwise).
     kept: usize,
     /// The caller's guess for the first run's start ([`LanczosOptions::start`]), taken when used.
-    guess: Option<Vec<f64>>,
+    guess: Option<&'o [f64]>,
     /// The largest product norm seen: a lower bound on `||B||_2`, the scale of breakdowns.
     norm_estimate: f64,
     steps: usize,
@@ -528,7 +528,7 @@ impl<'o> Lanczos<'o> {
         op: &'o dyn LinearOperator,
         k: usize,
         dimension: usize,
-        options: &LanczosOptions,
+        options: &'o LanczosOptions,
     ) -> Self {
         let (m, n) = (op.rows(), op.cols());
         Lanczos {
@@ -544,7 +544,7 @@ impl<'o> Lanczos<'o> {
             projected: DMatrix::zeros(dimension, dimension),
             found: Vec::new(),
             rng: SplitMix64::new(START_SEED),
-            guess: options.start.clone(),
+            guess: options.start.as_deref(),
             one_sided: m > n,
             kept: 0,
             norm_estimate: 0.0,
@@ -625,7 +625,7 @@ impl<'o> Lanczos<'o> {
         let guess = self.guess.take().filter(|g| g.len() == n);
         let found = match guess {
             Some(guess) => self.right.guided_start(
-                &guess,
+                guess,
                 &mut self.rng,
                 &mut start,
                 &mut self.pass,

@@ -68,9 +68,8 @@ impl SplitRule for Kpddp {
         )?;
         let detail = kernel_detail(&matrix, node.members, &partition.groups, partition.detail);
         Ok(Partition {
-            groups: partition.groups,
             detail,
-            leading: None,
+            ..partition
         })
     }
 }

@@ -46,9 +46,8 @@ impl SplitRule for KpddpOcpc {
         )?;
         let detail = kernel_detail(&matrix, node.members, &partition.groups, partition.detail);
         Ok(Partition {
-            groups: partition.groups,
             detail,
-            leading: None,
+            ..partition
         })
     }
 }

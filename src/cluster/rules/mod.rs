@@ -99,6 +99,18 @@ pub struct Partition {
     pub leading: Option<Vec<f64>>,
 }
 
+impl Partition {
+    /// Groups and figures, with no leading direction: what a rule's `split_along` makes; [`SplitRule::split`]
+    /// adds the direction it computed.
+    pub fn new(groups: Vec<Vec<usize>>, detail: SplitDetail) -> Self {
+        Partition {
+            groups,
+            detail,
+            leading: None,
+        }
+    }
+}
+
 /// Figures a rule computed, kept on the node for reports and previews.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SplitDetail {
@@ -371,9 +383,5 @@ pub fn require_split(
             reason: format!("{what} puts every member on one side"),
         });
     }
-    Ok(Partition {
-        groups,
-        detail,
-        leading: None,
-    })
+    Ok(Partition::new(groups, detail))
 }

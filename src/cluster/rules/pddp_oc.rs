@@ -58,10 +58,6 @@ impl SplitRule for PddpOc {
         directions: &Directions,
     ) -> Result<Partition, ClusterError> {
         let (groups, detail, _) = optimal_cut_split(node, directions)?;
-        Ok(Partition {
-            groups,
-            detail,
-            leading: None,
-        })
+        Ok(Partition::new(groups, detail))
     }
 }

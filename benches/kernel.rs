@@ -161,6 +161,7 @@ fn main() {
         data: &dataset.matrix,
         members: &members,
         norms_squared: &norms,
+        centroid: None,
         node_id: 0,
         env: SplitEnv::default(),
     };

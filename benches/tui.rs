@@ -131,6 +131,7 @@ fn main() {
         data: &data.matrix,
         members: &root.members,
         norms_squared: tree.norms_squared(),
+        centroid: Some(&root.centroid),
         node_id: root.id,
         env: Default::default(),
     };

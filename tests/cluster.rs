@@ -122,6 +122,7 @@ fn context<'a>(data: &'a DataMatrix, members: &'a [usize], norms: &'a [f64]) -> 
         data,
         members,
         norms_squared: norms,
+        centroid: None,
         node_id: 0,
         env: Default::default(),
     }

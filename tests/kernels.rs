@@ -77,6 +77,7 @@ fn split(rule: &dyn SplitRule, data: &DataMatrix) -> Vec<Vec<usize>> {
         data,
         members: &members,
         norms_squared: &norms,
+        centroid: None,
         node_id: 0,
         env: SplitEnv::default(),
     };
@@ -189,6 +190,7 @@ fn soft_geodesic_kernel_kmeans_on_three_newsgroups() {
         data: &dataset.matrix,
         members: &members,
         norms_squared: &norms,
+        centroid: None,
         node_id: 0,
         env: SplitEnv::default(),
     };

@@ -713,6 +713,7 @@ impl Tree {
             data,
             members: &node.members,
             norms_squared: &self.norms_squared,
+            centroid: Some(&node.centroid),
             node_id: id,
             env,
         };

@@ -294,6 +294,13 @@ impl Basis {
         self.count += 1;
     }
 
+    /// Append `factor * v`: normalising and storing a new basis vector in one pass.
+    fn push_scaled(&mut self, v: &[f64], factor: f64) {
+        self.data.truncate(self.count * self.len);
+        self.data.extend(v.iter().map(|x| x * factor));
+        self.count += 1;
+    }
+
     fn truncate(&mut self, count: usize) {
         self.count = count;
         self.data.truncate(count * self.len);
@@ -305,28 +312,39 @@ impl Basis {
 
     /// Remove from `w` its components along every basis vector, by classical Gram-Schmidt (its dot products are
     /// independent, hence parallel), repeated once when the first pass cancelled much (DGKS). `total` receives
-    /// the coefficients, which are the projected matrix's entries.
-    fn orthogonalise(&self, w: &mut [f64], pass: &mut Vec<f64>, total: &mut Vec<f64>) {
-        self.orthogonalise_except(w, 0..0, pass, total);
+    /// the coefficients, which are the projected matrix's entries. `before` is `||w||`; returns `||w||` after.
+    fn orthogonalise(
+        &self,
+        w: &mut [f64],
+        before: f64,
+        pass: &mut Vec<f64>,
+        total: &mut Vec<f64>,
+    ) -> f64 {
+        self.orthogonalise_except(w, 0..0, before, pass, total)
     }
 
     /// [`Basis::orthogonalise`] against every basis vector but those in `skipped`, whose coefficients are
-    /// recorded as zero: for the vectors that exact arithmetic makes orthogonal to `w` already.
+    /// recorded as zero: for the vectors that exact arithmetic makes orthogonal to `w` already. The caller
+    /// passes `||w||` (it has it from checking the product) and gets the new norm back from the pass that
+    /// subtracts the components: at the root of a text corpus every pass over a left vector reads half a
+    /// megabyte, and the step needs no other.
     fn orthogonalise_except(
         &self,
         w: &mut [f64],
         skipped: std::ops::Range<usize>,
+        before: f64,
         pass: &mut Vec<f64>,
         total: &mut Vec<f64>,
-    ) {
+    ) -> f64 {
         total.clear();
         total.resize(self.count, 0.0);
         let selected = self.count - skipped.len().min(self.count);
         if selected == 0 {
-            return;
+            return before;
         }
         let parallel = self.parallel(selected);
-        let mut before = norm(w);
+        let mut before = before;
+        let mut after = before;
         for _ in 0..2 {
             pass.clear();
             pass.resize(self.count, 0.0);
@@ -343,18 +361,20 @@ impl Basis {
                     pass.iter_mut().enumerate().for_each(coefficient);
                 }
             }
-            self.combine_into(w, pass, -1.0, parallel);
+            after = self.combine_from(0, pass, -1.0, w, parallel).sqrt();
             total.iter_mut().zip(pass.iter()).for_each(|(t, h)| *t += h);
-            let after = norm(w);
             if after > DGKS * before {
                 break;
             }
             before = after;
         }
+        after
     }
 
     /// `out += sign * sum_l coefficients[l] * vector(offset + l)` — written per block of rows with the
-    /// vectors in a fixed order, so the parallel and sequential versions give the same bits.
+    /// vectors in a fixed order, so the parallel and sequential versions give the same bits. Returns
+    /// `||out||^2` after the update, summed block by block in order (the same bits either way too), which
+    /// saves the caller a pass.
     fn combine_from(
         &self,
         offset: usize,
@@ -362,7 +382,7 @@ impl Basis {
         sign: f64,
         out: &mut [f64],
         parallel: bool,
-    ) {
+    ) -> f64 {
         let block = |(b, out_block): (usize, &mut [f64])| {
             let start = b * ROW_BLOCK;
             let end = start + out_block.len();
@@ -370,16 +390,17 @@ impl Basis {
             for (l, &c) in coefficients.iter().enumerate().filter(|(_, c)| **c != 0.0) {
                 axpy(sign * c, &self.vector(offset + l)[start..end], out_block);
             }
+            dot(out_block, out_block)
         };
-        if parallel {
-            out.par_chunks_mut(ROW_BLOCK).enumerate().for_each(block);
+        let squares: Vec<f64> = if parallel {
+            out.par_chunks_mut(ROW_BLOCK)
+                .enumerate()
+                .map(block)
+                .collect()
         } else {
-            out.chunks_mut(ROW_BLOCK).enumerate().for_each(block);
-        }
-    }
-
-    fn combine_into(&self, out: &mut [f64], coefficients: &[f64], sign: f64, parallel: bool) {
-        self.combine_from(0, coefficients, sign, out, parallel);
+            out.chunks_mut(ROW_BLOCK).enumerate().map(block).collect()
+        };
+        squares.iter().sum()
     }
 
     /// `sum_l coefficients[l] * vector(offset + l)`, a Ritz vector.
@@ -421,8 +442,7 @@ impl Basis {
         total: &mut Vec<f64>,
     ) -> bool {
         let before = norm(out);
-        self.orthogonalise(out, pass, total);
-        let after = norm(out);
+        let after = self.orthogonalise(out, before, pass, total);
         if after > 1e-6 * before {
             scale(out, 1.0 / after);
             true
@@ -660,7 +680,8 @@ impl<'o> Lanczos<'o> {
         self.steps += 1;
         self.op
             .apply(self.right.vector(self.locked_right + j), &mut self.w);
-        self.observe(norm(&self.w))?;
+        let product_norm = norm(&self.w);
+        self.observe(product_norm)?;
         // One-sided reorthogonalisation (Simon & Zha 2000): when the left vectors are the longer ones, only the
         // right basis is kept orthogonal in full. In exact arithmetic `B p_j` couples only to `q_{j-1}` (and, on
         // the first step after a thick restart, to every kept vector: the spike), so the left side is
@@ -674,40 +695,42 @@ impl<'o> Lanczos<'o> {
         } else {
             0..0
         };
-        self.left.orthogonalise_except(
+        let alpha = self.left.orthogonalise_except(
             &mut self.w,
             skipped,
+            product_norm,
             &mut self.pass,
             &mut self.coefficients,
         );
         for i in 0..j {
             self.projected[(i, j)] = self.coefficients[self.locked_left + i];
         }
-        let alpha = norm(&self.w);
         if alpha <= BREAKDOWN * self.norm_estimate {
             return Ok(StepEnd::Invariant {
                 rows: j,
                 cols: j + 1,
             });
         }
-        scale(&mut self.w, 1.0 / alpha);
         self.projected[(j, j)] = alpha;
-        self.left.push(&self.w);
+        self.left.push_scaled(&self.w, 1.0 / alpha);
 
         self.op
             .apply_transpose(self.left.vector(self.locked_left + j), &mut self.z);
-        self.observe(norm(&self.z))?;
-        self.right
-            .orthogonalise(&mut self.z, &mut self.pass, &mut self.coefficients);
-        let beta = norm(&self.z);
+        let product_norm = norm(&self.z);
+        self.observe(product_norm)?;
+        let beta = self.right.orthogonalise(
+            &mut self.z,
+            product_norm,
+            &mut self.pass,
+            &mut self.coefficients,
+        );
         if beta <= BREAKDOWN * self.norm_estimate {
             return Ok(StepEnd::Invariant {
                 rows: j + 1,
                 cols: j + 1,
             });
         }
-        scale(&mut self.z, 1.0 / beta);
-        self.right.push(&self.z);
+        self.right.push_scaled(&self.z, 1.0 / beta);
         Ok(StepEnd::Continue(beta))
     }
 

@@ -24,7 +24,7 @@ mod test_util;
 
 use nalgebra::DMatrix;
 
-pub use centred::{CentredColumns, PARALLEL_MIN_NNZ};
+pub use centred::{CentredColumns, KnownSummary, PARALLEL_MIN_NNZ};
 pub use dense::{DENSE_LIMIT, leading_singular_dense};
 pub use gram::Gram;
 pub use lanczos::{

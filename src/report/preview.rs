@@ -86,6 +86,7 @@ pub fn preview(
         data,
         members: &leaf.members,
         norms_squared: tree.norms_squared(),
+        centroid: Some(&leaf.centroid),
         node_id: node,
         env: Default::default(),
     };

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::ClusterError;
-use crate::linalg::{self, CentredColumns, LanczosOptions};
+use crate::linalg::{self, CentredColumns, KnownSummary, LanczosOptions};
 use crate::matrix::DataMatrix;
 
 pub use alignment::Alignment;
@@ -51,6 +51,9 @@ pub struct SplitContext<'a> {
     pub members: &'a [usize],
     /// `||a_j||^2` of every column of the data (indexed by column, not by member).
     pub norms_squared: &'a [f64],
+    /// The node's centroid over the data's rows, when the caller has it (a tree keeps one per node): the node
+    /// operator of the PDDP family then takes it rather than computing it again.
+    pub centroid: Option<&'a [f64]>,
     /// The node's id, which seeds the randomised rules so that each node draws its own numbers.
     pub node_id: usize,
     /// A guess at the node's leading right singular vector, one entry per member (its parent's direction
@@ -241,7 +244,11 @@ pub struct Directions {
 pub fn principal_directions(node: &SplitContext, l: usize) -> Result<Directions, ClusterError> {
     // Only the node's own terms: deep nodes use a small share of a large vocabulary, and every Lanczos step does
     // vector work proportional to the operator's rows.
-    let operator = CentredColumns::compact(node.data, node.members);
+    let known = node.centroid.map(|centroid| KnownSummary {
+        centroid,
+        norms_squared: node.norms_squared,
+    });
+    let operator = CentredColumns::compact_of(node.data, node.members, known);
     let options = LanczosOptions {
         tolerance: SPLIT_TOLERANCE,
         start: node

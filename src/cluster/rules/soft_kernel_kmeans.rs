@@ -438,6 +438,7 @@ mod tests {
             data: &data,
             members: &members,
             norms_squared: &norms,
+            centroid: None,
             node_id: 0,
             env: Default::default(),
         };
@@ -505,6 +506,7 @@ mod tests {
             data: &data,
             members: &members,
             norms_squared: &norms,
+            centroid: None,
             node_id: 0,
             env: Default::default(),
         };

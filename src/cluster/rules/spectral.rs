@@ -153,6 +153,7 @@ impl SplitRule for Spectral {
             data: &embedding,
             members: &positions,
             norms_squared: &norms,
+            centroid: None,
             node_id: node.node_id,
             env: SplitEnv::default(),
         };

@@ -85,6 +85,20 @@ fn children_partition_their_parent_for_every_rule() {
                         "{name} {}: empty child",
                         rule.name()
                     );
+                    // A child's centroid is the mean of its columns, bit for bit as the data computes it,
+                    // whether the rule handed it over (the PDDP family) or the tree computed it.
+                    let expected = data.centroid(&child.members);
+                    assert_eq!(child.centroid.len(), expected.len());
+                    assert!(
+                        child
+                            .centroid
+                            .iter()
+                            .zip(&expected)
+                            .all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "{name} {}: centroid of node {}",
+                        rule.name(),
+                        child.id
+                    );
                     union.extend(child.members.iter());
                 }
                 union.sort_unstable();

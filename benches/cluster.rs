@@ -3,8 +3,12 @@
 //! the same matrix (exported as Matrix Market), with the ratios.
 //!
 //! Run: `PDX_DATA=$(../shared/data/unpack.sh target/corpora) cargo bench --bench cluster`
-//! (`PDX_BENCH_RUNS`, default 3). The Python side is `benches/scipy_pddp.py`; without scipy / scikit-learn the
-//! benchmark says so and prints pdx's figures alone.
+//! (`PDX_BENCH_RUNS`, default 3; `PDX_BENCH_REFERENCE_RUNS`, default 3, for the Python side). The Python side is
+//! `benches/scipy_pddp.py`; without scipy / scikit-learn the benchmark says so and prints pdx's figures alone.
+//!
+//! This machine's speed drifts by tens of percent over minutes, so ratios are taken between runs made side by
+//! side: every rule once per round against that round's `pddp`, and each reference run against the pdx runs just
+//! before and after it. Each figure is the median of those ratios.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -142,19 +146,41 @@ fn main() {
         median(times)
     );
 
-    // Each rule to 20 leaves.
-    let mut pddp_ms = f64::NAN;
-    for name in linear.iter().chain(&["bisecting-kmeans"]) {
-        let rule = RuleSpec::from_name(name, &params).expect("known rule");
-        let results: Vec<(f64, f64)> = (0..runs).map(|_| grow(dataset, &rule, k)).collect();
-        let ms = median(results.iter().map(|r| r.0).collect());
-        let nmi = results[0].1;
-        if *name == "pddp" {
-            pddp_ms = ms;
+    // Each rule to 20 leaves, in rounds that run every rule once: this machine's speed drifts by tens of
+    // percent over minutes, so each rule's ratio to `pddp` is taken within a round (median over rounds) rather
+    // than between runs minutes apart.
+    let grown: Vec<RuleSpec> = linear
+        .iter()
+        .chain(&["bisecting-kmeans"])
+        .map(|name| RuleSpec::from_name(name, &params).expect("known rule"))
+        .collect();
+    let mut results: Vec<Vec<(f64, f64)>> = vec![Vec::new(); grown.len()];
+    let counters = common::CpuTimes::now();
+    for _ in 0..runs {
+        for (rule, results) in grown.iter().zip(results.iter_mut()) {
+            results.push(grow(dataset, rule, k));
         }
+    }
+    let pddp_times: Vec<f64> = results[0].iter().map(|r| r.0).collect();
+    for (rule, results) in grown.iter().zip(&results) {
+        let ms = median(results.iter().map(|r| r.0).collect());
+        let ratio = median(
+            results
+                .iter()
+                .zip(&pddp_times)
+                .map(|(r, pddp)| r.0 / pddp)
+                .collect(),
+        );
         println!(
-            "k={k}      {name:<16} {ms:>7.0} ms  NMI {nmi:.3}  ({:.2}x pddp)",
-            ms / pddp_ms
+            "k={k}      {:<16} {ms:>7.0} ms  NMI {:.3}  ({ratio:.2}x pddp, median of the rounds' ratios)",
+            rule.name(),
+            results[0].1
+        );
+    }
+    if let Some(counters) = counters {
+        println!(
+            "machine   the host took {} of the CPU time during those runs (steal)",
+            counters.steal_since()
         );
     }
     if let Some(peak) = peak_rss_mb() {
@@ -170,39 +196,92 @@ fn main() {
         }
     };
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/scipy_pddp.py");
-    let output = Command::new("python3")
-        .arg(&script)
-        .arg(&matrix_path)
-        .arg(&labels_path)
-        .arg(k.to_string())
-        .output();
-    match output {
-        Ok(output) if output.status.success() => {
-            let stdout = String::from_utf8_lossy(&output.stdout);
-            let Ok(reference) = serde_json::from_str::<serde_json::Value>(stdout.trim()) else {
-                println!("reference could not read its output: {stdout}");
+    // The reference runs several times, each between two pdx PDDP runs, and each round's ratio compares it with
+    // those two: the same drift then slows both sides.
+    let reference_runs = common::env_count("PDX_BENCH_REFERENCE_RUNS", 3);
+    let pddp = RuleSpec::Pddp { l: 1 };
+    let mut rounds: Vec<Round> = Vec::new();
+    let counters = common::CpuTimes::now();
+    for _ in 0..reference_runs {
+        let before = grow(dataset, &pddp, k).0;
+        let output = Command::new("python3")
+            .arg(&script)
+            .arg(&matrix_path)
+            .arg(&labels_path)
+            .arg(k.to_string())
+            .output();
+        let after = grow(dataset, &pddp, k).0;
+        let reference = match output {
+            Ok(output) if output.status.success() => {
+                let stdout = String::from_utf8_lossy(&output.stdout);
+                match serde_json::from_str::<serde_json::Value>(stdout.trim()) {
+                    Ok(reference) => reference,
+                    Err(_) => {
+                        println!("reference could not read its output: {stdout}");
+                        return;
+                    }
+                }
+            }
+            Ok(output) => {
+                println!(
+                    "reference not compared: {}",
+                    String::from_utf8_lossy(&output.stderr).trim()
+                );
                 return;
-            };
-            let scipy_ms = reference["pddp_s"].as_f64().unwrap_or(f64::NAN) * 1000.0;
-            let sklearn_ms = reference["bisecting_s"].as_f64().unwrap_or(f64::NAN) * 1000.0;
-            println!(
-                "scipy     PDDP (ARPACK, implicit centring) k={k}: {scipy_ms:.0} ms  NMI {:.3}",
-                reference["pddp_nmi"].as_f64().unwrap_or(f64::NAN)
-            );
-            println!(
-                "sklearn   BisectingKMeans k={k}: {sklearn_ms:.0} ms  NMI {:.3}",
-                reference["bisecting_nmi"].as_f64().unwrap_or(f64::NAN)
-            );
-            println!(
-                "ratio     pdx pddp is {:.1}x faster than scipy PDDP and {:.2}x the speed of BisectingKMeans",
-                scipy_ms / pddp_ms,
-                sklearn_ms / pddp_ms
-            );
-        }
-        Ok(output) => println!(
-            "reference not compared: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        ),
-        Err(error) => println!("reference not compared: python3 not runnable ({error})"),
+            }
+            Err(error) => {
+                println!("reference not compared: python3 not runnable ({error})");
+                return;
+            }
+        };
+        let round = Round {
+            pdx_ms: 0.5 * (before + after),
+            scipy_ms: reference["pddp_s"].as_f64().unwrap_or(f64::NAN) * 1000.0,
+            sklearn_ms: reference["bisecting_s"].as_f64().unwrap_or(f64::NAN) * 1000.0,
+            scipy_nmi: reference["pddp_nmi"].as_f64().unwrap_or(f64::NAN),
+            sklearn_nmi: reference["bisecting_nmi"].as_f64().unwrap_or(f64::NAN),
+        };
+        println!(
+            "round     pdx PDDP {before:.0} / {after:.0} ms around scipy PDDP {:.0} ms ({:.1}x) and BisectingKMeans {:.0} ms ({:.2}x)",
+            round.scipy_ms,
+            round.scipy_ms / round.pdx_ms,
+            round.sklearn_ms,
+            round.sklearn_ms / round.pdx_ms
+        );
+        rounds.push(round);
     }
+    let Some(first) = rounds.first() else {
+        return;
+    };
+    if let Some(counters) = counters {
+        println!(
+            "machine   the host took {} of the CPU time during the rounds (steal)",
+            counters.steal_since()
+        );
+    }
+    let of = |value: fn(&Round) -> f64| median(rounds.iter().map(value).collect());
+    println!(
+        "scipy     PDDP (ARPACK, implicit centring) k={k}: {:.0} ms  NMI {:.3}  (median of {reference_runs})",
+        of(|r| r.scipy_ms),
+        first.scipy_nmi
+    );
+    println!(
+        "sklearn   BisectingKMeans k={k}: {:.0} ms  NMI {:.3}  (median of {reference_runs})",
+        of(|r| r.sklearn_ms),
+        first.sklearn_nmi
+    );
+    println!(
+        "ratio     pdx pddp is {:.1}x faster than scipy PDDP and {:.2}x the speed of BisectingKMeans (medians of the rounds' ratios)",
+        of(|r| r.scipy_ms / r.pdx_ms),
+        of(|r| r.sklearn_ms / r.pdx_ms)
+    );
+}
+
+/// One run of the reference, with the mean of the pdx PDDP runs just before and after it.
+struct Round {
+    pdx_ms: f64,
+    scipy_ms: f64,
+    sklearn_ms: f64,
+    scipy_nmi: f64,
+    sklearn_nmi: f64,
 }

@@ -52,3 +52,42 @@ pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
 }
+
+/// The machine-wide CPU time counters of `/proc/stat` (Linux), to tell how much of a measurement's time the
+/// virtual machine's host took for itself ("steal"): on a shared host this swings from nothing to half of all
+/// CPU time, and every timing swings with it.
+#[derive(Debug, Clone, Copy)]
+pub struct CpuTimes {
+    steal: u64,
+    total: u64,
+}
+
+impl CpuTimes {
+    /// The counters now; `None` where `/proc/stat` is not readable.
+    pub fn now() -> Option<CpuTimes> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let line = stat.lines().find(|line| line.starts_with("cpu "))?;
+        let fields: Vec<u64> = line
+            .split_whitespace()
+            .skip(1)
+            .map(|field| field.parse().ok())
+            .collect::<Option<_>>()?;
+        // user nice system idle iowait irq softirq steal (guest time is already counted in user).
+        let total = fields.iter().take(8).sum();
+        Some(CpuTimes {
+            steal: *fields.get(7)?,
+            total,
+        })
+    }
+
+    /// The percentage of CPU time stolen by the host since `self`, as text ("n/a" without counters).
+    pub fn steal_since(self) -> String {
+        match CpuTimes::now() {
+            Some(now) if now.total > self.total => format!(
+                "{:.0}%",
+                100.0 * (now.steal - self.steal) as f64 / (now.total - self.total) as f64
+            ),
+            _ => "n/a".into(),
+        }
+    }
+}

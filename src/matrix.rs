@@ -391,6 +391,28 @@ impl Column<'_> {
         }
     }
 
+    /// `a . x`, then `x += a`, in one pass over the column (its rows are distinct, so each entry of `x` is read
+    /// before this column changes it): the step of a sweep that keeps a running sum of columns.
+    #[inline]
+    pub fn dot_then_add(&self, x: &mut [f64]) -> f64 {
+        let mut sums = [0.0f64; 4];
+        match self {
+            Column::Sparse { rows, values } => {
+                for (k, (&r, &v)) in rows.iter().zip(*values).enumerate() {
+                    sums[k % 4] += v * x[r];
+                    x[r] += v;
+                }
+            }
+            Column::Dense(values) => {
+                for (k, (xi, &v)) in x.iter_mut().zip(*values).enumerate() {
+                    sums[k % 4] += v * *xi;
+                    *xi += v;
+                }
+            }
+        }
+        (sums[0] + sums[1]) + (sums[2] + sums[3])
+    }
+
     /// `x += scale * a`.
     #[inline]
     pub fn add_to(&self, x: &mut [f64], scale: f64) {
@@ -548,6 +570,30 @@ mod tests {
                 (dense.dot(&x[..len]) - dense_plain).abs() <= 1e-13,
                 "dense, {len} entries"
             );
+        }
+    }
+
+    #[test]
+    fn dot_then_add_is_a_dot_product_followed_by_an_addition() {
+        let x: Vec<f64> = (0..16).map(|i| (i as f64) * 0.25 - 1.0).collect();
+        for len in 0..10 {
+            let rows: Vec<usize> = (0..len).map(|k| (k * 7) % 16).collect();
+            let values: Vec<f64> = (0..len).map(|k| 0.5 + k as f64).collect();
+            for column in [
+                Column::Sparse {
+                    rows: &rows,
+                    values: &values,
+                },
+                Column::Dense(&values),
+            ] {
+                let mut fused = x.clone();
+                let mut separate = x.clone();
+                let dot = column.dot_then_add(&mut fused);
+                let expected = column.dot(&separate);
+                column.add_to(&mut separate, 1.0);
+                assert!((dot - expected).abs() <= 1e-12, "{len} entries");
+                assert_eq!(fused, separate);
+            }
         }
     }
 }

@@ -2,7 +2,7 @@
 //! numeric clouds (dense).
 
 use nalgebra::DMatrix;
-use pdx::cluster::cuts::{optimal_cut_1d, optimal_cut_along_order};
+use pdx::cluster::cuts::{optimal_cut_1d, optimal_cut_along_order, optimal_cut_given_total};
 use pdx::cluster::rules::{SplitContext, principal_directions};
 use pdx::cluster::{ClusterError, RuleParams, RuleSpec, SelectPolicy, Tree};
 use pdx::dataset::{self, DatasetOptions};
@@ -221,6 +221,18 @@ fn lemma_1_running_sums_match_brute_force() {
         );
     assert_eq!(fast.cut, best_cut);
     assert!((fast.objective - best).abs() < 1e-9 * best);
+
+    // The same sweep given the sum as n times the centroid (what pddp-oc takes from the tree), on sparse text too.
+    for data in [clouds(), demo().matrix] {
+        let norms = data.column_norms_squared();
+        let order: Vec<usize> = (0..data.cols()).map(|i| (i * 37) % data.cols()).collect();
+        let n = order.len() as f64;
+        let total: Vec<f64> = data.centroid(&order).iter().map(|c| c * n).collect();
+        let exact = optimal_cut_along_order(&data, &order, &norms);
+        let given = optimal_cut_given_total(&data, &order, &norms, &total);
+        assert_eq!(given.cut, exact.cut);
+        assert!((given.objective - exact.objective).abs() < 1e-9 * exact.objective);
+    }
 }
 
 #[test]

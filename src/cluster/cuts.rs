@@ -26,20 +26,32 @@ pub fn optimal_cut_along_order(
     order: &[usize],
     norms_squared: &[f64],
 ) -> OrderCut {
-    let n = order.len();
-    debug_assert!(n >= 2);
-    let m = data.rows();
-    let mut total = vec![0.0; m];
+    let mut total = vec![0.0; data.rows()];
     for &j in order {
         data.column(j).add_to(&mut total, 1.0);
     }
+    optimal_cut_given_total(data, order, norms_squared, &total)
+}
+
+/// [`optimal_cut_along_order`] given `total`, the sum of the ordered columns: `n c` for a node of n columns and
+/// centroid c, which a tree already has, so that the sweep needs no pass of its own to add the columns up
+/// (equal to the sum up to rounding, which moves the objectives by rounding only).
+pub fn optimal_cut_given_total(
+    data: &DataMatrix,
+    order: &[usize],
+    norms_squared: &[f64],
+    total: &[f64],
+) -> OrderCut {
+    let n = order.len();
+    debug_assert!(n >= 2);
+    let m = data.rows();
     let total_norm_sq: f64 = total.iter().map(|v| v * v).sum();
     // `T.a` for every column does not depend on the sweep: computed up front on all cores, it leaves the sweep one
     // dot product and one update per column.
     let with_total: Vec<f64> = order[..n - 1]
         .par_iter()
         .with_min_len(256)
-        .map(|&j| data.column(j).dot(&total))
+        .map(|&j| data.column(j).dot(total))
         .collect();
     let sum_norms: f64 = order.iter().map(|&j| norms_squared[j]).sum();
 
@@ -51,12 +63,10 @@ pub fn optimal_cut_along_order(
         objective: f64::INFINITY,
     };
     for (position, (&j, &with_total)) in order[..n - 1].iter().zip(&with_total).enumerate() {
-        let column = data.column(j);
-        let with_prefix = column.dot(&prefix);
+        let with_prefix = data.column(j).dot_then_add(&mut prefix);
         let with_suffix = with_total - with_prefix;
         prefix_norm_sq += 2.0 * with_prefix + norms_squared[j];
         suffix_norm_sq += -2.0 * with_suffix + norms_squared[j];
-        column.add_to(&mut prefix, 1.0);
         let left = (position + 1) as f64;
         let right = (n - position - 1) as f64;
         let objective = sum_norms - prefix_norm_sq / left - suffix_norm_sq.max(0.0) / right;

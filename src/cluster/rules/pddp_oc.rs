@@ -3,7 +3,7 @@
 
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule};
 use crate::cluster::ClusterError;
-use crate::cluster::cuts::optimal_cut_along_order;
+use crate::cluster::cuts::{optimal_cut_along_order, optimal_cut_given_total};
 
 /// Order the members by their coordinate on the leading right singular vector `v_1`, then choose among the n - 1
 /// prefix / suffix splits of that order the one with the smallest 2-means objective of the columns themselves
@@ -30,7 +30,15 @@ pub(super) fn optimal_cut_split(
     directions: &Directions,
 ) -> Result<(Vec<Vec<usize>>, SplitDetail, f64), ClusterError> {
     let (order, sorted) = ordered_by(node.members, &directions.right[0]);
-    let best = optimal_cut_along_order(node.data, &order, node.norms_squared);
+    // The sum of the members is n times the centroid the tree keeps for the node.
+    let n = node.members.len() as f64;
+    let best = match node.centroid.filter(|c| c.len() == node.data.rows()) {
+        Some(centroid) => {
+            let total: Vec<f64> = centroid.iter().map(|c| c * n).collect();
+            optimal_cut_given_total(node.data, &order, node.norms_squared, &total)
+        }
+        None => optimal_cut_along_order(node.data, &order, node.norms_squared),
+    };
     let mut lower = order[..best.cut].to_vec();
     let mut upper = order[best.cut..].to_vec();
     lower.sort_unstable();

@@ -366,10 +366,8 @@ impl Column<'_> {
     #[inline]
     pub fn dot(&self, x: &[f64]) -> f64 {
         match self {
-            Column::Sparse { rows, values } => {
-                four_lane_sum(rows.len(), |k| values[k] * x[rows[k]])
-            }
-            Column::Dense(values) => four_lane_sum(values.len().min(x.len()), |k| values[k] * x[k]),
+            Column::Sparse { rows, values } => four_lane_sum(rows, values, |&r| x[r]),
+            Column::Dense(values) => four_lane_sum(&x[..values.len().min(x.len())], values, |&v| v),
         }
     }
 
@@ -500,22 +498,27 @@ impl DataMatrix {
     }
 }
 
-/// `sum_k term(k)` for k in 0..len, in four independent running sums combined in a fixed order: one running
-/// sum makes every addition wait for the previous one, and these sums (a column against a dense vector) are
-/// the inner loops of the cut sweeps and of 2-means. Deterministic: the order depends on `len` only.
+/// `sum_k values[k] * x(&keys[k])`, in four independent running sums combined in a fixed order: one running sum
+/// makes every addition wait for the previous one, and these sums (a column against a dense vector) are the
+/// inner loops of the cut sweeps and of 2-means. Deterministic: the order depends on the length only.
 #[inline]
-fn four_lane_sum(len: usize, term: impl Fn(usize) -> f64) -> f64 {
+fn four_lane_sum<K>(keys: &[K], values: &[f64], x: impl Fn(&K) -> f64) -> f64 {
+    let len = keys.len().min(values.len());
+    let (keys, values) = (&keys[..len], &values[..len]);
     let body = len - len % 4;
     let mut sums = [0.0f64; 4];
-    for k in (0..body).step_by(4) {
-        sums[0] += term(k);
-        sums[1] += term(k + 1);
-        sums[2] += term(k + 2);
-        sums[3] += term(k + 3);
+    for (k, v) in keys[..body]
+        .chunks_exact(4)
+        .zip(values[..body].chunks_exact(4))
+    {
+        sums[0] += v[0] * x(&k[0]);
+        sums[1] += v[1] * x(&k[1]);
+        sums[2] += v[2] * x(&k[2]);
+        sums[3] += v[3] * x(&k[3]);
     }
     let mut total = (sums[0] + sums[1]) + (sums[2] + sums[3]);
-    for k in body..len {
-        total += term(k);
+    for (k, v) in keys[body..].iter().zip(&values[body..]) {
+        total += v * x(k);
     }
     total
 }

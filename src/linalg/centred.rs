@@ -598,9 +598,9 @@ impl<'a> CentredColumns<'a> {
 
     /// [`CentredColumns::compact`] for a node whose centroid and column norms the caller already has (a tree
     /// keeps both): the operator takes them instead of making its own pass over the node for each. The
-    /// centroid alone costs as much as one product, and a split of 20 Newsgroups takes 9 to 17 Lanczos steps of
-    /// two products each. Known values of the wrong length (a tree read back
-    /// before its centroids were rebuilt) are ignored and computed.
+    /// centroid alone costs as much as one product, and a split of 20 Newsgroups takes 9 to 17 Lanczos steps
+    /// of two products each. Known values of the wrong length (a tree read back before its centroids were
+    /// rebuilt) are ignored and computed.
     ///
     /// # Panics
     /// If a column index is out of range (see [`CentredColumns::new`]).

@@ -232,6 +232,8 @@ fn lemma_1_running_sums_match_brute_force() {
         let given = optimal_cut_given_total(&data, &order, &norms, &total);
         assert_eq!(given.cut, exact.cut);
         assert!((given.objective - exact.objective).abs() < 1e-9 * exact.objective);
+        // A sum of the wrong length is ignored.
+        assert_eq!(optimal_cut_given_total(&data, &order, &norms, &[]), exact);
     }
 }
 

@@ -499,10 +499,11 @@ impl DataMatrix {
 }
 
 /// `sum_k values[k] * x(&keys[k])`, in four independent running sums combined in a fixed order: one running sum
-/// makes every addition wait for the previous one, and these sums (a column against a dense vector) are the
-/// inner loops of the cut sweeps and of 2-means. Deterministic: the order depends on the length only.
+/// makes every addition wait for the previous one, and these sums are the inner loops of the products, the cut
+/// sweeps and 2-means (a column against a dense vector) and of the solvers' vector work. Deterministic: the
+/// order depends on the length only, never on threads.
 #[inline]
-fn four_lane_sum<K>(keys: &[K], values: &[f64], x: impl Fn(&K) -> f64) -> f64 {
+pub(crate) fn four_lane_sum<K>(keys: &[K], values: &[f64], x: impl Fn(&K) -> f64) -> f64 {
     let len = keys.len().min(values.len());
     let (keys, values) = (&keys[..len], &values[..len]);
     let body = len - len % 4;

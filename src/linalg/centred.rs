@@ -10,7 +10,7 @@ use sprs::CsMat;
 
 use super::vector::{axpy, dot};
 use super::{LinalgError, LinearOperator};
-use crate::matrix::{DataMatrix, sorted_sparse_dot};
+use crate::matrix::{DataMatrix, four_lane_sum, sorted_sparse_dot};
 
 /// Nodes with at least this many stored entries (non-zeros of sparse data, every entry of dense data) compute
 /// their products on all cores. Below it a product takes well under a millisecond and thread hand-offs would
@@ -144,21 +144,7 @@ impl<'a, I: RowIndex> SparseColumns<'a, I> {
     /// addition wait for the previous one, and this loop is most of `B^T y`. Deterministic, like [`dot`].
     fn dot<V: RowVector<I> + ?Sized>(&self, p: usize, y: &V) -> f64 {
         let (rows, values) = self.column(p);
-        let split = rows.len() - rows.len() % 4;
-        let (row_body, row_tail) = rows.split_at(split);
-        let (value_body, value_tail) = values.split_at(split);
-        let mut sums = [0.0f64; 4];
-        for (i, v) in row_body.chunks_exact(4).zip(value_body.chunks_exact(4)) {
-            sums[0] += v[0] * y.at(i[0]);
-            sums[1] += v[1] * y.at(i[1]);
-            sums[2] += v[2] * y.at(i[2]);
-            sums[3] += v[3] * y.at(i[3]);
-        }
-        let mut total = (sums[0] + sums[1]) + (sums[2] + sums[3]);
-        for (&i, v) in row_tail.iter().zip(value_tail) {
-            total += v * y.at(i);
-        }
-        total
+        four_lane_sum(rows, values, |&i| y.at(i))
     }
 
     /// `out[p] = a_p . y - shift` for every column, on all cores when `parallel`.
@@ -356,6 +342,14 @@ impl<'a> Storage<'a> {
                     out.iter_mut().enumerate().for_each(column);
                 }
             }
+        }
+    }
+
+    /// How many values [`Storage::dots`] needs for its padded copy of `y`: none unless narrow and parallel.
+    fn copy_len(&self, m: usize, parallel: bool) -> usize {
+        match self {
+            Storage::Sparse(SparseStorage::Narrow(_)) if parallel => self.padded_len(m),
+            _ => 0,
         }
     }
 
@@ -730,23 +724,23 @@ impl<'a> CentredColumns<'a> {
         };
         let m = self.rows;
         let stride = self.storage.padded_len(m);
-        let mut own = Vec::new();
-        let mut guard = self.scratch.try_lock().ok();
-        let scratch: &mut Vec<f64> = match guard.as_deref_mut() {
-            Some(shared) => shared,
-            None => &mut own,
-        };
-        scratch.resize(ACCUMULATOR_CHUNKS * stride, 0.0);
-        scratch
-            .par_chunks_mut(stride)
-            .enumerate()
-            .for_each(|(chunk, acc)| {
-                acc[..m].fill(0.0);
-                let (first, end) = (chunks[chunk], chunks[chunk + 1]);
-                self.storage.accumulate(first, &x[first..end], acc);
-            });
-        let scratch: &[f64] = scratch;
-        let add_up = |(block, y_block): (usize, &mut [f64])| {
+        with_reused(&self.scratch, ACCUMULATOR_CHUNKS * stride, |scratch| {
+            scratch
+                .par_chunks_mut(stride)
+                .enumerate()
+                .for_each(|(chunk, acc)| {
+                    acc[..m].fill(0.0);
+                    let (first, end) = (chunks[chunk], chunks[chunk + 1]);
+                    self.storage.accumulate(first, &x[first..end], acc);
+                });
+            self.add_up(scratch, stride, y, alpha);
+        });
+    }
+
+    /// `y = sum_c acc_c + alpha c`, the accumulators of the parallel `B x` (each `stride` values in `scratch`)
+    /// added in a fixed order, block by block of rows in parallel.
+    fn add_up(&self, scratch: &[f64], stride: usize, y: &mut [f64], alpha: f64) {
+        let add_block = |(block, y_block): (usize, &mut [f64])| {
             let start = block * ROW_BLOCK;
             let end = start + y_block.len();
             y_block.copy_from_slice(&scratch[start..end]);
@@ -760,8 +754,22 @@ impl<'a> CentredColumns<'a> {
                 axpy(alpha, &self.centroid[start..end], y_block);
             }
         };
-        y.par_chunks_mut(ROW_BLOCK).enumerate().for_each(add_up);
+        y.par_chunks_mut(ROW_BLOCK).enumerate().for_each(add_block);
     }
+}
+
+/// Run `work` on the first `len` values of `buffer`, kept from one product to the next (fresh megabyte-sized
+/// buffers per product would cost page faults each time); a thread that finds it in use by another gets a
+/// buffer of its own rather than wait.
+fn with_reused<R>(buffer: &Mutex<Vec<f64>>, len: usize, work: impl FnOnce(&mut [f64]) -> R) -> R {
+    let mut own = Vec::new();
+    let mut guard = buffer.try_lock().ok();
+    let values: &mut Vec<f64> = match guard.as_deref_mut() {
+        Some(shared) => shared,
+        None => &mut own,
+    };
+    values.resize(len, 0.0);
+    work(&mut values[..len])
 }
 
 /// Cut the node's columns into [`ACCUMULATOR_CHUNKS`] runs of about equal non-zeros.
@@ -800,15 +808,12 @@ impl LinearOperator for CentredColumns<'_> {
         assert_eq!(y.len(), self.rows, "B^T y: y has the wrong length");
         assert_eq!(x.len(), self.columns.len(), "B^T y: x has the wrong length");
         let shift = dot(&self.centroid, y);
-        let mut own = Vec::new();
-        let mut guard = self.padded.try_lock().ok();
-        let padded: &mut Vec<f64> = match guard.as_deref_mut() {
-            Some(shared) => shared,
-            None => &mut own,
-        };
-        padded.resize(self.storage.padded_len(self.rows), 0.0);
-        self.storage
-            .dots(y, shift, x, self.parallel_transpose, padded);
+        let parallel = self.parallel_transpose;
+        with_reused(
+            &self.padded,
+            self.storage.copy_len(self.rows, parallel),
+            |padded| self.storage.dots(y, shift, x, parallel, padded),
+        );
     }
 
     /// `B^T B = A_p^T A_p - g e^T - e g^T + ||c||^2 e e^T` with `g = A_p^T c`, from sparse column-pair dot

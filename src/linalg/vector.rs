@@ -7,21 +7,7 @@
 /// reassociating (which it may not do for floating point) and stays deterministic.
 pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
-    let split = a.len() - a.len() % 4;
-    let (a_body, a_tail) = a.split_at(split);
-    let (b_body, b_tail) = b.split_at(split);
-    let mut sums = [0.0f64; 4];
-    for (x, y) in a_body.chunks_exact(4).zip(b_body.chunks_exact(4)) {
-        sums[0] += x[0] * y[0];
-        sums[1] += x[1] * y[1];
-        sums[2] += x[2] * y[2];
-        sums[3] += x[3] * y[3];
-    }
-    let mut total = (sums[0] + sums[1]) + (sums[2] + sums[3]);
-    for (x, y) in a_tail.iter().zip(b_tail) {
-        total += x * y;
-    }
-    total
+    crate::matrix::four_lane_sum(a, b, |&x| x)
 }
 
 /// Euclidean norm.

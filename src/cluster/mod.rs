@@ -501,10 +501,11 @@ pub struct Node {
     /// between them. Absent for trees grown with linear rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_scatter: Option<KernelScatter>,
-    /// The leading right singular vector its split used (one entry per member), when the rule used one: the
-    /// children's Lanczos runs start from its restriction to them ([`Tree::start_guess`]). Saved with the tree,
-    /// so that a reopened session splits exactly as the unbroken one would have (about 22 bytes of JSON per
-    /// member of each split node).
+    /// Where its children's Lanczos runs start, when its split computed directions (one entry per member; see
+    /// [`Tree::start_guess`]): the estimate of the right singular vector after those the split used, or the
+    /// leading one (and so in sessions saved before pdx kept the former). Saved with the tree, so that a
+    /// reopened session splits exactly as the unbroken one would have (about 22 bytes of JSON per member of
+    /// each split node).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<Arc<[f64]>>,
 }
@@ -728,11 +729,15 @@ impl Tree {
         })
     }
 
-    /// Where the Lanczos run splitting node `id` starts: its parent's leading direction (when the parent's rule
-    /// used one) restricted to `id`'s members. A child of a PDDP-family split is a part of its parent cut along
-    /// that direction, and its own leading direction is often close to it (a child that peels a few documents
-    /// off its parent, as `pddp-oc` often does, has nearly the parent's); starting there saves the steps a
-    /// random start spends finding it. `None` for the root and for children of other rules.
+    /// Where the Lanczos run splitting node `id` starts: its parent's stored [`Node::direction`] (when the
+    /// parent's rule used directions) restricted to `id`'s members, less its mean. That is the parent's
+    /// estimate of its next principal direction after the one its split cut along: a child of a PDDP-family
+    /// split is a part of its parent cut across the leading direction, and what spread is left in it lies
+    /// mostly along the next one. Measured on 20 Newsgroups (18 child splits of a 20-leaf tree, exact parent
+    /// vectors): 217 Lanczos steps from the next direction, 238 from the leading one, 256 from a random start;
+    /// `pddp-oc` and `pdgp` trees gain 7% and 4% in the same way. The mean goes because the child's centred
+    /// operator maps the constant vector to zero: it would only dilute the guess. `None` for the root and for
+    /// children of other rules.
     pub fn start_guess(&self, id: usize) -> Option<Vec<f64>> {
         let node = self.node(id)?;
         let parent = self.node(node.parent?)?;
@@ -752,6 +757,8 @@ impl Tree {
             }
             guess.push(direction[position]);
         }
+        let mean = guess.iter().sum::<f64>() / guess.len().max(1) as f64;
+        guess.iter_mut().for_each(|value| *value -= mean);
         Some(guess)
     }
 

@@ -85,6 +85,10 @@ pub struct SingularTriplets {
     pub iterations: usize,
     /// Which method produced them.
     pub method: SvdMethod,
+    /// The right Ritz vector that comes after the returned ones in the final Lanczos run (unit length,
+    /// unconverged, no sign convention), when the run had one: an estimate of the next right singular vector,
+    /// kept as a start for runs on related operators (see `Tree::start_guess`). `None` from the Gram path.
+    pub following: Option<Vec<f64>>,
 }
 
 impl SingularTriplets {
@@ -107,6 +111,7 @@ impl SingularTriplets {
             converged,
             iterations: 0,
             method,
+            following: None,
         }
     }
 
@@ -836,10 +841,17 @@ impl<'o> Lanczos<'o> {
     /// apply the sign convention.
     fn finish(mut self, current: Option<(&Ritz, usize, f64)>, converged: bool) -> SingularTriplets {
         let mut all = std::mem::take(&mut self.found);
+        let mut following = None;
         if let Some((ritz, j, beta)) = current {
             for i in 0..self.k.min(j) {
                 let residual = beta * ritz.u[(j - 1, i)].abs();
                 all.push(self.triplet(ritz, i, residual));
+            }
+            if j > self.k {
+                following = Some(
+                    self.right
+                        .combination(self.locked_right, ritz.v.column(self.k).as_slice()),
+                );
             }
         }
         // Stable: among equal values, earlier runs first.
@@ -848,6 +860,7 @@ impl<'o> Lanczos<'o> {
         let floor = self.noise_floor(largest);
         let mut triplets = SingularTriplets::empty(SvdMethod::Lanczos, converged);
         triplets.iterations = self.steps;
+        triplets.following = following;
         for mut t in all
             .into_iter()
             .filter(|t| t.value > floor && t.value > 0.0)
@@ -969,6 +982,35 @@ mod tests {
             let t = run(Some(ignored));
             assert_eq!(t.right[0], random.right[0]);
         }
+    }
+
+    #[test]
+    fn the_following_ritz_vector_estimates_the_next_singular_vector() {
+        // Well separated leading singular values (full rank, so that no run ends in an invariant subspace), so
+        // that a run converged on the first has also found the second well.
+        let values: Vec<f64> = [10.0, 5.0]
+            .into_iter()
+            .chain((0..78).map(|i| 1.0 / (1.0 + 0.05 * i as f64)))
+            .collect();
+        let b = with_singular_values(120, 80, &values, 7);
+        let op = Explicit(b.clone());
+        let (_, _, v) = dense_svd(&b);
+        let t = leading_singular(&op, 1, &LanczosOptions::default()).expect("lanczos");
+        let following = t
+            .following
+            .as_ref()
+            .expect("the run had more than one Ritz vector");
+        assert_eq!(following.len(), 80);
+        assert!((crate::linalg::vector::norm(following) - 1.0).abs() <= 1e-10);
+        assert!(abs_cos(following, &t.right[0]) <= 1e-8);
+        let cos = abs_cos(following, v.column(1).as_slice());
+        assert!(
+            cos >= 0.99,
+            "|cos| with the second right singular vector: {cos}"
+        );
+        // The Gram path has none.
+        let dense = crate::linalg::leading_singular_dense(&op, 1).expect("dense");
+        assert!(dense.following.is_none());
     }
 
     #[test]

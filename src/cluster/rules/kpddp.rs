@@ -42,6 +42,7 @@ pub(super) fn kernel_directions(
         values: pairs.values.iter().map(|v| v.sqrt()).collect(),
         right: pairs.vectors,
         left: Vec::new(),
+        following: None,
     };
     Ok((matrix, directions))
 }

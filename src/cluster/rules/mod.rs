@@ -96,8 +96,9 @@ impl Default for SplitEnv<'_> {
 pub struct Partition {
     pub groups: Vec<Vec<usize>>,
     pub detail: SplitDetail,
-    /// The leading right singular vector the split used (one entry per member), when it used one: the tree
-    /// keeps it so that the children's Lanczos runs can start from it.
+    /// Where the children's Lanczos runs start (one entry per member), when the split computed directions: the
+    /// right Ritz vector after the ones the split used ([`Directions::following`]), or the leading direction
+    /// when the run had none. The tree keeps it (see [`crate::cluster::Tree::start_guess`]).
     #[serde(skip)]
     pub leading: Option<Vec<f64>>,
 }
@@ -219,7 +220,9 @@ pub trait SplitRule: Send + Sync {
             l => principal_directions(node, l)?,
         };
         let mut partition = self.split_along(node, &directions)?;
-        partition.leading = directions.right.into_iter().next();
+        partition.leading = directions
+            .following
+            .or_else(|| directions.right.into_iter().next());
         Ok(partition)
     }
 }
@@ -239,6 +242,9 @@ pub struct Directions {
     pub values: Vec<f64>,
     pub right: Vec<Vec<f64>>,
     pub left: Vec<Vec<f64>>,
+    /// An estimate of the next right singular vector (unconverged; see
+    /// [`crate::linalg::SingularTriplets::following`]), when the solver had one.
+    pub following: Option<Vec<f64>>,
 }
 
 pub fn principal_directions(node: &SplitContext, l: usize) -> Result<Directions, ClusterError> {
@@ -283,6 +289,7 @@ pub fn principal_directions(node: &SplitContext, l: usize) -> Result<Directions,
         values: triplets.values,
         right: triplets.right,
         left,
+        following: triplets.following,
     })
 }
 

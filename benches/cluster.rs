@@ -3,7 +3,8 @@
 //! the same matrix (exported as Matrix Market), with the ratios.
 //!
 //! Run: `PDX_DATA=$(../shared/data/unpack.sh target/corpora) cargo bench --bench cluster`
-//! (`PDX_BENCH_RUNS`, default 3; `PDX_BENCH_REFERENCE_RUNS`, default 3, for the Python side). The Python side is
+//! (`PDX_BENCH_RUNS`, default 3; `PDX_BENCH_REFERENCE_RUNS`, default 3, for the Python side;
+//! `PDX_BENCH_BRACKET_RUNS`, default 5, pdx PDDP runs before and after each reference run). The Python side is
 //! `benches/scipy_pddp.py`; without scipy / scikit-learn the benchmark says so and prints pdx's figures alone.
 //!
 //! This machine's speed drifts by tens of percent over minutes, so ratios are taken between runs made side by
@@ -196,21 +197,27 @@ fn main() {
         }
     };
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/scipy_pddp.py");
-    // The reference runs several times, each between two pdx PDDP runs, and each round's ratio compares it with
-    // those two: the same drift then slows both sides.
+    // The reference runs several times, each between two series of pdx PDDP runs, and each round's ratio compares
+    // it with the mean of those runs: the same drift then slows both sides. The series together last about as
+    // long as the reference's PDDP (ten runs of pdx against one of scipy), so that both sides average the
+    // machine's speed over a similar stretch of time rather than pdx catching a single good or bad moment.
     let reference_runs = common::env_count("PDX_BENCH_REFERENCE_RUNS", 3);
+    let bracket_runs = common::env_count("PDX_BENCH_BRACKET_RUNS", 5);
     let pddp = RuleSpec::Pddp { l: 1 };
+    let series =
+        |runs: usize| -> Vec<f64> { (0..runs).map(|_| grow(dataset, &pddp, k).0).collect() };
+    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;
     let mut rounds: Vec<Round> = Vec::new();
     let counters = common::CpuTimes::now();
     for _ in 0..reference_runs {
-        let before = grow(dataset, &pddp, k).0;
+        let before = series(bracket_runs);
         let output = Command::new("python3")
             .arg(&script)
             .arg(&matrix_path)
             .arg(&labels_path)
             .arg(k.to_string())
             .output();
-        let after = grow(dataset, &pddp, k).0;
+        let after = series(bracket_runs);
         let reference = match output {
             Ok(output) if output.status.success() => {
                 let stdout = String::from_utf8_lossy(&output.stdout);
@@ -235,14 +242,17 @@ fn main() {
             }
         };
         let round = Round {
-            pdx_ms: 0.5 * (before + after),
+            pdx_ms: mean(&[before.as_slice(), after.as_slice()].concat()),
             scipy_ms: reference["pddp_s"].as_f64().unwrap_or(f64::NAN) * 1000.0,
             sklearn_ms: reference["bisecting_s"].as_f64().unwrap_or(f64::NAN) * 1000.0,
             scipy_nmi: reference["pddp_nmi"].as_f64().unwrap_or(f64::NAN),
             sklearn_nmi: reference["bisecting_nmi"].as_f64().unwrap_or(f64::NAN),
         };
         println!(
-            "round     pdx PDDP {before:.0} / {after:.0} ms around scipy PDDP {:.0} ms ({:.1}x) and BisectingKMeans {:.0} ms ({:.2}x)",
+            "round     pdx PDDP {:.0} ms (mean of {bracket_runs} runs before: {:.0} ms, {bracket_runs} after: {:.0} ms) around scipy PDDP {:.0} ms ({:.1}x) and BisectingKMeans {:.0} ms ({:.2}x)",
+            round.pdx_ms,
+            mean(&before),
+            mean(&after),
             round.scipy_ms,
             round.scipy_ms / round.pdx_ms,
             round.sklearn_ms,

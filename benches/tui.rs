@@ -139,7 +139,11 @@ fn main() {
         let times: Vec<f64> = (0..runs.min(7))
             .map(|_| {
                 let start = Instant::now();
-                let result = pdx::cluster::rules::principal_directions(&context, directions);
+                let result = pdx::cluster::rules::principal_directions(
+                    &context,
+                    directions,
+                    pdx::cluster::rules::SPLIT_TOLERANCE,
+                );
                 std::hint::black_box(result.is_ok());
                 ms(start)
             })

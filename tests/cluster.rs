@@ -3,7 +3,7 @@
 
 use nalgebra::DMatrix;
 use pdx::cluster::cuts::{optimal_cut_1d, optimal_cut_along_order, optimal_cut_given_total};
-use pdx::cluster::rules::{SplitContext, principal_directions};
+use pdx::cluster::rules::{SPLIT_TOLERANCE, SplitContext, principal_directions};
 use pdx::cluster::{ClusterError, RuleParams, RuleSpec, SelectPolicy, Tree};
 use pdx::dataset::{self, DatasetOptions};
 use pdx::matrix::DataMatrix;
@@ -151,7 +151,7 @@ fn splitting_every_rule_at_once_equals_splitting_each_alone() {
         let members: Vec<usize> = (0..data.cols()).collect();
         let norms = data.column_norms_squared();
         let node = context(&data, &members, &norms);
-        let directions = principal_directions(&node, 1).expect("directions");
+        let directions = principal_directions(&node, 1, SPLIT_TOLERANCE).expect("directions");
         for rules in [&linear, &refinements_alone] {
             let together = pdx::cluster::rules::split_all_along(rules, &node, &directions);
             assert_eq!(together.len(), rules.len());
@@ -243,7 +243,7 @@ fn ocpc_with_one_direction_is_the_brute_force_1d_cut() {
         let norms = data.column_norms_squared();
         let members: Vec<usize> = (0..data.cols()).collect();
         let node = context(&data, &members, &norms);
-        let directions = principal_directions(&node, 1).expect("direction");
+        let directions = principal_directions(&node, 1, SPLIT_TOLERANCE).expect("direction");
         let v = &directions.right[0];
         // Brute force: every threshold between consecutive sorted values, objective from scratch.
         let mut sorted = v.clone();

@@ -96,7 +96,12 @@ pub fn preview(
         .max()
         .unwrap_or(1)
         .max(if second_direction { 2 } else { 1 });
-    let directions = principal_directions(&context, wanted)?;
+    // One run serves every rule, so it meets the strictest of their tolerances.
+    let tolerance = rules
+        .iter()
+        .map(|r| r.rule().direction_tolerance())
+        .fold(crate::cluster::rules::SPLIT_TOLERANCE, f64::min);
+    let directions = principal_directions(&context, wanted, tolerance)?;
     let coordinates = scaled(&directions, 0);
     let second = (second_direction && directions.right.len() > 1).then(|| scaled(&directions, 1));
     let partitions = split_all_along(rules, &context, &directions);

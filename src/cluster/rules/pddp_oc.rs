@@ -1,7 +1,7 @@
 //! `pddp-oc`: PDDP_OC (Zeimpekis & Gallopoulos, seed 000 section 2, Lemma 1): the optimal cut along the ordering
 //! that the leading principal component induces, under the full k-means objective.
 
-use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule};
+use super::{Directions, ORDER_TOLERANCE, Partition, SplitContext, SplitDetail, SplitRule};
 use crate::cluster::ClusterError;
 use crate::cluster::cuts::{optimal_cut_along_order, optimal_cut_given_total};
 
@@ -58,6 +58,10 @@ impl SplitRule for PddpOc {
 
     fn directions_needed(&self) -> usize {
         1
+    }
+
+    fn direction_tolerance(&self) -> f64 {
+        ORDER_TOLERANCE
     }
 
     fn split_along(

@@ -20,7 +20,7 @@ mod vector;
 #[cfg(test)]
 mod corpus_tests;
 #[cfg(test)]
-mod test_util;
+pub(crate) mod test_util;
 
 use nalgebra::DMatrix;
 

@@ -100,17 +100,17 @@ pub struct Partition {
     /// right Ritz vector after the ones the split used ([`Directions::following`]), or the leading direction
     /// when the run had none. The tree keeps it (see [`crate::cluster::Tree::start_guess`]).
     #[serde(skip)]
-    pub leading: Option<Vec<f64>>,
+    pub children_start: Option<Vec<f64>>,
 }
 
 impl Partition {
-    /// Groups and figures, with no leading direction: what a rule's `split_along` makes; [`SplitRule::split`]
-    /// adds the direction it computed.
+    /// Groups and figures, with no start for the children: what a rule's `split_along` makes;
+    /// [`SplitRule::split`] adds the one its directions give.
     pub fn new(groups: Vec<Vec<usize>>, detail: SplitDetail) -> Self {
         Partition {
             groups,
             detail,
-            leading: None,
+            children_start: None,
         }
     }
 }
@@ -225,7 +225,7 @@ pub trait SplitRule: Send + Sync {
             l => principal_directions(node, l, self.direction_tolerance())?,
         };
         let mut partition = self.split_along(node, &directions)?;
-        partition.leading = directions
+        partition.children_start = directions
             .following
             .or_else(|| directions.right.into_iter().next());
         Ok(partition)

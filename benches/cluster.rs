@@ -3,7 +3,7 @@
 //! the same matrix (exported as Matrix Market), with the ratios.
 //!
 //! Run: `PDX_DATA=$(../shared/data/unpack.sh target/corpora) cargo bench --bench cluster`
-//! (`PDX_BENCH_RUNS`, default 3; `PDX_BENCH_REFERENCE_RUNS`, default 3, for the Python side;
+//! (`PDX_BENCH_RUNS`, default 3; `PDX_BENCH_REFERENCE_RUNS`, default 5, for the Python side;
 //! `PDX_BENCH_BRACKET_RUNS`, default 5, pdx PDDP runs before and after each reference run). The Python side is
 //! `benches/scipy_pddp.py`; without scipy / scikit-learn the benchmark says so and prints pdx's figures alone.
 //!
@@ -201,7 +201,7 @@ fn main() {
     // it with the mean of those runs: the same drift then slows both sides. The series together last about as
     // long as the reference's PDDP (ten runs of pdx against one of scipy), so that both sides average the
     // machine's speed over a similar stretch of time rather than pdx catching a single good or bad moment.
-    let reference_runs = common::env_count("PDX_BENCH_REFERENCE_RUNS", 3);
+    let reference_runs = common::env_count("PDX_BENCH_REFERENCE_RUNS", 5);
     let bracket_runs = common::env_count("PDX_BENCH_BRACKET_RUNS", 5);
     let pddp = RuleSpec::Pddp { l: 1 };
     let series =

@@ -1,6 +1,8 @@
 //! `pddp-oc`: PDDP_OC (Zeimpekis & Gallopoulos, seed 000 section 2, Lemma 1): the optimal cut along the ordering
 //! that the leading principal component induces, under the full k-means objective.
 
+use rayon::prelude::*;
+
 use super::{Directions, ORDER_TOLERANCE, Partition, SplitContext, SplitDetail, SplitRule};
 use crate::cluster::ClusterError;
 use crate::cluster::cuts::{optimal_cut_along_order, optimal_cut_given_total};
@@ -20,7 +22,8 @@ pub(super) fn ordered_by(members: &[usize], coordinates: &[f64]) -> (Vec<usize>,
         .copied()
         .zip(members.iter().copied())
         .collect();
-    pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    // A strict total order (columns are distinct), so the parallel sort gives the one sorted order.
+    pairs.par_sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     pairs.into_iter().map(|(x, j)| (j, x)).unzip()
 }
 
@@ -41,8 +44,7 @@ pub(super) fn optimal_cut_split(
     };
     let mut lower = order[..best.cut].to_vec();
     let mut upper = order[best.cut..].to_vec();
-    lower.sort_unstable();
-    upper.sort_unstable();
+    rayon::join(|| lower.par_sort_unstable(), || upper.par_sort_unstable());
     let detail = SplitDetail {
         singular_values: directions.values[..1].to_vec(),
         cuts: vec![0.5 * (sorted[best.cut - 1] + sorted[best.cut])],

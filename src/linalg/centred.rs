@@ -10,7 +10,7 @@ use sprs::CsMat;
 
 use super::vector::{axpy, dot};
 use super::{LinalgError, LinearOperator};
-use crate::matrix::{DataMatrix, four_lane_sum, sorted_sparse_dot};
+use crate::matrix::{DataMatrix, IndexedVector, four_lane_sum, scatter_add, sorted_sparse_dot};
 
 /// Nodes with at least this many stored entries (non-zeros of sparse data, every entry of dense data) compute
 /// their products on all cores. Below it a product takes well under a millisecond and thread hand-offs would
@@ -67,27 +67,25 @@ const NARROW_ROWS: usize = 1 << 16;
 /// and gather of 1.67 M entries over 57,606 rows). Only the first m entries (the node's rows) are ever used.
 type NarrowVector = [f64; NARROW_ROWS];
 
-/// A dense vector over a node's rows, read and updated at the row indices the node stores.
-trait RowVector<I> {
-    fn at(&self, row: I) -> f64;
-    fn add_at(&mut self, row: I, value: f64);
-}
-
-impl<I: RowIndex> RowVector<I> for [f64] {
+impl<I: RowIndex> IndexedVector<I> for [f64] {
+    #[inline]
     fn at(&self, row: I) -> f64 {
         self[row.row()]
     }
-    fn add_at(&mut self, row: I, value: f64) {
-        self[row.row()] += value;
+    #[inline]
+    fn set(&mut self, row: I, value: f64) {
+        self[row.row()] = value;
     }
 }
 
-impl RowVector<u16> for NarrowVector {
+impl IndexedVector<u16> for NarrowVector {
+    #[inline]
     fn at(&self, row: u16) -> f64 {
         self[usize::from(row)]
     }
-    fn add_at(&mut self, row: u16, value: f64) {
-        self[usize::from(row)] += value;
+    #[inline]
+    fn set(&mut self, row: u16, value: f64) {
+        self[usize::from(row)] = value;
     }
 }
 
@@ -142,13 +140,13 @@ impl<'a, I: RowIndex> SparseColumns<'a, I> {
 
     /// `a_p . y`, with four independent partial sums in a fixed order: a single running sum makes every
     /// addition wait for the previous one, and this loop is most of `B^T y`. Deterministic, like [`dot`].
-    fn dot<V: RowVector<I> + ?Sized>(&self, p: usize, y: &V) -> f64 {
+    fn dot<V: IndexedVector<I> + ?Sized>(&self, p: usize, y: &V) -> f64 {
         let (rows, values) = self.column(p);
         four_lane_sum(rows, values, |&i| y.at(i))
     }
 
     /// `out[p] = a_p . y - shift` for every column, on all cores when `parallel`.
-    fn dots<V: RowVector<I> + ?Sized + Sync>(
+    fn dots<V: IndexedVector<I> + ?Sized + Sync>(
         &self,
         y: &V,
         shift: f64,
@@ -167,13 +165,11 @@ impl<'a, I: RowIndex> SparseColumns<'a, I> {
     }
 
     /// `acc += sum_q x[q] a_{first + q}`.
-    fn accumulate<V: RowVector<I> + ?Sized>(&self, first: usize, x: &[f64], acc: &mut V) {
+    fn accumulate<V: IndexedVector<I> + ?Sized>(&self, first: usize, x: &[f64], acc: &mut V) {
         for (offset, &s) in x.iter().enumerate() {
             if s != 0.0 {
                 let (rows, values) = self.column(first + offset);
-                for (&i, v) in rows.iter().zip(values) {
-                    acc.add_at(i, s * v);
-                }
+                scatter_add(rows, values, s, acc);
             }
         }
     }
@@ -230,10 +226,13 @@ impl<'a> Storage<'a> {
     /// rows the node actually uses (returned, ascending), so that every dense vector of the solver has the length
     /// of the node's vocabulary rather than the corpus's. Row indices are stored as `u16` when the operator has
     /// at most 65,536 rows: the copy takes half the memory and every product reads 2 bytes less per non-zero.
+    /// A compact node whose centroid the caller knows (over the data's rows) takes the rows it uses from the
+    /// centroid's non-zeros, checked as the row indices are copied (see [`rows_of_centroid`]).
     fn new(
         data: &'a DataMatrix,
         columns: &'a [usize],
         compact: bool,
+        known_centroid: Option<&[f64]>,
     ) -> Result<(Self, Option<Vec<usize>>), LinalgError> {
         match data {
             DataMatrix::Sparse { matrix, .. } => {
@@ -259,29 +258,53 @@ impl<'a> Storage<'a> {
                     offsets.push(total);
                 }
                 let parallel = total >= PARALLEL_MIN_NNZ;
-                let (renumbering, active_rows) = if compact {
-                    let (table, active) =
-                        active_row_table(matrix.indices(), &value_starts, &offsets, matrix.rows());
-                    (Some(table), Some(active))
-                } else {
-                    (None, None)
+                let mark_rows =
+                    || active_row_table(matrix.indices(), &value_starts, &offsets, matrix.rows());
+                let mut selection = match (compact, known_centroid) {
+                    (false, _) => None,
+                    (true, Some(centroid)) if centroid.len() == matrix.rows() => {
+                        Some(rows_of_centroid(centroid))
+                    }
+                    (true, _) => Some(mark_rows()),
                 };
-                let operator_rows = active_rows.as_ref().map_or(matrix.rows(), Vec::len);
-                let narrow = operator_rows <= usize::from(u16::MAX) + 1;
-                let layout = Layout {
-                    all_indices: matrix.indices(),
-                    renumbering: renumbering.as_deref(),
-                    offsets: &offsets,
-                    value_starts: &value_starts,
-                    parallel,
+                enum Copied {
+                    Narrow(Vec<u16>),
+                    Wide(Vec<u32>),
+                }
+                let copied = loop {
+                    let operator_rows = selection
+                        .as_ref()
+                        .map_or(matrix.rows(), |(_, active)| active.len());
+                    let layout = Layout {
+                        all_indices: matrix.indices(),
+                        renumbering: selection.as_ref().map(|(table, _)| table.as_slice()),
+                        offsets: &offsets,
+                        value_starts: &value_starts,
+                        parallel,
+                    };
+                    let copied = if operator_rows <= usize::from(u16::MAX) + 1 {
+                        layout.rows().map(Copied::Narrow)
+                    } else {
+                        layout.rows().map(Copied::Wide)
+                    };
+                    match copied {
+                        Some(copied) => break copied,
+                        // A member stores a row the centroid has as zero: mark the rows the long way.
+                        None => selection = Some(mark_rows()),
+                    }
                 };
-                let columns = if narrow {
-                    let rows = layout.rows();
-                    SparseStorage::Narrow(SparseColumns::new(offsets, rows, value_starts, matrix))
-                } else {
-                    let rows = layout.rows();
-                    SparseStorage::Wide(SparseColumns::new(offsets, rows, value_starts, matrix))
+                let columns = match copied {
+                    Copied::Narrow(rows) => SparseStorage::Narrow(SparseColumns::new(
+                        offsets,
+                        rows,
+                        value_starts,
+                        matrix,
+                    )),
+                    Copied::Wide(rows) => {
+                        SparseStorage::Wide(SparseColumns::new(offsets, rows, value_starts, matrix))
+                    }
                 };
+                let active_rows = selection.map(|(_, active)| active);
                 Ok((Storage::Sparse(columns), active_rows))
             }
             DataMatrix::Dense { matrix, .. } => Ok((
@@ -438,37 +461,45 @@ struct Layout<'l> {
 }
 
 impl Layout<'_> {
-    /// The node's row indices, renumbered and narrowed to `I`, one column per task when parallel.
-    fn rows<I: RowIndex>(&self) -> Vec<I> {
+    /// The node's row indices, renumbered and narrowed to `I`, one column per task when parallel; `None` when
+    /// the renumbering has no operator row for a row a member stores.
+    fn rows<I: RowIndex>(&self) -> Option<Vec<I>> {
         let total = self.offsets.last().copied().unwrap_or(0);
         let mut rows = vec![I::from_row(0); total];
-        let copy = |(p, out): (usize, &mut [I])| {
+        // Whether every row found its operator row.
+        let copy = |(p, out): (usize, &mut [I])| -> bool {
             let start = self.value_starts[p];
             let source = &self.all_indices[start..start + out.len()];
             match self.renumbering {
                 Some(table) => {
+                    let mut unmapped = false;
                     for (r, &i) in out.iter_mut().zip(source) {
-                        *r = I::from_row(table[i] as usize);
+                        let row = table[i];
+                        unmapped |= row == UNUSED_ROW;
+                        *r = I::from_row(row as usize);
                     }
+                    !unmapped
                 }
                 None => {
                     for (r, &i) in out.iter_mut().zip(source) {
                         *r = I::from_row(i);
                     }
+                    true
                 }
             }
         };
         let pieces = split_at_offsets(&mut rows, self.offsets);
-        if self.parallel {
+        // Stopping at the first row left out is fine: the caller then discards the copy.
+        let complete = if self.parallel {
             pieces
                 .into_par_iter()
                 .enumerate()
                 .with_min_len(256)
-                .for_each(copy);
+                .all(copy)
         } else {
-            pieces.into_iter().enumerate().for_each(copy);
-        }
-        rows
+            pieces.into_iter().enumerate().all(copy)
+        };
+        complete.then_some(rows)
     }
 }
 
@@ -490,13 +521,31 @@ fn active_row_table(
             used[i] = true;
         }
     }
-    let mut table = vec![UNUSED_ROW; rows];
+    row_table(used)
+}
+
+/// [`active_row_table`] read off the node's centroid (over the data's rows): the rows where it is not zero,
+/// without a pass over the node's entries (that pass was 5% of a PDDP tree of 20 Newsgroups). A row no member
+/// stores sums to exactly zero, so these rows are among those the members store; they are all of them unless a
+/// member stores an explicit zero, or values that cancel or underflow in the mean. The copy of the row indices
+/// ([`Layout::rows`]) finds any row left out, and the caller then marks the rows the long way.
+fn rows_of_centroid(centroid: &[f64]) -> (Vec<u32>, Vec<usize>) {
+    row_table(centroid.iter().map(|&value| value != 0.0))
+}
+
+/// The table from data row to operator row for the rows flagged in `used`, and those rows (ascending).
+fn row_table(used: impl IntoIterator<Item = bool>) -> (Vec<u32>, Vec<usize>) {
+    let used = used.into_iter();
+    let mut table = Vec::with_capacity(used.size_hint().0);
     let mut active = Vec::new();
-    for (row, (slot, &flag)) in table.iter_mut().zip(&used).enumerate() {
+    for (row, flag) in used.enumerate() {
         if flag {
-            // Fits: there are at most `rows` active rows and the row count fits in u32 (checked by the caller).
-            *slot = active.len() as u32;
+            // Fits: there are at most as many active rows as data rows, whose count fits in u32 (checked by
+            // the caller).
+            table.push(active.len() as u32);
             active.push(row);
+        } else {
+            table.push(UNUSED_ROW);
         }
     }
     (table, active)
@@ -624,7 +673,11 @@ impl<'a> CentredColumns<'a> {
         if let Some(&column) = columns.iter().find(|&&j| j >= cols) {
             return Err(LinalgError::ColumnOutOfRange { column, cols });
         }
-        let (storage, active_rows) = Storage::new(data, columns, compact)?;
+        let known = known.filter(|known| {
+            known.centroid.len() == data.rows() && known.norms_squared.len() == data.cols()
+        });
+        let (storage, active_rows) =
+            Storage::new(data, columns, compact, known.map(|known| known.centroid))?;
         let rows = active_rows.as_ref().map_or(data.rows(), Vec::len);
         let nnz_per_column: Vec<usize> =
             (0..columns.len()).map(|p| storage.column_nnz(p)).collect();
@@ -644,9 +697,6 @@ impl<'a> CentredColumns<'a> {
             padded: Mutex::new(Vec::new()),
             active_rows,
         };
-        let known = known.filter(|known| {
-            known.centroid.len() == data.rows() && known.norms_squared.len() == data.cols()
-        });
         match known {
             Some(known) => {
                 operator.centroid = match &operator.active_rows {
@@ -1046,6 +1096,55 @@ mod tests {
             let recomputed = CentredColumns::compact_of(&data, &columns, Some(stale));
             assert_eq!(recomputed.centroid(), computed.centroid());
             assert_eq!(recomputed.scatter().to_bits(), computed.scatter().to_bits());
+        }
+    }
+
+    #[test]
+    fn rows_a_member_stores_but_the_centroid_has_as_zero_stay_in_the_operator() {
+        // Over the 3 members: row 1 holds an explicit zero, row 2 values that cancel in the mean, row 4 nothing
+        // at all. The centroid is zero in all three, yet only row 4 can be dropped; a large node goes through
+        // the parallel copy, a small one through the sequential one.
+        for repeats in [1, 7_000] {
+            let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+            for _ in 0..repeats {
+                for (rows, column) in [
+                    (vec![0, 1, 2], vec![1.0, 0.0, 2.0]),
+                    (vec![0, 2, 3], vec![3.0, -2.0, 1.0]),
+                    (vec![0, 3], vec![2.0, 5.0]),
+                ] {
+                    indices.extend(rows);
+                    values.extend(column);
+                    indptr.push(indices.len());
+                }
+            }
+            let matrix = CsMat::new_csc((5, 3 * repeats), indptr, indices, values);
+            let data = DataMatrix::Sparse {
+                matrix,
+                terms: (0..5).map(|i| format!("t{i}")).collect(),
+            };
+            let columns: Vec<usize> = (0..3 * repeats).collect();
+            let centroid = data.centroid(&columns);
+            assert_eq!(centroid[1], 0.0);
+            assert_eq!(centroid[2], 0.0);
+            let norms = data.column_norms_squared();
+            let known = KnownSummary {
+                centroid: &centroid,
+                norms_squared: &norms,
+            };
+            let given = CentredColumns::compact_of(&data, &columns, Some(known));
+            let marked = CentredColumns::compact(&data, &columns);
+            assert_eq!(given.active_rows(), Some(&[0, 1, 2, 3][..]));
+            assert_eq!(marked.active_rows(), given.active_rows());
+            let mut rng = SplitMix64::new(5);
+            let x = random_vector(&mut rng, columns.len());
+            let (mut y_given, mut y_marked) = (vec![0.0; 4], vec![0.0; 4]);
+            given.apply(&x, &mut y_given);
+            marked.apply(&x, &mut y_marked);
+            assert_close(&y_given, &y_marked, 1e-12, "B x");
+            let full = CentredColumns::new(&data, &columns);
+            let mut y_full = vec![0.0; 5];
+            full.apply(&x, &mut y_full);
+            assert_close(&y_given, &y_full[..4], 1e-12, "B x against the full rows");
         }
     }
 

@@ -359,6 +359,19 @@ fn growing_splits_exactly_as_one_split_at_a_time() {
                 "{name} {}",
                 rule.name()
             );
+            // Centroids are not serialised; `grow` computes the children's alongside the splits.
+            for leaf in grown.leaves() {
+                let bits = |tree: &Tree| -> Vec<u64> {
+                    let node = tree.node(leaf).expect("same ids");
+                    node.centroid.iter().map(|v| v.to_bits()).collect()
+                };
+                assert_eq!(
+                    bits(&grown),
+                    bits(&stepped),
+                    "{name} {} node {leaf}",
+                    rule.name()
+                );
+            }
         }
     }
 }

@@ -560,15 +560,6 @@ pub struct Tree {
 /// [`CentredColumns::scatter`]: crate::linalg::CentredColumns::scatter
 const SCATTER_NOISE_FACTOR: f64 = 1e3;
 
-/// The centroid of each group. Each is one pass over its columns; the passes are independent, so they run side
-/// by side (each one sequential, so the bits do not depend on the thread count).
-fn child_centroids(data: &DataMatrix, groups: &[Vec<usize>]) -> Vec<Vec<f64>> {
-    groups
-        .par_iter()
-        .map(|members| data.centroid(members))
-        .collect()
-}
-
 /// `s_p = sum_j ||a_j||^2 - n_p ||c_p||^2`, from the column norms and the centroid; rounding-level results are 0.
 fn scatter_of(members: &[usize], centroid: &[f64], norms_squared: &[f64]) -> f64 {
     let norms: f64 = members.iter().map(|&j| norms_squared[j]).sum();
@@ -584,9 +575,8 @@ fn scatter_of(members: &[usize], centroid: &[f64], norms_squared: &[f64]) -> f64
 impl Tree {
     /// A tree whose root holds `columns` of `data`; `excluded` columns are kept aside.
     pub fn new(data: &DataMatrix, columns: Vec<usize>, excluded: Vec<usize>) -> Tree {
-        // Independent passes over the data, both on the critical path of a first split.
-        let (norms_squared, centroid) =
-            rayon::join(|| data.column_norms_squared(), || data.centroid(&columns));
+        let norms_squared = data.column_norms_squared();
+        let centroid = data.centroid(&columns);
         let scatter = scatter_of(&columns, &centroid, &norms_squared);
         Tree {
             nodes: vec![Some(Node {
@@ -779,7 +769,7 @@ impl Tree {
         data: &DataMatrix,
         id: usize,
         rule: &RuleSpec,
-        mut partition: Partition,
+        partition: Partition,
     ) -> Result<Vec<usize>, ClusterError> {
         let objective_before = self.get(id)?.scatter;
         let mut children = Vec::with_capacity(partition.groups.len());
@@ -798,15 +788,13 @@ impl Tree {
                     .collect(),
                 _ => vec![None; partition.groups.len()],
             };
-        let centroids = match partition.child_centroids.take() {
-            Some(centroids)
-                if centroids.len() == partition.groups.len()
-                    && centroids.iter().all(|c| c.len() == data.rows()) =>
-            {
-                centroids
-            }
-            _ => child_centroids(data, &partition.groups),
-        };
+        // Each child's centroid is one pass over its columns; the children's passes are independent, so they
+        // run side by side (each one sequential, so the bits do not depend on the thread count).
+        let centroids: Vec<Vec<f64>> = partition
+            .groups
+            .par_iter()
+            .map(|members| data.centroid(members))
+            .collect();
         for ((members, kernel_scatter), centroid) in partition
             .groups
             .into_iter()
@@ -1028,18 +1016,10 @@ impl Tree {
                         Some(other) if more_splits_needed && rule.kernel().is_none() => {
                             // The companion is split after at least this one: the cap it will likely meet.
                             let other_rule = rule.capped(k - leaves);
-                            // Each task also computes its children's centroids, which the tree needs
-                            // next: the task that finishes first so fills part of its wait for the other.
-                            let plan = |node: usize, node_rule: &RuleSpec| {
-                                self.plan_split(data, node, node_rule, env)
-                                    .map(|mut partition| {
-                                        partition.child_centroids =
-                                            Some(child_centroids(data, &partition.groups));
-                                        partition
-                                    })
-                            };
-                            let (outcome, other_outcome) =
-                                rayon::join(|| plan(id, &step_rule), || plan(other, &other_rule));
+                            let (outcome, other_outcome) = rayon::join(
+                                || self.plan_split(data, id, &step_rule, env),
+                                || self.plan_split(data, other, &other_rule, env),
+                            );
                             planned.insert(other, (other_rule, other_outcome));
                             outcome
                         }

@@ -101,10 +101,6 @@ pub struct Partition {
     /// when the run had none. The tree keeps it (see [`crate::cluster::Tree::start_guess`]).
     #[serde(skip)]
     pub children_start: Option<Vec<f64>>,
-    /// The children's centroids (one per group, over the data's rows), when whoever planned the split also
-    /// computed them: [`crate::cluster::Tree::grow_in`] does, in the same task as the split itself.
-    #[serde(skip)]
-    pub child_centroids: Option<Vec<Vec<f64>>>,
 }
 
 impl Partition {
@@ -115,7 +111,6 @@ impl Partition {
             groups,
             detail,
             children_start: None,
-            child_centroids: None,
         }
     }
 }

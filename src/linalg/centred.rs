@@ -140,8 +140,9 @@ enum ProductSplit {
 #[derive(Debug)]
 struct RowBlocks {
     bounds: Vec<usize>,
-    /// `below[b - 1][p]`: how many entries of column p lie above row `bounds[b]`, for each inner bound b (sparse
-    /// storage; dense columns are cut at the bounds directly).
+    /// `below[b - 1][p]`: how many entries of column p have a row below `bounds[b]`, for each inner bound b
+    /// (sparse storage; dense columns are cut at the bounds directly). Bounds may be fewer than asked for when
+    /// the weight sits in a few rows; every block still gets at least one row.
     below: Vec<Vec<usize>>,
 }
 

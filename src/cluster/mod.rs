@@ -560,6 +560,23 @@ pub struct Tree {
 /// [`CentredColumns::scatter`]: crate::linalg::CentredColumns::scatter
 const SCATTER_NOISE_FACTOR: f64 = 1e3;
 
+/// Where each entry of `subset` stands in `superset`, both ascending, in one merge pass; `None` when an entry is
+/// missing from `superset`.
+pub(crate) fn positions_within(subset: &[usize], superset: &[usize]) -> Option<Vec<usize>> {
+    let mut positions = Vec::with_capacity(subset.len());
+    let mut position = 0;
+    for &value in subset {
+        while superset.get(position).is_some_and(|&s| s < value) {
+            position += 1;
+        }
+        if superset.get(position) != Some(&value) {
+            return None;
+        }
+        positions.push(position);
+    }
+    Some(positions)
+}
+
 /// `s_p = sum_j ||a_j||^2 - n_p ||c_p||^2`, from the column norms and the centroid; rounding-level results are 0.
 fn scatter_of(members: &[usize], centroid: &[f64], norms_squared: &[f64]) -> f64 {
     let norms: f64 = members.iter().map(|&j| norms_squared[j]).sum();
@@ -746,18 +763,10 @@ impl Tree {
             .direction
             .as_deref()
             .filter(|d| d.len() == parent.members.len())?;
-        // Both member lists are sorted, the node's a subset of its parent's: one merge pass.
-        let mut guess = Vec::with_capacity(node.members.len());
-        let mut position = 0;
-        for &member in node.members.iter() {
-            while parent.members.get(position).is_some_and(|&p| p < member) {
-                position += 1;
-            }
-            if parent.members.get(position) != Some(&member) {
-                return None;
-            }
-            guess.push(direction[position]);
-        }
+        let mut guess: Vec<f64> = positions_within(&node.members, &parent.members)?
+            .into_iter()
+            .map(|position| direction[position])
+            .collect();
         let mean = guess.iter().sum::<f64>() / guess.len().max(1) as f64;
         guess.iter_mut().for_each(|value| *value -= mean);
         Some(guess)
@@ -1070,5 +1079,21 @@ impl Tree {
         }
         path.reverse();
         path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::positions_within;
+
+    #[test]
+    fn positions_within_finds_a_sorted_subset_or_reports_a_stranger() {
+        assert_eq!(
+            positions_within(&[2, 5, 9], &[1, 2, 3, 5, 8, 9]),
+            Some(vec![1, 3, 5])
+        );
+        assert_eq!(positions_within(&[], &[1, 2]), Some(vec![]));
+        assert_eq!(positions_within(&[2, 4], &[1, 2, 3, 5]), None);
+        assert_eq!(positions_within(&[7], &[1, 2]), None);
     }
 }

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::ClusterError;
-use crate::linalg::{self, CentredColumns, KnownSummary, LanczosOptions};
+use crate::linalg::{self, CentredColumns, KnownSummary, LanczosOptions, LinearOperator};
 use crate::matrix::DataMatrix;
 
 pub use alignment::Alignment;
@@ -296,18 +296,14 @@ fn sample_start(
     let options = LanczosOptions::with_tolerance(SAMPLE_TOLERANCE);
     let triplets = linalg::leading_singular_auto(&sample_operator, 1, &options).ok()?;
     let sample_left = triplets.left.first()?;
-    let mut left = vec![0.0; linalg::LinearOperator::rows(operator)];
+    let mut left = vec![0.0; operator.rows()];
     match (operator.active_rows(), sample_operator.active_rows()) {
         (Some(rows), Some(sample_rows)) => {
-            // Both ascending; the sample's rows are among the node's, since its columns are.
-            let mut position = 0;
-            for (&row, &value) in sample_rows.iter().zip(sample_left) {
-                while rows.get(position).is_some_and(|&r| r < row) {
-                    position += 1;
-                }
-                if rows.get(position) != Some(&row) {
-                    return None;
-                }
+            // The sample's rows are among the node's, since its columns are.
+            for (position, &value) in super::positions_within(sample_rows, rows)?
+                .into_iter()
+                .zip(sample_left)
+            {
                 left[position] = value;
             }
         }
@@ -315,7 +311,7 @@ fn sample_start(
         _ => return None,
     }
     let mut start = vec![0.0; members.len()];
-    linalg::LinearOperator::apply_transpose(operator, &left, &mut start);
+    operator.apply_transpose(&left, &mut start);
     Some(start)
 }
 

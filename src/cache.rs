@@ -11,8 +11,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use walkdir::WalkDir;
 
-/// Bumped whenever the cached layout changes, so old files are ignored rather than misread.
-const CACHE_FORMAT: u32 = 1;
+/// Bumped whenever the cached layout or the meaning of what it holds changes, so old files are ignored rather
+/// than misread. 2: weights stored at single precision.
+const CACHE_FORMAT: u32 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CacheError {

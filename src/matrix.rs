@@ -6,7 +6,10 @@
 //! weight `L(f_ij)`, a global weight `G_i` and an optional normalisation, giving `a_ij = L(f_ij) G_i` scaled per
 //! column. `f_ij` is the count of term i in document j, `n` the number of documents, `df_i` the number of
 //! documents holding term i and `gf_i = sum_j f_ij`. Global weights are computed from the raw counts. Zero counts
-//! stay zero under every scheme (no weight is given to absent terms), so the matrix stays sparse.
+//! stay zero under every scheme (no weight is given to absent terms), so the matrix stays sparse. Weights are
+//! rounded to single precision once computed (see [`to_single_precision`]); sums are always in double precision.
+
+use std::sync::OnceLock;
 
 use nalgebra::DMatrix;
 use rayon::prelude::*;
@@ -165,9 +168,14 @@ impl Weighting {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum DataMatrix {
     /// Weighted term-document matrix, terms x documents, CSC (each column is one document's terms, sorted).
+    /// Build it with [`DataMatrix::sparse`].
     Sparse {
         matrix: CsMat<f64>,
         terms: Vec<String>,
+        /// The same values in single precision, when they all are single-precision numbers; derived from
+        /// `matrix` on first use (see [`DataMatrix::single_precision_values`]).
+        #[serde(skip)]
+        single: SinglePrecision,
     },
     /// Numeric data, features x objects.
     Dense {
@@ -176,7 +184,67 @@ pub enum DataMatrix {
     },
 }
 
+/// A sparse matrix's values in single precision, kept beside the double-precision ones when converting them
+/// loses nothing: the node products of the solver read 4 bytes per value instead of 8 (every product still sums
+/// in double precision, and each single value widens back to exactly the double it came from, so the results
+/// are the same bits). Computed once, on first use, because a matrix read back from the cache arrives without
+/// it. Part of no comparison: it is a function of the matrix.
+#[derive(Debug, Clone, Default)]
+pub struct SinglePrecision(OnceLock<Option<Vec<f32>>>);
+
+impl PartialEq for SinglePrecision {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+/// `value` rounded to the nearest single-precision number, as a double. Weights are stored at this precision
+/// (24 significant bits, about 7 decimal digits), far finer than any difference a clustering rule can see, so
+/// that the products read them in single precision at no cost in exactness (see [`SinglePrecision`]).
+pub fn to_single_precision(value: f64) -> f64 {
+    f64::from(value as f32)
+}
+
 impl DataMatrix {
+    /// A sparse data matrix over `terms` (one per row).
+    pub fn sparse(matrix: CsMat<f64>, terms: Vec<String>) -> DataMatrix {
+        DataMatrix::Sparse {
+            matrix,
+            terms,
+            single: SinglePrecision::default(),
+        }
+    }
+
+    /// A sparse data matrix whose values are never read in single precision, as if some of them needed double:
+    /// for tests that compare the two ways of reading the same values.
+    #[cfg(test)]
+    pub(crate) fn sparse_in_double_precision(matrix: CsMat<f64>, terms: Vec<String>) -> DataMatrix {
+        DataMatrix::Sparse {
+            matrix,
+            terms,
+            single: SinglePrecision(OnceLock::from(None)),
+        }
+    }
+
+    /// The stored values of a sparse matrix in single precision, in storage order, when every one of them is a
+    /// single-precision number (as weighted text always is); `None` for dense data and for sparse values that
+    /// single precision would change. Converted on the first call (one pass over the values).
+    pub fn single_precision_values(&self) -> Option<&[f32]> {
+        match self {
+            DataMatrix::Sparse { matrix, single, .. } => single
+                .0
+                .get_or_init(|| {
+                    let values = matrix.data();
+                    values
+                        .iter()
+                        .all(|&v| to_single_precision(v) == v)
+                        .then(|| values.iter().map(|&v| v as f32).collect())
+                })
+                .as_deref(),
+            DataMatrix::Dense { .. } => None,
+        }
+    }
+
     /// Rows: terms or features.
     pub fn rows(&self) -> usize {
         match self {
@@ -290,6 +358,19 @@ pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
             if matches!(weighting, Weighting::Code { cosine: true, .. }) {
                 normalise(&mut values);
             }
+            // Stored at single precision (see `to_single_precision`); a weight that rounds to zero (below about
+            // 1e-45) is dropped like any zero weight.
+            let mut kept = 0;
+            for k in 0..values.len() {
+                let value = to_single_precision(values[k]);
+                if value != 0.0 && value.is_finite() {
+                    indices[kept] = indices[k];
+                    values[kept] = value;
+                    kept += 1;
+                }
+            }
+            indices.truncate(kept);
+            values.truncate(kept);
             (indices, values)
         })
         .collect();
@@ -305,10 +386,7 @@ pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
         indptr.push(indices.len());
     }
     let matrix = CsMat::new_csc((terms, documents), indptr, indices, data);
-    DataMatrix::Sparse {
-        matrix,
-        terms: counts.terms.clone(),
-    }
+    DataMatrix::sparse(matrix, counts.terms.clone())
 }
 
 /// Scale values to unit Euclidean length (left alone when all zero).
@@ -514,7 +592,11 @@ impl DataMatrix {
 /// sweeps and 2-means (a column against a dense vector) and of the solvers' vector work. Deterministic: the
 /// order depends on the length only, never on threads.
 #[inline]
-pub(crate) fn four_lane_sum<K>(keys: &[K], values: &[f64], x: impl Fn(&K) -> f64) -> f64 {
+pub(crate) fn four_lane_sum<K, W: Copy + Into<f64>>(
+    keys: &[K],
+    values: &[W],
+    x: impl Fn(&K) -> f64,
+) -> f64 {
     let len = keys.len().min(values.len());
     let (keys, values) = (&keys[..len], &values[..len]);
     let body = len - len % 4;
@@ -523,14 +605,14 @@ pub(crate) fn four_lane_sum<K>(keys: &[K], values: &[f64], x: impl Fn(&K) -> f64
         .chunks_exact(4)
         .zip(values[..body].chunks_exact(4))
     {
-        sums[0] += v[0] * x(&k[0]);
-        sums[1] += v[1] * x(&k[1]);
-        sums[2] += v[2] * x(&k[2]);
-        sums[3] += v[3] * x(&k[3]);
+        sums[0] += v[0].into() * x(&k[0]);
+        sums[1] += v[1].into() * x(&k[1]);
+        sums[2] += v[2].into() * x(&k[2]);
+        sums[3] += v[3].into() * x(&k[3]);
     }
     let mut total = (sums[0] + sums[1]) + (sums[2] + sums[3]);
-    for (k, v) in keys[body..].iter().zip(&values[body..]) {
-        total += v * x(k);
+    for (k, &v) in keys[body..].iter().zip(&values[body..]) {
+        total += v.into() * x(k);
     }
     total
 }
@@ -561,9 +643,9 @@ impl IndexedVector<usize> for [f64] {
 /// time, and the same 5.8 ms with an 8 KB accumulator as with a 460 KB one (so the wait, not cache misses).
 /// This loop is every scatter of pdx: the centred operator's `B x`, centroids, 2-means and the cut sweeps.
 #[inline]
-pub(crate) fn scatter_add<K: Copy, V: IndexedVector<K> + ?Sized>(
+pub(crate) fn scatter_add<K: Copy, W: Copy + Into<f64>, V: IndexedVector<K> + ?Sized>(
     keys: &[K],
-    values: &[f64],
+    values: &[W],
     scale: f64,
     x: &mut V,
 ) {
@@ -575,26 +657,26 @@ pub(crate) fn scatter_add<K: Copy, V: IndexedVector<K> + ?Sized>(
         .zip(values[..body].chunks_exact(4))
     {
         let sums = [
-            x.at(k[0]) + scale * v[0],
-            x.at(k[1]) + scale * v[1],
-            x.at(k[2]) + scale * v[2],
-            x.at(k[3]) + scale * v[3],
+            x.at(k[0]) + scale * v[0].into(),
+            x.at(k[1]) + scale * v[1].into(),
+            x.at(k[2]) + scale * v[2].into(),
+            x.at(k[3]) + scale * v[3].into(),
         ];
         for lane in 0..4 {
             x.set(k[lane], sums[lane]);
         }
     }
-    for (&k, v) in keys[body..].iter().zip(&values[body..]) {
-        x.set(k, x.at(k) + scale * v);
+    for (&k, &v) in keys[body..].iter().zip(&values[body..]) {
+        x.set(k, x.at(k) + scale * v.into());
     }
 }
 
 /// The dot product of two sparse vectors given as sorted index lists and their values: one merge pass.
-pub(crate) fn sorted_sparse_dot<I: Ord>(
+pub(crate) fn sorted_sparse_dot<I: Ord, W: Copy + Into<f64>>(
     rows: &[I],
-    values: &[f64],
+    values: &[W],
     other_rows: &[I],
-    other_values: &[f64],
+    other_values: &[W],
 ) -> f64 {
     let (mut a, mut b, mut sum) = (0, 0, 0.0);
     while a < rows.len() && b < other_rows.len() {
@@ -602,7 +684,7 @@ pub(crate) fn sorted_sparse_dot<I: Ord>(
             std::cmp::Ordering::Less => a += 1,
             std::cmp::Ordering::Greater => b += 1,
             std::cmp::Ordering::Equal => {
-                sum += values[a] * other_values[b];
+                sum += values[a].into() * other_values[b].into();
                 a += 1;
                 b += 1;
             }

@@ -21,7 +21,7 @@ fn counts() -> TermCounts {
 /// The weighted matrix as dense columns (terms x documents), 0 where nothing is stored.
 fn weighted(code: &str) -> Vec<[f64; 3]> {
     let weighting = Weighting::parse(code).expect("valid code");
-    let DataMatrix::Sparse { matrix, terms } = weight_counts(&counts(), weighting) else {
+    let DataMatrix::Sparse { matrix, terms, .. } = weight_counts(&counts(), weighting) else {
         panic!("text weighting gives a sparse matrix");
     };
     assert_eq!(terms, vec!["a", "b", "c"]);
@@ -200,4 +200,42 @@ fn a_term_in_every_document_gets_idf_zero_and_is_not_stored() {
     };
     assert_eq!(matrix.nnz(), 1);
     assert_eq!(matrix.get(1, 0).copied(), Some(1.0));
+}
+
+#[test]
+fn weights_are_stored_at_single_precision_and_read_back_exactly() {
+    for code in ["txx", "lfc", "afc", "tnx", "lpx", "lec", "pdgp"] {
+        let data = weight_counts(&counts(), Weighting::parse(code).expect("valid code"));
+        let DataMatrix::Sparse { matrix, .. } = &data else {
+            panic!("text weighting gives a sparse matrix");
+        };
+        let single = data
+            .single_precision_values()
+            .expect("weighted text has single-precision values");
+        assert_eq!(single.len(), matrix.nnz(), "{code}");
+        for (&s, &d) in single.iter().zip(matrix.data()) {
+            assert_eq!(
+                f64::from(s),
+                d,
+                "{code}: {d} is not a single-precision number"
+            );
+        }
+    }
+    // lfc's unit columns: 1/sqrt(2) is not a single-precision number, so the rounding is visible, and the
+    // column keeps unit length to single precision.
+    let column = weighted("bxc")[0];
+    assert_eq!(column[0], f64::from(std::f64::consts::FRAC_1_SQRT_2 as f32));
+    assert_ne!(column[0], std::f64::consts::FRAC_1_SQRT_2);
+    let length: f64 = column.iter().map(|v| v * v).sum::<f64>().sqrt();
+    assert!((length - 1.0).abs() < 1e-7, "{length}");
+}
+
+#[test]
+fn values_single_precision_cannot_hold_are_read_in_double() {
+    let matrix = sprs::CsMat::new_csc((2, 2), vec![0, 1, 2], vec![0, 1], vec![0.1, 0.5]);
+    let data = DataMatrix::sparse(matrix, vec!["a".into(), "b".into()]);
+    assert!(data.single_precision_values().is_none());
+    let exact = sprs::CsMat::new_csc((2, 2), vec![0, 1, 2], vec![0, 1], vec![0.25, 0.5]);
+    let data = DataMatrix::sparse(exact, vec!["a".into(), "b".into()]);
+    assert_eq!(data.single_precision_values(), Some(&[0.25f32, 0.5][..]));
 }

@@ -164,31 +164,34 @@ fn balanced_bounds(counts: &[usize], blocks: usize) -> Vec<usize> {
     bounds
 }
 
+/// A stored value type of the products: `f64`, or `f32` when the data's values are all single-precision numbers
+/// (see [`DataMatrix::single_precision_values`]). Either widens to `f64` exactly before any arithmetic, so the
+/// two give the same bits and differ only in the bytes each product reads.
+trait StoredValue: Copy + Into<f64> + Send + Sync + std::fmt::Debug {}
+impl StoredValue for f64 {}
+impl StoredValue for f32 {}
+
 /// The node's sparse columns, addressed by position in the node (0..n): row indices copied (renumbered to the
 /// node's own rows when compact, and narrowed), values read in place.
 #[derive(Debug)]
-struct SparseColumns<'a, I> {
+struct SparseColumns<'a, I, W: StoredValue> {
     /// Column at position p: `rows[offsets[p]..offsets[p + 1]]`.
     offsets: Vec<usize>,
     rows: Vec<I>,
     /// Column at position p: values from `values[value_starts[p]..]`.
-    values: Cow<'a, [f64]>,
+    values: Cow<'a, [W]>,
     value_starts: Vec<usize>,
 }
 
-impl<'a, I: RowIndex> SparseColumns<'a, I> {
-    /// Columns over `rows`, with values read in place from `matrix` (or taken over, when it had to be
+impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
+    /// Columns over `rows`, with values read from `values` (in place, or taken over when the matrix had to be
     /// converted).
     fn new(
         offsets: Vec<usize>,
         rows: Vec<I>,
         value_starts: Vec<usize>,
-        matrix: Cow<'a, CsMat<f64>>,
+        values: Cow<'a, [W]>,
     ) -> Self {
-        let values = match matrix {
-            Cow::Borrowed(matrix) => Cow::Borrowed(matrix.data()),
-            Cow::Owned(matrix) => Cow::Owned(matrix.into_raw_storage().2),
-        };
         SparseColumns {
             offsets,
             rows,
@@ -197,7 +200,7 @@ impl<'a, I: RowIndex> SparseColumns<'a, I> {
         }
     }
 
-    fn column(&self, p: usize) -> (&[I], &[f64]) {
+    fn column(&self, p: usize) -> (&[I], &[W]) {
         let rows = &self.rows[self.offsets[p]..self.offsets[p + 1]];
         let start = self.value_starts[p];
         (rows, &self.values[start..start + rows.len()])
@@ -266,9 +269,10 @@ impl<'a, I: RowIndex> SparseColumns<'a, I> {
             .collect()
     }
 
+    /// `||a_p||^2`, summed in the order of [`dot`].
     fn norm_squared(&self, p: usize) -> f64 {
         let (_, values) = self.column(p);
-        dot(values, values)
+        four_lane_sum(values, values, |&v| v.into())
     }
 
     /// `a_p . a_q`: both index lists are sorted (sprs guarantees it, and renumbering keeps the order), so one
@@ -280,12 +284,14 @@ impl<'a, I: RowIndex> SparseColumns<'a, I> {
     }
 }
 
-/// The two layouts of a node's sparse columns; every product is written once, generically, and monomorphised
-/// per layout by [`with_sparse!`].
+/// The layouts of a node's sparse columns: `u32` or `u16` rows, `f64` or `f32` values. Every product is written
+/// once, generically, and monomorphised per layout by [`with_sparse!`].
 #[derive(Debug)]
 enum SparseStorage<'a> {
-    Wide(SparseColumns<'a, u32>),
-    Narrow(SparseColumns<'a, u16>),
+    Wide(SparseColumns<'a, u32, f64>),
+    Narrow(SparseColumns<'a, u16, f64>),
+    WideSingle(SparseColumns<'a, u32, f32>),
+    NarrowSingle(SparseColumns<'a, u16, f32>),
 }
 
 /// Run `$body` with `$columns` bound to whichever layout `$storage` holds.
@@ -294,8 +300,29 @@ macro_rules! with_sparse {
         match $storage {
             SparseStorage::Wide($columns) => $body,
             SparseStorage::Narrow($columns) => $body,
+            SparseStorage::WideSingle($columns) => $body,
+            SparseStorage::NarrowSingle($columns) => $body,
         }
     };
+}
+
+/// Run `$narrow` with `$columns` bound to the layout `$storage` holds when its rows are `u16`, `$wide` when
+/// they are `u32`.
+macro_rules! by_row_width {
+    ($storage:expr, $columns:ident => narrow: $narrow:expr, wide: $wide:expr) => {
+        match $storage {
+            SparseStorage::Narrow($columns) => $narrow,
+            SparseStorage::NarrowSingle($columns) => $narrow,
+            SparseStorage::Wide($columns) => $wide,
+            SparseStorage::WideSingle($columns) => $wide,
+        }
+    };
+}
+
+impl SparseStorage<'_> {
+    fn is_narrow(&self) -> bool {
+        by_row_width!(self, _columns => narrow: true, wide: false)
+    }
 }
 
 /// The columns a node is made of, addressed by position in the node (0..n).
@@ -310,6 +337,14 @@ enum Storage<'a> {
     },
 }
 
+/// The double-precision values of `matrix`: borrowed, or taken over when it had to be converted.
+fn double_values(matrix: Cow<'_, CsMat<f64>>) -> Cow<'_, [f64]> {
+    match matrix {
+        Cow::Borrowed(matrix) => Cow::Borrowed(matrix.data()),
+        Cow::Owned(matrix) => Cow::Owned(matrix.into_raw_storage().2),
+    }
+}
+
 /// Rows no member uses get this in the renumbering table.
 const UNUSED_ROW: u32 = u32::MAX;
 
@@ -319,7 +354,8 @@ impl<'a> Storage<'a> {
     /// of the node's vocabulary rather than the corpus's. Row indices are stored as `u16` when the operator has
     /// at most 65,536 rows: the copy takes half the memory and every product reads 2 bytes less per non-zero.
     /// A compact node whose centroid the caller knows (over the data's rows) takes the rows it uses from the
-    /// centroid's non-zeros, checked as the row indices are copied (see [`rows_of_centroid`]).
+    /// centroid's non-zeros, checked as the row indices are copied (see [`rows_of_centroid`]). Values are read
+    /// in single precision when the data has them (see [`StoredValue`]).
     fn new(
         data: &'a DataMatrix,
         columns: &'a [usize],
@@ -385,16 +421,30 @@ impl<'a> Storage<'a> {
                         None => selection = Some(mark_rows()),
                     }
                 };
-                let columns = match copied {
-                    Copied::Narrow(rows) => SparseStorage::Narrow(SparseColumns::new(
+                // The single-precision values are in the data's storage order, which a converted matrix lost.
+                let single = match &matrix {
+                    Cow::Borrowed(_) => data.single_precision_values(),
+                    Cow::Owned(_) => None,
+                };
+                let columns = match (copied, single) {
+                    (Copied::Narrow(rows), Some(single)) => SparseStorage::NarrowSingle(
+                        SparseColumns::new(offsets, rows, value_starts, Cow::Borrowed(single)),
+                    ),
+                    (Copied::Wide(rows), Some(single)) => SparseStorage::WideSingle(
+                        SparseColumns::new(offsets, rows, value_starts, Cow::Borrowed(single)),
+                    ),
+                    (Copied::Narrow(rows), None) => SparseStorage::Narrow(SparseColumns::new(
                         offsets,
                         rows,
                         value_starts,
-                        matrix,
+                        double_values(matrix),
                     )),
-                    Copied::Wide(rows) => {
-                        SparseStorage::Wide(SparseColumns::new(offsets, rows, value_starts, matrix))
-                    }
+                    (Copied::Wide(rows), None) => SparseStorage::Wide(SparseColumns::new(
+                        offsets,
+                        rows,
+                        value_starts,
+                        double_values(matrix),
+                    )),
                 };
                 let active_rows = selection.map(|(_, active)| active);
                 Ok((Storage::Sparse(columns), active_rows))
@@ -432,17 +482,18 @@ impl<'a> Storage<'a> {
             // Only large nodes go through the padded copy: it costs a pass over the rows, which a small node's
             // product (few non-zeros per row) may not win back. At a node of 1,287 documents of 20 Newsgroups,
             // timings could not tell the two ways apart.
-            Storage::Sparse(SparseStorage::Narrow(columns)) if parallel => {
+            Storage::Sparse(columns) if parallel && columns.is_narrow() => {
                 padded[..y.len()].copy_from_slice(y);
-                match narrow_vector(padded) {
-                    Some(y) => columns.dots(y, shift, out, parallel),
-                    None => columns.dots(y, shift, out, parallel),
-                }
+                let padded = narrow_vector(padded);
+                by_row_width!(columns, c =>
+                    narrow: match padded {
+                        Some(y) => c.dots(y, shift, out, parallel),
+                        None => c.dots(y, shift, out, parallel),
+                    },
+                    wide: c.dots(y, shift, out, parallel)
+                )
             }
-            Storage::Sparse(SparseStorage::Narrow(columns)) => {
-                columns.dots(y, shift, out, parallel)
-            }
-            Storage::Sparse(SparseStorage::Wide(columns)) => columns.dots(y, shift, out, parallel),
+            Storage::Sparse(columns) => with_sparse!(columns, c => c.dots(y, shift, out, parallel)),
             Storage::Dense {
                 values,
                 rows,
@@ -463,7 +514,7 @@ impl<'a> Storage<'a> {
     /// How many values [`Storage::dots`] needs for its padded copy of `y`: none unless narrow and parallel.
     fn copy_len(&self, m: usize, parallel: bool) -> usize {
         match self {
-            Storage::Sparse(SparseStorage::Narrow(_)) if parallel => self.padded_len(m),
+            Storage::Sparse(columns) if parallel && columns.is_narrow() => self.padded_len(m),
             _ => 0,
         }
     }
@@ -472,7 +523,7 @@ impl<'a> Storage<'a> {
     /// row count `m` otherwise.
     fn padded_len(&self, m: usize) -> usize {
         match self {
-            Storage::Sparse(SparseStorage::Narrow(_)) => NARROW_ROWS.max(m),
+            Storage::Sparse(columns) if columns.is_narrow() => NARROW_ROWS.max(m),
             _ => m,
         }
     }
@@ -507,11 +558,13 @@ impl<'a> Storage<'a> {
     /// `acc += sum_q x[q] a_{first + q}`; `acc` holds [`Storage::padded_len`] values.
     fn accumulate(&self, first: usize, x: &[f64], acc: &mut [f64]) {
         match self {
-            Storage::Sparse(SparseStorage::Narrow(columns)) => match narrow_vector_mut(acc) {
-                Some(acc) => columns.accumulate(first, x, acc),
-                None => columns.accumulate(first, x, acc),
-            },
-            Storage::Sparse(SparseStorage::Wide(columns)) => columns.accumulate(first, x, acc),
+            Storage::Sparse(columns) => by_row_width!(columns, c =>
+                narrow: match narrow_vector_mut(acc) {
+                    Some(acc) => c.accumulate(first, x, acc),
+                    None => c.accumulate(first, x, acc),
+                },
+                wide: c.accumulate(first, x, acc)
+            ),
             Storage::Dense {
                 values,
                 rows,
@@ -1227,6 +1280,83 @@ mod tests {
     }
 
     #[test]
+    fn single_and_double_precision_values_give_the_same_bits() {
+        // Small and sequential; parallel by column chunks; parallel by row blocks; and more rows than u16 holds.
+        let cases = [
+            (random_sparse(60, 45, 0.15, 31), false),
+            (random_sparse(1500, 700, 0.1, 32), false),
+            (random_sparse(12_000, 500, 0.014, 33), false),
+            (random_sparse(70_000, 60, 0.01, 34), true),
+        ];
+        for (case, (data, wide)) in cases.into_iter().enumerate() {
+            let DataMatrix::Sparse { matrix, terms, .. } = data else {
+                unreachable!()
+            };
+            let rounded = matrix.map(|&v| crate::matrix::to_single_precision(v));
+            assert_ne!(
+                rounded, matrix,
+                "case {case}: rounding must change some values"
+            );
+            let single = DataMatrix::sparse(rounded.clone(), terms.clone());
+            let double = DataMatrix::sparse_in_double_precision(rounded, terms);
+            assert!(single.single_precision_values().is_some());
+            assert!(double.single_precision_values().is_none());
+            let columns: Vec<usize> = (0..single.cols()).filter(|j| j % 5 != 2).collect();
+            let ops = |compact: bool| {
+                let build = |data| match compact {
+                    true => CentredColumns::compact(data, &columns),
+                    false => CentredColumns::new(data, &columns),
+                };
+                (build(&single), build(&double))
+            };
+            for compact in [false, true] {
+                let (a, b) = ops(compact);
+                let narrow = compact || !wide;
+                assert!(match narrow {
+                    true =>
+                        matches!(a.storage, Storage::Sparse(SparseStorage::NarrowSingle(_)))
+                            && matches!(b.storage, Storage::Sparse(SparseStorage::Narrow(_))),
+                    false =>
+                        matches!(a.storage, Storage::Sparse(SparseStorage::WideSingle(_)))
+                            && matches!(b.storage, Storage::Sparse(SparseStorage::Wide(_))),
+                });
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                let mut rng = SplitMix64::new(35 + case as u64);
+                let x = random_vector(&mut rng, columns.len());
+                let (mut ya, mut yb) = (vec![f64::NAN; a.rows()], vec![f64::NAN; b.rows()]);
+                a.apply(&x, &mut ya);
+                b.apply(&x, &mut yb);
+                assert_eq!(bits(&ya), bits(&yb), "case {case}, compact {compact}: B x");
+                let (mut xa, mut xb) = (vec![f64::NAN; a.cols()], vec![f64::NAN; b.cols()]);
+                a.apply_transpose(&ya, &mut xa);
+                b.apply_transpose(&yb, &mut xb);
+                assert_eq!(
+                    bits(&xa),
+                    bits(&xb),
+                    "case {case}, compact {compact}: B^T y"
+                );
+                assert_eq!(
+                    a.scatter().to_bits(),
+                    b.scatter().to_bits(),
+                    "case {case}: scatter"
+                );
+                assert_eq!(
+                    bits(&a.column_norms_squared()),
+                    bits(&b.column_norms_squared()),
+                    "case {case}: norms"
+                );
+                if case == 0 {
+                    assert_eq!(
+                        bits(a.column_gram().as_slice()),
+                        bits(b.column_gram().as_slice()),
+                        "column Gram"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn balanced_bounds_cover_the_rows_in_order() {
         assert_eq!(balanced_bounds(&[1, 1, 1, 1], 2), vec![0, 2, 4]);
         // Weight decides, not row count: the heavy first row is a block of its own.
@@ -1377,10 +1507,7 @@ mod tests {
                 }
             }
             let matrix = CsMat::new_csc((5, 3 * repeats), indptr, indices, values);
-            let data = DataMatrix::Sparse {
-                matrix,
-                terms: (0..5).map(|i| format!("t{i}")).collect(),
-            };
+            let data = DataMatrix::sparse(matrix, (0..5).map(|i| format!("t{i}")).collect());
             let columns: Vec<usize> = (0..3 * repeats).collect();
             let centroid = data.centroid(&columns);
             assert_eq!(centroid[1], 0.0);
@@ -1423,7 +1550,7 @@ mod tests {
     #[test]
     fn identical_columns_have_zero_scatter() {
         let base = random_sparse(40, 1, 0.5, 17);
-        let DataMatrix::Sparse { matrix, terms } = base else {
+        let DataMatrix::Sparse { matrix, terms, .. } = base else {
             unreachable!()
         };
         let column = matrix.outer_view(0).expect("one column").to_owned();
@@ -1433,10 +1560,7 @@ mod tests {
                 triplets.add_triplet(i, j, v);
             }
         }
-        let data = DataMatrix::Sparse {
-            matrix: triplets.to_csc(),
-            terms,
-        };
+        let data = DataMatrix::sparse(triplets.to_csc(), terms);
         let columns: Vec<usize> = (0..9).collect();
         assert_eq!(CentredColumns::new(&data, &columns).scatter(), 0.0);
     }
@@ -1444,13 +1568,10 @@ mod tests {
     #[test]
     fn csr_input_is_converted() {
         let data = random_sparse(25, 15, 0.3, 18);
-        let DataMatrix::Sparse { matrix, terms } = &data else {
+        let DataMatrix::Sparse { matrix, terms, .. } = &data else {
             unreachable!()
         };
-        let csr = DataMatrix::Sparse {
-            matrix: matrix.to_csr(),
-            terms: terms.clone(),
-        };
+        let csr = DataMatrix::sparse(matrix.to_csr(), terms.clone());
         let columns = [0, 3, 4, 9, 14];
         let a = CentredColumns::new(&data, &columns);
         let b = CentredColumns::new(&csr, &columns);

@@ -25,10 +25,7 @@ pub(crate) fn random_sparse(m: usize, n: usize, density: f64, seed: u64) -> Data
             triplets.add_triplet((rng.next_u64() % m as u64) as usize, j, 1.0);
         }
     }
-    DataMatrix::Sparse {
-        matrix: triplets.to_csc(),
-        terms: (0..m).map(|i| format!("t{i}")).collect(),
-    }
+    DataMatrix::sparse(triplets.to_csc(), (0..m).map(|i| format!("t{i}")).collect())
 }
 
 /// A random dense m x n data matrix with entries uniform in [-1, 1) plus a per-row offset, so that centring

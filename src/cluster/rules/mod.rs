@@ -507,10 +507,10 @@ mod tests {
             }
             triplets.add_triplet(topic, j, 1.0);
         }
-        DataMatrix::Sparse {
-            matrix: triplets.to_csc(),
-            terms: (0..terms).map(|i| format!("t{i}")).collect(),
-        }
+        DataMatrix::sparse(
+            triplets.to_csc(),
+            (0..terms).map(|i| format!("t{i}")).collect(),
+        )
     }
 
     #[test]

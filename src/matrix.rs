@@ -185,9 +185,9 @@ pub enum DataMatrix {
 }
 
 /// A sparse matrix's values in single precision, kept beside the double-precision ones when converting them
-/// loses nothing: the node products of the solver read 4 bytes per value instead of 8 (every product still sums
-/// in double precision, and each single value widens back to exactly the double it came from, so the results
-/// are the same bits). Computed once, on first use, because a matrix read back from the cache arrives without
+/// loses nothing: the solver's node products and the column kernels of every rule ([`Column`]: centroids,
+/// 2-means, the cut sweeps) read 4 bytes per value instead of 8. Every sum stays in double precision, and each
+/// single value widens back to exactly the double it came from, so the results are the same bits. Computed once, on first use, because a matrix read back from the cache arrives without
 /// it. Part of no comparison: it is a function of the matrix.
 #[derive(Debug, Clone, Default)]
 pub struct SinglePrecision(OnceLock<Option<Vec<f32>>>);
@@ -436,35 +436,59 @@ pub enum Column<'a> {
         rows: &'a [usize],
         values: &'a [f64],
     },
+    /// A sparse column whose values the matrix holds in single precision (see [`SinglePrecision`]): every
+    /// method gives the same bits as on [`Column::Sparse`] with the widened values, reading half the bytes
+    /// per value.
+    SparseSingle {
+        rows: &'a [usize],
+        values: &'a [f32],
+    },
     Dense(&'a [f64]),
+}
+
+/// Run `$sparse` with `$rows` and `$values` bound to a sparse column's parts (either precision), or `$dense`
+/// with `$values` bound to a dense column's values.
+macro_rules! by_layout {
+    ($column:expr, sparse($rows:ident, $values:ident) => $sparse:expr, dense($dense:ident) => $dense_body:expr) => {
+        match $column {
+            Column::Sparse {
+                rows: $rows,
+                values: $values,
+            } => $sparse,
+            Column::SparseSingle {
+                rows: $rows,
+                values: $values,
+            } => $sparse,
+            Column::Dense($dense) => $dense_body,
+        }
+    };
 }
 
 impl Column<'_> {
     /// `a . x` for a dense vector `x` of the matrix's row count.
     #[inline]
     pub fn dot(&self, x: &[f64]) -> f64 {
-        match self {
-            Column::Sparse { rows, values } => four_lane_sum(rows, values, |&r| x[r]),
-            Column::Dense(values) => four_lane_sum(&x[..values.len().min(x.len())], values, |&v| v),
-        }
+        by_layout!(self,
+            sparse(rows, values) => four_lane_sum(rows, values, |&r| x[r]),
+            dense(values) => four_lane_sum(&x[..values.len().min(x.len())], values, |&v| v)
+        )
     }
 
     /// `a . b` for another column of the same matrix (a merge of the two sorted row lists when both are sparse).
     pub fn dot_column(&self, other: &Column) -> f64 {
-        match (self, other) {
-            (
-                Column::Sparse { rows, values },
-                Column::Sparse {
-                    rows: other_rows,
-                    values: other_values,
-                },
-            ) => sorted_sparse_dot(rows, values, other_rows, other_values),
-            (Column::Dense(values), Column::Dense(other_values)) => {
-                values.iter().zip(*other_values).map(|(x, y)| x * y).sum()
+        by_layout!(self,
+            sparse(rows, values) => by_layout!(other,
+                sparse(other_rows, other_values) =>
+                    sorted_sparse_dot(rows, values, other_rows, other_values),
+                dense(dense) => self.dot(dense)
+            ),
+            dense(values) => match other {
+                Column::Dense(other_values) => {
+                    values.iter().zip(*other_values).map(|(x, y)| x * y).sum()
+                }
+                sparse => sparse.dot(values),
             }
-            (Column::Dense(dense), sparse @ Column::Sparse { .. })
-            | (sparse @ Column::Sparse { .. }, Column::Dense(dense)) => sparse.dot(dense),
-        }
+        )
     }
 
     /// `a . x`, then `x += a`, in one pass over the column (its rows are distinct, so each entry of `x` is read
@@ -472,67 +496,44 @@ impl Column<'_> {
     /// go four entries at a time, like [`scatter_add`], and for the same reason.
     #[inline]
     pub fn dot_then_add(&self, x: &mut [f64]) -> f64 {
-        let mut sums = [0.0f64; 4];
-        match self {
-            Column::Sparse { rows, values } => {
-                let len = rows.len().min(values.len());
-                let body = len - len % 4;
-                for (r, v) in rows[..body]
-                    .chunks_exact(4)
-                    .zip(values[..body].chunks_exact(4))
-                {
-                    let before = [x[r[0]], x[r[1]], x[r[2]], x[r[3]]];
-                    for lane in 0..4 {
-                        sums[lane] += v[lane] * before[lane];
-                    }
-                    for lane in 0..4 {
-                        x[r[lane]] = before[lane] + v[lane];
-                    }
-                }
-                for (k, (&r, &v)) in rows[body..len].iter().zip(&values[body..len]).enumerate() {
-                    sums[k % 4] += v * x[r];
-                    x[r] += v;
-                }
-            }
-            Column::Dense(values) => {
+        by_layout!(self,
+            sparse(rows, values) => sparse_dot_then_add(rows, values, x),
+            dense(values) => {
+                let mut sums = [0.0f64; 4];
                 for (k, (xi, &v)) in x.iter_mut().zip(*values).enumerate() {
                     sums[k % 4] += v * *xi;
                     *xi += v;
                 }
+                (sums[0] + sums[1]) + (sums[2] + sums[3])
             }
-        }
-        (sums[0] + sums[1]) + (sums[2] + sums[3])
+        )
     }
 
     /// `x += scale * a`.
     #[inline]
     pub fn add_to(&self, x: &mut [f64], scale: f64) {
-        match self {
-            Column::Sparse { rows, values } => scatter_add(rows, values, scale, x),
-            Column::Dense(values) => {
+        by_layout!(self,
+            sparse(rows, values) => scatter_add(rows, values, scale, x),
+            dense(values) => {
                 for (xi, v) in x.iter_mut().zip(*values) {
                     *xi += scale * v;
                 }
             }
-        }
+        )
     }
 
     /// `||a||^2`.
     #[inline]
     pub fn norm_squared(&self) -> f64 {
-        let values = match self {
-            Column::Sparse { values, .. } => values,
-            Column::Dense(values) => values,
-        };
-        values.iter().map(|v| v * v).sum()
+        by_layout!(self,
+            sparse(_rows, values) => sum_of_squares(values),
+            dense(values) => sum_of_squares(values)
+        )
     }
 
     /// Stored entries (all of them for dense data).
     pub fn nnz(&self) -> usize {
-        match self {
-            Column::Sparse { rows, .. } => rows.len(),
-            Column::Dense(values) => values.len(),
-        }
+        by_layout!(self, sparse(rows, _values) => rows.len(), dense(values) => values.len())
     }
 
     /// `(row, value)` pairs of the stored entries.
@@ -541,9 +542,51 @@ impl Column<'_> {
             Column::Sparse { rows, values } => {
                 Box::new(rows.iter().copied().zip(values.iter().copied()))
             }
+            Column::SparseSingle { rows, values } => Box::new(
+                rows.iter()
+                    .copied()
+                    .zip(values.iter().map(|&v| f64::from(v))),
+            ),
             Column::Dense(values) => Box::new(values.iter().copied().enumerate()),
         }
     }
+}
+
+/// `sum_k v_k^2`, left to right.
+#[inline]
+fn sum_of_squares<W: Copy + Into<f64>>(values: &[W]) -> f64 {
+    values
+        .iter()
+        .map(|&v| {
+            let v: f64 = v.into();
+            v * v
+        })
+        .sum()
+}
+
+/// [`Column::dot_then_add`] of a sparse column.
+#[inline]
+fn sparse_dot_then_add<W: Copy + Into<f64>>(rows: &[usize], values: &[W], x: &mut [f64]) -> f64 {
+    let mut sums = [0.0f64; 4];
+    let len = rows.len().min(values.len());
+    let body = len - len % 4;
+    for (r, v) in rows[..body]
+        .chunks_exact(4)
+        .zip(values[..body].chunks_exact(4))
+    {
+        let before = [x[r[0]], x[r[1]], x[r[2]], x[r[3]]];
+        for lane in 0..4 {
+            sums[lane] += v[lane].into() * before[lane];
+        }
+        for lane in 0..4 {
+            x[r[lane]] = before[lane] + v[lane].into();
+        }
+    }
+    for (k, (&r, &v)) in rows[body..len].iter().zip(&values[body..len]).enumerate() {
+        sums[k % 4] += v.into() * x[r];
+        x[r] += v.into();
+    }
+    (sums[0] + sums[1]) + (sums[2] + sums[3])
 }
 
 impl DataMatrix {
@@ -552,10 +595,17 @@ impl DataMatrix {
     pub fn column(&self, j: usize) -> Column<'_> {
         match self {
             DataMatrix::Sparse { matrix, .. } => {
-                let start = matrix.indptr().outer_inds_sz(j);
-                Column::Sparse {
-                    rows: &matrix.indices()[start.clone()],
-                    values: &matrix.data()[start],
+                let range = matrix.indptr().outer_inds_sz(j);
+                let rows = &matrix.indices()[range.clone()];
+                match self.single_precision_values() {
+                    Some(single) => Column::SparseSingle {
+                        rows,
+                        values: &single[range],
+                    },
+                    None => Column::Sparse {
+                        rows,
+                        values: &matrix.data()[range],
+                    },
                 }
             }
             DataMatrix::Dense { matrix, .. } => {
@@ -672,11 +722,11 @@ pub(crate) fn scatter_add<K: Copy, W: Copy + Into<f64>, V: IndexedVector<K> + ?S
 }
 
 /// The dot product of two sparse vectors given as sorted index lists and their values: one merge pass.
-pub(crate) fn sorted_sparse_dot<I: Ord, W: Copy + Into<f64>>(
+pub(crate) fn sorted_sparse_dot<I: Ord, W: Copy + Into<f64>, V: Copy + Into<f64>>(
     rows: &[I],
     values: &[W],
     other_rows: &[I],
-    other_values: &[W],
+    other_values: &[V],
 ) -> f64 {
     let (mut a, mut b, mut sum) = (0, 0, 0.0);
     while a < rows.len() && b < other_rows.len() {
@@ -721,6 +771,63 @@ mod tests {
                 (dense.dot(&x[..len]) - dense_plain).abs() <= 1e-13,
                 "dense, {len} entries"
             );
+        }
+    }
+
+    #[test]
+    fn single_precision_columns_give_the_bits_of_their_widened_values() {
+        let mut rng = crate::rng::SplitMix64::new(41);
+        let x: Vec<f64> = (0..20).map(|_| rng.next_f64() - 0.3).collect();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for len in 0..13 {
+            let rows: Vec<usize> = (0..20).filter(|r| r % 3 != 1).take(len).collect();
+            let narrow: Vec<f32> = (0..len).map(|_| (rng.next_f64() - 0.5) as f32).collect();
+            let wide: Vec<f64> = narrow.iter().map(|&v| f64::from(v)).collect();
+            let single = Column::SparseSingle {
+                rows: &rows,
+                values: &narrow,
+            };
+            let double = Column::Sparse {
+                rows: &rows,
+                values: &wide,
+            };
+            let other_rows: Vec<usize> = (0..20).filter(|r| r % 2 == 0).collect();
+            let other_values: Vec<f64> = other_rows.iter().map(|&r| r as f64 * 0.1 - 0.7).collect();
+            let other = Column::Sparse {
+                rows: &other_rows,
+                values: &other_values,
+            };
+            assert_eq!(
+                single.dot(&x).to_bits(),
+                double.dot(&x).to_bits(),
+                "{len}: dot"
+            );
+            assert_eq!(
+                single.dot_column(&other).to_bits(),
+                double.dot_column(&other).to_bits(),
+                "{len}: dot_column"
+            );
+            assert_eq!(
+                single.dot_column(&double).to_bits(),
+                double.dot_column(&double).to_bits(),
+                "{len}: dot_column, mixed"
+            );
+            let (mut xs, mut xd) = (x.clone(), x.clone());
+            assert_eq!(
+                single.dot_then_add(&mut xs).to_bits(),
+                double.dot_then_add(&mut xd).to_bits(),
+                "{len}: dot_then_add"
+            );
+            assert_eq!(bits(&xs), bits(&xd), "{len}: dot_then_add's sum");
+            single.add_to(&mut xs, -0.7);
+            double.add_to(&mut xd, -0.7);
+            assert_eq!(bits(&xs), bits(&xd), "{len}: add_to");
+            assert_eq!(
+                single.norm_squared().to_bits(),
+                double.norm_squared().to_bits()
+            );
+            assert!(single.entries().eq(double.entries()), "{len}: entries");
+            assert_eq!(single.nnz(), len);
         }
     }
 

@@ -7,7 +7,7 @@
 // The expected values are written out as decimals worked by hand, on purpose, not as library constants.
 #![allow(clippy::approx_constant)]
 
-use pdx::matrix::{DataMatrix, Weighting, weight_counts};
+use pdx::matrix::{Column, DataMatrix, Weighting, weight_counts};
 use pdx::text::TermCounts;
 
 fn counts() -> TermCounts {
@@ -213,6 +213,10 @@ fn weights_are_stored_at_single_precision_and_read_back_exactly() {
             .single_precision_values()
             .expect("weighted text has single-precision values");
         assert_eq!(single.len(), matrix.nnz(), "{code}");
+        assert!(
+            matches!(data.column(1), Column::SparseSingle { .. }),
+            "{code}"
+        );
         for (&s, &d) in single.iter().zip(matrix.data()) {
             assert_eq!(
                 f64::from(s),
@@ -235,6 +239,7 @@ fn values_single_precision_cannot_hold_are_read_in_double() {
     let matrix = sprs::CsMat::new_csc((2, 2), vec![0, 1, 2], vec![0, 1], vec![0.1, 0.5]);
     let data = DataMatrix::sparse(matrix, vec!["a".into(), "b".into()]);
     assert!(data.single_precision_values().is_none());
+    assert!(matches!(data.column(0), Column::Sparse { .. }));
     let exact = sprs::CsMat::new_csc((2, 2), vec![0, 1, 2], vec![0, 1], vec![0.25, 0.5]);
     let data = DataMatrix::sparse(exact, vec!["a".into(), "b".into()]);
     assert_eq!(data.single_precision_values(), Some(&[0.25f32, 0.5][..]));

@@ -493,7 +493,7 @@ impl Column<'_> {
 
     /// `a . x`, then `x += a`, in one pass over the column (its rows are distinct, so each entry of `x` is read
     /// before this column changes it): the step of a sweep that keeps a running sum of columns. Sparse columns
-    /// go four entries at a time, like [`scatter_add`], and for the same reason.
+    /// go four entries at a time, like `scatter_add`, and for the same reason.
     #[inline]
     pub fn dot_then_add(&self, x: &mut [f64]) -> f64 {
         by_layout!(self,

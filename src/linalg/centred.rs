@@ -285,7 +285,7 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
 }
 
 /// The layouts of a node's sparse columns: `u32` or `u16` rows, `f64` or `f32` values. Every product is written
-/// once, generically, and monomorphised per layout by [`with_sparse!`].
+/// once, generically, and monomorphised per layout by `with_sparse!`.
 #[derive(Debug)]
 enum SparseStorage<'a> {
     Wide(SparseColumns<'a, u32, f64>),
@@ -783,7 +783,7 @@ pub struct KnownSummary<'k> {
 /// Large nodes (at least [`PARALLEL_MIN_NNZ`] stored entries) use all cores: `B^T y` is one dot product per
 /// column, computed in parallel; `B x` sums columns, so when the node has many entries per row its columns are
 /// cut into a fixed number of chunks of equal non-zeros, each summed into its own accumulator, and the
-/// accumulators are added in a fixed order; otherwise its rows are cut into blocks ([`RowBlocks`]). Results do
+/// accumulators are added in a fixed order; otherwise its rows are cut into blocks (`RowBlocks`). Results do
 /// not depend on the number of threads.
 ///
 /// The accumulators of the parallel `B x` are allocated once, on the first product, and kept (behind a mutex,

@@ -3,7 +3,7 @@
 //! largest eigenvalue of the 2n x 2n matrix (5), and the kernel (6) with `c = c*`.
 //!
 //! Reading of (5) and (6). The text prints `Ktilde(D^2)` in every block of (5) and in the middle term of (6). The
-//! construction is the additive-constant problem of the Kernel Isomap papers it cites ([7], [8]: Choi & Choi,
+//! construction is the additive-constant problem of the Kernel Isomap papers it cites (\[7\], \[8\]: Choi & Choi,
 //! after Cailliez 1983), where the lower-right block of (5) and the middle term of (6) are `Ktilde(D)` of the
 //! distances themselves:
 //!

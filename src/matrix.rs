@@ -187,8 +187,9 @@ pub enum DataMatrix {
 /// A sparse matrix's values in single precision, kept beside the double-precision ones when converting them
 /// loses nothing: the solver's node products and the column kernels of every rule ([`Column`]: centroids,
 /// 2-means, the cut sweeps) read 4 bytes per value instead of 8. Every sum stays in double precision, and each
-/// single value widens back to exactly the double it came from, so the results are the same bits. Computed once, on first use, because a matrix read back from the cache arrives without
-/// it. Part of no comparison: it is a function of the matrix.
+/// single value widens back to exactly the double it came from, so the results are the same bits. Computed
+/// once, on first use, because a matrix read back from the cache arrives without it. Part of no comparison: it
+/// is a function of the matrix.
 #[derive(Debug, Clone, Default)]
 pub struct SinglePrecision(OnceLock<Option<Vec<f32>>>);
 
@@ -197,6 +198,13 @@ impl PartialEq for SinglePrecision {
         true
     }
 }
+
+/// A type sparse values are stored in: `f64`, or `f32` when the matrix's values are all single-precision numbers
+/// (see [`DataMatrix::single_precision_values`]). Either widens to `f64` exactly before any arithmetic, so the
+/// two give the same bits and differ only in the bytes each pass reads.
+pub(crate) trait StoredValue: Copy + Into<f64> + Send + Sync + std::fmt::Debug {}
+impl StoredValue for f64 {}
+impl StoredValue for f32 {}
 
 /// `value` rounded to the nearest single-precision number, as a double. Weights are stored at this precision
 /// (24 significant bits, about 7 decimal digits), far finer than any difference a clustering rule can see, so
@@ -554,7 +562,7 @@ impl Column<'_> {
 
 /// `sum_k v_k^2`, left to right.
 #[inline]
-fn sum_of_squares<W: Copy + Into<f64>>(values: &[W]) -> f64 {
+fn sum_of_squares<W: StoredValue>(values: &[W]) -> f64 {
     values
         .iter()
         .map(|&v| {
@@ -566,7 +574,7 @@ fn sum_of_squares<W: Copy + Into<f64>>(values: &[W]) -> f64 {
 
 /// [`Column::dot_then_add`] of a sparse column.
 #[inline]
-fn sparse_dot_then_add<W: Copy + Into<f64>>(rows: &[usize], values: &[W], x: &mut [f64]) -> f64 {
+fn sparse_dot_then_add<W: StoredValue>(rows: &[usize], values: &[W], x: &mut [f64]) -> f64 {
     let mut sums = [0.0f64; 4];
     let len = rows.len().min(values.len());
     let body = len - len % 4;
@@ -642,7 +650,7 @@ impl DataMatrix {
 /// sweeps and 2-means (a column against a dense vector) and of the solvers' vector work. Deterministic: the
 /// order depends on the length only, never on threads.
 #[inline]
-pub(crate) fn four_lane_sum<K, W: Copy + Into<f64>>(
+pub(crate) fn four_lane_sum<K, W: StoredValue>(
     keys: &[K],
     values: &[W],
     x: impl Fn(&K) -> f64,
@@ -693,7 +701,7 @@ impl IndexedVector<usize> for [f64] {
 /// time, and the same 5.8 ms with an 8 KB accumulator as with a 460 KB one (so the wait, not cache misses).
 /// This loop is every scatter of pdx: the centred operator's `B x`, centroids, 2-means and the cut sweeps.
 #[inline]
-pub(crate) fn scatter_add<K: Copy, W: Copy + Into<f64>, V: IndexedVector<K> + ?Sized>(
+pub(crate) fn scatter_add<K: Copy, W: StoredValue, V: IndexedVector<K> + ?Sized>(
     keys: &[K],
     values: &[W],
     scale: f64,
@@ -722,7 +730,7 @@ pub(crate) fn scatter_add<K: Copy, W: Copy + Into<f64>, V: IndexedVector<K> + ?S
 }
 
 /// The dot product of two sparse vectors given as sorted index lists and their values: one merge pass.
-pub(crate) fn sorted_sparse_dot<I: Ord, W: Copy + Into<f64>, V: Copy + Into<f64>>(
+pub(crate) fn sorted_sparse_dot<I: Ord, W: StoredValue, V: StoredValue>(
     rows: &[I],
     values: &[W],
     other_rows: &[I],

@@ -10,7 +10,9 @@ use sprs::CsMat;
 
 use super::vector::{axpy, dot};
 use super::{LinalgError, LinearOperator};
-use crate::matrix::{DataMatrix, IndexedVector, four_lane_sum, scatter_add, sorted_sparse_dot};
+use crate::matrix::{
+    DataMatrix, IndexedVector, StoredValue, four_lane_sum, scatter_add, sorted_sparse_dot,
+};
 
 /// Nodes with at least this many stored entries (non-zeros of sparse data, every entry of dense data) compute
 /// their products on all cores. Below it a product takes well under a millisecond and thread hand-offs would
@@ -163,13 +165,6 @@ fn balanced_bounds(counts: &[usize], blocks: usize) -> Vec<usize> {
     bounds.push(rows);
     bounds
 }
-
-/// A stored value type of the products: `f64`, or `f32` when the data's values are all single-precision numbers
-/// (see [`DataMatrix::single_precision_values`]). Either widens to `f64` exactly before any arithmetic, so the
-/// two give the same bits and differ only in the bytes each product reads.
-trait StoredValue: Copy + Into<f64> + Send + Sync + std::fmt::Debug {}
-impl StoredValue for f64 {}
-impl StoredValue for f32 {}
 
 /// The node's sparse columns, addressed by position in the node (0..n): row indices copied (renumbered to the
 /// node's own rows when compact, and narrowed), values read in place.

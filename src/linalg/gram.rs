@@ -118,7 +118,14 @@ impl Gram {
             return 0.0;
         }
         let trace: f64 = (0..self.n).map(|i| self.get(i, i)).sum();
-        let total: f64 = self.values.par_iter().sum();
+        // Row sums in parallel, then their sum in row order: a parallel sum of all values would combine partial
+        // sums in whatever order the threads finish, and the last bits would change from run to run.
+        let row_sums: Vec<f64> = self
+            .values
+            .par_chunks(self.n)
+            .map(|row| row.iter().sum::<f64>())
+            .collect();
+        let total: f64 = row_sums.iter().sum();
         (trace - total / self.n as f64).max(0.0)
     }
 }
@@ -139,6 +146,29 @@ mod tests {
         let sub = gram.submatrix(&[2, 0]);
         assert_eq!(sub.values(), &[10.0, 1.0, 1.0, 1.0]);
         assert_eq!(Gram::bytes_for(1000), 8_000_000);
+    }
+
+    #[test]
+    fn feature_scatter_does_not_depend_on_the_thread_count() {
+        let n = 700;
+        let gram = Gram::from_symmetric_fn(n, |i, j| {
+            ((i * 7 + j * 13) % 101) as f64 / 97.0 + 1e-9 * i as f64
+        });
+        let on_threads = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool")
+                .install(|| gram.feature_scatter())
+        };
+        let one = on_threads(1);
+        for threads in [2, 3, 8] {
+            assert_eq!(
+                one.to_bits(),
+                on_threads(threads).to_bits(),
+                "{threads} threads"
+            );
+        }
     }
 
     #[test]

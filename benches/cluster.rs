@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
+use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
 use pdx::dataset::{Dataset, DatasetOptions};
 use pdx::matrix::DataMatrix;
 use pdx::report;
@@ -100,11 +100,10 @@ fn main() {
         "pddp-ocpc",
         "pdgp",
     ];
-    let params = RuleParams::default();
 
     // Root split of each linear rule.
     for name in linear {
-        let rule = RuleSpec::from_name(name, &params).expect("known rule");
+        let rule = RuleSpec::named(name).expect("known rule");
         let times: Vec<f64> = (0..runs)
             .map(|_| {
                 let mut tree = Tree::for_dataset(dataset);
@@ -122,7 +121,10 @@ fn main() {
     // The TUI's split preview of the root: one Lanczos run, every linear rule's split, objectives and entropy.
     let labels: Vec<Option<u32>> = dataset.documents.iter().map(|d| d.label).collect();
     let tree = Tree::for_dataset(dataset);
-    let rules = report::preview::linear_rules(0.2);
+    let defaults = pdx::cluster::Params::default()
+        .check()
+        .expect("valid defaults");
+    let rules = report::preview::compared_rules(&defaults);
     let times: Vec<f64> = (0..runs)
         .map(|_| {
             let start = Instant::now();
@@ -153,7 +155,7 @@ fn main() {
     let grown: Vec<RuleSpec> = linear
         .iter()
         .chain(&["bisecting-kmeans"])
-        .map(|name| RuleSpec::from_name(name, &params).expect("known rule"))
+        .map(|name| RuleSpec::named(name).expect("known rule"))
         .collect();
     let mut results: Vec<Vec<(f64, f64)>> = vec![Vec::new(); grown.len()];
     let counters = common::CpuTimes::now();
@@ -203,7 +205,7 @@ fn main() {
     // machine's speed over a similar stretch of time rather than pdx catching a single good or bad moment.
     let reference_runs = common::env_count("PDX_BENCH_REFERENCE_RUNS", 5);
     let bracket_runs = common::env_count("PDX_BENCH_BRACKET_RUNS", 5);
-    let pddp = RuleSpec::Pddp { l: 1 };
+    let pddp = RuleSpec::named("pddp").expect("known rule");
     let series =
         |runs: usize| -> Vec<f64> { (0..runs).map(|_| grow(dataset, &pddp, k).0).collect() };
     let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;

@@ -13,8 +13,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use pdx::cluster::rules::{SoftKernelKmeans, SplitContext, SplitEnv, SplitRule};
-use pdx::cluster::{KernelParams, RuleParams, RuleSpec, Tree};
+use pdx::cluster::registry::{self, Family};
+use pdx::cluster::rules::soft_kernel_kmeans::SoftKernelKmeans;
+use pdx::cluster::rules::{SplitContext, SplitEnv, SplitRule};
+use pdx::cluster::{RuleSpec, Tree};
 use pdx::dataset::{DatasetOptions, DocumentTexts};
 use pdx::linalg::kernel::{GeodesicMetric, KernelMatrix, KernelSpec, kernel_matrix};
 use pdx::progress::Progress;
@@ -184,12 +186,8 @@ fn main() {
     );
 
     // One split of the node by each kernel rule (Gaussian kernel, median sigma), kernel matrix included.
-    for name in RuleSpec::KERNEL_NAMES {
-        let rule = match RuleSpec::from_name_with(
-            name,
-            &RuleParams::default(),
-            &KernelParams::default(),
-        ) {
+    for name in registry::of_family(Family::Kernel).map(|rule| rule.name) {
+        let rule = match RuleSpec::named(name) {
             Ok(rule) => rule,
             Err(error) => {
                 println!("split     {name:<22} {error}");

@@ -9,23 +9,26 @@
 
 // The TUI's modules but its terminal setup (`mod.rs`) and its tests, which belong to the binary; at the root, so
 // that their `super::` paths find each other.
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/effects.rs"]
+mod effects;
+#[allow(dead_code, unused_imports)]
 #[path = "../src/tui/export.rs"]
 mod export;
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../src/tui/keys.rs"]
 mod keys;
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../src/tui/loading.rs"]
 mod loading;
-#[allow(dead_code)]
-#[path = "../src/tui/model.rs"]
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/model/mod.rs"]
 mod model;
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../src/tui/session.rs"]
 mod session;
-#[allow(dead_code)]
-#[path = "../src/tui/view.rs"]
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/view/mod.rs"]
 mod view;
 
 use std::sync::Arc;
@@ -36,7 +39,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use keys::Command;
-use model::{Action, Effect, Model, perform, perform_preview, update};
+use model::{Action, Effect, Model, Start, perform_preview, update};
 
 mod common;
 
@@ -50,15 +53,12 @@ fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
-/// Apply an action and run the jobs it starts synchronously, as the worker threads would.
+/// Apply an action and run the jobs it starts synchronously with the app's effect runner, as the worker threads
+/// would.
 fn act(model: &mut Model, action: Action) {
     let mut pending = update(model, action);
     while let Some(effect) = pending.pop() {
-        let action = match effect {
-            Effect::Run(job) => Action::Finished(perform(&model.data, job)),
-            Effect::Preview(job) => Action::Previewed(perform_preview(&model.data, job)),
-            Effect::Export(_) | Effect::Save(_) => continue,
-        };
+        let action = effects::perform(effect, model.data());
         pending.extend(update(model, action));
     }
 }
@@ -87,7 +87,7 @@ fn main() {
     let mut frames = Vec::new();
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("test terminal");
     for _ in 0..runs.min(7) {
-        let mut model = Model::new(Arc::clone(&data), true);
+        let mut model = Model::new(Start::new(Arc::clone(&data), true));
         let mut effects = update(&mut model, Action::Command(Command::Tab(3)));
         for times in [&mut first, &mut second] {
             let Some(Effect::Preview(job)) = effects.pop() else {
@@ -155,7 +155,10 @@ fn main() {
     }
     // Each rule's preview alone (its Lanczos run included).
     let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
-    for rule in pdx::report::preview::linear_rules(0.2) {
+    let defaults = pdx::cluster::Params::default()
+        .check()
+        .expect("valid defaults");
+    for rule in pdx::report::preview::compared_rules(&defaults) {
         let times: Vec<f64> = (0..runs.min(5))
             .map(|_| {
                 let start = Instant::now();
@@ -184,7 +187,7 @@ fn main() {
             let result = copy.split(
                 &data.matrix,
                 copy.root(),
-                &pdx::cluster::RuleSpec::Pddp { l: 1 },
+                &pdx::cluster::RuleSpec::default(),
             );
             std::hint::black_box(result.is_ok());
             ms(start)
@@ -217,7 +220,7 @@ fn main() {
     );
 
     // A 64-leaf PDDP tree grown through the model, then selection moves with a full redraw each.
-    let mut model = Model::new(Arc::clone(&data), true);
+    let mut model = Model::new(Start::new(Arc::clone(&data), true));
     let start = Instant::now();
     act(&mut model, Action::Command(Command::AutoSplit));
     for c in "64".chars() {
@@ -226,7 +229,7 @@ fn main() {
     act(&mut model, Action::Command(Command::Confirm));
     println!(
         "grew to {} leaves in {:.0} ms",
-        model.derived.leaves.len(),
+        model.derived().leaves.len(),
         ms(start)
     );
     for (width, height) in [(160, 48), (80, 24)] {

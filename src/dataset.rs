@@ -25,7 +25,7 @@ pub enum DatasetError {
     #[error("loading cancelled")]
     Cancelled,
     #[error(
-        "{path}: every document is empty after filtering ({count} dropped); loosen --min-df, --max-df or the stop list"
+        "{path}: every document is empty after filtering ({count} dropped); loosen the document-frequency limits or the stop list"
     )]
     AllEmpty { path: PathBuf, count: usize },
 }
@@ -118,6 +118,8 @@ pub struct Opened {
     pub timings: Timings,
     pub cache: CacheUse,
     pub cache_file: Option<PathBuf>,
+    /// What went wrong without stopping the load (a cache that could not be written), for the caller to show.
+    pub warnings: Vec<String>,
 }
 
 fn millis(since: Instant) -> f64 {
@@ -148,7 +150,7 @@ pub fn open_with_progress(
     progress: Option<&Progress>,
 ) -> Result<Opened, DatasetError> {
     let start = Instant::now();
-    options.text.validate()?;
+    options.text.check()?;
     for path in paths {
         if !path.exists() {
             return Err(CorpusError::NotFound { path: path.clone() }.into());
@@ -176,6 +178,7 @@ pub fn open_with_progress(
             },
             cache: CacheUse::Hit,
             cache_file,
+            warnings: Vec::new(),
         });
     }
 
@@ -195,11 +198,12 @@ pub fn open_with_progress(
     timings.total = millis(start);
 
     let mut cache_use = CacheUse::Off;
+    let mut warnings = Vec::new();
     if let Some(file) = &cache_file {
         cache_use = CacheUse::Miss;
         // A cache that cannot be written costs the next run time, nothing else; say so and go on.
         if let Err(error) = cache::write(file, &dataset) {
-            eprintln!("pdx: warning: cache not written: {error}");
+            warnings.push(format!("cache not written: {error}"));
         }
     }
     Ok(Opened {
@@ -207,13 +211,14 @@ pub fn open_with_progress(
         timings,
         cache: cache_use,
         cache_file,
+        warnings,
     })
 }
 
 /// Open the embedded demo corpus (labels `topic/subtopic`). It is small, so it is never cached.
 pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
     let start = Instant::now();
-    options.text.validate()?;
+    options.text.check()?;
     let mut load = options.load.clone();
     load.label_depth = demo::DEMO_LABEL_DEPTH;
     let (loaded, report) = corpus::load_entries(demo::DEMO_NAME, demo::demo_entries(), &load)?;
@@ -233,6 +238,7 @@ pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
         timings,
         cache: CacheUse::Off,
         cache_file: None,
+        warnings: Vec::new(),
     })
 }
 

@@ -3,6 +3,7 @@
 //! (`src/main.rs`) parses the command line and prints.
 
 pub mod cache;
+pub mod choice;
 pub mod cluster;
 pub mod corpus;
 pub mod dataset;

@@ -122,7 +122,7 @@ impl Stats {
         {
             let _ = writeln!(
                 out,
-                "kept empty  {} documents with no term left (--keep-empty)",
+                "kept empty  {} documents with no term left (as empty columns)",
                 self.empty_documents.len()
             );
         }

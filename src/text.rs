@@ -29,8 +29,32 @@ pub enum TextError {
     },
     #[error("unknown stemmer {0:?} (choose none or one of: {list})", list = STEMMER_NAMES.join(", "))]
     UnknownStemmer(String),
-    #[error("{0}")]
-    InvalidOption(String),
+    #[error("{option} = {value}: must be {expected}")]
+    OutOfRange {
+        option: TextOption,
+        value: String,
+        expected: String,
+    },
+}
+
+/// A text option whose value can be out of range, for errors that name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextOption {
+    MinLen,
+    MaxLen,
+    MaxDf,
+    MaxTerms,
+}
+
+impl std::fmt::Display for TextOption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TextOption::MinLen => "min_len",
+            TextOption::MaxLen => "max_len",
+            TextOption::MaxDf => "max_df",
+            TextOption::MaxTerms => "max_terms",
+        })
+    }
 }
 
 /// The stemmers rust-stemmers provides, by the name `--stem` takes.
@@ -125,23 +149,30 @@ impl Default for TextOptions {
 
 impl TextOptions {
     /// Check the options once, so that the pipeline can trust them.
-    pub fn validate(&self) -> Result<(), TextError> {
+    pub fn check(&self) -> Result<(), TextError> {
+        let out_of_range = |option, value: String, expected: String| {
+            Err(TextError::OutOfRange {
+                option,
+                value,
+                expected,
+            })
+        };
         if self.min_len == 0 || self.min_len > self.max_len {
-            return Err(TextError::InvalidOption(format!(
-                "--min-len {} and --max-len {}: need 1 <= min-len <= max-len",
-                self.min_len, self.max_len
-            )));
+            return out_of_range(
+                TextOption::MinLen,
+                self.min_len.to_string(),
+                format!("between 1 and the longest token kept ({})", self.max_len),
+            );
         }
         if !(self.max_df > 0.0 && self.max_df <= 1.0) {
-            return Err(TextError::InvalidOption(format!(
-                "--max-df {}: must be a fraction in (0, 1]",
-                self.max_df
-            )));
+            return out_of_range(
+                TextOption::MaxDf,
+                self.max_df.to_string(),
+                "a fraction in (0, 1]".into(),
+            );
         }
         if self.max_terms == Some(0) {
-            return Err(TextError::InvalidOption(
-                "--max-terms must be at least 1".into(),
-            ));
+            return out_of_range(TextOption::MaxTerms, "0".into(), "at least 1".into());
         }
         if let Some(name) = &self.stem {
             stemmer_algorithm(name).ok_or_else(|| TextError::UnknownStemmer(name.clone()))?;
@@ -845,6 +876,6 @@ mod tests {
             stem: Some("klingon".into()),
             ..TextOptions::default()
         };
-        assert!(matches!(opts.validate(), Err(TextError::UnknownStemmer(_))));
+        assert!(matches!(opts.check(), Err(TextError::UnknownStemmer(_))));
     }
 }

@@ -474,7 +474,7 @@ fn kernel_rule_options_are_checked_and_the_budget_refuses_in_one_line() {
             "--mem-budget",
             "lots",
         ]),
-        &["--mem-budget \"lots\""],
+        &["--mem-budget", "lots"],
     );
     assert_clean_failure(
         &run(&[

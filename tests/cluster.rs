@@ -3,8 +3,13 @@
 
 use nalgebra::DMatrix;
 use pdx::cluster::cuts::{optimal_cut_1d, optimal_cut_along_order, optimal_cut_given_total};
+use pdx::cluster::registry::{self, Family};
 use pdx::cluster::rules::{SPLIT_TOLERANCE, SplitContext, principal_directions};
-use pdx::cluster::{ClusterError, RuleParams, RuleSpec, SelectPolicy, Tree};
+use pdx::cluster::{ClusterError, Param, Params, RuleSpec, SelectPolicy, Tree};
+
+mod common;
+
+use common::{spec, spec_with};
 use pdx::dataset::{self, DatasetOptions};
 use pdx::matrix::DataMatrix;
 
@@ -46,17 +51,16 @@ fn clouds() -> DataMatrix {
 }
 
 fn all_rules() -> Vec<RuleSpec> {
-    let mut rules: Vec<RuleSpec> = RuleSpec::NAMES
-        .iter()
-        .map(|name| RuleSpec::from_name(name, &RuleParams::default()).expect("valid"))
+    let mut rules: Vec<RuleSpec> = registry::of_family(Family::Linear)
+        .map(|rule| spec(rule.name))
         .collect();
-    rules.push(RuleSpec::Pddp { l: 2 });
-    rules.push(RuleSpec::PddpOcpc { l: 2 });
-    rules.push(RuleSpec::Kmeans {
-        k: 3,
-        trials: 3,
-        seed: 9,
-    });
+    rules.push(spec_with("pddp", |p| p.l = 2));
+    rules.push(spec_with("pddp-ocpc", |p| p.l = 2));
+    rules.push(spec_with("kmeans", |p| {
+        p.k_way = 3;
+        p.trials = 3;
+        p.seed = 9;
+    }));
     rules
 }
 
@@ -145,8 +149,9 @@ fn context<'a>(data: &'a DataMatrix, members: &'a [usize], norms: &'a [f64]) -> 
 #[test]
 fn splitting_every_rule_at_once_equals_splitting_each_alone() {
     // split_all_along shares the pddp and pddp-oc partitions with the 2-means refinements that start from them.
-    let linear = pdx::report::preview::linear_rules(0.2);
-    let refinements_alone = vec![RuleSpec::PddpOc2Means, RuleSpec::Pddp2Means];
+    let linear =
+        pdx::report::preview::compared_rules(&Params::default().check().expect("valid defaults"));
+    let refinements_alone = vec![spec("pddp-oc-2means"), spec("pddp-2means")];
     for (name, data) in datasets() {
         let members: Vec<usize> = (0..data.cols()).collect();
         let norms = data.column_norms_squared();
@@ -168,7 +173,7 @@ fn optimal_cut_is_never_worse_than_pddp() {
     for (name, data) in datasets() {
         // The root and the nodes of a small PDDP tree.
         let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
-        tree.grow(&data, &RuleSpec::Pddp { l: 1 }, 5, SelectPolicy::Scatter)
+        tree.grow(&data, &spec("pddp"), 5, SelectPolicy::Scatter)
             .expect("grows");
         for id in tree.depth_first() {
             let node = tree.node(id).expect("live");
@@ -177,9 +182,8 @@ fn optimal_cut_is_never_worse_than_pddp() {
             }
             let mut pddp = Tree::new(&data, node.members.to_vec(), Vec::new());
             let mut oc = pddp.clone();
-            pddp.split(&data, 0, &RuleSpec::Pddp { l: 1 })
-                .expect("pddp");
-            oc.split(&data, 0, &RuleSpec::PddpOc).expect("oc");
+            pddp.split(&data, 0, &spec("pddp")).expect("pddp");
+            oc.split(&data, 0, &spec("pddp-oc")).expect("oc");
             assert!(
                 oc.objective() <= pddp.objective() * (1.0 + 1e-12),
                 "{name} node {id}: oc {} > pddp {}",
@@ -232,9 +236,16 @@ fn lemma_1_running_sums_match_brute_force() {
         let given = optimal_cut_given_total(&data, &order, &norms, &total);
         assert_eq!(given.cut, exact.cut);
         assert!((given.objective - exact.objective).abs() < 1e-9 * exact.objective);
-        // A sum of the wrong length is ignored.
-        assert_eq!(optimal_cut_given_total(&data, &order, &norms, &[]), exact);
     }
+}
+
+#[test]
+#[should_panic(expected = "one total per row")]
+fn a_sum_of_the_wrong_length_is_a_contract_broken() {
+    let data = clouds();
+    let norms = data.column_norms_squared();
+    let order: Vec<usize> = (0..data.cols()).collect();
+    optimal_cut_given_total(&data, &order, &norms, &[]);
 }
 
 #[test]
@@ -267,9 +278,7 @@ fn ocpc_with_one_direction_is_the_brute_force_1d_cut() {
         let cut = optimal_cut_1d(v).expect("cut");
         assert!((cut - best.1).abs() < 1e-12, "{name}: {cut} vs {}", best.1);
         let mut tree = Tree::new(&data, members.clone(), Vec::new());
-        let children = tree
-            .split(&data, 0, &RuleSpec::PddpOcpc { l: 1 })
-            .expect("splits");
+        let children = tree.split(&data, 0, &spec("pddp-ocpc")).expect("splits");
         let low: Vec<usize> = members
             .iter()
             .copied()
@@ -286,7 +295,7 @@ fn ocpc_with_one_direction_is_the_brute_force_1d_cut() {
 #[test]
 fn two_means_steering_never_raises_its_start() {
     for (name, data) in datasets() {
-        for rule in [RuleSpec::Pddp2Means, RuleSpec::PddpOc2Means] {
+        for rule in [spec("pddp-2means"), spec("pddp-oc-2means")] {
             let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
             tree.grow(&data, &rule, 6, SelectPolicy::Scatter)
                 .expect("grows");
@@ -382,9 +391,7 @@ fn children_start_from_their_parents_direction() {
     let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
     let root = tree.root();
     assert!(tree.start_guess(root).is_none());
-    let children = tree
-        .split(&data, root, &RuleSpec::Pddp { l: 1 })
-        .expect("splits");
+    let children = tree.split(&data, root, &spec("pddp")).expect("splits");
     let parent = tree.node(root).expect("root");
     let direction = parent.direction.clone().expect("pddp keeps its direction");
     assert_eq!(direction.len(), parent.size());
@@ -411,7 +418,7 @@ fn children_start_from_their_parents_direction() {
     assert_eq!(back.start_guess(children[0]), tree.start_guess(children[0]));
     // A rule without a direction leaves its children none.
     let mut kmeans = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
-    let rule = RuleSpec::from_name("bisecting-kmeans", &RuleParams::default()).expect("a rule");
+    let rule = spec("bisecting-kmeans");
     let children = kmeans.split(&data, root, &rule).expect("splits");
     assert!(kmeans.start_guess(children[0]).is_none());
 }
@@ -426,23 +433,11 @@ fn a_cancelled_grow_stops_between_splits() {
     };
     let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
     let report = tree
-        .grow_in(
-            &data,
-            &RuleSpec::Pddp { l: 1 },
-            3,
-            SelectPolicy::Scatter,
-            env,
-        )
+        .grow_in(&data, &spec("pddp"), 3, SelectPolicy::Scatter, env)
         .expect("grows");
     assert_eq!((report.splits, tree.leaves().len()), (2, 3));
     progress.cancel();
-    let result = tree.grow_in(
-        &data,
-        &RuleSpec::Pddp { l: 1 },
-        6,
-        SelectPolicy::Scatter,
-        env,
-    );
+    let result = tree.grow_in(&data, &spec("pddp"), 6, SelectPolicy::Scatter, env);
     assert!(matches!(result, Err(ClusterError::Cancelled(_))));
     assert_eq!(tree.leaves().len(), 3, "no split after the cancel");
 }
@@ -453,7 +448,12 @@ fn pddp_l_makes_the_splits_of_table_1() {
     let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
     // l = 2, k = 8: ceil(7 / 3) = 3 splits, up to 3 * 3 + 1 = 10 leaves.
     let report = tree
-        .grow(&data, &RuleSpec::Pddp { l: 2 }, 8, SelectPolicy::Scatter)
+        .grow(
+            &data,
+            &spec_with("pddp", |p| p.l = 2),
+            8,
+            SelectPolicy::Scatter,
+        )
         .expect("grows");
     assert_eq!(report.splits, 3);
     assert!(tree.leaves().len() <= 10 && tree.leaves().len() >= 4);
@@ -467,9 +467,7 @@ fn unsplittable_nodes_say_why_and_merge_restores_a_leaf() {
         features: vec!["a".into(), "b".into()],
     };
     let mut tree = Tree::new(&data, vec![0, 1, 2], Vec::new());
-    let children = tree
-        .split(&data, 0, &RuleSpec::Pddp { l: 1 })
-        .expect("splits");
+    let children = tree.split(&data, 0, &spec("pddp")).expect("splits");
     assert_eq!(children.len(), 2);
     let sizes: Vec<usize> = children
         .iter()
@@ -478,7 +476,7 @@ fn unsplittable_nodes_say_why_and_merge_restores_a_leaf() {
     assert_eq!(sizes, vec![2, 1]);
     // The pair of equal columns has zero scatter; the singleton has one member.
     let error = tree
-        .split(&data, children[0], &RuleSpec::Pddp { l: 1 })
+        .split(&data, children[0], &spec("pddp"))
         .expect_err("zero scatter");
     assert!(
         matches!(error, ClusterError::Unsplittable { .. }),
@@ -486,51 +484,53 @@ fn unsplittable_nodes_say_why_and_merge_restores_a_leaf() {
     );
     assert!(error.to_string().contains("scatter is zero"));
     let error = tree
-        .split(&data, children[1], &RuleSpec::PddpOc)
+        .split(&data, children[1], &spec("pddp-oc"))
         .expect_err("one member");
     assert!(error.to_string().contains("single member"));
     // A node already split cannot be split again until merged.
-    assert!(tree.split(&data, 0, &RuleSpec::PddpOc).is_err());
+    assert!(tree.split(&data, 0, &spec("pddp-oc")).is_err());
     tree.merge(0).expect("merges");
     assert_eq!(tree.leaves(), vec![0]);
     assert!(tree.node(children[0]).is_none());
     // New ids continue after the dropped ones.
     let again = tree
-        .split(&data, 0, &RuleSpec::PddpOc)
+        .split(&data, 0, &spec("pddp-oc"))
         .expect("splits again");
     assert_eq!(again, vec![3, 4]);
 }
 
 #[test]
 fn bad_rule_options_are_refused() {
-    let params = RuleParams::default();
-    assert!(RuleSpec::from_name("nope", &params).is_err());
-    assert!(RuleSpec::from_name("pddp", &RuleParams { l: 9, ..params }).is_err());
-    assert!(RuleSpec::from_name("pddp", &RuleParams { l: 0, ..params }).is_err());
-    assert!(RuleSpec::from_name("pdgp", &RuleParams { tau: 1.0, ..params }).is_err());
-    assert!(
-        RuleSpec::from_name(
-            "pdgp",
-            &RuleParams {
-                tau: -0.1,
-                ..params
-            }
-        )
-        .is_err()
-    );
+    assert!(matches!(
+        RuleSpec::named("nope"),
+        Err(ClusterError::UnknownRule { .. })
+    ));
+    let refused = |name: &str, set: fn(&mut Params)| {
+        let mut params = Params::default();
+        set(&mut params);
+        match RuleSpec::new(name, &params) {
+            Err(ClusterError::Param(error)) => error.param,
+            other => panic!("{name}: {other:?}"),
+        }
+    };
+    assert_eq!(refused("pddp", |p| p.l = 9), Param::L);
+    assert_eq!(refused("pddp", |p| p.l = 0), Param::L);
+    assert_eq!(refused("pdgp", |p| p.tau = 1.0), Param::Tau);
+    assert_eq!(refused("pdgp", |p| p.tau = -0.1), Param::Tau);
+    // Growing to no more leaves than the tree has leaves it as it is.
     let data = clouds();
     let mut tree = Tree::new(&data, (0..90).collect(), Vec::new());
-    assert!(
-        tree.grow(&data, &RuleSpec::PddpOc, 0, SelectPolicy::Scatter)
-            .is_err()
-    );
+    let report = tree
+        .grow(&data, &spec("pddp-oc"), 0, SelectPolicy::Scatter)
+        .expect("nothing to do");
+    assert_eq!((report.splits, tree.leaves().len()), (0, 1));
 }
 
 #[test]
 fn selection_policies() {
     let data = clouds();
     let mut tree = Tree::new(&data, (0..90).collect(), Vec::new());
-    tree.grow(&data, &RuleSpec::PddpOc, 3, SelectPolicy::Scatter)
+    tree.grow(&data, &spec("pddp-oc"), 3, SelectPolicy::Scatter)
         .expect("grows");
     let leaves = tree.leaves();
     let by = |key: &dyn Fn(usize) -> f64| {
@@ -560,7 +560,7 @@ fn clouds_are_found() {
     // Three well separated clouds: PDDP-OC to 3 leaves recovers them exactly.
     let data = clouds();
     let mut tree = Tree::new(&data, (0..90).collect(), Vec::new());
-    tree.grow(&data, &RuleSpec::PddpOc, 3, SelectPolicy::Scatter)
+    tree.grow(&data, &spec("pddp-oc"), 3, SelectPolicy::Scatter)
         .expect("grows");
     let mut sizes: Vec<usize> = tree
         .leaves()
@@ -635,7 +635,7 @@ fn the_tree_does_not_depend_on_the_number_of_threads() {
 fn a_tree_read_back_and_rebuilt_equals_the_original() {
     let data = demo().matrix;
     let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
-    tree.grow(&data, &RuleSpec::PddpOc, 6, SelectPolicy::Scatter)
+    tree.grow(&data, &spec("pddp-oc"), 6, SelectPolicy::Scatter)
         .expect("grows");
     let text = serde_json::to_string(&tree).expect("serialises");
     // Centroids are derived from the members, so they are not written.

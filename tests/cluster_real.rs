@@ -2,18 +2,15 @@
 
 use std::path::PathBuf;
 
+use pdx::cluster::registry::{self, Family};
 use pdx::cluster::rules::{SplitContext, principal_directions};
-use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
+use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
 use pdx::dataset::{self, Dataset, DatasetOptions};
 use pdx::report;
 
-fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("PDX_DATA").map(PathBuf::from);
-    if dir.is_none() {
-        println!("skipped: PDX_DATA not set");
-    }
-    dir
-}
+mod common;
+
+use common::{spec, spec_with};
 
 fn open(paths: &[PathBuf]) -> Dataset {
     dataset::open(paths, &DatasetOptions::default(), false)
@@ -37,11 +34,12 @@ fn grow(dataset: &Dataset, rule: &RuleSpec, k: usize) -> (Tree, report::ClusterR
 }
 
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn classic3_pddp_three_leaves() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let classic = data.join("classic");
     let dataset = open(&["MED.ALL", "CISI.ALL", "cran.all.1400"].map(|n| classic.join(n)));
-    let (_, report) = grow(&dataset, &RuleSpec::Pddp { l: 1 }, 3);
+    let (_, report) = grow(&dataset, &spec("pddp"), 3);
     let figures = report.metrics.against_labels.expect("labels");
     println!(
         "CLASSIC3 pddp k=3: accuracy {:.4}, NMI {:.4}",
@@ -51,10 +49,11 @@ fn classic3_pddp_three_leaves() {
 }
 
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn twenty_newsgroups_pddp_twenty_leaves() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let dataset = twenty_newsgroups(&data);
-    let (tree, report) = grow(&dataset, &RuleSpec::Pddp { l: 1 }, 20);
+    let (tree, report) = grow(&dataset, &spec("pddp"), 20);
     assert_eq!(tree.leaves().len(), 20);
     let figures = report.metrics.against_labels.expect("labels");
     println!(
@@ -66,20 +65,19 @@ fn twenty_newsgroups_pddp_twenty_leaves() {
 
 /// Every rule grows a tree on 20 Newsgroups and on BBC.
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn every_rule_runs_on_bbc_and_20_newsgroups() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let corpora = [
         ("BBC", open(&[data.join("bbc")]), 5),
         ("20 Newsgroups", twenty_newsgroups(&data), 20),
     ];
     for (name, dataset, k) in &corpora {
-        for rule_name in RuleSpec::NAMES {
-            let params = RuleParams {
-                k_way: *k,
-                trials: 2,
-                ..RuleParams::default()
-            };
-            let rule = RuleSpec::from_name(rule_name, &params).expect("known rule");
+        for rule_name in registry::of_family(Family::Linear).map(|rule| rule.name) {
+            let rule = spec_with(rule_name, |p| {
+                p.k_way = *k;
+                p.trials = 2;
+            });
             let (tree, report) = grow(dataset, &rule, *k);
             let figures = report.metrics.against_labels.expect("labels");
             println!(
@@ -100,8 +98,9 @@ fn every_rule_runs_on_bbc_and_20_newsgroups() {
 /// rule's split at its own tolerance, started from the parent's guess as the tree does, is the one a tight
 /// tolerance from the random start gives, at every node of the rule's 20 Newsgroups tree (40 leaves for `pddp`).
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn loose_tolerance_splits_like_a_tight_one() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let dataset = twenty_newsgroups(&data);
     let rules = [
         ("pddp", 40),
@@ -112,7 +111,7 @@ fn loose_tolerance_splits_like_a_tight_one() {
         ("pdgp", 20),
     ];
     for (name, k) in rules {
-        let rule = RuleSpec::from_name(name, &RuleParams::default()).expect("known rule");
+        let rule = spec(name);
         let implementation = rule.rule();
         let (tree, _) = grow(&dataset, &rule, k);
         let mut compared = 0;
@@ -168,8 +167,9 @@ fn loose_tolerance_splits_like_a_tight_one() {
 /// matrices (clusters as columns there, as rows here), and normalised entropies 0.404 and 0.347 (the tables'
 /// counts give 0.401 and 0.344 with the normalisation of section 5.1; pdx reproduces the counts exactly).
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn iris_reproduces_table_4_of_the_pdgp_paper() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let dataset = open(&[data.join("uci/iris/iris.data")]);
     let rows = |rule: RuleSpec| -> (Vec<Vec<usize>>, f64) {
         let (_, report) = grow(&dataset, &rule, 3);
@@ -188,10 +188,10 @@ fn iris_reproduces_table_4_of_the_pdgp_paper() {
         (rows, report.metrics.against_labels.expect("labels").entropy)
     };
     // Labels in order setosa, versicolor, virginica; clusters sorted.
-    let (pddp, pddp_entropy) = rows(RuleSpec::Pddp { l: 1 });
+    let (pddp, pddp_entropy) = rows(spec("pddp"));
     assert_eq!(pddp, vec![vec![0, 3, 36], vec![0, 38, 14], vec![50, 9, 0]]);
     assert!((pddp_entropy - 0.401).abs() < 5e-4, "{pddp_entropy}");
-    let (pdgp, pdgp_entropy) = rows(RuleSpec::Pdgp { tau: 0.2 });
+    let (pdgp, pdgp_entropy) = rows(spec("pdgp"));
     assert_eq!(pdgp, vec![vec![0, 0, 16], vec![0, 50, 34], vec![50, 0, 0]]);
     assert!((pdgp_entropy - 0.344).abs() < 5e-4, "{pdgp_entropy}");
 }

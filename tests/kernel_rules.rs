@@ -3,12 +3,17 @@
 
 use nalgebra::{DMatrix, SymmetricEigen};
 use pdx::cluster::lloyd;
+use pdx::cluster::registry::{self, Family};
 use pdx::cluster::rules::kernel_kmeans;
-use pdx::cluster::{ClusterError, Laplacian, RuleSpec, SelectPolicy, Tree};
+use pdx::cluster::{ClusterError, Laplacian, Params, RuleSpec, SelectPolicy, Tree};
 use pdx::linalg::Gram;
 use pdx::linalg::kernel::{KernelSpec, kernel_matrix};
 use pdx::matrix::DataMatrix;
 use pdx::rng::SplitMix64;
+
+mod common;
+
+use common::{spec, spec_with};
 
 /// `sizes.len()` seeded clouds in `dims` dimensions around random centres `spread` apart.
 fn clouds(seed: u64, dims: usize, sizes: &[usize], spread: f64) -> DataMatrix {
@@ -105,12 +110,14 @@ fn linear_kpddp_splits_like_pddp() {
     for (name, data) in numeric_sets() {
         for l in [1, 2] {
             let mut linear = Tree::new(&data, all_columns(&data), Vec::new());
-            linear.split(&data, 0, &RuleSpec::Pddp { l }).expect("pddp");
+            linear
+                .split(&data, 0, &spec_with("pddp", |p| p.l = l))
+                .expect("pddp");
             let mut kernel = Tree::new(&data, all_columns(&data), Vec::new());
-            let rule = RuleSpec::Kpddp {
-                kernel: KernelSpec::Linear,
-                l,
-            };
+            let rule = spec_with("kpddp", |p| {
+                p.kernel = KernelSpec::Linear;
+                p.l = l;
+            });
             kernel.split(&data, 0, &rule).expect("kpddp");
             assert_eq!(
                 children_members(&linear, 0),
@@ -138,13 +145,13 @@ fn linear_kpddp_grows_the_pddp_tree() {
     for (name, data) in numeric_sets() {
         let mut linear = Tree::new(&data, all_columns(&data), Vec::new());
         linear
-            .grow(&data, &RuleSpec::Pddp { l: 1 }, 6, SelectPolicy::Scatter)
+            .grow(&data, &spec("pddp"), 6, SelectPolicy::Scatter)
             .expect("pddp");
         let mut kernel = Tree::new(&data, all_columns(&data), Vec::new());
-        let rule = RuleSpec::Kpddp {
-            kernel: KernelSpec::Linear,
-            l: 1,
-        };
+        let rule = spec_with("kpddp", |p| {
+            p.kernel = KernelSpec::Linear;
+            p.l = 1;
+        });
         kernel
             .grow(&data, &rule, 6, SelectPolicy::Scatter)
             .expect("kpddp");
@@ -168,14 +175,12 @@ fn linear_kpddp_on_text_splits_like_pddp() {
     let dataset = demo();
     let data = &dataset.matrix;
     let mut linear = Tree::for_dataset(&dataset);
-    linear
-        .split(data, 0, &RuleSpec::Pddp { l: 1 })
-        .expect("pddp");
+    linear.split(data, 0, &spec("pddp")).expect("pddp");
     let mut kernel = Tree::for_dataset(&dataset);
-    let rule = RuleSpec::Kpddp {
-        kernel: KernelSpec::Linear,
-        l: 1,
-    };
+    let rule = spec_with("kpddp", |p| {
+        p.kernel = KernelSpec::Linear;
+        p.l = 1;
+    });
     kernel.split(data, 0, &rule).expect("kpddp");
     assert_eq!(children_members(&linear, 0), children_members(&kernel, 0));
 }
@@ -205,15 +210,23 @@ fn linear_kernel_kmeans_is_lloyd_from_the_same_start() {
         for (k, seed) in [(2, 5), (3, 6)] {
             let mut kmeans = Tree::new(&data, members.clone(), Vec::new());
             kmeans
-                .split(&data, 0, &RuleSpec::Kmeans { k, trials: 4, seed })
+                .split(
+                    &data,
+                    0,
+                    &spec_with("kmeans", |p| {
+                        p.k_way = k;
+                        p.trials = 4;
+                        p.seed = seed;
+                    }),
+                )
                 .expect("kmeans");
             let mut kernel = Tree::new(&data, members.clone(), Vec::new());
-            let rule = RuleSpec::KernelKmeans {
-                kernel: KernelSpec::Linear,
-                k,
-                trials: 4,
-                seed,
-            };
+            let rule = spec_with("kernel-kmeans", |p| {
+                p.kernel = KernelSpec::Linear;
+                p.k_way = k;
+                p.trials = 4;
+                p.seed = seed;
+            });
             kernel.split(&data, 0, &rule).expect("kernel-kmeans");
             // The same groups; their order may differ: trials that reach one grouping with its groups numbered
             // differently tie in exact arithmetic, and the two objectives round differently.
@@ -230,9 +243,9 @@ fn linear_kernel_kmeans_is_lloyd_from_the_same_start() {
 fn kpddp_2means_never_raises_the_kpddp_objective() {
     let data = clouds(21, 2, &[40, 40], 1.5);
     let mut tree = Tree::new(&data, all_columns(&data), Vec::new());
-    let rule = RuleSpec::Kpddp2Means {
-        kernel: KernelSpec::Gaussian { sigma: Some(1.0) },
-    };
+    let rule = spec_with("kpddp-2means", |p| {
+        p.kernel = KernelSpec::Gaussian { sigma: Some(1.0) }
+    });
     tree.split(&data, 0, &rule).expect("split");
     let detail = &tree.node(0).unwrap().split.as_ref().unwrap().detail;
     let after: f64 = detail.child_kernel_scatters.as_ref().unwrap().iter().sum();
@@ -346,9 +359,9 @@ fn alignment_agrees_with_brute_force() {
         tree.split(
             &data,
             0,
-            &RuleSpec::Alignment {
-                kernel: kernel.clone(),
-            },
+            &spec_with("alignment", |p| {
+                p.kernel = kernel.clone();
+            }),
         )
         .expect("alignment split");
         let detail = &tree.node(0).unwrap().split.as_ref().unwrap().detail;
@@ -428,9 +441,9 @@ fn cut_cost_agrees_with_brute_force() {
         tree.split(
             &data,
             0,
-            &RuleSpec::CutCost {
-                kernel: kernel.clone(),
-            },
+            &spec_with("cut-cost", |p| {
+                p.kernel = kernel.clone();
+            }),
         )
         .expect("cut-cost split");
         let detail = &tree.node(0).unwrap().split.as_ref().unwrap().detail;
@@ -466,16 +479,16 @@ fn laplacian_rules_refuse_negative_similarities() {
     // Centred numeric data: linear kernel entries of both signs.
     let data = clouds(51, 3, &[20, 20], 3.0);
     for rule in [
-        RuleSpec::Spectral {
-            kernel: KernelSpec::Linear,
-            k: 2,
-            laplacian: Laplacian::Rw,
-            trials: 2,
-            seed: 1,
-        },
-        RuleSpec::CutCost {
-            kernel: KernelSpec::Linear,
-        },
+        spec_with("spectral", |p| {
+            p.kernel = KernelSpec::Linear;
+            p.k_way = 2;
+            p.laplacian = Laplacian::Rw;
+            p.trials = 2;
+            p.seed = 1;
+        }),
+        spec_with("cut-cost", |p| {
+            p.kernel = KernelSpec::Linear;
+        }),
     ] {
         let mut tree = Tree::new(&data, all_columns(&data), Vec::new());
         let error = tree.split(&data, 0, &rule).expect_err("negative entries");
@@ -509,24 +522,24 @@ fn spectral_finds_separated_clouds_with_every_laplacian() {
     let truth: Vec<usize> = (0..90).map(|j| j / 30).collect();
     for laplacian in [Laplacian::Unnormalized, Laplacian::Sym, Laplacian::Rw] {
         let mut tree = Tree::new(&data, all_columns(&data), Vec::new());
-        let rule = RuleSpec::Spectral {
-            kernel: KernelSpec::Gaussian { sigma: Some(1.5) },
-            k: 3,
-            laplacian,
+        let rule = spec_with("spectral", |p| {
+            p.kernel = KernelSpec::Gaussian { sigma: Some(1.5) };
+            p.k_way = 3;
+            p.laplacian = laplacian;
             // Random k-means starts put two seeds in one cloud about three times in four; 20 trials make a
             // start with one seed per cloud all but certain (the seed is fixed, so this is reproducible).
-            trials: 20,
-            seed: 3,
-        };
+            p.trials = 20;
+            p.seed = 3;
+        });
         tree.split(&data, 0, &rule).expect("spectral");
         let groups = children_members(&tree, 0);
-        assert_eq!(groups.len(), 3, "{laplacian}");
+        assert_eq!(groups.len(), 3, "{laplacian:?}");
         // Each group is one cloud.
         for group in &groups {
             let label = truth[group[0]];
             assert!(
                 group.iter().all(|&j| truth[j] == label),
-                "{laplacian}: {group:?}"
+                "{laplacian:?}: {group:?}"
             );
         }
         let eigenvalues = tree
@@ -539,7 +552,10 @@ fn spectral_finds_separated_clouds_with_every_laplacian() {
             .eigenvalues
             .clone();
         let eigenvalues = eigenvalues.expect("eigenvalues");
-        assert!(eigenvalues[0].abs() < 1e-6, "{laplacian}: {eigenvalues:?}");
+        assert!(
+            eigenvalues[0].abs() < 1e-6,
+            "{laplacian:?}: {eigenvalues:?}"
+        );
     }
 }
 
@@ -547,10 +563,10 @@ fn spectral_finds_separated_clouds_with_every_laplacian() {
 fn kernel_scatter_chooses_the_next_node() {
     let data = clouds(71, 3, &[50, 20, 30], 5.0);
     let kernel = KernelSpec::Gaussian { sigma: Some(2.0) };
-    let rule = RuleSpec::Kpddp {
-        kernel: kernel.clone(),
-        l: 1,
-    };
+    let rule = spec_with("kpddp", |p| {
+        p.kernel = kernel.clone();
+        p.l = 1;
+    });
     let mut tree = Tree::new(&data, all_columns(&data), Vec::new());
     tree.grow(&data, &rule, 2, SelectPolicy::Scatter)
         .expect("first split");
@@ -580,9 +596,7 @@ fn kernel_scatter_chooses_the_next_node() {
 
     // A leaf without a stored value (split by a linear rule) is measured on demand.
     let mut mixed = Tree::new(&data, all_columns(&data), Vec::new());
-    mixed
-        .split(&data, 0, &RuleSpec::Pddp { l: 1 })
-        .expect("pddp");
+    mixed.split(&data, 0, &spec("pddp")).expect("pddp");
     mixed
         .grow(&data, &rule, 3, SelectPolicy::Scatter)
         .expect("grow");
@@ -597,11 +611,11 @@ fn kernel_scatter_chooses_the_next_node() {
 fn kernel_rules_split_text_and_respect_the_budget() {
     let dataset = demo();
     let data = &dataset.matrix;
-    for name in RuleSpec::KERNEL_NAMES {
+    for name in registry::of_family(Family::Kernel).map(|rule| rule.name) {
         if name == "soft-kernel-kmeans" {
             continue;
         }
-        let rule = RuleSpec::from_name(name, &Default::default()).expect("rule");
+        let rule = spec(name);
         let mut tree = Tree::for_dataset(&dataset);
         let report = tree
             .grow(data, &rule, 4, SelectPolicy::Scatter)
@@ -631,7 +645,7 @@ fn kernel_rules_split_text_and_respect_the_budget() {
 #[test]
 fn linear_trees_serialise_without_kernel_fields() {
     let dataset = demo();
-    for rule in [RuleSpec::Pddp { l: 1 }, RuleSpec::PddpOc2Means] {
+    for rule in [spec("pddp"), spec("pddp-oc-2means")] {
         let mut tree = Tree::for_dataset(&dataset);
         tree.grow(&dataset.matrix, &rule, 4, SelectPolicy::Scatter)
             .expect("grow");
@@ -653,12 +667,11 @@ fn a_cancelled_kernel_split_leaves_the_tree_as_it_was() {
         ..Default::default()
     };
     let mut tree = Tree::new(&data, all_columns(&data), Vec::new());
-    let rule = RuleSpec::KernelKmeans {
-        kernel: KernelSpec::Gaussian { sigma: None },
-        k: 2,
-        trials: 3,
-        seed: 1,
-    };
+    let rule = spec_with("kernel-kmeans", |p| {
+        p.kernel = KernelSpec::Gaussian { sigma: None };
+        p.k_way = 2;
+        p.trials = 3;
+    });
     let error = tree.split_in(&data, 0, &rule, env).expect_err("cancelled");
     assert!(error.to_string().contains("cancelled"), "{error}");
     assert_eq!(tree.leaves(), vec![0]);
@@ -666,49 +679,46 @@ fn a_cancelled_kernel_split_leaves_the_tree_as_it_was() {
 
 #[test]
 fn kernel_rule_specs_parse_print_and_round_trip() {
-    use pdx::cluster::{KernelParams, RuleParams};
-    let kernel_params = KernelParams {
+    let params = Params {
+        l: 2,
+        k_way: 4,
         kernel: "poly:3:2".parse().expect("kernel"),
         beta: 0.5,
         laplacian: Laplacian::Sym,
+        ..Params::default()
     };
-    let params = RuleParams {
-        l: 2,
-        k_way: 4,
-        ..RuleParams::default()
-    };
-    for name in RuleSpec::KERNEL_NAMES {
-        assert!(RuleSpec::is_kernel_name(name));
-        let rule = RuleSpec::from_name_with(name, &params, &kernel_params).expect(name);
+    for name in registry::of_family(Family::Kernel).map(|rule| rule.name) {
+        let rule = RuleSpec::new(name, &params).expect(name);
         assert_eq!(rule.name(), name);
-        assert_eq!(rule.kernel(), Some(&kernel_params.kernel), "{name}");
+        assert_eq!(rule.kernel(), Some(&params.kernel), "{name}");
         let text = rule.params_text();
         assert!(text.starts_with("kernel=poly:3:2"), "{name}: {text}");
         let json = serde_json::to_string(&rule).expect("serialise");
-        assert!(json.contains(&format!("\"rule\":\"{name}\"")), "{json}");
+        assert!(
+            json.starts_with(&format!("{{\"rule\":\"{name}\"")),
+            "{json}"
+        );
         let back: RuleSpec = serde_json::from_str(&json).expect("read back");
         assert_eq!(back, rule);
     }
-    let spectral = RuleSpec::from_name_with("spectral", &params, &kernel_params).expect("spectral");
+    let spectral = RuleSpec::new("spectral", &params).expect("spectral");
     assert_eq!(
         spectral.params_text(),
         "kernel=poly:3:2 k=4 laplacian=sym trials=5 seed=1"
     );
     assert_eq!(spectral.max_children(), 4);
-    let kpddp = RuleSpec::from_name_with("kpddp", &params, &kernel_params).expect("kpddp");
+    let kpddp = RuleSpec::new("kpddp", &params).expect("kpddp");
     assert_eq!(kpddp.params_text(), "kernel=poly:3:2 l=2");
     assert_eq!(kpddp.max_children(), 4);
     for beta in [0.0, -1.0, f64::NAN] {
-        let bad = KernelParams {
+        let bad = Params {
             beta,
-            ..KernelParams::default()
+            ..params.clone()
         };
-        assert!(RuleSpec::from_name_with("soft-kernel-kmeans", &params, &bad).is_err());
+        assert!(RuleSpec::new("soft-kernel-kmeans", &bad).is_err());
     }
-    // The linear names are unchanged, and kernel names are not among them.
-    assert!(
-        RuleSpec::NAMES
-            .iter()
-            .all(|name| !RuleSpec::is_kernel_name(name))
-    );
+    // A linear rule has no kernel.
+    for rule in registry::of_family(Family::Linear) {
+        assert_eq!(spec(rule.name).kernel(), None, "{}", rule.name);
+    }
 }

@@ -10,18 +10,15 @@
 
 use std::path::{Path, PathBuf};
 
+use pdx::cluster::registry::{self, Family};
 use pdx::cluster::rules::SplitEnv;
-use pdx::cluster::{KernelParams, RuleParams, RuleSpec, SelectPolicy, Tree};
+use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
 use pdx::dataset::{self, Dataset, DatasetOptions};
 use pdx::report;
 
-fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("PDX_DATA").map(PathBuf::from);
-    if dir.is_none() {
-        println!("skipped: PDX_DATA not set");
-    }
-    dir
-}
+mod common;
+
+use common::{spec, spec_with};
 
 /// A folder of per-class folders holding links to the first `per_class` files (by name) of each source class.
 fn subset(root: &Path, classes: &[&str], per_class: usize, into: &Path) -> PathBuf {
@@ -69,20 +66,15 @@ fn every_kernel_rule(name: &str, dataset: &Dataset, k: usize) {
         texts: Some(texts),
         ..SplitEnv::default()
     };
-    let mut rules: Vec<(String, RuleSpec)> = vec![("pddp".into(), RuleSpec::Pddp { l: 1 })];
-    for rule_name in RuleSpec::KERNEL_NAMES {
+    let mut rules: Vec<(String, RuleSpec)> = vec![("pddp".into(), spec("pddp"))];
+    for rule_name in registry::of_family(Family::Kernel).map(|rule| rule.name) {
         let extra: &[&str] = match rule_name {
             "soft-kernel-kmeans" => &["geodesic:10:cosine"],
             "kpddp" => &["string:spectrum:5"],
             _ => &[],
         };
         for &kernel in ["gaussian", "cosine"].iter().chain(extra) {
-            let kernel_params = KernelParams {
-                kernel: kernel.parse().expect("kernel"),
-                ..KernelParams::default()
-            };
-            let rule = RuleSpec::from_name_with(rule_name, &RuleParams::default(), &kernel_params)
-                .expect("rule");
+            let rule = spec_with(rule_name, |p| p.kernel = kernel.parse().expect("kernel"));
             rules.push((format!("{rule_name} {kernel}"), rule));
         }
     }
@@ -118,8 +110,9 @@ fn every_kernel_rule(name: &str, dataset: &Dataset, k: usize) {
 }
 
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn kernel_rules_on_three_newsgroups() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let dir = tempfile::tempdir().expect("temp dir");
     let path = subset(
         &data.join("20news-bydate-train"),
@@ -133,8 +126,9 @@ fn kernel_rules_on_three_newsgroups() {
 }
 
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn kernel_rules_on_bbc() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let dir = tempfile::tempdir().expect("temp dir");
     let path = subset(
         &data.join("bbc"),

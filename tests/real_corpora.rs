@@ -7,21 +7,16 @@ use pdx::corpus::{LoadOptions, ReutersSplit};
 use pdx::dataset::{self, DatasetOptions, Opened};
 use pdx::matrix::DataMatrix;
 
-fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("PDX_DATA").map(PathBuf::from);
-    if dir.is_none() {
-        println!("skipped: PDX_DATA not set");
-    }
-    dir
-}
+mod common;
 
 fn open(paths: &[PathBuf], options: &DatasetOptions) -> Opened {
     dataset::open(paths, options, false).unwrap_or_else(|error| panic!("{error}"))
 }
 
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn twenty_newsgroups_train_and_test() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let paths = [
         data.join("20news-bydate-train"),
         data.join("20news-bydate-test"),
@@ -53,8 +48,9 @@ fn twenty_newsgroups_train_and_test() {
 }
 
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn reuters_modapte() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let options = DatasetOptions {
         load: LoadOptions {
             reuters_split: ReutersSplit::ModApte,
@@ -78,8 +74,9 @@ fn reuters_modapte() {
 }
 
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn reuters_single_label() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let options = DatasetOptions {
         load: LoadOptions {
             reuters_split: ReutersSplit::ModApte,
@@ -98,8 +95,9 @@ fn reuters_single_label() {
 }
 
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn classic3() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let classic = data.join("classic");
     let paths = ["MED.ALL", "CISI.ALL", "cran.all.1400"].map(|name| classic.join(name));
     let opened = open(&paths, &DatasetOptions::default());
@@ -125,8 +123,9 @@ fn classic3() {
 }
 
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn bbc() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let opened = open(&[data.join("bbc")], &DatasetOptions::default());
     let dataset = &opened.dataset;
     assert_eq!(dataset.documents.len(), 2_225);
@@ -146,8 +145,9 @@ fn bbc() {
 }
 
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn iris() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let opened = open(
         &[data.join("uci/iris/iris.data")],
         &DatasetOptions::default(),
@@ -165,8 +165,9 @@ fn iris() {
 }
 
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn other_uci_sets() {
-    let Some(data) = data_dir() else { return };
+    let data = common::corpora();
     let uci = data.join("uci");
     let with = |label_col: &str, missing| DatasetOptions {
         load: LoadOptions {

@@ -35,17 +35,15 @@ pub fn optimal_cut_along_order(
 
 /// [`optimal_cut_along_order`] given `total`, the sum of the ordered columns: `n c` for a node of n columns and
 /// centroid c, which a tree already has, so that the sweep needs no pass of its own to add the columns up
-/// (equal to the sum up to rounding, which moves the objectives by rounding only). A `total` of the wrong length
-/// is ignored and the sum computed.
+/// (equal to the sum up to rounding, which moves the objectives by rounding only). `total` has one entry per row
+/// of `data`.
 pub fn optimal_cut_given_total(
     data: &DataMatrix,
     order: &[usize],
     norms_squared: &[f64],
     total: &[f64],
 ) -> OrderCut {
-    if total.len() != data.rows() {
-        return optimal_cut_along_order(data, order, norms_squared);
-    }
+    assert_eq!(total.len(), data.rows(), "one total per row of the data");
     let nnz: usize = order.iter().map(|&j| data.column(j).nnz()).sum();
     sweep(
         data,

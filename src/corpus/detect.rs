@@ -38,10 +38,8 @@ pub fn detect_format(path: &Path) -> Result<Format, CorpusError> {
     if extension == "csv" || head.contains(',') {
         return Ok(Format::Csv);
     }
-    Err(CorpusError::Invalid {
+    Err(CorpusError::UnknownFormat {
         path: path.to_path_buf(),
-        message: "cannot tell the format; give --format folder|csv|tsv|jsonl|reuters|smart|numeric"
-            .into(),
     })
 }
 

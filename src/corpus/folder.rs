@@ -25,9 +25,8 @@ pub(super) fn load(
     progress: Option<&Progress>,
 ) -> Result<Vec<Document>, CorpusError> {
     if !root.is_dir() {
-        return Err(CorpusError::Invalid {
+        return Err(CorpusError::NotAFolder {
             path: root.to_path_buf(),
-            message: "not a folder (give --format for a single file)".into(),
         });
     }
     let mut files: Vec<(Vec<String>, PathBuf)> = Vec::new();
@@ -117,7 +116,7 @@ pub(super) fn documents_from_entries(
     report: &mut LoadReport,
 ) -> Vec<Document> {
     let has_subfolders = entries.iter().any(|entry| entry.components.len() > 1);
-    let label_depth = options.label_depth.max(1);
+    let label_depth = options.label_depth;
     let decoded: Vec<Result<(Document, bool), SkippedFile>> = entries
         .into_par_iter()
         .map(|entry| {

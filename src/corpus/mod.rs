@@ -14,6 +14,7 @@ mod smart;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::choice::Choice;
 use crate::progress::{Cancelled, Progress};
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +50,31 @@ pub enum CorpusError {
     },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    #[error("{path}: not a folder (a single file needs its format named)")]
+    NotAFolder { path: PathBuf },
+    #[error("{path}: cannot tell the format (name one of: {})", Format::names().join(", "))]
+    UnknownFormat { path: PathBuf },
+    #[error("{path}:{line}: missing value in column {column}")]
+    MissingValue {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+    },
+    #[error("{path}: {option} {spec:?}: expected first, last, none or a column number")]
+    ColumnSpec {
+        path: PathBuf,
+        option: ColumnOption,
+        spec: String,
+    },
+    #[error("{path}: {option} {column} is beyond the {width} columns")]
+    ColumnBeyond {
+        path: PathBuf,
+        option: ColumnOption,
+        column: usize,
+        width: usize,
+    },
+    #[error("the label depth must be at least 1")]
+    LabelDepth,
     #[error("cannot combine numeric data ({numeric}) with text documents ({text}) in one corpus")]
     MixedKinds { numeric: PathBuf, text: PathBuf },
     #[error("loading cancelled")]
@@ -78,12 +104,19 @@ pub enum Format {
     Numeric,
 }
 
-impl Format {
-    pub const NAMES: [&'static str; 8] = [
-        "auto", "folder", "csv", "tsv", "jsonl", "reuters", "smart", "numeric",
+impl Choice for Format {
+    const ALL: &'static [Self] = &[
+        Format::Auto,
+        Format::Folder,
+        Format::Csv,
+        Format::Tsv,
+        Format::Jsonl,
+        Format::Reuters,
+        Format::Smart,
+        Format::Numeric,
     ];
 
-    pub fn name(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             Format::Auto => "auto",
             Format::Folder => "folder",
@@ -96,22 +129,33 @@ impl Format {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Format> {
-        Format::NAMES
-            .iter()
-            .position(|candidate| candidate.eq_ignore_ascii_case(name))
-            .map(|index| {
-                [
-                    Format::Auto,
-                    Format::Folder,
-                    Format::Csv,
-                    Format::Tsv,
-                    Format::Jsonl,
-                    Format::Reuters,
-                    Format::Smart,
-                    Format::Numeric,
-                ][index]
-            })
+    fn describe(self) -> &'static str {
+        match self {
+            Format::Auto => "decide per path, by folder layout, extension, then content",
+            Format::Folder => "every file below the folder, labelled by sub-folder",
+            Format::Csv => "a row per document, with a header row",
+            Format::Tsv => "as csv, tab-separated",
+            Format::Jsonl => "a JSON object per line",
+            Format::Reuters => "Reuters-21578 SGML files",
+            Format::Smart => "SMART records (.I, .T, .W), as CLASSIC",
+            Format::Numeric => "rows of numbers, as the UCI .data files",
+        }
+    }
+}
+
+/// Which option of a numeric file names a column, for errors that name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnOption {
+    Label,
+    Id,
+}
+
+impl std::fmt::Display for ColumnOption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ColumnOption::Label => "label column",
+            ColumnOption::Id => "id column",
+        })
     }
 }
 
@@ -123,6 +167,24 @@ pub enum ReutersSplit {
     All,
     /// The ModApte split: `LEWISSPLIT` TRAIN or TEST with `TOPICS="YES"` (9,603 + 3,299 documents).
     ModApte,
+}
+
+impl Choice for ReutersSplit {
+    const ALL: &'static [Self] = &[ReutersSplit::All, ReutersSplit::ModApte];
+
+    fn name(self) -> &'static str {
+        match self {
+            ReutersSplit::All => "all",
+            ReutersSplit::ModApte => "modapte",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            ReutersSplit::All => "every document",
+            ReutersSplit::ModApte => "the ModApte split's training and test documents",
+        }
+    }
 }
 
 /// How to read a collection. Every field takes part in the cache key.
@@ -143,6 +205,16 @@ pub struct LoadOptions {
     pub reuters_split: ReutersSplit,
     pub single_label: bool,
     pub missing: MissingPolicy,
+}
+
+impl LoadOptions {
+    /// Check the options once, so that the loaders can trust them.
+    pub fn check(&self) -> Result<(), CorpusError> {
+        if self.label_depth == 0 {
+            return Err(CorpusError::LabelDepth);
+        }
+        Ok(())
+    }
 }
 
 impl Default for LoadOptions {
@@ -228,10 +300,6 @@ impl LoadReport {
             }
         }
     }
-
-    pub fn skipped_total(&self) -> usize {
-        self.skipped.values().map(|s| s.count).sum()
-    }
 }
 
 /// Skip reasons, named once so that reports and tests agree.
@@ -265,6 +333,7 @@ pub fn load_with_progress(
     options: &LoadOptions,
     progress: Option<&Progress>,
 ) -> Result<(Loaded, LoadReport), CorpusError> {
+    options.check()?;
     if let Some(progress) = progress {
         progress.start_phase(PHASE_READING, 0);
     }
@@ -373,6 +442,7 @@ pub fn load_entries(
     entries: Vec<FolderEntry>,
     options: &LoadOptions,
 ) -> Result<(Loaded, LoadReport), CorpusError> {
+    options.check()?;
     let mut report = LoadReport::default();
     let documents = folder::documents_from_entries(root_name, entries, options, &mut report);
     if documents.is_empty() {

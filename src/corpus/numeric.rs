@@ -1,13 +1,17 @@
 //! Numeric CSV (UCI `.data` style): one object per row, comma-separated numbers, with or without a header row,
-//! an optional label column (`--label-col first|last|N|none`) and an optional id column (`--id-col`, same forms).
-//! Missing values (`?` or an empty cell) are an error naming the line by default; `--missing zero` reads them as
-//! 0 and `--missing drop` skips the row and counts it.
+//! an optional label column (first, last, a column number or none) and an optional id column (the same forms).
+//! Missing values (`?` or an empty cell) are an error naming the line by default; the missing-value policy
+//! [`MissingPolicy::Zero`] reads them as 0 and [`MissingPolicy::Drop`] skips the row and counts it.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{CorpusError, LoadOptions, LoadReport, decode_text, file_name, read_file, reason};
+use crate::choice::Choice;
+
+use super::{
+    ColumnOption, CorpusError, LoadOptions, LoadReport, decode_text, file_name, read_file, reason,
+};
 
 /// What to do with `?` or empty numeric cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -16,6 +20,30 @@ pub enum MissingPolicy {
     Error,
     Zero,
     Drop,
+}
+
+impl Choice for MissingPolicy {
+    const ALL: &'static [Self] = &[
+        MissingPolicy::Error,
+        MissingPolicy::Zero,
+        MissingPolicy::Drop,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            MissingPolicy::Error => "error",
+            MissingPolicy::Zero => "zero",
+            MissingPolicy::Drop => "drop",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            MissingPolicy::Error => "stop at the first missing value, naming its line",
+            MissingPolicy::Zero => "read a missing value as 0",
+            MissingPolicy::Drop => "skip the row, and count it",
+        }
+    }
 }
 
 /// Where a label (or id) column is.
@@ -102,22 +130,22 @@ pub(super) fn load(
         line,
         message,
     };
-    let column_spec =
-        |given: &Option<String>, what: &str| -> Result<Option<LabelColumn>, CorpusError> {
-            given
-                .as_deref()
-                .map(|spec| {
-                    LabelColumn::parse(spec).ok_or_else(|| CorpusError::Invalid {
-                        path: path.to_path_buf(),
-                        message: format!(
-                            "{what} {spec:?}: expected first, last, none or a column number"
-                        ),
-                    })
+    let column_spec = |given: &Option<String>,
+                       option: ColumnOption|
+     -> Result<Option<LabelColumn>, CorpusError> {
+        given
+            .as_deref()
+            .map(|spec| {
+                LabelColumn::parse(spec).ok_or_else(|| CorpusError::ColumnSpec {
+                    path: path.to_path_buf(),
+                    option,
+                    spec: spec.to_string(),
                 })
-                .transpose()
-        };
-    let label_spec = column_spec(&options.label_col, "--label-col")?;
-    let id_spec = column_spec(&options.id_col, "--id-col")?;
+            })
+            .transpose()
+    };
+    let label_spec = column_spec(&options.label_col, ColumnOption::Label)?;
+    let id_spec = column_spec(&options.id_col, ColumnOption::Id)?;
 
     let lines: Vec<(usize, Vec<&str>)> = text
         .lines()
@@ -152,11 +180,16 @@ pub(super) fn load(
         }
     };
     let id_column = id_spec.and_then(|spec| spec.resolve(width));
-    for (column, what) in [(label_column, "--label-col"), (id_column, "--id-col")] {
+    for (column, option) in [
+        (label_column, ColumnOption::Label),
+        (id_column, ColumnOption::Id),
+    ] {
         if let Some(column) = column.filter(|c| *c >= width) {
-            return Err(CorpusError::Invalid {
+            return Err(CorpusError::ColumnBeyond {
                 path: path.to_path_buf(),
-                message: format!("{what} {} is beyond the {width} columns", column + 1),
+                option,
+                column: column + 1,
+                width,
             });
         }
     }
@@ -207,13 +240,11 @@ pub(super) fn load(
             if is_missing(cell) {
                 match options.missing {
                     MissingPolicy::Error => {
-                        return Err(parse_error(
-                            *line,
-                            format!(
-                                "missing value in column {} (use --missing zero or --missing drop)",
-                                column + 1
-                            ),
-                        ));
+                        return Err(CorpusError::MissingValue {
+                            path: path.to_path_buf(),
+                            line: *line,
+                            column: column + 1,
+                        });
                     }
                     MissingPolicy::Zero => row.push(0.0),
                     MissingPolicy::Drop => {

@@ -10,7 +10,7 @@ use super::metrics;
 use crate::cluster::rules::{
     Directions, Partition, SplitContext, principal_directions, split_all_along,
 };
-use crate::cluster::{ClusterError, RuleSpec, Tree};
+use crate::cluster::{CheckedParams, ClusterError, Params, RuleSpec, Tree, registry};
 use crate::matrix::DataMatrix;
 
 /// What a rule's split of the node would give.
@@ -50,16 +50,21 @@ pub struct SplitPreview {
     pub rules: Vec<RulePreview>,
 }
 
-/// The linear rules a preview compares, with the parameters given.
-pub fn linear_rules(tau: f64) -> Vec<RuleSpec> {
-    vec![
-        RuleSpec::Pddp { l: 1 },
-        RuleSpec::Pddp2Means,
-        RuleSpec::PddpOc,
-        RuleSpec::PddpOc2Means,
-        RuleSpec::PddpOcpc { l: 1 },
-        RuleSpec::Pdgp { tau },
-    ]
+/// The rules a preview compares: every rule the registry gives a preview symbol, with `params` but on one
+/// direction, since the preview shows where each cuts the leading one.
+pub fn compared_rules(params: &CheckedParams) -> Vec<RuleSpec> {
+    let one_direction = Params {
+        l: 1,
+        ..Params::clone(params)
+    };
+    registry::all()
+        .iter()
+        .filter(|def| def.preview_symbol.is_some())
+        .map(|def| {
+            RuleSpec::new(def.name, &one_direction)
+                .unwrap_or_else(|error| panic!("checked parameters with l = 1 are valid: {error}"))
+        })
+        .collect()
 }
 
 /// Preview `rules` on leaf `node`. `labels` gives each column's label index and the number of labels. With
@@ -165,8 +170,9 @@ fn preview_rule(
         let c_sq: f64 = c.iter().map(|v| v * v).sum();
         objective_after += (norms - group.len() as f64 * c_sq).max(0.0);
     }
-    let cut = match rule {
-        RuleSpec::Pddp2Means | RuleSpec::PddpOc2Means if groups.len() == 2 => boundary_crossing(
+    // A 2-means refinement cuts along a hyperplane, not at a coordinate: where it crosses the direction.
+    let cut = match rule.def().refines {
+        Some(_) if groups.len() == 2 => boundary_crossing(
             &group_centroids[0],
             &group_centroids[1],
             centroid,
@@ -254,6 +260,10 @@ mod tests {
     use super::*;
     use nalgebra::DMatrix;
 
+    fn checked_defaults() -> CheckedParams {
+        Params::default().check().expect("valid defaults")
+    }
+
     /// Two clumps on the x axis, (0..4, 0) and (10..13, 0), plus a little y.
     fn clumps() -> DataMatrix {
         let xs = [0.0, 1.0, 2.0, 3.0, 10.0, 11.0, 12.0];
@@ -281,7 +291,7 @@ mod tests {
             Some(1),
             Some(1),
         ];
-        let rules = linear_rules(0.2);
+        let rules = compared_rules(&checked_defaults());
         let preview = preview(&tree, &data, 0, &rules, Some((&labels, 2)), true).expect("previews");
         assert_eq!(preview.coordinates.len(), 7);
         assert!(preview.second.is_some());
@@ -321,12 +331,30 @@ mod tests {
     fn a_leaf_that_cannot_split_says_why() {
         let data = clumps();
         let mut tree = Tree::new(&data, vec![0], Vec::new());
-        assert!(preview(&tree, &data, 0, &linear_rules(0.2), None, false).is_err());
+        assert!(
+            preview(
+                &tree,
+                &data,
+                0,
+                &compared_rules(&checked_defaults()),
+                None,
+                false
+            )
+            .is_err()
+        );
         tree = Tree::new(&data, (0..7).collect(), Vec::new());
-        tree.split(&data, 0, &RuleSpec::Pddp { l: 1 })
+        tree.split(&data, 0, &RuleSpec::named("pddp").expect("a rule"))
             .expect("splits");
         assert!(
-            preview(&tree, &data, 0, &linear_rules(0.2), None, false).is_err(),
+            preview(
+                &tree,
+                &data,
+                0,
+                &compared_rules(&checked_defaults()),
+                None,
+                false
+            )
+            .is_err(),
             "an inner node"
         );
     }

@@ -258,11 +258,8 @@ pub static BINDINGS: &[Binding] = &[
 
 /// What the mouse does, for the help screen (the model's `click` and `scroll` do it).
 pub static MOUSE: &[(&str, &str)] = &[
-    (
-        "click",
-        "a tree row: select it · a tab title: show it · a document: select it",
-    ),
-    ("click", "a pane: give it the focus"),
+    ("click", "a tree row: select it · a tab title: show it"),
+    ("click", "a document: select it · a pane: give it the focus"),
     (
         "wheel",
         "tree: move the selection · detail pane and popups: scroll",
@@ -348,17 +345,10 @@ mod tests {
         .chain((' '..='~').map(|c| key(Char(c))))
         .chain(['r', 'c'].map(|c| KeyEvent::new(Char(c), KeyModifiers::CONTROL)))
         .collect();
-        for context in [
-            Context::Main,
-            Context::Tree,
-            Context::Detail,
-            Context::RulePicker,
-            Context::Prompt,
-            Context::TextPrompt,
-            Context::Confirm,
-            Context::Reader,
-            Context::Loading,
-        ] {
+        // Every context some binding uses (a context without bindings has nothing to conflict).
+        let contexts: std::collections::BTreeSet<Context> =
+            BINDINGS.iter().map(|b| b.context).collect();
+        for context in contexts {
             for probe in &probes {
                 let matching: Vec<Command> = BINDINGS
                     .iter()
@@ -382,15 +372,5 @@ mod tests {
             lookup(&contexts, &key(Char('r'))),
             Some(Command::RulePicker)
         );
-    }
-
-    #[test]
-    fn help_lists_every_binding() {
-        let lines = help_lines();
-        let entries = lines
-            .iter()
-            .filter(|(heading, _, _)| heading.is_none())
-            .count();
-        assert_eq!(entries, BINDINGS.len() + MOUSE.len());
     }
 }

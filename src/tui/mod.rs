@@ -3,6 +3,7 @@
 //! ratatui's panic hook, on panic), loads the corpus and runs splits on worker threads, and turns keys and finished
 //! jobs into actions.
 
+mod effects;
 mod export;
 mod keys;
 mod loading;
@@ -30,20 +31,15 @@ use pdx::progress::Progress;
 
 use loading::{LoadEnd, Loading};
 
-use model::{Action, Effect, Finished, Model};
+use model::{Action, Model};
 use session::Session;
 pub use session::Source;
 
 /// What worker threads send back.
 enum Message {
     Loaded(Box<anyhow::Result<Opened>>),
-    Finished(Finished),
-    Exported(Result<Vec<std::path::PathBuf>, String>),
-    Saved {
-        revision: u64,
-        result: Result<std::path::PathBuf, String>,
-    },
-    Previewed(model::PreviewDone),
+    /// An effect's result, for `update`.
+    Action(Box<Action>),
 }
 
 /// True unless NO_COLOR is set to something non-empty (https://no-color.org).
@@ -145,14 +141,17 @@ fn run_in(
         LoadEnd::Cancelled => return Ok(Ended::LoadCancelled),
         LoadEnd::Failed(error) => return Err(error),
     };
-    let mut model = Model::new(Arc::new(opened.dataset), colors);
-    model.export_dir = export::default_dir();
-    model.session_dir = session::default_dir();
-    model.source = Some(start.source);
-    model.memory_budget = start.memory_budget;
-    if let Some(note) = start.note {
-        model.status = note;
-    }
+    let mut model = Model::new(model::Start {
+        memory_budget: start.memory_budget,
+        export_dir: export::default_dir(),
+        source: Some(start.source),
+        session_dir: session::default_dir(),
+        // A warning of the load (a cache not written) says more than the default note, less than a session's.
+        note: start
+            .note
+            .or_else(|| opened.warnings.first().map(|w| format!("warning: {w}"))),
+        ..model::Start::new(Arc::new(opened.dataset), colors)
+    });
     if let Some((path, session)) = start.session {
         model.open_session(&path, session);
     }
@@ -189,13 +188,7 @@ fn wait_for_load(
         }
         match receiver.try_recv() {
             Ok(Message::Loaded(result)) => return Ok(loading.finished(*result)),
-            Ok(
-                Message::Finished(_)
-                | Message::Exported(_)
-                | Message::Saved { .. }
-                | Message::Previewed(_),
-            )
-            | Err(mpsc::TryRecvError::Empty) => {}
+            Ok(Message::Action(_)) | Err(mpsc::TryRecvError::Empty) => {}
             Err(mpsc::TryRecvError::Disconnected) => anyhow::bail!("the loading thread died"),
         }
     }
@@ -209,22 +202,18 @@ fn event_loop(
 ) -> anyhow::Result<()> {
     let mut redraw = true;
     let mut last_draw = Instant::now();
-    while !model.quit {
+    while !model.quit_requested() {
         // Redraw on change, and now and then while a job runs (the status line shows it).
-        if redraw || (model.busy.is_some() && last_draw.elapsed() > Duration::from_millis(250)) {
+        if redraw || (model.busy().is_some() && last_draw.elapsed() > Duration::from_millis(250)) {
             terminal.draw(|frame| view::view(frame, model))?;
             last_draw = Instant::now();
             redraw = false;
         }
         while let Ok(message) = receiver.try_recv() {
-            let action = match message {
-                Message::Finished(finished) => Action::Finished(finished),
-                Message::Exported(result) => Action::Exported(result),
-                Message::Saved { revision, result } => Action::Saved { revision, result },
-                Message::Previewed(done) => Action::Previewed(done),
-                Message::Loaded(_) => continue,
+            let Message::Action(action) = message else {
+                continue;
             };
-            dispatch(model, action, sender);
+            dispatch(model, *action, sender);
             redraw = true;
         }
         if event::poll(Duration::from_millis(50))? {
@@ -267,40 +256,12 @@ fn event_loop(
 /// Update the model and start the work it asks for on worker threads.
 fn dispatch(model: &mut Model, action: Action, sender: &Sender<Message>) {
     for effect in model::update(model, action) {
-        match effect {
-            Effect::Run(job) => {
-                let data = Arc::clone(&model.data);
-                let sender = sender.clone();
-                std::thread::spawn(move || {
-                    let finished = model::perform(&data, job);
-                    let _ = sender.send(Message::Finished(finished));
-                });
-            }
-            Effect::Export(job) => {
-                let data = Arc::clone(&model.data);
-                let sender = sender.clone();
-                std::thread::spawn(move || {
-                    let result = export::export(&data, &job.tree, &job.dir);
-                    let _ = sender.send(Message::Exported(result));
-                });
-            }
-            Effect::Save(save) => {
-                let source = model.data.source.clone();
-                let sender = sender.clone();
-                std::thread::spawn(move || {
-                    let result = session::save(&save.session, &source, &save.dir);
-                    let revision = save.revision;
-                    let _ = sender.send(Message::Saved { revision, result });
-                });
-            }
-            Effect::Preview(job) => {
-                let data = Arc::clone(&model.data);
-                let sender = sender.clone();
-                std::thread::spawn(move || {
-                    let done = model::perform_preview(&data, job);
-                    let _ = sender.send(Message::Previewed(done));
-                });
-            }
-        }
+        let data = Arc::clone(model.data());
+        let sender = sender.clone();
+        std::thread::spawn(move || {
+            let action = effects::perform(effect, &data);
+            // The receiver is gone only when pdx is quitting: nothing left to report to.
+            let _ = sender.send(Message::Action(Box::new(action)));
+        });
     }
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pdx::cluster::{RuleParams, RuleSpec, SelectPolicy, Tree};
+use pdx::cluster::{CheckedParams, Params, RuleSpec, SelectPolicy, Tree, TreeError};
 use pdx::dataset::{self, Dataset, DatasetOptions, Opened};
 use pdx::progress::Progress;
 use pdx::text::StoplistChoice;
@@ -50,9 +50,10 @@ impl Source {
     }
 }
 
-/// The rule picker's parameters ([`RuleParams`] is not serde).
+/// The rule picker's numeric parameters as a session file keeps them. The kernel parameters are not kept here:
+/// a session restores those of its rule and the defaults for the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Params {
+pub struct PickerNumbers {
     pub l: usize,
     pub tau: f64,
     pub trials: usize,
@@ -60,21 +61,9 @@ pub struct Params {
     pub k_way: usize,
 }
 
-impl From<RuleParams> for Params {
-    fn from(p: RuleParams) -> Params {
-        Params {
-            l: p.l,
-            tau: p.tau,
-            trials: p.trials,
-            seed: p.seed,
-            k_way: p.k_way,
-        }
-    }
-}
-
-impl From<Params> for RuleParams {
-    fn from(p: Params) -> RuleParams {
-        RuleParams {
+impl From<&Params> for PickerNumbers {
+    fn from(p: &Params) -> PickerNumbers {
+        PickerNumbers {
             l: p.l,
             tau: p.tau,
             trials: p.trials,
@@ -95,9 +84,18 @@ pub struct Session {
     pub documents: usize,
     pub terms: usize,
     pub rule: RuleSpec,
-    pub params: Params,
+    pub params: PickerNumbers,
     pub policy: SelectPolicy,
     pub tree: Tree,
+}
+
+/// What a session gives a model that can use it.
+pub struct Restored {
+    pub tree: Tree,
+    pub rule: RuleSpec,
+    /// The picker's parameters: the session's numbers, then the values of the parameters its rule uses.
+    pub params: CheckedParams,
+    pub policy: SelectPolicy,
 }
 
 impl Session {
@@ -166,52 +164,44 @@ pub fn read(path: &Path) -> Result<Session, String> {
     serde_json::from_value(value).map_err(|e| format!("{name}: damaged session: {e}"))
 }
 
-/// Check that `session`'s tree belongs to `data`: the same shape, the same columns, members inside the matrix.
-pub fn check(session: &Session, data: &Dataset) -> Result<(), String> {
-    let (terms, documents) = (data.matrix.rows(), data.matrix.cols());
-    if (session.documents, session.terms) != (documents, terms) {
-        return Err(format!(
-            "the corpus is now {documents} documents x {terms} terms; the session was made for {} x {}",
-            session.documents, session.terms
-        ));
-    }
-    let tree = &session.tree;
-    let fresh = Tree::for_dataset(data);
-    let (Some(root), Some(fresh_root)) = (tree.node(tree.root()), fresh.node(fresh.root())) else {
-        return Err("damaged session: the tree has no root".into());
-    };
-    let norms_match = tree.norms_squared().len() == fresh.norms_squared().len()
-        && tree
-            .norms_squared()
-            .iter()
-            .zip(fresh.norms_squared())
-            .all(|(a, b)| (a - b).abs() <= 1e-9 * (1.0 + b.abs()));
-    if root.members != fresh_root.members || tree.excluded != fresh.excluded || !norms_match {
-        return Err("the session's tree was made for other data".into());
-    }
-    // Walk the tree by hand (a damaged file may hold a cycle): every child names its parent, once.
-    let mut seen = std::collections::HashSet::new();
-    let mut stack = vec![tree.root()];
-    while let Some(id) = stack.pop() {
-        let Some(node) = tree.node(id) else {
-            return Err(format!("damaged session: node {id} is missing"));
-        };
-        if !seen.insert(id) {
-            return Err(format!("damaged session: node {id} appears twice"));
-        }
-        if node.members.iter().any(|&j| j >= documents) {
+impl Session {
+    /// The session's tree, rule and parameters checked against `data` (the same shape, the same columns, a tree
+    /// of them, parameters in range); the error is one line in the session's terms.
+    pub fn restore(self, data: &Dataset) -> Result<Restored, String> {
+        let (terms, documents) = (data.matrix.rows(), data.matrix.cols());
+        if (self.documents, self.terms) != (documents, terms) {
             return Err(format!(
-                "damaged session: node {id} does not fit the matrix"
+                "the corpus is now {documents} documents x {terms} terms; the session was made for {} x {}",
+                self.documents, self.terms
             ));
         }
-        for &child in &node.children {
-            if tree.node(child).and_then(|c| c.parent) != Some(id) {
-                return Err(format!(
-                    "damaged session: node {child} does not belong to {id}"
-                ));
-            }
-            stack.push(child);
-        }
+        let tree = self.tree.restore(data).map_err(|error| match error {
+            TreeError::OtherData => "the session's tree was made for other data".to_string(),
+            damaged => format!("damaged session: {damaged}"),
+        })?;
+        let numbers = Params {
+            l: self.params.l,
+            tau: self.params.tau,
+            trials: self.params.trials,
+            seed: self.params.seed,
+            k_way: self.params.k_way,
+            ..Params::default()
+        };
+        let params = self
+            .rule
+            .def()
+            .params
+            .iter()
+            .fold(numbers, |params, &param| {
+                params.with(param, self.rule.params())
+            })
+            .check()
+            .map_err(|error| format!("damaged session: {error}"))?;
+        Ok(Restored {
+            tree,
+            rule: self.rule,
+            params,
+            policy: self.policy,
+        })
     }
-    Ok(())
 }

@@ -8,8 +8,26 @@ use super::kernel_util::{
 };
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
 use crate::linalg::kernel::KernelSpec;
 use crate::linalg::kernel_ops::{GramOperator, leading_eigenpairs};
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "alignment",
+    summary: "the leading eigenvector of the centred normalised kernel, at the threshold of largest alignment",
+    source: "Cristianini, Shawe-Taylor & Kandola, section 3.1",
+    params: &[Param::Kernel],
+    children: Children::Two,
+    preview_symbol: None,
+    refines: None,
+    build: |params| {
+        Box::new(Alignment {
+            kernel: params.kernel.clone(),
+        })
+    },
+};
 
 /// Seed 004 section 3.1: normalise the node's kernel in feature space (`K_ij / sqrt(K_ii K_jj)`) and centre it
 /// (`K - m^{-1} j g' - m^{-1} g j' + m^{-2} (j'Kj) J`, the preprocessing of the paper's experiments), take the
@@ -28,10 +46,6 @@ pub struct Alignment {
 }
 
 impl SplitRule for Alignment {
-    fn name(&self) -> &'static str {
-        "alignment"
-    }
-
     /// Works from the kernel matrix: the (empty) linear directions are not used.
     fn split_along(
         &self,
@@ -61,11 +75,13 @@ impl SplitRule for Alignment {
             scale[i] * scale[j] * gram.get(i, j) - row_sums[i] / nf - row_sums[j] / nf
                 + total / (nf * nf)
         };
-        let frobenius = (0..n)
+        // Row sums in parallel, added in row order: a parallel sum would combine them in whatever order the
+        // threads finish, and the last bit of the reported alignment would change from run to run.
+        let squared_rows: Vec<f64> = (0..n)
             .into_par_iter()
             .map(|i| (0..n).map(|j| centred(i, j).powi(2)).sum::<f64>())
-            .sum::<f64>()
-            .sqrt();
+            .collect();
+        let frobenius = squared_rows.iter().sum::<f64>().sqrt();
         let operator = GramOperator::normalised_centred(gram);
         let pairs = leading_eigenpairs(&operator, 1, &eigen_options())?;
         if pairs.values.is_empty() || frobenius <= 0.0 {

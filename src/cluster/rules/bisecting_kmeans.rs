@@ -3,8 +3,27 @@
 
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
 use crate::cluster::lloyd;
 use crate::rng::SplitMix64;
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "bisecting-kmeans",
+    summary: "2-means from seeded random starts, the best of trials",
+    source: "Steinbach, Karypis & Kumar; the baseline of Zeimpekis & Gallopoulos",
+    params: &[Param::Trials, Param::Seed],
+    children: Children::Two,
+    preview_symbol: None,
+    refines: None,
+    build: |params| {
+        Box::new(BisectingKmeans {
+            trials: params.trials,
+            seed: params.seed,
+        })
+    },
+};
 
 /// Each trial seeds 2-means with two distinct members drawn at random (from `seed` and the node id), assigns every
 /// member to the nearer, and runs Lloyd's iterations; the trial with the smallest objective wins (the first on
@@ -16,10 +35,6 @@ pub struct BisectingKmeans {
 }
 
 impl SplitRule for BisectingKmeans {
-    fn name(&self) -> &'static str {
-        "bisecting-kmeans"
-    }
-
     /// Works from the columns alone: the (empty) directions are not used.
     fn split_along(
         &self,

@@ -9,8 +9,26 @@ use super::kernel_util::{
 };
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
 use crate::linalg::kernel::KernelSpec;
 use crate::linalg::kernel_ops::{GramOperator, degrees, laplacian_shift, leading_eigenpairs};
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "cut-cost",
+    summary: "the second eigenvector of L = D - K, at the threshold of least ratio cut",
+    source: "Cristianini, Shawe-Taylor & Kandola, section 3.2",
+    params: &[Param::Kernel],
+    children: Children::Two,
+    preview_symbol: None,
+    refines: None,
+    build: |params| {
+        Box::new(CutCost {
+            kernel: params.kernel.clone(),
+        })
+    },
+};
 
 /// Seed 004 section 3.2: with `L = D - K` (`d_i = sum_j K_ij`), take the eigenvector `v` of the smallest
 /// non-zero eigenvalue `lambda` (the second; the first is 0 with eigenvector `j`), order the members by it and
@@ -36,10 +54,6 @@ pub struct CutCost {
 }
 
 impl SplitRule for CutCost {
-    fn name(&self) -> &'static str {
-        "cut-cost"
-    }
-
     /// Works from the kernel matrix: the (empty) linear directions are not used.
     fn split_along(
         &self,
@@ -48,7 +62,7 @@ impl SplitRule for CutCost {
     ) -> Result<Partition, ClusterError> {
         let matrix = node_kernel(&self.kernel, node)?;
         let gram = &matrix.gram;
-        require_non_negative(gram, &self.kernel, self.name(), node)?;
+        require_non_negative(gram, &self.kernel, RULE.name, node)?;
         enter_phase(node, "eigenvectors")?;
         let n = gram.n();
         let degree = degrees(gram);

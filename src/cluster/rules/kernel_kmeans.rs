@@ -8,10 +8,31 @@ use rayon::prelude::*;
 use super::kernel_util::{check_cancelled, enter_phase, kernel_detail, node_kernel};
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
 use crate::cluster::lloyd::MAX_ITERATIONS;
 use crate::linalg::Gram;
 use crate::linalg::kernel::KernelSpec;
 use crate::rng::SplitMix64;
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "kernel-kmeans",
+    summary: "kernel k-means in matrix form, the best of trials seeded starts",
+    source: "Gkotsopoulou & Monge, \"Kernel K-means\"",
+    params: &[Param::Kernel, Param::KWay, Param::Trials, Param::Seed],
+    children: Children::KWay,
+    preview_symbol: None,
+    refines: None,
+    build: |params| {
+        Box::new(KernelKmeans {
+            kernel: params.kernel.clone(),
+            k: params.k_way,
+            trials: params.trials,
+            seed: params.seed,
+        })
+    },
+};
 
 /// Kernel k-means with `k` groups: each trial draws `k` distinct members as seeds (from `seed` and the node id,
 /// the same draws as `kmeans`), assigns every member to the nearest seed in feature space
@@ -243,10 +264,6 @@ pub(super) fn best_of_trials(
 }
 
 impl SplitRule for KernelKmeans {
-    fn name(&self) -> &'static str {
-        "kernel-kmeans"
-    }
-
     /// Works from the kernel matrix: the (empty) linear directions are not used.
     fn split_along(
         &self,

@@ -6,6 +6,26 @@ use super::{
     require_split,
 };
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "kmeans",
+    summary: "k-means splitting a node k-way (by default into as many groups as leaves: flat k-means)",
+    source: "Lloyd; for comparison",
+    params: &[Param::KWay, Param::Trials, Param::Seed],
+    children: Children::Flat,
+    preview_symbol: None,
+    refines: None,
+    build: |params| {
+        Box::new(Kmeans {
+            k: params.k_way,
+            trials: params.trials,
+            seed: params.seed,
+        })
+    },
+};
 
 /// k-means with `k` groups: each trial draws `k` distinct members as seeds (from `seed` and the node id), assigns
 /// every member to its nearest seed and runs Lloyd's iterations; the best of `trials` wins.
@@ -17,10 +37,6 @@ pub struct Kmeans {
 }
 
 impl SplitRule for Kmeans {
-    fn name(&self) -> &'static str {
-        "kmeans"
-    }
-
     /// Works from the columns alone: the (empty) directions are not used.
     fn split_along(
         &self,

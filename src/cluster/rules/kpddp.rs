@@ -3,7 +3,26 @@
 use super::kernel_util::{centred_eigenpairs, enter_phase, kernel_detail, node_kernel};
 use super::{Directions, Partition, SplitContext, SplitRule, orthant_split};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
 use crate::linalg::kernel::{KernelMatrix, KernelSpec};
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "kpddp",
+    summary: "the orthants of the l leading eigenvectors of the centred kernel matrix",
+    source: "Zeimpekis & Gallopoulos, section 4 and Table 2",
+    params: &[Param::Kernel, Param::L],
+    children: Children::Orthants,
+    preview_symbol: None,
+    refines: None,
+    build: |params| {
+        Box::new(Kpddp {
+            kernel: params.kernel.clone(),
+            l: params.l,
+        })
+    },
+};
 
 /// KPDDP(l), seed 000 Table 2: form the node's Gram matrix `K`, take the `l` leading eigenpairs
 /// `(lambda_i, y_i)` of the centred Gram matrix `K^ = (I - P) K (I - P)` (eqs. (3)-(4)), normalise
@@ -48,10 +67,6 @@ pub(super) fn kernel_directions(
 }
 
 impl SplitRule for Kpddp {
-    fn name(&self) -> &'static str {
-        "kpddp"
-    }
-
     /// Works from the kernel matrix: the (empty) linear directions are not used.
     fn split_along(
         &self,

@@ -5,7 +5,25 @@ use super::kernel_kmeans::refine;
 use super::kernel_util::{centred_eigenpairs, enter_phase, kernel_detail, node_kernel};
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
 use crate::linalg::kernel::KernelSpec;
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "kpddp-2means",
+    summary: "kernel 2-means started from the KPDDP split",
+    source: "Zeimpekis & Gallopoulos, section 4",
+    params: &[Param::Kernel],
+    children: Children::Two,
+    preview_symbol: None,
+    refines: None,
+    build: |params| {
+        Box::new(Kpddp2Means {
+            kernel: params.kernel.clone(),
+        })
+    },
+};
 
 /// The KPDDP(1) split (the sign of the leading eigenvector of the centred Gram matrix, non-positive side first;
 /// see [`super::Kpddp`]) is the start of kernel 2-means ([`refine`]) on the same kernel matrix, as PDDP_2MEANS
@@ -16,10 +34,6 @@ pub struct Kpddp2Means {
 }
 
 impl SplitRule for Kpddp2Means {
-    fn name(&self) -> &'static str {
-        "kpddp-2means"
-    }
-
     /// Works from the kernel matrix: the (empty) linear directions are not used.
     fn split_along(
         &self,

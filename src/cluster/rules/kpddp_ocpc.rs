@@ -5,8 +5,27 @@ use super::kernel_util::kernel_detail;
 use super::kpddp::kernel_directions;
 use super::{Directions, Partition, SplitContext, SplitRule, orthant_split};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
 use crate::cluster::cuts::optimal_cut_1d;
 use crate::linalg::kernel::KernelSpec;
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "kpddp-ocpc",
+    summary: "the optimal 1-D cut on each of l kernel projections, orthants around the cuts",
+    source: "Zeimpekis & Gallopoulos, section 4",
+    params: &[Param::Kernel, Param::L],
+    children: Children::Orthants,
+    preview_symbol: None,
+    refines: None,
+    build: |params| {
+        Box::new(KpddpOcpc {
+            kernel: params.kernel.clone(),
+            l: params.l,
+        })
+    },
+};
 
 /// The kernel projections of KPDDP(l) (eq. (5), see [`super::Kpddp`]), each cut at its optimal 1-D 2-means cut
 /// point (as PDDP_OCPC does with the linear projections; seed 000 only says the variant "extends" to kernels, so
@@ -20,10 +39,6 @@ pub struct KpddpOcpc {
 }
 
 impl SplitRule for KpddpOcpc {
-    fn name(&self) -> &'static str {
-        "kpddp-ocpc"
-    }
-
     /// Works from the kernel matrix: the (empty) linear directions are not used.
     fn split_along(
         &self,

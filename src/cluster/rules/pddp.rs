@@ -3,6 +3,20 @@
 
 use super::{Directions, Partition, SplitContext, SplitRule, orthant_split};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "pddp",
+    summary: "the sign (orthant) of the l leading right singular vectors of the centred node matrix",
+    source: "Boley; Zeimpekis & Gallopoulos, section 2 and Table 1",
+    params: &[Param::L],
+    children: Children::Orthants,
+    preview_symbol: Some('P'),
+    refines: None,
+    build: |params| Box::new(Pddp { l: params.l }),
+};
 
 /// PDDP(l): each member goes to the orthant given by the signs of its row of the l leading right singular vectors
 /// `[v_1 ... v_l]` of the centred node matrix `B = A_p - c e^T` (the signs of its projections
@@ -16,10 +30,6 @@ pub struct Pddp {
 }
 
 impl SplitRule for Pddp {
-    fn name(&self) -> &'static str {
-        "pddp"
-    }
-
     fn directions_needed(&self) -> usize {
         self.l
     }

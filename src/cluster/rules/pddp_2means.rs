@@ -3,7 +3,20 @@
 
 use super::{Directions, Partition, SplitContext, SplitRule, pddp::Pddp, require_split};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
 use crate::cluster::lloyd;
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "pddp-2means",
+    summary: "2-means on the columns, started from the PDDP split",
+    source: "Zeimpekis & Gallopoulos, section 2",
+    params: &[],
+    children: Children::Two,
+    preview_symbol: Some('M'),
+    refines: Some("pddp"),
+    build: |_| Box::new(Pddp2Means),
+};
 
 /// Start 2-means from PDDP's sign split (initial centroids `c_1`, `c_2` are the means of the non-positive and
 /// positive sides of `v_1`, which removes k-means' random start) and run Lloyd's iterations on the columns until
@@ -30,10 +43,6 @@ pub(super) fn refine_two(
 }
 
 impl SplitRule for Pddp2Means {
-    fn name(&self) -> &'static str {
-        "pddp-2means"
-    }
-
     fn directions_needed(&self) -> usize {
         1
     }

@@ -5,7 +5,20 @@ use rayon::prelude::*;
 
 use super::{Directions, ORDER_TOLERANCE, Partition, SplitContext, SplitDetail, SplitRule};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
 use crate::cluster::cuts::{optimal_cut_along_order, optimal_cut_given_total};
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "pddp-oc",
+    summary: "the optimal cut of the columns along the order of the leading direction",
+    source: "Zeimpekis & Gallopoulos, section 2, Lemma 1",
+    params: &[],
+    children: Children::Two,
+    preview_symbol: Some('O'),
+    refines: None,
+    build: |_| Box::new(PddpOc),
+};
 
 /// Order the members by their coordinate on the leading right singular vector `v_1`, then choose among the n - 1
 /// prefix / suffix splits of that order the one with the smallest 2-means objective of the columns themselves
@@ -35,7 +48,7 @@ pub(super) fn optimal_cut_split(
     let (order, sorted) = ordered_by(node.members, &directions.right[0]);
     // The sum of the members is n times the centroid the tree keeps for the node.
     let n = node.members.len() as f64;
-    let best = match node.centroid.filter(|c| c.len() == node.data.rows()) {
+    let best = match node.centroid {
         Some(centroid) => {
             let total: Vec<f64> = centroid.iter().map(|c| c * n).collect();
             optimal_cut_given_total(node.data, &order, node.norms_squared, &total)
@@ -54,10 +67,6 @@ pub(super) fn optimal_cut_split(
 }
 
 impl SplitRule for PddpOc {
-    fn name(&self) -> &'static str {
-        "pddp-oc"
-    }
-
     fn directions_needed(&self) -> usize {
         1
     }

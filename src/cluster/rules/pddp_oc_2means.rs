@@ -6,16 +6,25 @@ use super::{
     pddp_oc::optimal_cut_split,
 };
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "pddp-oc-2means",
+    summary: "2-means started from the pddp-oc split",
+    source: "Zeimpekis & Gallopoulos, section 2",
+    params: &[],
+    children: Children::Two,
+    preview_symbol: Some('m'),
+    refines: Some("pddp-oc"),
+    build: |_| Box::new(PddpOc2Means),
+};
 
 /// The optimal cut along the leading component (Lemma 1), refined by Lloyd's 2-means on the columns.
 #[derive(Debug, Clone, Copy)]
 pub struct PddpOc2Means;
 
 impl SplitRule for PddpOc2Means {
-    fn name(&self) -> &'static str {
-        "pddp-oc-2means"
-    }
-
     fn directions_needed(&self) -> usize {
         1
     }

@@ -3,7 +3,21 @@
 
 use super::{Directions, Partition, SplitContext, SplitRule, orthant_split};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
 use crate::cluster::cuts::optimal_cut_1d;
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "pddp-ocpc",
+    summary: "the optimal 1-D 2-means cut on each of l directions, orthants around the cut points",
+    source: "Zeimpekis & Gallopoulos, section 2",
+    params: &[Param::L],
+    children: Children::Orthants,
+    preview_symbol: Some('C'),
+    refines: None,
+    build: |params| Box::new(PddpOcpc { l: params.l }),
+};
 
 /// For each leading right singular vector `v_i`, the cut `zeta_i` that minimises the 2-means objective of its
 /// elements (found exactly by sorting them and scanning the n - 1 cuts with prefix sums); members are then
@@ -15,10 +29,6 @@ pub struct PddpOcpc {
 }
 
 impl SplitRule for PddpOcpc {
-    fn name(&self) -> &'static str {
-        "pddp-ocpc"
-    }
-
     fn directions_needed(&self) -> usize {
         self.l
     }

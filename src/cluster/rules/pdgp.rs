@@ -2,7 +2,21 @@
 
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
 use crate::cluster::cuts::largest_gap;
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "pdgp",
+    summary: "the largest gap of the sorted leading projections, ignoring tau/2 at each end",
+    source: "Abbey et al., Definition 4",
+    params: &[Param::Tau],
+    children: Children::Two,
+    preview_symbol: Some('G'),
+    refines: None,
+    build: |params| Box::new(Pdgp { tau: params.tau }),
+};
 
 /// Sort the leading right singular vector of the centred node matrix and cut at its largest gap, ignoring
 /// `tau / 2` of the points at each end (the "fringe tolerance", default 0.2: 10% per end, so no split is more
@@ -13,10 +27,6 @@ pub struct Pdgp {
 }
 
 impl SplitRule for Pdgp {
-    fn name(&self) -> &'static str {
-        "pdgp"
-    }
-
     fn directions_needed(&self) -> usize {
         1
     }

@@ -28,6 +28,8 @@ use super::{
     Directions, Partition, SplitContext, SplitDetail, SplitRule, groups_from_labels, require_split,
 };
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
 use crate::linalg::Gram;
 use crate::linalg::kernel::{KernelError, KernelSpec, kernel_matrix};
 use crate::progress::{Cancelled, Progress};
@@ -39,6 +41,25 @@ pub const START_TRIALS: usize = 4;
 pub const MAX_ITERATIONS: usize = 300;
 /// The iteration has converged when no responsibility changes by more than this.
 pub const RESPONSIBILITY_TOLERANCE: f64 = 1e-7;
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "soft-kernel-kmeans",
+    summary: "soft kernel k-means with stiffness beta, the best of 4 starts",
+    source: "Kim, Shim & Choi, eqs. (4) and (7)-(9)",
+    params: &[Param::Kernel, Param::KWay, Param::Beta, Param::Seed],
+    children: Children::KWay,
+    preview_symbol: None,
+    refines: None,
+    build: |params| {
+        Box::new(SoftKernelKmeans {
+            kernel: params.kernel.clone(),
+            k: params.k_way,
+            beta: params.beta,
+            seed: params.seed,
+        })
+    },
+};
 
 /// Soft kernel k-means splitting a node into `k` groups.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,28 +73,15 @@ pub struct SoftKernelKmeans {
 }
 
 impl SplitRule for SoftKernelKmeans {
-    fn name(&self) -> &'static str {
-        "soft-kernel-kmeans"
-    }
-
     /// Works from the node's kernel matrix: the (empty) directions are not used.
     fn split_along(
         &self,
         node: &SplitContext,
         _directions: &Directions,
     ) -> Result<Partition, ClusterError> {
-        if self.k < 2 {
-            return Err(ClusterError::InvalidOption(format!(
-                "soft-kernel-kmeans needs at least 2 groups, not {}",
-                self.k
-            )));
-        }
-        if !(self.beta.is_finite() && self.beta > 0.0) {
-            return Err(ClusterError::InvalidOption(format!(
-                "the stiffness beta must be a positive number, not {}",
-                self.beta
-            )));
-        }
+        // Checked when the parameters were (`Params::check`).
+        assert!(self.k >= 2, "at least 2 groups");
+        assert!(self.beta.is_finite() && self.beta > 0.0, "a positive stiffness");
         let n = node.members.len();
         if n < self.k {
             return Err(ClusterError::Degenerate {
@@ -348,6 +356,7 @@ fn kmeans_plus_plus_start(gram: &Gram, k: usize, generator: &mut SplitMix64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::Params;
     use crate::cluster::lloyd;
     use crate::matrix::DataMatrix;
     use nalgebra::DMatrix;
@@ -456,19 +465,18 @@ mod tests {
             let blob = group[0] % 3;
             assert!(group.iter().all(|&j| j % 3 == blob), "{group:?}");
         }
-        let bad = SoftKernelKmeans {
-            beta: 0.0,
-            ..rule.clone()
-        };
-        assert!(matches!(
-            bad.split(&node),
-            Err(ClusterError::InvalidOption(_))
-        ));
-        let bad = SoftKernelKmeans { k: 1, ..rule };
-        assert!(matches!(
-            bad.split(&node),
-            Err(ClusterError::InvalidOption(_))
-        ));
+        // Out-of-range values never reach the rule: they are refused when the rule is chosen.
+        for (param, change) in [
+            (Param::Beta, (|p: &mut Params| p.beta = 0.0) as fn(&mut Params)),
+            (Param::KWay, |p: &mut Params| p.k_way = 1),
+        ] {
+            let mut params = Params::default();
+            change(&mut params);
+            assert!(matches!(
+                crate::cluster::RuleSpec::new("soft-kernel-kmeans", &params),
+                Err(ClusterError::Param(error)) if error.param == param
+            ));
+        }
     }
 
     struct Texts(Vec<String>);

@@ -1,9 +1,6 @@
 //! `spectral`: spectral clustering of a node with the kernel matrix as similarity matrix (Gkotsopoulou & Monge,
 //! seed 002, "Spectral clustering"), with the unnormalised, symmetric or random-walk Laplacian.
 
-use std::fmt;
-use std::str::FromStr;
-
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
@@ -12,7 +9,10 @@ use super::kernel_util::{
     eigen_options, enter_phase, kernel_detail, node_kernel, require_non_negative,
 };
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitEnv, SplitRule, require_split};
+use crate::choice::Choice;
 use crate::cluster::ClusterError;
+use crate::cluster::registry::{Children, RuleDef};
+use crate::cluster::params::Param;
 use crate::linalg::kernel::KernelSpec;
 use crate::linalg::kernel_ops::{
     GramOperator, degrees, laplacian_shift, leading_eigenpairs_deflated,
@@ -32,35 +32,51 @@ pub enum Laplacian {
     Rw,
 }
 
-impl Laplacian {
-    pub const NAMES: [&'static str; 3] = ["unnormalized", "sym", "rw"];
-}
+impl Choice for Laplacian {
+    const ALL: &'static [Self] = &[Laplacian::Rw, Laplacian::Sym, Laplacian::Unnormalized];
 
-impl fmt::Display for Laplacian {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+    fn name(self) -> &'static str {
+        match self {
             Laplacian::Unnormalized => "unnormalized",
             Laplacian::Sym => "sym",
             Laplacian::Rw => "rw",
-        })
+        }
     }
-}
 
-impl FromStr for Laplacian {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "unnormalized" | "unnormalised" => Ok(Laplacian::Unnormalized),
-            "sym" => Ok(Laplacian::Sym),
-            "rw" => Ok(Laplacian::Rw),
-            other => Err(format!(
-                "--laplacian {other:?}: choose one of {}",
-                Laplacian::NAMES.join(", ")
-            )),
+    fn describe(self) -> &'static str {
+        match self {
+            Laplacian::Unnormalized => "L = D - K",
+            Laplacian::Sym => "L_sym = I - D^-1/2 K D^-1/2",
+            Laplacian::Rw => "L_rw = I - D^-1 K",
         }
     }
 }
+
+/// The rule as the registry lists it.
+pub(super) static RULE: RuleDef = RuleDef {
+    name: "spectral",
+    summary: "k-means on the eigenvectors of the chosen graph Laplacian of the kernel matrix",
+    source: "Gkotsopoulou & Monge, \"Spectral clustering\"",
+    params: &[
+        Param::Kernel,
+        Param::KWay,
+        Param::Laplacian,
+        Param::Trials,
+        Param::Seed,
+    ],
+    children: Children::KWay,
+    preview_symbol: None,
+    refines: None,
+    build: |params| {
+        Box::new(Spectral {
+            kernel: params.kernel.clone(),
+            k: params.k_way,
+            laplacian: params.laplacian,
+            trials: params.trials,
+            seed: params.seed,
+        })
+    },
+};
 
 /// Seed 002: with the node's kernel matrix as similarity matrix `S` (entrywise non-negative: a node whose kernel
 /// matrix has a negative entry is refused, naming the kernel), degrees `d_i = sum_j S_ij`, take the first
@@ -85,10 +101,6 @@ pub struct Spectral {
 }
 
 impl SplitRule for Spectral {
-    fn name(&self) -> &'static str {
-        "spectral"
-    }
-
     /// Works from the kernel matrix: the (empty) linear directions are not used.
     fn split_along(
         &self,
@@ -103,7 +115,7 @@ impl SplitRule for Spectral {
         }
         let matrix = node_kernel(&self.kernel, node)?;
         let gram = &matrix.gram;
-        require_non_negative(gram, &self.kernel, self.name(), node)?;
+        require_non_negative(gram, &self.kernel, RULE.name, node)?;
         enter_phase(node, "eigenvectors")?;
         let degree = degrees(gram);
         let (eigenvalues, vectors) = match self.laplacian {

@@ -1,0 +1,245 @@
+//! `pdx cluster`: grow a tree to K leaves with one rule and report the leaves, the metrics and the files asked for.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::Args;
+use pdx::choice::Choice;
+use pdx::cluster::registry::{self, Children};
+use pdx::cluster::rules::{DEFAULT_MEMORY_BUDGET, SplitEnv};
+use pdx::cluster::{Param, Params, RuleSpec, SelectPolicy, Tree};
+use pdx::linalg::kernel::KernelSpec;
+use pdx::report;
+
+use super::corpus::CorpusArgs;
+use super::flags::{MemorySize, choice, memory_size, param_help, rule_help, rule_long_help};
+
+/// The library's defaults, which the flags show.
+fn defaults() -> Params {
+    Params::default()
+}
+
+#[derive(Args, Debug)]
+pub struct ClusterArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    #[arg(long, default_value = registry::DEFAULT_RULE, help = rule_help(), long_help = rule_long_help(), help_heading = "Clustering")]
+    rule: String,
+    /// Leaves to grow (rules of 2^l-way splits with l > 1 make ceil((K-1)/(2^l-1)) splits, as in their paper).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Clustering")]
+    k: u64,
+    #[arg(long, default_value_t = defaults().l, help = param_help(Param::L), help_heading = "Clustering")]
+    l: usize,
+    #[arg(long, default_value_t = defaults().tau, allow_negative_numbers = true, help = param_help(Param::Tau), help_heading = "Clustering")]
+    tau: f64,
+    #[arg(long, default_value_t = defaults().trials, help = param_help(Param::Trials), help_heading = "Clustering")]
+    trials: usize,
+    #[arg(long, default_value_t = defaults().seed, help = param_help(Param::Seed), help_heading = "Clustering")]
+    seed: u64,
+    /// Groups per split of the k-way rules [default: K for kmeans (flat k-means), 2 otherwise].
+    #[arg(long, help_heading = "Clustering")]
+    k_way: Option<usize>,
+    #[arg(long, default_value_t = defaults().kernel.to_string(), help = param_help(Param::Kernel), help_heading = "Kernels")]
+    kernel: String,
+    #[arg(long, default_value_t = defaults().beta, help = param_help(Param::Beta), help_heading = "Kernels")]
+    beta: f64,
+    #[arg(long, value_parser = choice::<pdx::cluster::Laplacian>(), default_value = defaults().laplacian.name(), help = param_help(Param::Laplacian), help_heading = "Kernels")]
+    laplacian: pdx::cluster::Laplacian,
+    /// Largest kernel matrix a split may build (n^2 x 8 bytes), e.g. 512MiB, 8GiB.
+    #[arg(long, value_parser = memory_size, default_value_t = MemorySize(DEFAULT_MEMORY_BUDGET), help_heading = "Kernels")]
+    mem_budget: MemorySize,
+    /// Which leaf to split next.
+    #[arg(long, value_parser = choice::<SelectPolicy>(), default_value = SelectPolicy::default().name(), help_heading = "Clustering")]
+    select: SelectPolicy,
+    /// Write the JSON report to FILE, or to standard output with '-'.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    json: Option<PathBuf>,
+    /// Write document id, leaf and node path as CSV.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    csv: Option<PathBuf>,
+    /// Write the tree in Newick format.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    newick: Option<PathBuf>,
+}
+
+impl ClusterArgs {
+    /// The rule the flags choose, its parameters checked by the library.
+    fn rule(&self, leaves: usize) -> anyhow::Result<RuleSpec> {
+        let kernel: KernelSpec = self
+            .kernel
+            .parse()
+            .with_context(|| format!("--kernel {:?}", self.kernel))?;
+        // A rule that makes a flat clustering in one split asks for as many groups as leaves, unless told.
+        let flat = registry::find(&self.rule).is_some_and(|rule| rule.children == Children::Flat);
+        let k_way = self.k_way.unwrap_or(if flat {
+            leaves.max(2)
+        } else {
+            defaults().k_way
+        });
+        let params = Params {
+            l: self.l,
+            tau: self.tau,
+            trials: self.trials,
+            seed: self.seed,
+            k_way,
+            kernel,
+            beta: self.beta,
+            laplacian: self.laplacian,
+        };
+        Ok(RuleSpec::new(&self.rule, &params)?)
+    }
+}
+
+/// Write `text` to `path` atomically, naming the file in any error.
+fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
+    pdx::files::write_atomically(path, text.as_bytes())
+        .with_context(|| format!("{}: cannot write", path.display()))
+}
+
+pub fn run(args: &ClusterArgs) -> anyhow::Result<()> {
+    let k = usize::try_from(args.k).context("--k is too large")?;
+    let rule = args.rule(k)?;
+    let opened = args.corpus.open()?;
+    let dataset = &opened.dataset;
+    let start = std::time::Instant::now();
+    let mut tree = Tree::for_dataset(dataset);
+    let env = SplitEnv {
+        texts: Some(&dataset.documents),
+        progress: None,
+        memory_budget: args.mem_budget.0,
+    };
+    let grown = tree.grow_in(&dataset.matrix, &rule, k, args.select, env)?;
+    let cluster_ms = start.elapsed().as_secs_f64() * 1000.0;
+
+    let mut report = report::build(dataset, &tree);
+    report.timings_ms.insert("load".into(), opened.timings.read);
+    report.timings_ms.insert(
+        "matrix".into(),
+        opened.timings.tokenise + opened.timings.weight,
+    );
+    report.timings_ms.insert("cluster".into(), cluster_ms);
+
+    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
+    let table = report::leaf_table(&report, &dataset.label_names);
+    let mut notes = String::new();
+    for (node, reason) in &grown.refused {
+        notes.push_str(&format!("note: node {node} not split: {reason}\n"));
+    }
+    if let Some(reason) = &grown.stopped_early {
+        notes.push_str(&format!("note: stopped early: {reason}\n"));
+    }
+    if let Some(KernelSpec::Gaussian { sigma: None }) = rule.kernel() {
+        let root_sigma = tree
+            .node(tree.root())
+            .and_then(|root| root.split.as_ref())
+            .and_then(|split| split.detail.kernel_sigma);
+        if let Some(sigma) = root_sigma {
+            notes.push_str(&format!(
+                "kernel gaussian: sigma = {sigma:.4} (median pairwise distance of the root's documents; each \
+                 split uses the median of its own node)\n"
+            ));
+        }
+    }
+    // Each kernel split measured its own quality figures (alignment, cut cost, geodesic components): one line each.
+    for id in tree.depth_first() {
+        let summary = tree
+            .node(id)
+            .and_then(|node| node.split.as_ref())
+            .and_then(|split| split.detail.kernel_summary());
+        if let Some(summary) = summary {
+            notes.push_str(&format!("kernel split of node {id}: {summary}\n"));
+        }
+    }
+    let summary = format!(
+        "{}: {} documents, rule {}, {} splits in {:.0} ms\n",
+        dataset.source,
+        dataset.documents.len(),
+        rule.text(),
+        grown.splits,
+        cluster_ms
+    );
+    if json_to_stdout {
+        eprint!("{summary}{table}{notes}");
+        let mut stdout = std::io::stdout().lock();
+        serde_json::to_writer(&mut stdout, &report).context("writing JSON")?;
+        writeln!(stdout)?;
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        write!(stdout, "{summary}{table}")?;
+        eprint!("{notes}");
+    }
+    if let Some(path) = args.json.as_deref().filter(|_| !json_to_stdout) {
+        write_output(path, &serde_json::to_string(&report)?)?;
+    }
+    if let Some(path) = &args.csv {
+        write_output(path, &report::to_csv(dataset, &tree))?;
+    }
+    if let Some(path) = &args.newick {
+        write_output(path, &report::to_newick(&tree))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use pdx::cluster::Laplacian;
+
+    use super::*;
+    use crate::cli::flags::param_flag;
+
+    /// Every parameter at a value other than its default.
+    fn unusual() -> Params {
+        Params {
+            l: 3,
+            tau: 0.35,
+            trials: 7,
+            seed: 42,
+            k_way: 4,
+            kernel: "poly:3:0.5".parse().expect("a kernel"),
+            beta: 2.5,
+            laplacian: Laplacian::Sym,
+        }
+    }
+
+    fn cluster_args(words: &[String]) -> ClusterArgs {
+        let cli = crate::cli::Cli::try_parse_from(words).expect("the flags parse");
+        match cli.command {
+            Some(crate::cli::Command::Cluster(args)) => args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_rule_round_trips_through_its_flags() {
+        for rule in registry::all() {
+            let mut words: Vec<String> = ["pdx", "cluster", "--k", "5", "--rule", rule.name]
+                .map(String::from)
+                .to_vec();
+            for param in Param::ALL {
+                words.push(param_flag(param).into());
+                words.push(param.value_text(&unusual()));
+            }
+            let parsed = cluster_args(&words).rule(5).expect("a valid rule");
+            let expected = RuleSpec::new(rule.name, &unusual()).expect("a valid rule");
+            assert_eq!(parsed, expected, "{}", rule.name);
+        }
+    }
+
+    #[test]
+    fn the_flags_default_to_the_library_defaults() {
+        let args = cluster_args(&["pdx", "cluster", "--k", "5"].map(String::from));
+        assert_eq!(args.rule(5).expect("a rule"), RuleSpec::default());
+        assert_eq!(args.select, SelectPolicy::default());
+        assert_eq!(args.mem_budget.0, DEFAULT_MEMORY_BUDGET);
+        assert_eq!(
+            args.corpus.options().expect("options"),
+            pdx::dataset::DatasetOptions::default()
+        );
+        // A flat rule asks for as many groups as leaves unless told.
+        let kmeans =
+            cluster_args(&["pdx", "cluster", "--k", "7", "--rule", "kmeans"].map(String::from));
+        assert_eq!(kmeans.rule(7).expect("a rule").params().k_way, 7);
+    }
+}

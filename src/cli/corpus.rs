@@ -1,0 +1,166 @@
+//! The flags every command shares: where the corpus is and how it becomes a matrix. Their defaults are the
+//! library's ([`TextOptions::default`], [`LoadOptions::default`]), read here rather than written again.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
+use pdx::dataset::{self, DatasetOptions, Opened};
+use pdx::matrix::Weighting;
+use pdx::text::{StoplistChoice, TextOptions};
+
+use pdx::choice::Choice;
+
+use super::flags::choice;
+
+fn load_defaults() -> LoadOptions {
+    LoadOptions::default()
+}
+
+fn text_defaults() -> TextOptions {
+    TextOptions::default()
+}
+
+/// The name `--stem` shows as its default.
+fn default_stem() -> String {
+    text_defaults().stem.unwrap_or_else(|| "none".into())
+}
+
+/// Where the corpus is and how it becomes a matrix: shared by every command.
+#[derive(Args, Debug, Clone)]
+pub struct CorpusArgs {
+    /// Files or folders read as one corpus (labels merge by name). None: the embedded demo corpus.
+    pub paths: Vec<PathBuf>,
+
+    /// Input format; auto picks one per path.
+    #[arg(long, value_parser = choice::<Format>(), default_value = load_defaults().format.name(), help_heading = "Reading")]
+    format: Format,
+    /// Folder layout: labels are made of this many leading sub-folder names.
+    #[arg(long, default_value_t = load_defaults().label_depth, help_heading = "Reading")]
+    label_depth: usize,
+    /// Drop an RFC-822 header block (news posts, mail), keeping the Subject: text.
+    #[arg(long, help_heading = "Reading")]
+    strip_headers: bool,
+    /// CSV/TSV: the text column [default: text].
+    #[arg(long, value_name = "NAME", help_heading = "Reading")]
+    text_col: Option<String>,
+    /// CSV/TSV: the label column name [default: label, if present]. Numeric: first, last, N or none
+    /// [default: a text column at either end].
+    #[arg(long, value_name = "NAME", help_heading = "Reading")]
+    label_col: Option<String>,
+    /// CSV/TSV: the id column [default: id, if present]. Numeric: first, last, N or none.
+    #[arg(long, value_name = "NAME", help_heading = "Reading")]
+    id_col: Option<String>,
+    /// CSV/TSV: the title column [default: title, if present].
+    #[arg(long, value_name = "NAME", help_heading = "Reading")]
+    title_col: Option<String>,
+    /// Reuters: which documents to keep.
+    #[arg(long, value_parser = choice::<ReutersSplit>(), default_value = load_defaults().reuters_split.name(), help_heading = "Reading")]
+    split: ReutersSplit,
+    /// Reuters: keep only documents with exactly one topic.
+    #[arg(long, help_heading = "Reading")]
+    single_label: bool,
+    /// Numeric: what to do with '?' or empty cells.
+    #[arg(long, value_parser = choice::<MissingPolicy>(), default_value = load_defaults().missing.name(), help_heading = "Reading")]
+    missing: MissingPolicy,
+
+    /// Keep tokens without letters (numbers).
+    #[arg(long, help_heading = "Text")]
+    keep_numbers: bool,
+    /// Shortest token kept, in characters.
+    #[arg(long, default_value_t = text_defaults().min_len, help_heading = "Text")]
+    min_len: usize,
+    /// Longest token kept, in characters.
+    #[arg(long, default_value_t = text_defaults().max_len, help_heading = "Text")]
+    max_len: usize,
+    /// Stop list file (one word per line) instead of the shipped English list.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "no_stoplist",
+        help_heading = "Text"
+    )]
+    stoplist: Option<PathBuf>,
+    /// Apply no stop list.
+    #[arg(long, help_heading = "Text")]
+    no_stoplist: bool,
+    /// Stemmer: none or a rust-stemmers language (english, french, german, ...).
+    #[arg(long, default_value_t = default_stem(), help_heading = "Text")]
+    stem: String,
+    /// Keep terms in at least this many documents.
+    #[arg(long, default_value_t = text_defaults().min_df, help_heading = "Text")]
+    min_df: usize,
+    /// Keep terms in at most this fraction of the documents.
+    #[arg(long, default_value_t = text_defaults().max_df, help_heading = "Text")]
+    max_df: f64,
+    /// Keep the N terms with the highest document frequency.
+    #[arg(long, value_name = "N", help_heading = "Text")]
+    max_terms: Option<usize>,
+    /// Weighting: TMG code LGN (local t|b|l|a|n, global x|f|e|g|n|p, norm c|x), pdgp or none
+    /// [default: lfc for text, none for numeric].
+    #[arg(long, value_name = "CODE", help_heading = "Text")]
+    weighting: Option<String>,
+    /// Keep documents left empty by the filters (as empty columns) instead of dropping them.
+    #[arg(long, help_heading = "Text")]
+    keep_empty: bool,
+    /// Neither read nor write the load cache.
+    #[arg(long, help_heading = "Text")]
+    pub no_cache: bool,
+}
+
+impl CorpusArgs {
+    /// The library's options for these flags (checked by the library when the corpus is opened).
+    pub fn options(&self) -> anyhow::Result<DatasetOptions> {
+        let weighting = self
+            .weighting
+            .as_deref()
+            .map(Weighting::parse)
+            .transpose()?;
+        Ok(DatasetOptions {
+            load: LoadOptions {
+                format: self.format,
+                label_depth: self.label_depth,
+                strip_headers: self.strip_headers,
+                text_col: self.text_col.clone(),
+                label_col: self.label_col.clone(),
+                id_col: self.id_col.clone(),
+                title_col: self.title_col.clone(),
+                reuters_split: self.split,
+                single_label: self.single_label,
+                missing: self.missing,
+            },
+            text: TextOptions {
+                keep_numbers: self.keep_numbers,
+                min_len: self.min_len,
+                max_len: self.max_len,
+                stoplist: match (&self.stoplist, self.no_stoplist) {
+                    (_, true) => StoplistChoice::None,
+                    (Some(path), false) => StoplistChoice::File(path.clone()),
+                    (None, false) => StoplistChoice::Default,
+                },
+                stem: (!self.stem.eq_ignore_ascii_case("none"))
+                    .then(|| self.stem.to_ascii_lowercase()),
+                min_df: self.min_df,
+                max_df: self.max_df,
+                max_terms: self.max_terms,
+            },
+            weighting,
+            keep_empty: self.keep_empty,
+        })
+    }
+
+    /// Open the corpus the arguments name, or the demo corpus when they name none; what went wrong on the way
+    /// without stopping it goes to standard error.
+    pub fn open(&self) -> anyhow::Result<Opened> {
+        let options = self.options()?;
+        let opened = if self.paths.is_empty() {
+            dataset::open_demo(&options)?
+        } else {
+            dataset::open(&self.paths, &options, !self.no_cache)?
+        };
+        for warning in &opened.warnings {
+            eprintln!("pdx: warning: {warning}");
+        }
+        Ok(opened)
+    }
+}

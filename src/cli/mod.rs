@@ -1,0 +1,85 @@
+//! The command line: the flags, and what each command does with them. The only place (with the TUI) that knows a
+//! flag's name; library errors come back through [`flags::describe`] to read in flags.
+
+mod cluster;
+mod corpus;
+pub mod flags;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use pdx::cluster::rules::DEFAULT_MEMORY_BUDGET;
+use pdx::stats::Stats;
+
+use crate::tui;
+use corpus::CorpusArgs;
+use flags::{MemorySize, memory_size};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "pdx",
+    version,
+    about = "pdx, the principal direction explorer: grow and inspect divisive cluster trees of document collections",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    /// Reopen a session saved in the TUI (w): its corpus, options, rule and tree.
+    #[arg(long, value_name = "FILE")]
+    session: Option<PathBuf>,
+    /// Largest kernel matrix a kernel split in the TUI may build (n^2 x 8 bytes), e.g. 512MiB, 8GiB.
+    #[arg(long, value_parser = memory_size, default_value_t = MemorySize(DEFAULT_MEMORY_BUDGET), help_heading = "Kernels")]
+    mem_budget: MemorySize,
+}
+
+// Parsed once per run: the size of the larger variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// Print what a corpus becomes: documents, terms, non-zeros, labels, what was skipped, phase times.
+    Stats {
+        #[command(flatten)]
+        corpus: CorpusArgs,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Grow a cluster tree to K leaves with one rule and report the leaves and the metrics.
+    Cluster(cluster::ClusterArgs),
+}
+
+fn print_stats(corpus: &CorpusArgs, json: bool) -> anyhow::Result<()> {
+    let opened = corpus.open()?;
+    let stats = Stats::of(&opened);
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut stdout, &stats).context("writing JSON")?;
+        writeln!(stdout)?;
+    } else {
+        write!(stdout, "{}", stats.to_text())?;
+    }
+    Ok(())
+}
+
+/// Run the command the arguments name.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(Command::Stats { corpus, json }) => print_stats(&corpus, json),
+        Some(Command::Cluster(args)) => cluster::run(&args),
+        // On a terminal, open the collection in the TUI; otherwise (a pipe, a test) print its statistics.
+        None if std::io::stdout().is_terminal() => {
+            let source = tui::Source {
+                paths: cli.corpus.paths.clone(),
+                options: cli.corpus.options()?,
+                use_cache: !cli.corpus.no_cache,
+            };
+            tui::run(source, cli.session, cli.mem_budget.0)
+        }
+        None => print_stats(&cli.corpus, false),
+    }
+}

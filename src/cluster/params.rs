@@ -1,0 +1,300 @@
+//! The parameters a split rule may take, declared once: each one's key, meaning, default and range. Values come in
+//! unchecked ([`Params`], as the command line, the rule picker or a session file give them) and are checked once,
+//! by [`Params::check`], into [`CheckedParams`], the only form a rule is built from; a value out of range is a
+//! [`ParamError`] that names the parameter, which the command line turns into its flag and the TUI into its field.
+
+use std::fmt;
+
+use super::rules::Laplacian;
+use crate::choice::Choice;
+use crate::linalg::kernel::KernelSpec;
+
+/// The largest l of PDDP(l): 2^8 = 256 orthants per split is already more than a tree can use.
+pub const MAX_L: usize = 8;
+
+/// The default stiffness of `soft-kernel-kmeans`. Kim, Shim & Choi give no single value (their beta is set per
+/// data set, the soft memberships tending to hard k-means as beta grows); pdx takes 1 for kernels of unit
+/// diagonal (Gaussian, cosine, normalised string kernels), where squared feature-space distances lie in [0, 4],
+/// so that memberships are soft but still follow the distances.
+pub const DEFAULT_BETA: f64 = 1.0;
+
+/// One parameter of the split rules. Which rules use which is declared by each rule (see
+/// [`super::rules::RuleDef::params`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Param {
+    /// Principal directions per split.
+    L,
+    /// PDGP's fringe.
+    Tau,
+    /// Random starts per split.
+    Trials,
+    /// Seed of the random starts.
+    Seed,
+    /// Groups per split of the k-way rules.
+    KWay,
+    /// The kernel of the kernel rules.
+    Kernel,
+    /// Stiffness of soft kernel k-means.
+    Beta,
+    /// The graph Laplacian of spectral clustering.
+    Laplacian,
+}
+
+impl Param {
+    /// Every parameter, in the order tables and the rule picker list them.
+    pub const ALL: [Param; 8] = [
+        Param::L,
+        Param::Tau,
+        Param::Trials,
+        Param::Seed,
+        Param::KWay,
+        Param::Kernel,
+        Param::Beta,
+        Param::Laplacian,
+    ];
+
+    /// The parameter's key in sessions, reports and `name=value` text.
+    pub fn key(self) -> &'static str {
+        match self {
+            Param::L => "l",
+            Param::Tau => "tau",
+            Param::Trials => "trials",
+            Param::Seed => "seed",
+            Param::KWay => "k",
+            Param::Kernel => "kernel",
+            Param::Beta => "beta",
+            Param::Laplacian => "laplacian",
+        }
+    }
+
+    /// What the parameter means, in one line.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Param::L => "principal directions per split (2^l-way orthant splits)",
+            Param::Tau => "PDGP fringe: the share of projections ignored at the two ends",
+            Param::Trials => "random starts per split (the best is kept)",
+            Param::Seed => "seed of the randomised rules",
+            Param::KWay => "groups per split of the k-way rules",
+            Param::Kernel => "kernel of the kernel rules",
+            Param::Beta => "stiffness of soft kernel k-means",
+            Param::Laplacian => "graph Laplacian of spectral clustering",
+        }
+    }
+
+    /// The values the parameter takes, as a phrase ("between 1 and 8").
+    pub fn range(self) -> String {
+        match self {
+            Param::L => format!("between 1 and {MAX_L}"),
+            Param::Tau => "in [0, 1)".into(),
+            Param::Trials => "at least 1".into(),
+            Param::Seed => "any whole number".into(),
+            Param::KWay => "at least 2".into(),
+            Param::Kernel => KernelSpec::SYNTAX.into(),
+            Param::Beta => "a positive number".into(),
+            Param::Laplacian => Laplacian::names().join(", "),
+        }
+    }
+
+    /// The parameter's value in `params`, as text (`tau=0.2` shows `0.2`).
+    pub fn value_text(self, params: &Params) -> String {
+        match self {
+            Param::L => params.l.to_string(),
+            Param::Tau => params.tau.to_string(),
+            Param::Trials => params.trials.to_string(),
+            Param::Seed => params.seed.to_string(),
+            Param::KWay => params.k_way.to_string(),
+            Param::Kernel => params.kernel.to_string(),
+            Param::Beta => params.beta.to_string(),
+            Param::Laplacian => params.laplacian.name().to_string(),
+        }
+    }
+
+    /// Whether the parameter's value in `params` is one it takes.
+    fn is_valid(self, params: &Params) -> bool {
+        match self {
+            Param::L => (1..=MAX_L).contains(&params.l),
+            Param::Tau => (0.0..1.0).contains(&params.tau),
+            Param::Trials => params.trials >= 1,
+            Param::Seed | Param::Laplacian => true,
+            Param::KWay => params.k_way >= 2,
+            // A kernel is valid when its text reads back as itself: the parser is where kernels are checked
+            // (a degree of 0, a negative sigma or a NaN offset fail it), so a kernel read from a file passes
+            // the same checks as one typed.
+            Param::Kernel => params
+                .kernel
+                .to_string()
+                .parse::<KernelSpec>()
+                .is_ok_and(|parsed| parsed == params.kernel),
+            Param::Beta => params.beta.is_finite() && params.beta > 0.0,
+        }
+    }
+
+    /// `Ok` when the value in `params` is in range, else the error naming the parameter.
+    pub fn check(self, params: &Params) -> Result<(), ParamError> {
+        if self.is_valid(params) {
+            Ok(())
+        } else {
+            Err(ParamError {
+                param: self,
+                value: self.value_text(params),
+            })
+        }
+    }
+}
+
+impl fmt::Display for Param {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// A parameter value out of range. It names the parameter, not a flag or a field: the command line and the TUI
+/// say it in their own words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{param} = {value}: must be {}", param.range())]
+pub struct ParamError {
+    pub param: Param,
+    /// The value given, as text.
+    pub value: String,
+}
+
+/// Values for every rule parameter, not yet checked. The defaults are pdx's, declared here only.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// Principal directions for PDDP(l), PDDP_OCPC, KPDDP(l) and KPDDP_OCPC.
+    pub l: usize,
+    /// PDGP fringe tolerance.
+    pub tau: f64,
+    pub trials: usize,
+    pub seed: u64,
+    /// Groups per split of the k-way rules.
+    pub k_way: usize,
+    pub kernel: KernelSpec,
+    /// Stiffness of `soft-kernel-kmeans`.
+    pub beta: f64,
+    pub laplacian: Laplacian,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            l: 1,
+            tau: 0.2,
+            trials: 5,
+            seed: 1,
+            k_way: 2,
+            kernel: KernelSpec::default(),
+            beta: DEFAULT_BETA,
+            laplacian: Laplacian::default(),
+        }
+    }
+}
+
+impl Params {
+    /// Check every value, the first out of range named in the error. Every parameter is checked, whether or not
+    /// the rule chosen uses it: a value no rule can take is a mistake worth reporting.
+    pub fn check(&self) -> Result<CheckedParams, ParamError> {
+        for param in Param::ALL {
+            param.check(self)?;
+        }
+        Ok(CheckedParams(self.clone()))
+    }
+
+    /// A copy with `param` set to its value in `from`.
+    pub fn with(&self, param: Param, from: &Params) -> Params {
+        let mut params = self.clone();
+        match param {
+            Param::L => params.l = from.l,
+            Param::Tau => params.tau = from.tau,
+            Param::Trials => params.trials = from.trials,
+            Param::Seed => params.seed = from.seed,
+            Param::KWay => params.k_way = from.k_way,
+            Param::Kernel => params.kernel = from.kernel.clone(),
+            Param::Beta => params.beta = from.beta,
+            Param::Laplacian => params.laplacian = from.laplacian,
+        }
+        params
+    }
+}
+
+/// Parameters that passed [`Params::check`]: every value in range. Rules are built from these only.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedParams(Params);
+
+impl std::ops::Deref for CheckedParams {
+    type Target = Params;
+
+    fn deref(&self) -> &Params {
+        &self.0
+    }
+}
+
+impl CheckedParams {
+    /// The same values with the k-way groups set to `k_way` (at least 2, so still in range).
+    pub(crate) fn with_k_way(&self, k_way: usize) -> CheckedParams {
+        let mut params = self.0.clone();
+        params.k_way = k_way.max(2);
+        CheckedParams(params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_in_range() {
+        assert!(Params::default().check().is_ok());
+    }
+
+    #[test]
+    fn each_range_refuses_its_edges_and_names_the_parameter() {
+        let refused = |change: fn(&mut Params), param: Param| {
+            let mut params = Params::default();
+            change(&mut params);
+            let error = params.check().expect_err("out of range");
+            assert_eq!(error.param, param, "{error}");
+        };
+        refused(|p| p.l = 0, Param::L);
+        refused(|p| p.l = MAX_L + 1, Param::L);
+        refused(|p| p.tau = 1.0, Param::Tau);
+        refused(|p| p.tau = -0.1, Param::Tau);
+        refused(|p| p.tau = f64::NAN, Param::Tau);
+        refused(|p| p.trials = 0, Param::Trials);
+        refused(|p| p.k_way = 1, Param::KWay);
+        refused(|p| p.beta = 0.0, Param::Beta);
+        refused(|p| p.beta = f64::INFINITY, Param::Beta);
+        refused(
+            |p| p.kernel = KernelSpec::Gaussian { sigma: Some(-1.0) },
+            Param::Kernel,
+        );
+        refused(
+            |p| {
+                p.kernel = KernelSpec::Polynomial {
+                    degree: 0,
+                    offset: 1.0,
+                }
+            },
+            Param::Kernel,
+        );
+        let edges = Params {
+            l: MAX_L,
+            tau: 0.0,
+            k_way: 2,
+            seed: u64::MAX,
+            ..Params::default()
+        };
+        assert!(edges.check().is_ok());
+    }
+
+    #[test]
+    fn an_error_says_the_parameter_value_and_range() {
+        let params = Params {
+            l: 9,
+            ..Params::default()
+        };
+        let error = params.check().expect_err("out of range");
+        assert_eq!(error.to_string(), "l = 9: must be between 1 and 8");
+        assert_eq!(error.value, "9");
+    }
+}

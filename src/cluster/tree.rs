@@ -1,0 +1,469 @@
+//! The cluster tree: an arena of nodes, each a set of columns (documents) with its centroid and scatter, grown one
+//! split at a time. Splitting is in two steps, planning (a rule's partition of a leaf, computed without touching
+//! the tree, so that two splits can run side by side) and applying (the children and the split's record); growing
+//! to K leaves is in [`super::grow`].
+//!
+//! What makes a tree: its nodes' members, the rule and parameters of each split, and, for splits that computed
+//! principal directions, the start of their children's Lanczos runs ([`Node::direction`]). That start is part
+//! of the tree's identity, not a cache: a child's split is computed to a tolerance from where its run starts, and
+//! at a near-tie (two cuts of almost equal objective) another start can give another partition. So the tree
+//! keeps it, sessions save it, and a tree restored from a session ([`Tree::restore`]) splits exactly as the
+//! unbroken one would have.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::ClusterError;
+use super::rules::{Partition, SplitContext, SplitDetail, SplitEnv};
+use super::spec::RuleSpec;
+use crate::linalg::kernel::KernelSpec;
+use crate::matrix::DataMatrix;
+
+/// How a node was split: the rule, what it computed, and the objective before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitRecord {
+    pub rule: RuleSpec,
+    pub detail: SplitDetail,
+    /// The node's scatter.
+    pub objective_before: f64,
+    /// The sum of its children's scatters.
+    pub objective_after: f64,
+}
+
+/// A node of the tree: a set of columns (documents), with its centroid and scatter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub id: usize,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    /// Column indices, sorted. Shared, like the centroid, so that copying a tree (an undo snapshot, a job for a
+    /// worker thread) copies pointers, not a dense vector per node.
+    pub members: Arc<[usize]>,
+    /// Mean of the members' columns (dense, one entry per term or feature). Not serialised: it follows from the
+    /// members and the data (a session of a large vocabulary would otherwise hold a dense vector per node);
+    /// [`Tree::rebuild_centroids`] restores it after reading a tree back.
+    #[serde(skip)]
+    pub centroid: Arc<[f64]>,
+    /// `s_p = ||A_p - c_p e^T||_F^2 = sum_j ||a_j||^2 - n_p ||c_p||^2`, from the column norms and the centroid.
+    pub scatter: f64,
+    pub split: Option<SplitRecord>,
+    /// A name the user gave the node.
+    pub name: Option<String>,
+    /// The node's kernel scatter (Zeimpekis & Gallopoulos, eq. (6)) under the kernel it was measured with: set on the children
+    /// a kernel rule makes (from the parent's kernel matrix), and on leaves [`Tree::grow_in`] measured to choose
+    /// between them. Absent for trees grown with linear rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_scatter: Option<KernelScatter>,
+    /// Where its children's Lanczos runs start, when its split computed directions (one entry per member; see
+    /// [`Tree::start_guess`]): the estimate of the right singular vector after those the split used, or the
+    /// leading one (and so in sessions saved before pdx kept the former). Part of the tree's identity (see the
+    /// module documentation), so saved with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Arc<[f64]>>,
+}
+
+/// A kernel scatter `trace K - e^T K e / n` (Zeimpekis & Gallopoulos, eq. (6)) and the kernel it was measured with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelScatter {
+    pub kernel: KernelSpec,
+    /// The Gaussian width used, when the kernel is Gaussian (with the median default, the width of the kernel
+    /// matrix the value came from: the parent's for a child of a kernel split).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sigma: Option<f64>,
+    pub value: f64,
+}
+
+impl Node {
+    pub fn size(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_leaf(&self) -> bool {
+        self.children.is_empty()
+    }
+}
+
+/// The cluster tree. Nodes live in an arena indexed by id; ids are given in creation order and never reused, so a
+/// replay of the same steps gives the same ids.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tree {
+    nodes: Vec<Option<Node>>,
+    root: usize,
+    /// `||a_j||^2` of every column of the data.
+    norms_squared: Vec<f64>,
+    /// Columns left out of the tree (documents kept empty by `--keep-empty`): a bucket of their own.
+    pub excluded: Vec<usize>,
+}
+
+/// A scatter below this multiple of `eps sum_j ||a_j||^2` is the rounding of the subtraction below, not spread:
+/// the columns of such a node coincide. (The same threshold as [`CentredColumns::scatter`], so that a node the
+/// tree calls splittable has a principal direction.)
+///
+/// [`CentredColumns::scatter`]: crate::linalg::CentredColumns::scatter
+const SCATTER_NOISE_FACTOR: f64 = 1e3;
+
+/// Where each entry of `subset` stands in `superset`, both ascending, in one merge pass; `None` when an entry is
+/// missing from `superset`.
+pub(crate) fn positions_within(subset: &[usize], superset: &[usize]) -> Option<Vec<usize>> {
+    let mut positions = Vec::with_capacity(subset.len());
+    let mut position = 0;
+    for &value in subset {
+        while superset.get(position).is_some_and(|&s| s < value) {
+            position += 1;
+        }
+        if superset.get(position) != Some(&value) {
+            return None;
+        }
+        positions.push(position);
+    }
+    Some(positions)
+}
+
+/// `s_p = sum_j ||a_j||^2 - n_p ||c_p||^2`, from the column norms and the centroid; rounding-level results are 0.
+fn scatter_of(members: &[usize], centroid: &[f64], norms_squared: &[f64]) -> f64 {
+    let norms: f64 = members.iter().map(|&j| norms_squared[j]).sum();
+    let centroid_sq: f64 = centroid.iter().map(|v| v * v).sum();
+    let scatter = norms - members.len() as f64 * centroid_sq;
+    if scatter <= SCATTER_NOISE_FACTOR * f64::EPSILON * norms {
+        0.0
+    } else {
+        scatter
+    }
+}
+
+impl Tree {
+    /// A tree whose root holds `columns` of `data`; `excluded` columns are kept aside.
+    pub fn new(data: &DataMatrix, columns: Vec<usize>, excluded: Vec<usize>) -> Tree {
+        let norms_squared = data.column_norms_squared();
+        let centroid = data.centroid(&columns);
+        let scatter = scatter_of(&columns, &centroid, &norms_squared);
+        Tree {
+            nodes: vec![Some(Node {
+                id: 0,
+                parent: None,
+                children: Vec::new(),
+                members: columns.into(),
+                centroid: centroid.into(),
+                scatter,
+                split: None,
+                name: None,
+                kernel_scatter: None,
+                direction: None,
+            })],
+            root: 0,
+            norms_squared,
+            excluded,
+        }
+    }
+
+    /// A tree over every column of a dataset, leaving documents flagged empty aside.
+    pub fn for_dataset(dataset: &crate::dataset::Dataset) -> Tree {
+        let (excluded, columns): (Vec<usize>, Vec<usize>) = (0..dataset.matrix.cols())
+            .partition(|&j| dataset.documents.get(j).is_some_and(|d| d.empty));
+        Tree::new(&dataset.matrix, columns, excluded)
+    }
+
+    pub fn root(&self) -> usize {
+        self.root
+    }
+
+    pub fn node(&self, id: usize) -> Option<&Node> {
+        self.nodes.get(id).and_then(Option::as_ref)
+    }
+
+    pub(super) fn node_mut(&mut self, id: usize) -> Option<&mut Node> {
+        self.nodes.get_mut(id).and_then(Option::as_mut)
+    }
+
+    /// Give node `id` a name (`None` clears it).
+    pub fn set_name(&mut self, id: usize, name: Option<String>) -> Result<(), ClusterError> {
+        self.node_mut(id).ok_or(ClusterError::NoSuchNode(id))?.name = name;
+        Ok(())
+    }
+
+    pub(super) fn get(&self, id: usize) -> Result<&Node, ClusterError> {
+        self.node(id).ok_or(ClusterError::NoSuchNode(id))
+    }
+
+    /// Live nodes in depth-first order from the root (children in split order).
+    pub fn depth_first(&self) -> Vec<usize> {
+        let mut order = Vec::new();
+        let mut stack = vec![self.root];
+        while let Some(id) = stack.pop() {
+            order.push(id);
+            if let Some(node) = self.node(id) {
+                stack.extend(node.children.iter().rev());
+            }
+        }
+        order
+    }
+
+    /// The leaves (the current clustering), in depth-first order.
+    pub fn leaves(&self) -> Vec<usize> {
+        self.depth_first()
+            .into_iter()
+            .filter(|&id| self.node(id).is_some_and(Node::is_leaf))
+            .collect()
+    }
+
+    /// The k-means objective of the current clustering: the sum of the leaves' scatters.
+    pub fn objective(&self) -> f64 {
+        self.leaves()
+            .iter()
+            .filter_map(|&id| self.node(id))
+            .map(|n| n.scatter)
+            .sum()
+    }
+
+    /// The column norms the tree was built with.
+    pub fn norms_squared(&self) -> &[f64] {
+        &self.norms_squared
+    }
+
+    /// Why a leaf cannot be split at all, whatever the rule: `None` when it can.
+    pub fn unsplittable_reason(&self, id: usize) -> Result<Option<&'static str>, ClusterError> {
+        let node = self.get(id)?;
+        if !node.is_leaf() {
+            return Ok(Some("it is already split (merge it first)"));
+        }
+        if node.size() < 2 {
+            return Ok(Some("it has a single member"));
+        }
+        if node.scatter == 0.0 {
+            return Ok(Some(
+                "its scatter is zero (all members are the same vector)",
+            ));
+        }
+        Ok(None)
+    }
+
+    /// Split leaf `id` with `rule`. Returns the new children's ids. The tree is unchanged on error. Kernel rules
+    /// get the default [`SplitEnv`] (no texts, no progress, the default memory budget); see [`Tree::split_in`].
+    pub fn split(
+        &mut self,
+        data: &DataMatrix,
+        id: usize,
+        rule: &RuleSpec,
+    ) -> Result<Vec<usize>, ClusterError> {
+        self.split_in(data, id, rule, SplitEnv::default())
+    }
+
+    /// [`Tree::split`] in `env`: the documents' texts (string kernels), a progress report that can cancel, and
+    /// the memory budget of a kernel matrix. A kernel rule's children keep their kernel scatter.
+    pub fn split_in(
+        &mut self,
+        data: &DataMatrix,
+        id: usize,
+        rule: &RuleSpec,
+        env: SplitEnv,
+    ) -> Result<Vec<usize>, ClusterError> {
+        let partition = self.plan_split(data, id, rule, env)?;
+        self.apply_split(data, id, rule, partition)
+    }
+
+    /// The partition `rule` makes of leaf `id`, leaving the tree as it is.
+    pub(super) fn plan_split(
+        &self,
+        data: &DataMatrix,
+        id: usize,
+        rule: &RuleSpec,
+        env: SplitEnv,
+    ) -> Result<Partition, ClusterError> {
+        if let Some(reason) = self.unsplittable_reason(id)? {
+            return Err(ClusterError::Unsplittable { node: id, reason });
+        }
+        let node = self.get(id)?;
+        let start = self.start_guess(id);
+        let context = SplitContext {
+            start: start.as_deref(),
+            data,
+            members: &node.members,
+            norms_squared: &self.norms_squared,
+            centroid: Some(&node.centroid),
+            node_id: id,
+            env,
+        };
+        rule.rule().split(&context).map_err(|error| match error {
+            ClusterError::Degenerate { reason } => ClusterError::Refused {
+                node: id,
+                rule: rule.name(),
+                reason,
+            },
+            other => other,
+        })
+    }
+
+    /// Where the Lanczos run splitting node `id` starts: its parent's stored [`Node::direction`] (when the
+    /// parent's rule used directions) restricted to `id`'s members, less its mean. That is the parent's
+    /// estimate of its next principal direction after the one its split cut along: a child of a PDDP-family
+    /// split is a part of its parent cut across the leading direction, and what spread is left in it lies
+    /// mostly along the next one, so the run needs fewer steps from there (`benches/README.md` has the counts).
+    /// The mean goes because the child's centred operator maps the constant vector to zero: it would only dilute
+    /// the guess. `None` for the root and for children of other rules. The start decides where the run begins,
+    /// and so, at a near-tie, the split (see the module documentation).
+    pub fn start_guess(&self, id: usize) -> Option<Vec<f64>> {
+        let node = self.node(id)?;
+        let parent = self.node(node.parent?)?;
+        let direction = parent.direction.as_deref()?;
+        // Both hold by construction (`apply_split`) and are checked when a tree is read back (`Tree::restore`).
+        assert_eq!(
+            direction.len(),
+            parent.members.len(),
+            "one start entry per member of #{}",
+            parent.id
+        );
+        let mut guess: Vec<f64> = positions_within(&node.members, &parent.members)
+            .unwrap_or_else(|| panic!("#{id}'s members are among its parent's"))
+            .into_iter()
+            .map(|position| direction[position])
+            .collect();
+        let mean = guess.iter().sum::<f64>() / guess.len().max(1) as f64;
+        guess.iter_mut().for_each(|value| *value -= mean);
+        Some(guess)
+    }
+
+    /// Give leaf `id` the children of `partition`, which `rule` made of it.
+    pub(super) fn apply_split(
+        &mut self,
+        data: &DataMatrix,
+        id: usize,
+        rule: &RuleSpec,
+        partition: Partition,
+    ) -> Result<Vec<usize>, ClusterError> {
+        let objective_before = self.get(id)?.scatter;
+        let mut children = Vec::with_capacity(partition.groups.len());
+        let mut objective_after = 0.0;
+        if let Some(start) = &partition.children_start {
+            assert_eq!(
+                start.len(),
+                self.get(id)?.size(),
+                "one start entry per member"
+            );
+        }
+        let child_kernel_scatters: Vec<Option<KernelScatter>> =
+            match (rule.kernel(), &partition.detail.child_kernel_scatters) {
+                (Some(kernel), Some(values)) => values
+                    .iter()
+                    .map(|&value| {
+                        Some(KernelScatter {
+                            kernel: kernel.clone(),
+                            sigma: partition.detail.kernel_sigma,
+                            value,
+                        })
+                    })
+                    .collect(),
+                _ => vec![None; partition.groups.len()],
+            };
+        assert_eq!(
+            child_kernel_scatters.len(),
+            partition.groups.len(),
+            "one kernel scatter per child"
+        );
+        // Each child's centroid is one pass over its columns; the children's passes are independent, so they
+        // run side by side (each one sequential, so the bits do not depend on the thread count).
+        let centroids: Vec<Vec<f64>> = partition
+            .groups
+            .par_iter()
+            .map(|members| data.centroid(members))
+            .collect();
+        for ((members, kernel_scatter), centroid) in partition
+            .groups
+            .into_iter()
+            .zip(child_kernel_scatters)
+            .zip(centroids)
+        {
+            let scatter = scatter_of(&members, &centroid, &self.norms_squared);
+            objective_after += scatter;
+            let child_id = self.nodes.len();
+            self.nodes.push(Some(Node {
+                id: child_id,
+                parent: Some(id),
+                children: Vec::new(),
+                members: members.into(),
+                centroid: centroid.into(),
+                scatter,
+                split: None,
+                name: None,
+                kernel_scatter,
+                direction: None,
+            }));
+            children.push(child_id);
+        }
+        let node = self.node_mut(id).ok_or(ClusterError::NoSuchNode(id))?;
+        node.children = children.clone();
+        node.direction = partition.children_start.map(Arc::from);
+        node.split = Some(SplitRecord {
+            rule: rule.clone(),
+            detail: partition.detail,
+            objective_before,
+            objective_after,
+        });
+        Ok(children)
+    }
+
+    /// Merge node `id` back: drop its subtree so that it is a leaf again.
+    pub fn merge(&mut self, id: usize) -> Result<(), ClusterError> {
+        let node = self.get(id)?;
+        let mut stack = node.children.clone();
+        while let Some(child) = stack.pop() {
+            if let Some(removed) = self.nodes.get_mut(child).and_then(Option::take) {
+                stack.extend(removed.children);
+            }
+        }
+        let node = self.node_mut(id).ok_or(ClusterError::NoSuchNode(id))?;
+        node.children.clear();
+        node.split = None;
+        Ok(())
+    }
+
+    /// The leaf holding each column (by position in [`Tree::leaves`]); `None` for excluded columns.
+    pub fn assignments(&self, columns: usize) -> Vec<Option<usize>> {
+        let mut assignment = vec![None; columns];
+        for (index, &leaf) in self.leaves().iter().enumerate() {
+            if let Some(node) = self.node(leaf) {
+                for &j in node.members.iter() {
+                    assignment[j] = Some(index);
+                }
+            }
+        }
+        assignment
+    }
+
+    /// Recompute every node's centroid from its members (after deserialising a tree, whose centroids are not
+    /// stored). The members must be columns of `data`.
+    pub fn rebuild_centroids(&mut self, data: &DataMatrix) {
+        self.nodes.par_iter_mut().flatten().for_each(|node| {
+            node.centroid = data.centroid(&node.members).into();
+        });
+    }
+
+    /// Node ids from the root down to `id`.
+    pub fn path_to(&self, id: usize) -> Vec<usize> {
+        let mut path = vec![id];
+        let mut current = id;
+        while let Some(parent) = self.node(current).and_then(|n| n.parent) {
+            path.push(parent);
+            current = parent;
+        }
+        path.reverse();
+        path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::positions_within;
+
+    #[test]
+    fn positions_within_finds_a_sorted_subset_or_reports_a_stranger() {
+        assert_eq!(
+            positions_within(&[2, 5, 9], &[1, 2, 3, 5, 8, 9]),
+            Some(vec![1, 3, 5])
+        );
+        assert_eq!(positions_within(&[], &[1, 2]), Some(vec![]));
+        assert_eq!(positions_within(&[2, 4], &[1, 2, 3, 5]), None);
+        assert_eq!(positions_within(&[7], &[1, 2]), None);
+    }
+}

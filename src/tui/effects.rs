@@ -1,0 +1,21 @@
+//! The one place effects are carried out: the app runs [`perform`] on a worker thread per effect, the tests and
+//! the benchmark on their own thread, and both feed the action it returns back to `update`.
+
+use pdx::dataset::Dataset;
+
+use super::export;
+use super::model::{self, Action, Effect};
+use super::session;
+
+/// Do what `effect` asks, on the calling thread; the action that reports the result.
+pub fn perform(effect: Effect, data: &Dataset) -> Action {
+    match effect {
+        Effect::Run(job) => Action::Finished(model::perform(data, job)),
+        Effect::Export(job) => Action::Exported(export::export(data, &job.tree, &job.dir)),
+        Effect::Save(save) => Action::Saved {
+            revision: save.revision,
+            result: session::save(&save.session, &data.source, &save.dir),
+        },
+        Effect::Preview(job) => Action::Previewed(model::perform_preview(data, job)),
+    }
+}

@@ -1,0 +1,180 @@
+//! Work the model hands to other threads ([`Effect`]s) and what comes back. The engine's part of a job (a split, a
+//! growth, a preview) is here too, so that the worker threads and the tests run exactly the same code.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pdx::cluster::rules::SplitEnv;
+use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
+use pdx::dataset::Dataset;
+use pdx::progress::Progress;
+use pdx::report::preview::{self, SplitPreview};
+
+use super::super::session::Session;
+use super::preview_cache::PreviewKey;
+
+/// Something to do away from the event loop.
+#[derive(Debug, Clone)]
+pub enum Effect {
+    Run(Job),
+    Export(Export),
+    Save(Save),
+    Preview(PreviewJob),
+}
+
+/// Engine work for a worker thread.
+#[derive(Debug, Clone)]
+pub enum Work {
+    Split {
+        node: usize,
+        rule: RuleSpec,
+    },
+    Grow {
+        k: usize,
+        rule: RuleSpec,
+        policy: SelectPolicy,
+    },
+}
+
+/// A job: work on a copy of the tree; the result replaces the tree if the job is still the current one.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub id: u64,
+    pub tree: Tree,
+    pub work: Work,
+    /// Shared with the model, which shows it and cancels through it.
+    pub progress: Arc<Progress>,
+    pub memory_budget: u64,
+}
+
+/// An export: write `tree` as JSON, CSV and Newick into `dir`.
+#[derive(Debug, Clone)]
+pub struct Export {
+    pub tree: Tree,
+    pub dir: PathBuf,
+}
+
+/// A session to save into `dir`; `revision` is the tree's, to mark the model clean once saved.
+#[derive(Debug, Clone)]
+pub struct Save {
+    pub session: Box<Session>,
+    pub dir: PathBuf,
+    pub revision: u64,
+}
+
+/// A split preview to compute on a worker thread: `rules` on leaf `key.node` of `tree` (the model's tree at
+/// `key.revision`).
+#[derive(Debug, Clone)]
+pub struct PreviewJob {
+    pub key: PreviewKey,
+    pub tree: Tree,
+    pub rules: Vec<RuleSpec>,
+    /// Also compute the second principal coordinate (for the scatter plot).
+    pub second_direction: bool,
+}
+
+/// A preview's result, sent back by the worker.
+#[derive(Debug, Clone)]
+pub struct PreviewDone {
+    pub key: PreviewKey,
+    pub second_direction: bool,
+    pub result: Result<SplitPreview, String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub tree: Tree,
+    /// The node to select and show afterwards (none: keep the selection).
+    pub select: Option<usize>,
+    pub message: String,
+}
+
+/// A job's result, sent back by the worker.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub job: u64,
+    pub outcome: Result<Outcome, String>,
+}
+
+/// Run a job: the engine's work, on whatever thread calls it.
+pub fn perform(data: &Dataset, job: Job) -> Finished {
+    let Job {
+        id,
+        mut tree,
+        work,
+        progress,
+        memory_budget,
+    } = job;
+    let env = SplitEnv {
+        texts: Some(&data.documents),
+        progress: Some(&progress),
+        memory_budget,
+    };
+    let outcome = match work {
+        Work::Split { node, rule } => tree
+            .split_in(&data.matrix, node, &rule, env)
+            .map(|children| {
+                let record = tree.node(node).and_then(|n| n.split.as_ref());
+                let (before, after) =
+                    record.map_or((0.0, 0.0), |r| (r.objective_before, r.objective_after));
+                let ids: Vec<String> = children.iter().map(|c| format!("#{c}")).collect();
+                let kernel = record
+                    .and_then(|r| r.detail.kernel_summary())
+                    .map_or(String::new(), |summary| format!(" · {summary}"));
+                Outcome {
+                    message: format!(
+                        "split #{node} into {} with {}: scatter {before:.3} → {after:.3}{kernel}",
+                        ids.join(" "),
+                        rule.name()
+                    ),
+                    tree,
+                    select: Some(node),
+                }
+            })
+            .map_err(|e| e.to_string()),
+        Work::Grow { k, rule, policy } => tree
+            .grow_in(&data.matrix, &rule, k, policy, env)
+            .map(|report| {
+                let mut message = format!(
+                    "{} splits with {}: {} leaves",
+                    report.splits,
+                    rule.name(),
+                    tree.leaves().len()
+                );
+                if !report.refused.is_empty() {
+                    message.push_str(&format!(", {} refused", report.refused.len()));
+                }
+                if let Some(reason) = &report.stopped_early {
+                    message.push_str(&format!("; stopped early: {reason}"));
+                }
+                Outcome {
+                    tree,
+                    select: None,
+                    message,
+                }
+            })
+            .map_err(|e| e.to_string()),
+    };
+    Finished { job: id, outcome }
+}
+
+/// Compute a split preview, on whatever thread calls it.
+pub fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
+    let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
+    let label_count = data.label_names.len();
+    let labels = (label_count > 0).then_some((labels.as_slice(), label_count));
+    let result = preview::preview(
+        &job.tree,
+        &data.matrix,
+        job.key.node,
+        &job.rules,
+        labels,
+        job.second_direction,
+    )
+    .map_err(|e| e.to_string());
+    PreviewDone {
+        key: job.key,
+        second_direction: job.second_direction,
+        result,
+    }
+}

@@ -1,0 +1,531 @@
+//! The TUI's state and the only code that changes it: [`update`] takes an [`Action`] (a key's command, a typed
+//! character, a finished job) and returns the [`Effect`]s to run elsewhere (a split on a worker thread). Nothing
+//! here touches a terminal, so the whole of it is tested with actions in and state out. The fields are private:
+//! the view reads them through the methods below, and only `update` writes them.
+
+mod jobs;
+pub mod picker;
+mod popups;
+mod preview_cache;
+mod tree_ops;
+mod update;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pdx::cluster::rules::DEFAULT_MEMORY_BUDGET;
+use pdx::cluster::{CheckedParams, RuleSpec, SelectPolicy, Tree};
+use pdx::dataset::Dataset;
+use pdx::progress::Progress;
+use pdx::report::metrics::{self, ClusterFigures, Confusion, GlobalFigures};
+use pdx::report::terms::{self, TermWeight};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+
+use super::keys::{self, Command, Context};
+use super::session::Source;
+
+pub use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
+pub use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
+pub use popups::Popup;
+pub use update::update;
+
+/// Undo depth. A snapshot shares the nodes' members and centroids with the live tree, so it costs little, but
+/// the history is still bounded.
+const MAX_UNDO: usize = 100;
+
+/// How far the Preview tab scrolls (its text part is shorter than this).
+pub const PREVIEW_LINES: usize = 40;
+
+/// How many terms the Terms tab lists.
+pub const DETAIL_TERMS: usize = 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Tree,
+    Detail,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetailTab {
+    Terms,
+    Labels,
+    Documents,
+    /// What the linear rules would do to the selected leaf.
+    Preview,
+}
+
+impl DetailTab {
+    pub const ALL: [DetailTab; 4] = [
+        DetailTab::Terms,
+        DetailTab::Labels,
+        DetailTab::Documents,
+        DetailTab::Preview,
+    ];
+
+    pub fn index(self) -> usize {
+        match self {
+            DetailTab::Terms => 0,
+            DetailTab::Labels => 1,
+            DetailTab::Documents => 2,
+            DetailTab::Preview => 3,
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            DetailTab::Terms => "Terms",
+            DetailTab::Labels => "Labels",
+            DetailTab::Documents => "Documents",
+            DetailTab::Preview => "Preview",
+        }
+    }
+}
+
+/// What a mouse event points at (found by the view, which knows the layout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    /// A node's row in the tree pane.
+    TreeRow(usize),
+    /// The tree pane elsewhere (border, header, empty rows).
+    Tree,
+    /// A tab title of the detail pane.
+    Tab(DetailTab),
+    /// A document's row in the Documents tab (its index in the list).
+    DocumentRow(usize),
+    Detail,
+    /// An open popup (which covers the main screen).
+    Popup,
+    Elsewhere,
+}
+
+#[derive(Debug, Clone)]
+pub enum Action {
+    Command(Command),
+    /// A left click.
+    Click(Region),
+    /// A wheel notch, down or up.
+    Scroll {
+        region: Region,
+        down: bool,
+    },
+    /// A character typed into a value.
+    Type(char),
+    Finished(Finished),
+    /// An export's result: the files written, or what went wrong.
+    Exported(Result<Vec<PathBuf>, String>),
+    /// A save's result: the tree's revision when saved, and the file or what went wrong.
+    Saved {
+        revision: u64,
+        result: Result<PathBuf, String>,
+    },
+    /// A split preview computed on a worker thread.
+    Previewed(PreviewDone),
+}
+
+/// What the model shows of the whole tree, recomputed when the tree changes.
+#[derive(Debug, Clone)]
+pub struct Derived {
+    pub leaves: Vec<usize>,
+    pub objective: f64,
+    pub suggestion: Option<usize>,
+    /// Per node: members per label (empty without labels).
+    pub label_counts: HashMap<usize, Vec<usize>>,
+    /// Per node: its figures against the labels (none without labels).
+    pub node_figures: HashMap<usize, ClusterFigures>,
+    /// Leaves (in `leaves` order) x labels.
+    pub confusion: Confusion,
+    pub leaf_figures: Vec<ClusterFigures>,
+    pub global: Option<GlobalFigures>,
+}
+
+/// What the detail pane shows of the selected node, recomputed when the selection or the tree changes.
+#[derive(Debug, Clone, Default)]
+pub struct Detail {
+    pub node: usize,
+    pub top_terms: Vec<TermWeight>,
+    pub discriminating: Vec<TermWeight>,
+    /// What the discriminating terms are against ("#2", "the rest of #0"); none for the root.
+    pub against: Option<String>,
+    /// Members, nearest the centroid first.
+    pub documents: Vec<usize>,
+}
+
+#[derive(Debug, Clone)]
+struct Snapshot {
+    tree: Tree,
+    revision: u64,
+}
+
+/// Undo and redo, and the revision that tells whether the tree is saved.
+#[derive(Debug, Default)]
+struct History {
+    undo: Vec<Snapshot>,
+    redo: Vec<Snapshot>,
+    /// Identifies the tree's state, so that undoing back to the saved state makes the model clean again.
+    revision: u64,
+    next_revision: u64,
+    saved_revision: u64,
+}
+
+/// What the model starts with.
+pub struct Start {
+    pub data: Arc<Dataset>,
+    /// False when NO_COLOR is set.
+    pub colors: bool,
+    /// The largest kernel matrix a split may build.
+    pub memory_budget: u64,
+    /// Where `x` writes its files.
+    pub export_dir: PathBuf,
+    /// What the corpus was loaded from, for `w` (none: sessions cannot be saved).
+    pub source: Option<Source>,
+    /// Where `w` writes the session (none: no data folder).
+    pub session_dir: Option<PathBuf>,
+    /// The rule splits use until the user picks another.
+    pub rule: RuleSpec,
+    /// What the status line says first (the default: how to get help).
+    pub note: Option<String>,
+}
+
+impl Start {
+    /// `data` with the defaults: the default rule and memory budget, exports to the current folder, no sessions.
+    pub fn new(data: Arc<Dataset>, colors: bool) -> Start {
+        Start {
+            data,
+            colors,
+            memory_budget: DEFAULT_MEMORY_BUDGET,
+            export_dir: PathBuf::from("."),
+            source: None,
+            session_dir: None,
+            rule: RuleSpec::default(),
+            note: None,
+        }
+    }
+}
+
+pub struct Model {
+    data: Arc<Dataset>,
+    tree: Tree,
+    history: History,
+    selected: usize,
+    collapsed: BTreeSet<usize>,
+    focus: Pane,
+    tab: DetailTab,
+    /// Row under the cursor in the Documents tab.
+    document_cursor: usize,
+    /// Scroll of the Terms and Labels tabs.
+    detail_scroll: usize,
+    /// The parameters last chosen in the picker, for every rule.
+    params: CheckedParams,
+    memory_budget: u64,
+    rule: RuleSpec,
+    policy: SelectPolicy,
+    popup: Option<Popup>,
+    status: String,
+    /// The running job: its id and what it does.
+    busy: Option<(u64, String)>,
+    /// The running job's progress report, through which Esc stops it.
+    job_progress: Option<Arc<Progress>>,
+    next_job: u64,
+    quit: bool,
+    colors: bool,
+    export_dir: PathBuf,
+    source: Option<Source>,
+    session_dir: Option<PathBuf>,
+    derived: Derived,
+    detail: Detail,
+    previews: preview_cache::PreviewCache,
+}
+
+impl Model {
+    pub fn new(start: Start) -> Model {
+        let tree = Tree::for_dataset(&start.data);
+        let selected = tree.root();
+        let params = start
+            .rule
+            .params()
+            .check()
+            .unwrap_or_else(|error| panic!("a rule's own parameters are valid: {error}"));
+        let mut model = Model {
+            data: start.data,
+            tree,
+            history: History {
+                next_revision: 1,
+                ..History::default()
+            },
+            selected,
+            collapsed: BTreeSet::new(),
+            focus: Pane::Tree,
+            tab: DetailTab::Terms,
+            document_cursor: 0,
+            detail_scroll: 0,
+            params,
+            memory_budget: start.memory_budget,
+            rule: start.rule,
+            policy: SelectPolicy::Scatter,
+            popup: None,
+            status: start.note.unwrap_or_else(|| "? for help".into()),
+            busy: None,
+            job_progress: None,
+            next_job: 1,
+            quit: false,
+            colors: start.colors,
+            export_dir: start.export_dir,
+            source: start.source,
+            session_dir: start.session_dir,
+            derived: Derived {
+                leaves: Vec::new(),
+                objective: 0.0,
+                suggestion: None,
+                label_counts: HashMap::new(),
+                node_figures: HashMap::new(),
+                confusion: Confusion { counts: Vec::new() },
+                leaf_figures: Vec::new(),
+                global: None,
+            },
+            detail: Detail::default(),
+            previews: preview_cache::PreviewCache::default(),
+        };
+        model.tree_changed();
+        model
+    }
+
+    pub fn data(&self) -> &Arc<Dataset> {
+        &self.data
+    }
+
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    pub fn selected(&self) -> usize {
+        self.selected
+    }
+
+    pub fn is_collapsed(&self, id: usize) -> bool {
+        self.collapsed.contains(&id)
+    }
+
+    pub fn focus(&self) -> Pane {
+        self.focus
+    }
+
+    pub fn tab(&self) -> DetailTab {
+        self.tab
+    }
+
+    pub fn document_cursor(&self) -> usize {
+        self.document_cursor
+    }
+
+    pub fn detail_scroll(&self) -> usize {
+        self.detail_scroll
+    }
+
+    pub fn rule(&self) -> &RuleSpec {
+        &self.rule
+    }
+
+    pub fn policy(&self) -> SelectPolicy {
+        self.policy
+    }
+
+    pub fn popup(&self) -> Option<&Popup> {
+        self.popup.as_ref()
+    }
+
+    pub fn status(&self) -> &str {
+        &self.status
+    }
+
+    /// What the running job does, if one runs.
+    pub fn busy(&self) -> Option<&str> {
+        self.busy.as_ref().map(|(_, what)| what.as_str())
+    }
+
+    /// The running job's progress report.
+    pub fn job_progress(&self) -> Option<&Arc<Progress>> {
+        self.job_progress.as_ref()
+    }
+
+    pub fn quit_requested(&self) -> bool {
+        self.quit
+    }
+
+    pub fn colors(&self) -> bool {
+        self.colors
+    }
+
+    pub fn derived(&self) -> &Derived {
+        &self.derived
+    }
+
+    pub fn detail(&self) -> &Detail {
+        &self.detail
+    }
+
+    /// True when the tree differs from the one at start (or the last save).
+    pub fn dirty(&self) -> bool {
+        self.history.revision != self.history.saved_revision
+    }
+
+    pub fn has_labels(&self) -> bool {
+        self.derived.global.is_some()
+    }
+
+    /// Key contexts in the order they are searched.
+    pub fn contexts(&self) -> Vec<Context> {
+        match &self.popup {
+            Some(popup) => vec![popup.context()],
+            None => match self.focus {
+                Pane::Tree => vec![Context::Tree, Context::Main],
+                Pane::Detail => vec![Context::Detail, Context::Main],
+            },
+        }
+    }
+
+    /// The action a key means here, if any.
+    pub fn action_for(&self, key: &KeyEvent) -> Option<Action> {
+        let command = keys::lookup(&self.contexts(), key)?;
+        Some(match (command, key.code) {
+            (Command::Type, KeyCode::Char(c)) => Action::Type(c),
+            (command, _) => Action::Command(command),
+        })
+    }
+
+    /// Visible nodes in display order with their depth (children of collapsed nodes hidden).
+    pub fn visible(&self) -> Vec<(usize, usize)> {
+        let mut rows = Vec::new();
+        let mut stack = vec![(self.tree.root(), 0)];
+        while let Some((id, depth)) = stack.pop() {
+            let Some(node) = self.tree.node(id) else {
+                continue;
+            };
+            rows.push((id, depth));
+            if !self.collapsed.contains(&id) {
+                stack.extend(node.children.iter().rev().map(|&c| (c, depth + 1)));
+            }
+        }
+        rows
+    }
+
+    /// A node as the tree pane names it: its name, or `#id`.
+    pub fn label(&self, id: usize) -> String {
+        match self.tree.node(id).and_then(|n| n.name.as_deref()) {
+            Some(name) => name.to_string(),
+            None => format!("#{id}"),
+        }
+    }
+
+    fn tree_changed(&mut self) {
+        let data = &self.data;
+        let tree = &self.tree;
+        let label_count = data.label_names.len();
+        let leaves = tree.leaves();
+        let assignments = tree.assignments(data.matrix.cols());
+        let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
+        let mut derived = Derived {
+            leaves: Vec::new(),
+            objective: tree.objective(),
+            suggestion: tree.suggest(self.policy),
+            label_counts: HashMap::new(),
+            node_figures: HashMap::new(),
+            confusion: metrics::confusion(&assignments, &labels, leaves.len(), label_count),
+            leaf_figures: Vec::new(),
+            global: None,
+        };
+        let (per_leaf, global) = metrics::figures(&derived.confusion, label_count);
+        if label_count > 0 && global.labelled > 0 {
+            derived.leaf_figures = per_leaf;
+            derived.global = Some(global);
+            for id in tree.depth_first() {
+                let Some(node) = tree.node(id) else {
+                    continue;
+                };
+                let mut counts = vec![0usize; label_count];
+                for &j in node.members.iter() {
+                    if let Some(l) = data.documents.get(j).and_then(|d| d.label) {
+                        counts[l as usize] += 1;
+                    }
+                }
+                let row = Confusion {
+                    counts: vec![counts.clone()],
+                };
+                let (mut figures, _) = metrics::figures(&row, label_count);
+                if let Some(f) = figures.pop() {
+                    derived.node_figures.insert(id, f);
+                }
+                derived.label_counts.insert(id, counts);
+            }
+        }
+        derived.leaves = leaves;
+        self.derived = derived;
+        if self.tree.node(self.selected).is_none() {
+            self.selected = self.tree.root();
+        }
+        self.selection_changed();
+    }
+
+    fn selection_changed(&mut self) {
+        self.document_cursor = 0;
+        self.detail_scroll = 0;
+        let Some(node) = self.tree.node(self.selected) else {
+            self.detail = Detail::default();
+            return;
+        };
+        let names = self.data.matrix.row_names();
+        let top_terms = terms::top_terms(&node.centroid, names, DETAIL_TERMS);
+        let parent = node.parent.and_then(|p| self.tree.node(p));
+        let (discriminating, against) = match parent {
+            Some(parent) => {
+                let siblings: Vec<usize> = parent
+                    .children
+                    .iter()
+                    .copied()
+                    .filter(|&c| c != node.id)
+                    .collect();
+                let (other, against) = match siblings.as_slice() {
+                    [one] => match self.tree.node(*one) {
+                        Some(sibling) => (sibling.centroid.to_vec(), format!("#{one}")),
+                        None => (vec![0.0; node.centroid.len()], String::new()),
+                    },
+                    _ => (
+                        terms::rest_centroid(
+                            &parent.centroid,
+                            parent.size(),
+                            &node.centroid,
+                            node.size(),
+                        ),
+                        format!("the rest of #{}", parent.id),
+                    ),
+                };
+                (
+                    terms::discriminating_terms(&node.centroid, &other, names, DETAIL_TERMS),
+                    Some(against),
+                )
+            }
+            None => (Vec::new(), None),
+        };
+        let documents = terms::representatives(
+            &self.data.matrix,
+            &node.members,
+            &node.centroid,
+            self.tree.norms_squared(),
+            node.members.len(),
+        );
+        self.detail = Detail {
+            node: node.id,
+            top_terms,
+            discriminating,
+            against,
+            documents,
+        };
+    }
+
+    fn select(&mut self, id: usize) {
+        if self.tree.node(id).is_some() && id != self.selected {
+            self.selected = id;
+            self.selection_changed();
+        }
+    }
+}

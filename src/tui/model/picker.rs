@@ -1,0 +1,256 @@
+//! The rule picker: every rule of the registry, then one field per rule parameter. What a field shows, which rules
+//! use it and whether its value is valid come from the library ([`Param`], [`registry`]); this file only says how
+//! each field steps with the arrow keys and reads typed text, and what it is called on screen.
+
+use pdx::choice::Choice;
+use pdx::cluster::registry::{self, Family, RuleDef};
+use pdx::cluster::{MAX_L, Param, ParamError, Params};
+use pdx::linalg::kernel::{GeodesicMetric, KernelSpec};
+
+/// How one parameter's field behaves.
+pub struct Field {
+    pub param: Param,
+    /// The field's name on screen.
+    pub name: &'static str,
+    /// One step up or down, kept in range.
+    pub step: fn(&mut Params, bool),
+    /// Set from typed text; false when the text is not a value of the parameter's type.
+    pub parse: fn(&mut Params, &str) -> bool,
+}
+
+/// Clamp into `low..=high` by one step up or down (`high` = `usize::MAX` for no bound).
+fn step_usize(value: usize, up: bool, low: usize, high: usize) -> usize {
+    if up {
+        value.saturating_add(1)
+    } else {
+        value.saturating_sub(1)
+    }
+    .clamp(low, high)
+}
+
+/// The largest tau the picker steps to (the rule takes any tau in [0, 1)).
+const MAX_TAU_STEP: f64 = 0.95;
+
+/// The picker's fields, one per rule parameter in [`Param::ALL`]'s order.
+pub static FIELDS: &[Field] = &[
+    Field {
+        param: Param::L,
+        name: "l",
+        step: |p, up| p.l = step_usize(p.l, up, 1, MAX_L),
+        parse: |p, text| text.parse().map(|v| p.l = v).is_ok(),
+    },
+    Field {
+        param: Param::Tau,
+        name: "tau",
+        step: |p, up| {
+            let tau = p.tau + if up { 0.05 } else { -0.05 };
+            p.tau = ((tau * 100.0).round() / 100.0).clamp(0.0, MAX_TAU_STEP);
+        },
+        parse: |p, text| text.parse().map(|v| p.tau = v).is_ok(),
+    },
+    Field {
+        param: Param::Trials,
+        name: "trials",
+        step: |p, up| p.trials = step_usize(p.trials, up, 1, usize::MAX),
+        parse: |p, text| text.parse().map(|v| p.trials = v).is_ok(),
+    },
+    Field {
+        param: Param::Seed,
+        name: "seed",
+        step: |p, up| {
+            p.seed = if up {
+                p.seed.saturating_add(1)
+            } else {
+                p.seed.saturating_sub(1)
+            }
+        },
+        parse: |p, text| text.parse().map(|v| p.seed = v).is_ok(),
+    },
+    Field {
+        param: Param::KWay,
+        name: "k-way",
+        step: |p, up| p.k_way = step_usize(p.k_way, up, 2, usize::MAX),
+        parse: |p, text| text.parse().map(|v| p.k_way = v).is_ok(),
+    },
+    Field {
+        param: Param::Kernel,
+        name: "kernel",
+        step: |p, up| p.kernel = step_kernel(&p.kernel, up),
+        parse: |p, text| match with_kernel_number(&p.kernel, text) {
+            Some(kernel) => {
+                p.kernel = kernel;
+                true
+            }
+            None => false,
+        },
+    },
+    Field {
+        param: Param::Beta,
+        name: "beta",
+        step: |p, up| {
+            let beta = p.beta + if up { 0.1 } else { -0.1 };
+            p.beta = ((beta * 10.0).round() / 10.0).clamp(0.1, 100.0);
+        },
+        parse: |p, text| text.parse().map(|v| p.beta = v).is_ok(),
+    },
+    Field {
+        param: Param::Laplacian,
+        name: "laplacian",
+        step: |p, up| p.laplacian = p.laplacian.cycled(if up { 1 } else { -1 }),
+        parse: |_, _| false,
+    },
+];
+
+/// The field of `param`.
+pub fn field_of(param: Param) -> &'static Field {
+    FIELDS
+        .iter()
+        .find(|field| field.param == param)
+        .unwrap_or_else(|| panic!("a picker field for every parameter, not {param}"))
+}
+
+/// A parameter's value out of range, in the picker's words: its field, not a flag.
+pub fn field_message(error: &ParamError) -> String {
+    let field = field_of(error.param).name;
+    format!(
+        "{field} = {}: the {field} field must be {}",
+        error.value,
+        error.param.range()
+    )
+}
+
+/// The kernels the kernel field steps through with left / right; typing a number sets the selected kernel's own
+/// number (Gaussian sigma, polynomial degree, neighbours of the geodesic kernel, substring length).
+const KERNEL_CHOICES: [&str; 10] = [
+    "gaussian",
+    "cosine",
+    "linear",
+    "poly:2:1",
+    "poly:3:1",
+    "geodesic:6:euclid",
+    "geodesic:10:cosine",
+    "string:spectrum:3",
+    "string:spectrum:5",
+    "string:boundrange:3",
+];
+
+fn step_kernel(current: &KernelSpec, up: bool) -> KernelSpec {
+    let choices: Vec<KernelSpec> = KERNEL_CHOICES
+        .iter()
+        .filter_map(|text| text.parse().ok())
+        .collect();
+    // A kernel that is not one of the choices (a typed sigma) steps from its family's entry.
+    let family = |k: &KernelSpec| std::mem::discriminant(k);
+    let at = choices
+        .iter()
+        .position(|k| k == current)
+        .or_else(|| choices.iter().position(|k| family(k) == family(current)))
+        .unwrap_or(0);
+    let next = if up { at + 1 } else { at + choices.len() - 1 };
+    choices[next % choices.len()].clone()
+}
+
+/// `current` with its number replaced by `text`: sigma of a Gaussian, degree of a polynomial, neighbours of a
+/// geodesic kernel, length of a string kernel. `None` when the text is not such a number (or the kernel has none).
+fn with_kernel_number(current: &KernelSpec, text: &str) -> Option<KernelSpec> {
+    let spec = match current {
+        KernelSpec::Gaussian { .. } => format!("gaussian:{text}"),
+        KernelSpec::Polynomial { offset, .. } => format!("poly:{text}:{offset}"),
+        KernelSpec::Geodesic { metric, .. } => {
+            let metric = match metric {
+                GeodesicMetric::Euclid => "euclid",
+                GeodesicMetric::Cosine => "cosine",
+            };
+            format!("geodesic:{text}:{metric}")
+        }
+        KernelSpec::Spectrum { .. } => format!("string:spectrum:{text}"),
+        KernelSpec::BoundRange { .. } => format!("string:boundrange:{text}"),
+        KernelSpec::Linear | KernelSpec::Cosine => return None,
+    };
+    spec.parse().ok()
+}
+
+/// The rules that use `param`, or "every kernel rule" when those are exactly the kernel rules.
+pub fn used_by(param: Param) -> String {
+    let users: Vec<&'static RuleDef> = registry::all()
+        .iter()
+        .copied()
+        .filter(|rule| rule.uses(param))
+        .collect();
+    let kernel_rules: Vec<&'static RuleDef> = registry::of_family(Family::Kernel).collect();
+    if users.len() == kernel_rules.len()
+        && users
+            .iter()
+            .zip(&kernel_rules)
+            .all(|(a, b)| a.name == b.name)
+    {
+        "every kernel rule".into()
+    } else {
+        users
+            .iter()
+            .map(|rule| rule.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Every rule the picker offers, linear rules first: its rows `0..rule_count()`.
+pub fn rule_count() -> usize {
+    registry::all().len()
+}
+
+/// The rule on picker row `index` (`None` past the rules).
+pub fn rule_at(index: usize) -> Option<&'static RuleDef> {
+    registry::all().get(index).copied()
+}
+
+/// The picker row of the rule called `name`.
+pub fn row_of(name: &str) -> Option<usize> {
+    registry::all().iter().position(|rule| rule.name == name)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RulePicker {
+    /// Row under the cursor: `0..rule_count()` the rules, then [`FIELDS`].
+    pub cursor: usize,
+    /// The rule chosen in the picker (applied on Enter).
+    pub rule_index: usize,
+    pub params: Params,
+    /// Digits typed into the field under the cursor.
+    pub typed: Option<String>,
+    pub error: Option<String>,
+}
+
+impl RulePicker {
+    pub fn rows() -> usize {
+        rule_count() + FIELDS.len()
+    }
+
+    /// The field under the cursor, if the cursor is on one.
+    pub fn field(&self) -> Option<&'static Field> {
+        self.cursor
+            .checked_sub(rule_count())
+            .and_then(|i| FIELDS.get(i))
+    }
+
+    pub(super) fn step(&mut self, up: bool) {
+        let Some(field) = self.field() else {
+            return;
+        };
+        self.typed = None;
+        self.error = None;
+        (field.step)(&mut self.params, up);
+    }
+
+    /// Set the field under the cursor from the typed text; say so when it is not a value.
+    pub(super) fn apply_typed(&mut self) {
+        let (Some(field), Some(text)) = (self.field(), self.typed.as_deref()) else {
+            return;
+        };
+        self.error = if text.is_empty() || (field.parse)(&mut self.params, text) {
+            None
+        } else {
+            Some(format!("field {}: {text:?} is not a value", field.name))
+        };
+    }
+}

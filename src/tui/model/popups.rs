@@ -1,0 +1,243 @@
+//! Popups: what each one holds, which keys it takes, and what a key does while it is open (the rule picker's
+//! keys included).
+
+use super::super::keys::{self, Command, Context};
+use super::jobs::{Effect, Work};
+use super::picker::{RulePicker, field_message, row_of, rule_at, rule_count};
+use super::{DetailTab, Model};
+use pdx::cluster::{ClusterError, Params, RuleSpec};
+use pdx::report::preview;
+
+/// An open popup and what it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Popup {
+    Help {
+        scroll: usize,
+    },
+    Rules(RulePicker),
+    /// Asks K for auto-split.
+    AutoSplit {
+        input: String,
+    },
+    ConfirmQuit,
+    Confusion {
+        scroll: usize,
+    },
+    Viewer {
+        document: usize,
+        scroll: usize,
+    },
+    /// Asks a name for `node`.
+    Name {
+        node: usize,
+        input: String,
+    },
+    /// Asks a term or a title to find.
+    Find {
+        input: String,
+    },
+}
+
+impl Popup {
+    pub fn context(&self) -> Context {
+        match self {
+            Popup::Help { .. } | Popup::Confusion { .. } | Popup::Viewer { .. } => Context::Reader,
+            Popup::Rules(_) => Context::RulePicker,
+            Popup::AutoSplit { .. } => Context::Prompt,
+            Popup::Name { .. } | Popup::Find { .. } => Context::TextPrompt,
+            Popup::ConfirmQuit => Context::Confirm,
+        }
+    }
+}
+
+impl Model {
+    /// Open the popup a main-screen command asks for.
+    pub(super) fn open_popup(&mut self, command: Command) {
+        self.popup = match command {
+            Command::AutoSplit => Some(Popup::AutoSplit {
+                input: String::new(),
+            }),
+            Command::RulePicker => {
+                let row = row_of(self.rule.name())
+                    .unwrap_or_else(|| panic!("{} is a rule of the registry", self.rule.name()));
+                Some(Popup::Rules(RulePicker {
+                    cursor: row,
+                    rule_index: row,
+                    params: Params::clone(&self.params),
+                    typed: None,
+                    error: None,
+                }))
+            }
+            Command::Confusion if self.has_labels() => Some(Popup::Confusion { scroll: 0 }),
+            Command::Confusion => {
+                self.status = "the corpus has no labels: no confusion view".into();
+                None
+            }
+            Command::OpenDocument => self
+                .detail
+                .documents
+                .get(self.document_cursor)
+                .filter(|_| self.tab == DetailTab::Documents)
+                .map(|&document| Popup::Viewer {
+                    document,
+                    scroll: 0,
+                }),
+            Command::Rename => Some(Popup::Name {
+                node: self.selected,
+                input: self
+                    .tree
+                    .node(self.selected)
+                    .and_then(|n| n.name.clone())
+                    .unwrap_or_default(),
+            }),
+            Command::Find => Some(Popup::Find {
+                input: String::new(),
+            }),
+            Command::Help => Some(Popup::Help { scroll: 0 }),
+            other => panic!("{other:?} opens no popup"),
+        };
+    }
+
+    /// Lines a scrollable popup holds, to bound its scrolling.
+    pub(super) fn popup_lines(&self, popup: &Popup) -> usize {
+        match popup {
+            Popup::Help { .. } => keys::help_lines().len() + 2,
+            Popup::Confusion { .. } => self.derived.leaves.len() + 4,
+            Popup::Viewer { document, .. } => self
+                .data
+                .documents
+                .get(*document)
+                .map_or(0, |d| d.text.lines().count() + 4),
+            _ => 0,
+        }
+    }
+}
+
+/// A command while `popup` is open (it has been taken out of the model; put it back to keep it open).
+pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Command) -> Vec<Effect> {
+    let lines = model.popup_lines(&popup);
+    let mut effects = Vec::new();
+    let keep = match (&mut popup, command) {
+        (_, Command::Cancel) => false,
+        (Popup::ConfirmQuit, Command::Yes) => {
+            model.quit = true;
+            false
+        }
+        (Popup::ConfirmQuit, Command::No) => false,
+        (
+            Popup::Help { scroll } | Popup::Confusion { scroll } | Popup::Viewer { scroll, .. },
+            _,
+        ) => {
+            let last = lines.saturating_sub(1);
+            *scroll = match command {
+                Command::Up => scroll.saturating_sub(1),
+                Command::Down => (*scroll + 1).min(last),
+                Command::PageUp => scroll.saturating_sub(10),
+                Command::PageDown => (*scroll + 10).min(last),
+                Command::Top => 0,
+                Command::Bottom => last,
+                _ => *scroll,
+            };
+            true
+        }
+        (
+            Popup::AutoSplit { input } | Popup::Name { input, .. } | Popup::Find { input },
+            Command::Backspace,
+        ) => {
+            input.pop();
+            true
+        }
+        (Popup::Name { node, input }, Command::Confirm) => {
+            model.rename(*node, input);
+            false
+        }
+        (Popup::Find { input }, Command::Confirm) => {
+            model.find(input);
+            false
+        }
+        (Popup::AutoSplit { input }, Command::Confirm) => match input.parse::<usize>() {
+            Ok(k) if k >= 1 => {
+                let what = format!("growing to {k} leaves with {}", model.rule_text());
+                effects = model.start(
+                    Work::Grow {
+                        k,
+                        rule: model.rule.clone(),
+                        policy: model.policy,
+                    },
+                    what,
+                );
+                false
+            }
+            _ => {
+                model.status = "type a number of leaves, at least 1".into();
+                true
+            }
+        },
+        (Popup::Rules(picker), command) => rule_picker_command(model, picker, command),
+        _ => true,
+    };
+    if keep {
+        model.popup = Some(popup);
+    }
+    effects
+}
+
+/// Returns whether the picker stays open.
+fn rule_picker_command(model: &mut Model, picker: &mut RulePicker, command: Command) -> bool {
+    let rows = RulePicker::rows();
+    match command {
+        Command::Up | Command::Down => {
+            picker.typed = None;
+            picker.cursor = if command == Command::Up {
+                (picker.cursor + rows - 1) % rows
+            } else {
+                (picker.cursor + 1) % rows
+            };
+        }
+        Command::Increase | Command::Decrease => picker.step(command == Command::Increase),
+        Command::Backspace => {
+            if let Some(typed) = &mut picker.typed {
+                typed.pop();
+            }
+            picker.apply_typed();
+        }
+        Command::Choose if picker.cursor < rule_count() => {
+            picker.rule_index = picker.cursor;
+        }
+        Command::Confirm => {
+            if picker.cursor < rule_count() {
+                picker.rule_index = picker.cursor;
+            }
+            let checked = match picker.params.check() {
+                Ok(checked) => checked,
+                Err(error) => {
+                    picker.error = Some(field_message(&error));
+                    return true;
+                }
+            };
+            let Some(def) = rule_at(picker.rule_index) else {
+                panic!("the picker's rule row {} is a rule", picker.rule_index);
+            };
+            match RuleSpec::new(def.name, &checked) {
+                Ok(rule) => {
+                    // Previews compare the current rule and the registry's previewed rules: when either changes,
+                    // the cached ones compare something else.
+                    if rule != model.rule
+                        || preview::compared_rules(&checked)
+                            != preview::compared_rules(&model.params)
+                    {
+                        model.previews.outdate();
+                    }
+                    model.rule = rule;
+                    model.params = checked;
+                    model.status = format!("rule: {}", model.rule_text());
+                    return false;
+                }
+                Err(ClusterError::Param(error)) => picker.error = Some(field_message(&error)),
+                Err(other) => picker.error = Some(other.to_string()),
+            }
+        }
+        _ => {}
+    }
+    true
+}

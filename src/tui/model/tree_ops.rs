@@ -1,0 +1,260 @@
+//! What the model does to its tree and around it: replace it with undo history, start jobs on it, name its
+//! nodes, find in it, save it as a session and take one back.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use pdx::progress::Progress;
+
+use super::super::session::{self, Session, Source};
+use super::jobs::{Effect, Job, Save, Work};
+use super::{MAX_UNDO, Model, Snapshot};
+
+impl Model {
+    /// The current rule with its parameters, as the status line shows it.
+    pub fn rule_text(&self) -> String {
+        self.rule.text()
+    }
+
+    /// Replace the tree, keeping the old one for undo.
+    pub(super) fn replace_tree(&mut self, tree: pdx::cluster::Tree) {
+        let old = std::mem::replace(&mut self.tree, tree);
+        let history = &mut self.history;
+        history.undo.push(Snapshot {
+            tree: old,
+            revision: history.revision,
+        });
+        if history.undo.len() > MAX_UNDO {
+            history.undo.remove(0);
+        }
+        history.redo.clear();
+        history.revision = history.next_revision;
+        history.next_revision += 1;
+        self.tree_changed();
+    }
+
+    /// Go back (or forward) to `snapshot`, keeping the current tree for the other direction.
+    pub(super) fn restore(&mut self, snapshot: Snapshot, into_redo: bool) {
+        let path = self.tree.path_to(self.selected);
+        let old = std::mem::replace(&mut self.tree, snapshot.tree);
+        let old = Snapshot {
+            tree: old,
+            revision: self.history.revision,
+        };
+        if into_redo {
+            self.history.redo.push(old);
+        } else {
+            self.history.undo.push(old);
+        }
+        self.history.revision = snapshot.revision;
+        // Keep the deepest node of the old selection's path that still exists.
+        if let Some(&id) = path.iter().rev().find(|&&id| self.tree.node(id).is_some()) {
+            self.selected = id;
+        }
+        self.tree_changed();
+    }
+
+    /// Start `work` on a worker thread, unless a job runs already.
+    pub(super) fn start(&mut self, work: Work, what: String) -> Vec<Effect> {
+        if let Some((_, running)) = &self.busy {
+            self.status = format!("busy: {running} (Esc cancels)");
+            return Vec::new();
+        }
+        let id = self.next_job;
+        self.next_job += 1;
+        self.status = format!("{what}…");
+        self.busy = Some((id, what));
+        let progress = Arc::new(Progress::default());
+        self.job_progress = Some(Arc::clone(&progress));
+        vec![Effect::Run(Job {
+            id,
+            tree: self.tree.clone(),
+            work,
+            progress,
+            memory_budget: self.memory_budget,
+        })]
+    }
+
+    pub(super) fn split(&mut self, node: usize) -> Vec<Effect> {
+        match self.tree.unsplittable_reason(node) {
+            Ok(Some(reason)) => {
+                self.status = format!("#{node} cannot be split: {reason}");
+                Vec::new()
+            }
+            Ok(None) => {
+                let rule = self.rule.clone();
+                let what = format!("splitting #{node} with {}", self.rule_text());
+                self.start(Work::Split { node, rule }, what)
+            }
+            Err(error) => {
+                self.status = error.to_string();
+                Vec::new()
+            }
+        }
+    }
+
+    /// The session as it stands: what `w` writes.
+    pub fn session(&self, source: &Source) -> Session {
+        Session {
+            format: session::FORMAT.into(),
+            version: session::VERSION,
+            paths: source.paths.clone(),
+            options: source.options.clone(),
+            documents: self.data.matrix.cols(),
+            terms: self.data.matrix.rows(),
+            rule: self.rule.clone(),
+            params: (&*self.params).into(),
+            policy: self.policy,
+            tree: self.tree.clone(),
+        }
+    }
+
+    pub(super) fn save(&mut self) -> Vec<Effect> {
+        let (Some(source), Some(dir)) = (&self.source, &self.session_dir) else {
+            self.status = "cannot save: no folder for sessions (set PDX_SESSION_DIR)".into();
+            return Vec::new();
+        };
+        let save = Save {
+            session: Box::new(self.session(source)),
+            dir: dir.clone(),
+            revision: self.history.revision,
+        };
+        self.status = format!("saving the session to {}…", dir.display());
+        vec![Effect::Save(save)]
+    }
+
+    /// Take `session` (read from `path`) if it fits the data: its tree (the start of undo history, and the clean
+    /// state), rule and parameters. The status line says what happened.
+    pub fn open_session(&mut self, path: &Path, session: Session) {
+        match session.restore(&self.data) {
+            Ok(restored) => {
+                self.params = restored.params;
+                self.rule = restored.rule;
+                self.policy = restored.policy;
+                self.tree = restored.tree;
+                self.history.undo.clear();
+                self.history.redo.clear();
+                self.history.saved_revision = self.history.revision;
+                self.selected = self.tree.root();
+                self.collapsed.clear();
+                self.tree_changed();
+                self.status = format!(
+                    "session {} restored: {} leaves",
+                    path.display(),
+                    self.derived.leaves.len()
+                );
+            }
+            Err(error) => {
+                self.status = format!("started without the session: {}: {error}", path.display())
+            }
+        }
+    }
+
+    /// Name `node` (an empty name clears it): a tree change, undoable.
+    pub(super) fn rename(&mut self, node: usize, input: &str) {
+        if self.busy.is_some() {
+            self.status = "busy: wait for the split or cancel it (Esc)".into();
+            return;
+        }
+        let name = Some(input.trim())
+            .filter(|n| !n.is_empty())
+            .map(str::to_string);
+        let Some(current) = self.tree.node(node) else {
+            return;
+        };
+        if current.name == name {
+            self.status = "name unchanged".into();
+            return;
+        }
+        let mut tree = self.tree.clone();
+        if let Err(error) = tree.set_name(node, name.clone()) {
+            self.status = error.to_string();
+            return;
+        }
+        self.replace_tree(tree);
+        self.status = match name {
+            Some(name) => format!("named #{node} \"{name}\""),
+            None => format!("cleared the name of #{node}"),
+        };
+    }
+
+    /// Select `id`, expanding its ancestors so that it shows.
+    pub(super) fn reveal(&mut self, id: usize) {
+        for ancestor in self.tree.path_to(id) {
+            if ancestor != id {
+                self.collapsed.remove(&ancestor);
+            }
+        }
+        self.select(id);
+    }
+
+    /// The leaf holding document `document`, if any.
+    fn leaf_of(&self, document: usize) -> Option<usize> {
+        self.derived.leaves.iter().copied().find(|&leaf| {
+            self.tree
+                .node(leaf)
+                .is_some_and(|n| n.members.contains(&document))
+        })
+    }
+
+    /// Find `text`: the leaf of the first document whose title holds it, else the leaf where the term it names
+    /// (equal to the stemmed or lower-cased text, or starting with it) weighs most.
+    pub(super) fn find(&mut self, text: &str) {
+        let data = Arc::clone(&self.data);
+        let wanted = text.trim().to_lowercase();
+        if wanted.is_empty() {
+            self.status = "find: type a term or part of a title".into();
+            return;
+        }
+        let by_title = data.documents.iter().enumerate().find_map(|(j, d)| {
+            d.title
+                .as_ref()
+                .filter(|t| t.to_lowercase().contains(&wanted))
+                .and_then(|_| self.leaf_of(j).map(|leaf| (j, leaf)))
+        });
+        if let Some((j, leaf)) = by_title {
+            self.reveal(leaf);
+            let id = &data.documents[j].id;
+            self.status = format!(
+                "\"{}\" in the title of {id}: {}",
+                text.trim(),
+                self.label(leaf)
+            );
+            return;
+        }
+        let stemmed = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
+            .stem(&wanted)
+            .into_owned();
+        let names = data.matrix.row_names();
+        let row = names
+            .iter()
+            .position(|n| *n == stemmed || *n == wanted)
+            .or_else(|| {
+                names
+                    .iter()
+                    .position(|n| n.starts_with(&wanted) || n.starts_with(&stemmed))
+            });
+        let best = row.and_then(|row| {
+            self.derived
+                .leaves
+                .iter()
+                .filter_map(|&leaf| {
+                    let weight = *self.tree.node(leaf)?.centroid.get(row)?;
+                    Some((leaf, weight))
+                })
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(leaf, weight)| (row, leaf, weight))
+        });
+        match best {
+            Some((row, leaf, weight)) => {
+                self.reveal(leaf);
+                self.status = format!(
+                    "term \"{}\": heaviest in {} (weight {weight:.3})",
+                    names[row],
+                    self.label(leaf)
+                );
+            }
+            None => self.status = format!("no match for \"{}\"", text.trim()),
+        }
+    }
+}

@@ -1,0 +1,409 @@
+//! Keys on the main screen: splitting, moving, merging, undo, popups, naming, finding.
+
+use super::*;
+
+#[test]
+fn a_split_runs_through_the_worker_path_and_can_be_undone_and_redone() {
+    let mut model = model();
+    assert_eq!(model.derived().leaves.len(), 1);
+    assert!(!model.dirty());
+    let before = model.derived().objective;
+
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.derived().leaves.len(), 2);
+    assert!(model.busy().is_none());
+    assert!(model.dirty());
+    assert!(model.derived().objective < before);
+    assert!(
+        model.status().starts_with("split #0 into #1 #2 with pddp"),
+        "{}",
+        model.status()
+    );
+    let root = model.tree().node(0).expect("root");
+    assert_eq!(
+        root.split.as_ref().map(|s| s.rule.clone()),
+        Some(spec("pddp"))
+    );
+
+    key(&mut model, KeyCode::Char('n'));
+    assert_eq!(model.derived().leaves.len(), 3);
+    let after_two = model.tree().clone();
+
+    key(&mut model, KeyCode::Char('u'));
+    assert_eq!(model.derived().leaves.len(), 2);
+    key(&mut model, KeyCode::Char('u'));
+    assert_eq!(model.derived().leaves.len(), 1);
+    assert!(!model.dirty(), "undone back to the start: clean");
+    key(&mut model, KeyCode::Char('u'));
+    assert_eq!(model.status(), "nothing to undo");
+
+    ctrl(&mut model, 'r');
+    ctrl(&mut model, 'r');
+    assert_eq!(*model.tree(), after_two);
+    assert!(model.dirty());
+
+    // A new change after undo drops the redo history.
+    key(&mut model, KeyCode::Char('u'));
+    key(&mut model, KeyCode::Char('m'));
+    ctrl(&mut model, 'r');
+    assert_eq!(model.status(), "nothing to redo");
+}
+
+#[test]
+fn moving_collapsing_and_expanding() {
+    let mut model = two_splits();
+    let order: Vec<usize> = model.visible().iter().map(|&(id, _)| id).collect();
+    assert_eq!(order.len(), 5);
+    key(&mut model, KeyCode::Char('g'));
+    assert_eq!(model.selected(), 0);
+    key(&mut model, KeyCode::Down);
+    assert_eq!(model.selected(), order[1]);
+    key(&mut model, KeyCode::Char('j'));
+    assert_eq!(model.selected(), order[2]);
+    key(&mut model, KeyCode::Char('k'));
+    assert_eq!(model.selected(), order[1]);
+    key(&mut model, KeyCode::Char('G'));
+    assert_eq!(model.selected(), order[4]);
+    key(&mut model, KeyCode::Down);
+    assert_eq!(model.selected(), order[4], "the last row stays selected");
+
+    // The second split's node: h collapses it, l expands it, and h on one of its leaves goes back to it.
+    let second = order
+        .iter()
+        .copied()
+        .find(|&id| id != 0 && model.tree().node(id).is_some_and(|n| !n.is_leaf()))
+        .expect("a split below the root");
+    key(&mut model, KeyCode::Char('g'));
+    while model.selected() != second {
+        key(&mut model, KeyCode::Down);
+    }
+    key(&mut model, KeyCode::Char('h'));
+    assert!(model.is_collapsed(second));
+    assert_eq!(model.visible().len(), 3);
+    key(&mut model, KeyCode::Char('l'));
+    assert_eq!(model.visible().len(), 5);
+    key(&mut model, KeyCode::Down);
+    assert!(
+        model
+            .tree()
+            .node(model.selected())
+            .is_some_and(|n| n.is_leaf())
+    );
+    key(&mut model, KeyCode::Char('h'));
+    assert_eq!(model.selected(), second);
+
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Left);
+    assert_eq!(model.visible(), vec![(0, 0)]);
+    key(&mut model, KeyCode::Right);
+    assert_eq!(model.visible().len(), 5);
+}
+
+#[test]
+fn merge_folds_a_split_node_or_a_leafs_parent() {
+    let mut model = two_splits();
+    // The second split's node: merging one of its leaves merges it.
+    let second = model.selected();
+    assert!(model.tree().node(second).is_some_and(|n| !n.is_leaf()));
+    key(&mut model, KeyCode::Down);
+    assert!(
+        model
+            .tree()
+            .node(model.selected())
+            .is_some_and(|n| n.is_leaf())
+    );
+    key(&mut model, KeyCode::Char('m'));
+    assert_eq!(model.selected(), second);
+    assert_eq!(model.derived().leaves.len(), 2);
+    // Merging the root folds everything.
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Char('m'));
+    assert_eq!(model.derived().leaves, vec![0]);
+    key(&mut model, KeyCode::Char('m'));
+    assert_eq!(model.status(), "the root is a leaf: nothing to merge");
+    key(&mut model, KeyCode::Char('u'));
+    assert_eq!(model.derived().leaves.len(), 2);
+}
+
+#[test]
+fn splitting_a_split_node_is_refused_with_a_reason() {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Char('s'));
+    assert_eq!(model.derived().leaves.len(), 3);
+    assert!(
+        model.status().contains("already split"),
+        "{}",
+        model.status()
+    );
+}
+
+#[test]
+fn a_cancelled_split_is_ignored_when_it_finishes() {
+    let mut model = model();
+    let effects = update(&mut model, Action::Command(Command::Split));
+    assert!(model.busy().is_some());
+    // A second split while one runs is refused.
+    assert!(update(&mut model, Action::Command(Command::SplitSuggested)).is_empty());
+    key(&mut model, KeyCode::Esc);
+    assert!(model.busy().is_none());
+    for effect in effects {
+        if let Effect::Run(job) = effect {
+            let finished = perform(model.data(), job);
+            update(&mut model, Action::Finished(finished));
+        }
+    }
+    assert_eq!(model.derived().leaves.len(), 1);
+    assert!(!model.dirty());
+}
+
+#[test]
+fn help_opens_and_closes_and_takes_the_keys_while_open() {
+    let mut model = model();
+    key(&mut model, KeyCode::Char('?'));
+    assert_eq!(model.popup(), Some(&Popup::Help { scroll: 0 }));
+    key(&mut model, KeyCode::Char('j'));
+    assert_eq!(model.popup(), Some(&Popup::Help { scroll: 1 }));
+    key(&mut model, KeyCode::Char('s'));
+    assert_eq!(
+        model.derived().leaves.len(),
+        1,
+        "s does not split under the help"
+    );
+    key(&mut model, KeyCode::Esc);
+    assert_eq!(model.popup(), None);
+    key(&mut model, KeyCode::Char('?'));
+    key(&mut model, KeyCode::Char('q'));
+    assert_eq!(model.popup(), None);
+    assert!(
+        !model.quit_requested(),
+        "q closes the help, it does not quit"
+    );
+}
+
+#[test]
+fn quit_asks_first_when_the_tree_changed() {
+    let mut clean = model();
+    key(&mut clean, KeyCode::Char('q'));
+    assert!(clean.quit_requested());
+
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('q'));
+    assert!(!model.quit_requested());
+    assert_eq!(model.popup(), Some(&Popup::ConfirmQuit));
+    key(&mut model, KeyCode::Char('n'));
+    assert_eq!(model.popup(), None);
+    assert!(!model.quit_requested());
+    key(&mut model, KeyCode::Char('q'));
+    key(&mut model, KeyCode::Char('y'));
+    assert!(model.quit_requested());
+}
+
+#[test]
+fn auto_split_asks_k_and_grows_to_it() {
+    let mut model = model();
+    key(&mut model, KeyCode::Char('a'));
+    key(&mut model, KeyCode::Char('5'));
+    key(&mut model, KeyCode::Char('x'));
+    key(&mut model, KeyCode::Backspace);
+    key(&mut model, KeyCode::Char('4'));
+    assert_eq!(model.popup(), Some(&Popup::AutoSplit { input: "4".into() }));
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.popup(), None);
+    assert_eq!(model.derived().leaves.len(), 4);
+    // One undo step for the whole growth.
+    key(&mut model, KeyCode::Char('u'));
+    assert_eq!(model.derived().leaves.len(), 1);
+}
+
+#[test]
+fn panes_tabs_and_the_document_viewer() {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Tab);
+    assert_eq!(model.focus(), Pane::Detail);
+    key(&mut model, KeyCode::Right);
+    assert_eq!(model.tab(), DetailTab::Labels);
+    key(&mut model, KeyCode::Char('3'));
+    assert_eq!(model.tab(), DetailTab::Documents);
+    let first = model.detail().documents[0];
+    let node = model.tree().node(model.selected()).expect("selected");
+    assert_eq!(model.detail().documents.len(), node.size());
+    key(&mut model, KeyCode::Down);
+    assert_eq!(model.document_cursor(), 1);
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(
+        model.popup(),
+        Some(&Popup::Viewer {
+            document: first,
+            scroll: 0
+        })
+    );
+    key(&mut model, KeyCode::Esc);
+    key(&mut model, KeyCode::Char('c'));
+    assert_eq!(model.popup(), Some(&Popup::Confusion { scroll: 0 }));
+}
+
+#[test]
+fn naming_a_node_shows_in_the_tree_goes_into_exports_and_undoes() {
+    let mut model = two_splits();
+    let node = model.selected();
+    key(&mut model, KeyCode::Char('e'));
+    assert_eq!(
+        model.popup(),
+        Some(&Popup::Name {
+            node,
+            input: String::new()
+        })
+    );
+    // In the prompt every character is text: q, s and / do not quit, split or find.
+    type_text(&mut model, "sports/q");
+    key(&mut model, KeyCode::Backspace);
+    key(&mut model, KeyCode::Backspace);
+    assert_eq!(model.derived().leaves.len(), 3);
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.popup(), None);
+    assert_eq!(
+        model.tree().node(node).and_then(|n| n.name.as_deref()),
+        Some("sports")
+    );
+    assert_eq!(model.status(), format!("named #{node} \"sports\""));
+    key(&mut model, KeyCode::Char('e'));
+    insta::assert_snapshot!("name_prompt_80x24", draw(&model, 80, 24).backend());
+    key(&mut model, KeyCode::Esc);
+    let screen = screen_text(&model, 120, 40);
+    assert!(screen.contains("▾ sports"), "{screen}");
+    assert!(!screen.contains(&format!("▾ #{node} ")), "{screen}");
+    assert!(pdx::report::to_newick(model.tree()).contains("'sports'"));
+    let report = pdx::report::build(model.data(), model.tree());
+    let json = serde_json::to_string(&report).expect("json");
+    assert!(json.contains("\"sports\""), "{json}");
+
+    // Esc cancels; the prompt opens with the current name.
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, "x");
+    key(&mut model, KeyCode::Esc);
+    assert_eq!(model.popup(), None);
+    assert_eq!(
+        model.tree().node(node).and_then(|n| n.name.as_deref()),
+        Some("sports")
+    );
+
+    // Undo and redo, like any tree change.
+    key(&mut model, KeyCode::Char('u'));
+    assert_eq!(
+        model.tree().node(node).and_then(|n| n.name.as_deref()),
+        None
+    );
+    assert_eq!(
+        model.derived().leaves.len(),
+        3,
+        "the undo takes back only the name"
+    );
+    ctrl(&mut model, 'r');
+    assert_eq!(
+        model.tree().node(node).and_then(|n| n.name.as_deref()),
+        Some("sports")
+    );
+
+    // An empty name clears it.
+    key(&mut model, KeyCode::Char('e'));
+    for _ in 0.."sports".len() {
+        key(&mut model, KeyCode::Backspace);
+    }
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(
+        model.tree().node(node).and_then(|n| n.name.as_deref()),
+        None
+    );
+    assert_eq!(model.status(), format!("cleared the name of #{node}"));
+}
+
+#[test]
+fn find_selects_the_leaf_of_a_title_or_of_a_term() {
+    let mut model = two_splits();
+    // Collapse the root: finding must expand it again.
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Char('h'));
+    assert_eq!(model.visible().len(), 1);
+
+    // A title, typed in another case: the leaf of the first document whose title holds it.
+    let titled: Vec<(usize, String)> = model
+        .data()
+        .documents
+        .iter()
+        .enumerate()
+        .filter_map(|(j, d)| d.title.clone().map(|t| (j, t)))
+        .collect();
+    assert!(!titled.is_empty(), "the demo documents have titles");
+    let (_, title) = &titled[titled.len() / 2];
+    let query: String = title.chars().take(12).collect::<String>().to_uppercase();
+    let lower = query.to_lowercase();
+    let first = titled
+        .iter()
+        .find(|(_, t)| t.to_lowercase().contains(&lower))
+        .map(|&(j, _)| j)
+        .expect("the title matches itself");
+    key(&mut model, KeyCode::Char('/'));
+    assert_eq!(
+        model.popup(),
+        Some(&Popup::Find {
+            input: String::new()
+        })
+    );
+    type_text(&mut model, &query);
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.popup(), None);
+    let leaf = model.tree().node(model.selected()).expect("selected");
+    assert!(
+        leaf.is_leaf() && leaf.members.contains(&first),
+        "{}",
+        model.status()
+    );
+    assert!(
+        model.status().contains("in the title of"),
+        "{}",
+        model.status()
+    );
+    assert!(
+        model
+            .visible()
+            .iter()
+            .any(|&(id, _)| id == model.selected()),
+        "the ancestors are expanded"
+    );
+
+    // A term: the leaf whose centroid weighs it most.
+    let names = model.data().matrix.row_names().to_vec();
+    let (row, term) = names
+        .iter()
+        .enumerate()
+        .find(|(_, n)| n.len() >= 5 && n.chars().all(|c| c.is_ascii_lowercase()))
+        .map(|(r, n)| (r, n.clone()))
+        .expect("a plain term");
+    let heaviest = model
+        .derived()
+        .leaves
+        .iter()
+        .copied()
+        .max_by(|&a, &b| {
+            let w = |id: usize| model.tree().node(id).expect("leaf").centroid[row];
+            w(a).total_cmp(&w(b))
+        })
+        .expect("leaves");
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Char('/'));
+    type_text(&mut model, &term.to_uppercase());
+    key(&mut model, KeyCode::Enter);
+    // A title may hold the term too; then the title wins, as documented.
+    if model.status().starts_with("term") {
+        assert_eq!(model.selected(), heaviest, "{}", model.status());
+        assert!(model.status().contains(&term), "{}", model.status());
+    }
+
+    // Nothing.
+    key(&mut model, KeyCode::Char('/'));
+    type_text(&mut model, "zqxjzqxj");
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.status(), "no match for \"zqxjzqxj\"");
+}

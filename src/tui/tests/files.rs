@@ -1,0 +1,212 @@
+//! Exports and sessions: the files written, and sessions read back (or refused).
+
+use super::*;
+
+#[test]
+fn export_writes_json_csv_and_newick_of_the_current_tree() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut model = two_splits_from(Start {
+        export_dir: dir.path().to_path_buf(),
+        ..start()
+    });
+    key(&mut model, KeyCode::Char('x'));
+    let stem = dir.path().join("pdx-demo-3leaves");
+    let json_path = stem.with_extension("json");
+    for extension in ["json", "csv", "nwk"] {
+        assert!(
+            stem.with_extension(extension).is_file(),
+            "{extension}: {}",
+            model.status()
+        );
+    }
+    assert!(
+        model.status().starts_with("exported to ") && model.status().contains("pdx-demo-3leaves"),
+        "{}",
+        model.status()
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).expect("json")).expect("parses");
+    assert_eq!(json["leaves"].as_array().map(Vec::len), Some(3));
+    let csv = std::fs::read_to_string(stem.with_extension("csv")).expect("csv");
+    assert_eq!(csv.lines().count(), model.data().documents.len() + 1);
+    let newick = std::fs::read_to_string(stem.with_extension("nwk")).expect("nwk");
+    assert!(newick.trim_end().ends_with(';'), "{newick}");
+    assert!(
+        !model.dirty() || model.dirty(),
+        "exporting does not change the tree"
+    );
+    assert_eq!(model.derived().leaves.len(), 3);
+
+    // A folder that does not exist: the error goes to the status line.
+    let mut model = two_splits_from(Start {
+        export_dir: dir.path().join("missing"),
+        ..start()
+    });
+    key(&mut model, KeyCode::Char('x'));
+    assert!(
+        model.status().contains("cannot write"),
+        "{}",
+        model.status()
+    );
+}
+
+#[test]
+fn export_file_names_are_sanitised() {
+    assert_eq!(export::corpus_name("demo"), "demo");
+    assert_eq!(
+        export::corpus_name("/data/20news-bydate.tar.gz"),
+        "20news-bydate-tar"
+    );
+    assert_eq!(export::corpus_name("a/x y.csv b/z"), "x+y+z");
+    assert_eq!(export::corpus_name("../ :*?"), "corpus");
+    assert_eq!(export::file_stem("demo", 7), "pdx-demo-7leaves");
+}
+
+#[test]
+fn a_saved_session_reopens_with_its_tree_rule_and_names() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut model = two_splits_from(Start {
+        source: Some(demo_source()),
+        session_dir: Some(dir.path().join("sessions")),
+        ..start()
+    });
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, "named");
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Char('p'));
+    pick_rule(&mut model, "pdgp", &[("tau", "0.3"), ("l", "3")]);
+    assert!(model.dirty());
+    key(&mut model, KeyCode::Char('w'));
+    let path = dir.path().join("sessions/pdx-demo-3leaves.session.json");
+    assert_eq!(
+        model.status(),
+        format!("session saved to {}", path.display())
+    );
+    assert!(!model.dirty(), "saved: quitting does not ask");
+    key(&mut model, KeyCode::Char('q'));
+    assert!(model.quit_requested());
+
+    let saved = session::read(&path).expect("the session reads");
+    assert_eq!(saved.format, session::FORMAT);
+    assert_eq!(saved.version, session::VERSION);
+    assert_eq!(saved.options, demo_source().options);
+    assert!(saved.paths.is_empty());
+    // What `pdx --session` does: load the session's corpus, then restore the tree.
+    let source = saved.source(false);
+    let data = Arc::new(
+        source
+            .open(&pdx::progress::Progress::default())
+            .expect("the corpus reloads")
+            .dataset,
+    );
+    let mut reopened = Model::new(Start::new(data, false));
+    reopened.open_session(&path, saved);
+    assert!(
+        reopened.status().contains("restored: 3 leaves"),
+        "{}",
+        reopened.status()
+    );
+    assert_same_tree(reopened.tree(), model.tree());
+    assert_eq!(*reopened.rule(), spec_with("pdgp", |p| p.tau = 0.3));
+    // The picker's other values come back too.
+    key(&mut reopened, KeyCode::Char('r'));
+    match reopened.popup() {
+        Some(Popup::Rules(picker)) => assert_eq!((picker.params.tau, picker.params.l), (0.3, 3)),
+        other => panic!("{other:?}"),
+    }
+    key(&mut reopened, KeyCode::Esc);
+    assert_eq!(reopened.rule_text(), model.rule_text());
+    assert_eq!(reopened.policy(), model.policy());
+    assert!(!reopened.dirty());
+    key(&mut reopened, KeyCode::Char('u'));
+    assert_eq!(reopened.status(), "nothing to undo");
+    // The restored tree grows on.
+    key(&mut reopened, KeyCode::Char('n'));
+    assert_eq!(reopened.derived().leaves.len(), 4);
+}
+
+#[test]
+fn a_damaged_foreign_or_mismatched_session_is_refused_with_one_message() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path
+    };
+    let refused = |path: &std::path::Path| session::read(path).expect_err("refused");
+
+    let garbage = write("garbage.json", "\u{1}{{not json");
+    assert!(refused(&garbage).ends_with("garbage.json: not a pdx session (not JSON)"));
+    let foreign = write("foreign.json", r#"{"leaves": []}"#);
+    assert!(refused(&foreign).ends_with("foreign.json: not a pdx session"));
+    let future = write("future.json", r#"{"format": "pdx-session", "version": 99}"#);
+    assert!(
+        refused(&future).contains("session format version 99; this pdx reads version 1"),
+        "{}",
+        refused(&future)
+    );
+    let missing = dir.path().join("missing.json");
+    assert!(refused(&missing).contains("cannot read"));
+
+    // A real session, cut short.
+    let mut model = two_splits();
+    let good = serde_json::to_string(&model.session(&demo_source())).expect("json");
+    let cut = write("cut.json", &good[..good.len() / 2]);
+    assert!(refused(&cut).contains("not a pdx session (not JSON)"));
+    // Valid JSON with a field of the wrong type.
+    let mut value: serde_json::Value = serde_json::from_str(&good).expect("json");
+    value["tree"] = serde_json::json!("a tree");
+    let wrong = write("wrong.json", &value.to_string());
+    assert!(
+        refused(&wrong).contains("damaged session"),
+        "{}",
+        refused(&wrong)
+    );
+
+    // A session for another matrix: the model keeps its own tree and says why.
+    let mut other = model.session(&demo_source());
+    other.terms += 1;
+    let before = model.tree().clone();
+    model.open_session(std::path::Path::new("other.json"), other);
+    assert_eq!(*model.tree(), before);
+    assert!(
+        model.status().starts_with(
+            "started without the session: other.json: the corpus is now 270 documents x "
+        ),
+        "{}",
+        model.status()
+    );
+    // Right shape, but a tree of other data (here: with a node that does not fit).
+    let mut other = model.session(&demo_source());
+    other.tree = pdx::cluster::Tree::new(&model.data().matrix, vec![0, 1, 2], Vec::new());
+    let mut fresh = Model::new(start());
+    fresh.open_session(std::path::Path::new("x.json"), other);
+    assert!(
+        fresh.status().contains("made for other data"),
+        "{}",
+        fresh.status()
+    );
+    assert_eq!(fresh.derived().leaves.len(), 1);
+}
+
+#[test]
+fn a_session_stores_its_paths_absolute() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = two_splits();
+    let mut source = demo_source();
+    source.paths = vec!["corpus/news".into()];
+    source.options.text.stoplist = pdx::text::StoplistChoice::File("stop.txt".into());
+    let path = session::save(&model.session(&source), "corpus/news", dir.path()).expect("saved");
+    assert!(
+        path.ends_with("pdx-news-3leaves.session.json"),
+        "{}",
+        path.display()
+    );
+    let saved = session::read(&path).expect("reads");
+    let here = std::env::current_dir().expect("cwd");
+    assert_eq!(saved.paths, vec![here.join("corpus/news")]);
+    assert_eq!(
+        saved.options.text.stoplist,
+        pdx::text::StoplistChoice::File(here.join("stop.txt"))
+    );
+}

@@ -1,0 +1,220 @@
+//! The TUI without a terminal: actions in, model state out, effects run by the same runner as the app; and the
+//! screens drawn on ratatui's TestBackend. One file per part of the interface; the helpers they share are here.
+
+mod actions;
+mod files;
+mod mouse;
+mod picker;
+mod preview;
+mod screens;
+
+use std::sync::{Arc, OnceLock};
+
+use pdx::cluster::{Params, RuleSpec};
+use pdx::dataset::Dataset;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::effects;
+use super::export;
+use super::keys::Command;
+use super::session::{self, Source};
+use super::view;
+use crate::tui::model::{
+    Action, DetailTab, Effect, Model, Pane, Popup, Region, Start, perform, perform_preview, update,
+};
+
+/// The demo corpus with the command line's defaults, loaded once for all tests.
+fn demo() -> Arc<Dataset> {
+    static DEMO: OnceLock<Arc<Dataset>> = OnceLock::new();
+    DEMO.get_or_init(|| {
+        let source = demo_source();
+        Arc::new(
+            source
+                .open(&Default::default())
+                .expect("the demo corpus opens")
+                .dataset,
+        )
+    })
+    .clone()
+}
+
+/// The start of a model on the demo corpus, without colours.
+fn start() -> Start {
+    Start::new(demo(), false)
+}
+
+fn model() -> Model {
+    Model::new(start())
+}
+
+/// A model on the demo corpus whose current rule is `rule`.
+fn model_with_rule(rule: RuleSpec) -> Model {
+    Model::new(Start { rule, ..start() })
+}
+
+/// The rule called `name` with the default parameters.
+fn spec(name: &str) -> RuleSpec {
+    RuleSpec::named(name).expect("a rule of the registry")
+}
+
+/// The rule called `name` with the default parameters changed by `set`.
+fn spec_with(name: &str, set: impl FnOnce(&mut Params)) -> RuleSpec {
+    let mut params = Params::default();
+    set(&mut params);
+    RuleSpec::new(name, &params).expect("a rule with valid parameters")
+}
+
+/// Apply an action and run the work it asks for synchronously with the app's effect runner, feeding the results
+/// back.
+fn act(model: &mut Model, action: Action) {
+    let mut pending = update(model, action);
+    while let Some(effect) = pending.pop() {
+        let action = effects::perform(effect, model.data());
+        pending.extend(update(model, action));
+    }
+}
+
+/// Press a key as the terminal would deliver it.
+fn key(model: &mut Model, code: KeyCode) {
+    let event = KeyEvent::new(code, KeyModifiers::NONE);
+    if let Some(action) = model.action_for(&event) {
+        act(model, action);
+    }
+}
+
+fn ctrl(model: &mut Model, c: char) {
+    let event = KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+    if let Some(action) = model.action_for(&event) {
+        act(model, action);
+    }
+}
+
+/// The demo tree after two splits with the default rule: the root, then the suggested leaf.
+fn two_splits() -> Model {
+    two_splits_from(start())
+}
+
+/// A model from `start` after two splits: the root, then the suggested leaf.
+fn two_splits_from(start: Start) -> Model {
+    let mut model = Model::new(start);
+    key(&mut model, KeyCode::Char('s'));
+    key(&mut model, KeyCode::Char('n'));
+    model
+}
+
+/// Choose rule `name` in the picker with the fields given as typed text, as a user would.
+fn pick_rule(model: &mut Model, name: &str, fields: &[(&str, &str)]) {
+    use crate::tui::model::picker::{FIELDS, RulePicker, row_of, rule_count};
+    let rows = RulePicker::rows();
+    let go_to = |model: &mut Model, row: usize| {
+        let Some(Popup::Rules(picker)) = model.popup() else {
+            panic!("the picker is open");
+        };
+        for _ in 0..(row + rows - picker.cursor) % rows {
+            key(model, KeyCode::Down);
+        }
+    };
+    key(model, KeyCode::Char('r'));
+    go_to(model, row_of(name).expect("a rule of the registry"));
+    key(model, KeyCode::Char(' '));
+    for (field, value) in fields {
+        let index = FIELDS
+            .iter()
+            .position(|f| f.name == *field)
+            .expect("a field of the picker");
+        go_to(model, rule_count() + index);
+        type_text(model, value);
+    }
+    key(model, KeyCode::Enter);
+    assert_eq!(model.popup(), None, "{}", model.status());
+}
+
+fn draw(model: &Model, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal
+        .draw(|frame| view::view(frame, model))
+        .expect("draw");
+    terminal
+}
+
+/// Type `text` into the open prompt, as the terminal would deliver it.
+fn type_text(model: &mut Model, text: &str) {
+    for c in text.chars() {
+        key(model, KeyCode::Char(c));
+    }
+}
+
+fn screen_text(model: &Model, width: u16, height: u16) -> String {
+    let terminal = draw(model, width, height);
+    let buffer = terminal.backend().buffer();
+    let mut text = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            text.push_str(buffer[(x, y)].symbol());
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// The screen position of the first occurrence of `needle` (by characters), as (column, row).
+fn find_on_screen(model: &Model, width: u16, height: u16, needle: &str) -> Option<(u16, u16)> {
+    let text = screen_text(model, width, height);
+    text.lines().enumerate().find_map(|(row, line)| {
+        let byte = line.find(needle)?;
+        let column = line[..byte].chars().count();
+        Some((u16::try_from(column).ok()?, u16::try_from(row).ok()?))
+    })
+}
+
+/// The demo corpus's source, with the library's defaults (which the command line's are).
+fn demo_source() -> Source {
+    Source {
+        paths: Vec::new(),
+        options: pdx::dataset::DatasetOptions::default(),
+        use_cache: false,
+    }
+}
+
+/// The same tree up to the last bit of its floats (serde_json's default float parsing may differ by an ulp).
+fn assert_same_tree(a: &pdx::cluster::Tree, b: &pdx::cluster::Tree) {
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * (1.0 + y.abs());
+    assert_eq!(a.depth_first(), b.depth_first());
+    assert_eq!(a.excluded, b.excluded);
+    for id in a.depth_first() {
+        let (x, y) = (a.node(id).expect("node"), b.node(id).expect("node"));
+        assert_eq!(
+            (&x.parent, &x.children, &x.members, &x.name),
+            (&y.parent, &y.children, &y.members, &y.name)
+        );
+        assert_eq!(
+            x.split.as_ref().map(|s| &s.rule),
+            y.split.as_ref().map(|s| &s.rule)
+        );
+        assert!(close(x.scatter, y.scatter), "node {id}");
+        assert_eq!(x.centroid.len(), y.centroid.len());
+        assert!(
+            x.centroid
+                .iter()
+                .zip(y.centroid.iter())
+                .all(|(&p, &q)| close(p, q)),
+            "node {id}"
+        );
+    }
+}
+
+/// Open the picker, choose the rule on row `rule_row` and leave the parameters as they are.
+fn choose_rule(model: &mut Model, rule_row: usize) {
+    key(model, KeyCode::Char('r'));
+    let Some(Popup::Rules(picker)) = model.popup() else {
+        panic!("the picker opens");
+    };
+    let from = picker.cursor;
+    for _ in from..rule_row {
+        key(model, KeyCode::Down);
+    }
+    key(model, KeyCode::Enter);
+    assert_eq!(model.popup(), None, "{}", model.status());
+}

@@ -1,0 +1,262 @@
+//! The rule picker and the rules it chooses, kernel rules included.
+
+use pdx::cluster::registry::{self, Family};
+
+use pdx::cluster::Param;
+
+use super::*;
+use crate::tui::model::picker::{FIELDS, row_of, rule_count, used_by};
+
+/// The picker row of the field of `name`.
+fn field_row(name: &str) -> usize {
+    rule_count()
+        + FIELDS
+            .iter()
+            .position(|field| field.name == name)
+            .expect("a field of that name")
+}
+
+#[test]
+fn the_rule_picker_sets_the_rule_and_its_parameters() {
+    let mut model = model();
+    key(&mut model, KeyCode::Char('r'));
+    // Down to pdgp, choose it, then down to tau and raise it.
+    let pdgp = row_of("pdgp").expect("pdgp is offered");
+    for _ in 0..pdgp {
+        key(&mut model, KeyCode::Down);
+    }
+    key(&mut model, KeyCode::Char(' '));
+    for _ in pdgp..field_row("tau") {
+        key(&mut model, KeyCode::Down);
+    }
+    key(&mut model, KeyCode::Char('+'));
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.popup(), None);
+    assert_eq!(*model.rule(), spec_with("pdgp", |p| p.tau = 0.25));
+
+    // Typed digits; an invalid value keeps the picker open with the error, in the picker's words. The picker
+    // opens on pdgp.
+    key(&mut model, KeyCode::Char('r'));
+    for _ in pdgp..field_row("l") {
+        key(&mut model, KeyCode::Down);
+    }
+    key(&mut model, KeyCode::Char('9'));
+    key(&mut model, KeyCode::Enter);
+    match model.popup() {
+        Some(Popup::Rules(p)) => assert_eq!(
+            p.error.as_deref(),
+            Some("l = 9: the l field must be between 1 and 8"),
+            "the picker's words, not a flag"
+        ),
+        other => panic!("{other:?}"),
+    }
+    key(&mut model, KeyCode::Esc);
+    assert_eq!(*model.rule(), spec_with("pdgp", |p| p.tau = 0.25));
+}
+
+#[test]
+fn the_rule_picker_lists_every_rule_and_who_uses_each_parameter() {
+    let mut model = model();
+    key(&mut model, KeyCode::Char('r'));
+    for (width, height) in [(160, 48), (80, 24)] {
+        let text = screen_text(&model, width, height);
+        for rule in registry::all() {
+            assert!(
+                text.contains(&format!(" {} ", rule.name)),
+                "{} listed at {width}x{height}",
+                rule.name
+            );
+        }
+        for field in FIELDS {
+            assert!(
+                text.contains(&format!(" {} ", field.name)),
+                "{} at {width}x{height}",
+                field.name
+            );
+        }
+    }
+    let users: Vec<(&str, String)> = FIELDS
+        .iter()
+        .map(|field| (field.name, used_by(field.param)))
+        .collect();
+    let list = |names: &[&str]| names.join(", ");
+    assert_eq!(
+        users,
+        vec![
+            ("l", list(&["pddp", "pddp-ocpc", "kpddp", "kpddp-ocpc"])),
+            ("tau", list(&["pdgp"])),
+            (
+                "trials",
+                list(&["bisecting-kmeans", "kmeans", "kernel-kmeans", "spectral"])
+            ),
+            (
+                "seed",
+                list(&[
+                    "bisecting-kmeans",
+                    "kmeans",
+                    "kernel-kmeans",
+                    "soft-kernel-kmeans",
+                    "spectral"
+                ])
+            ),
+            (
+                "k-way",
+                list(&["kmeans", "kernel-kmeans", "soft-kernel-kmeans", "spectral"])
+            ),
+            ("kernel", "every kernel rule".to_string()),
+            ("beta", list(&["soft-kernel-kmeans"])),
+            ("laplacian", list(&["spectral"])),
+        ]
+    );
+
+    // The rule under the cursor is described, from the registry.
+    for rule in registry::all() {
+        key(&mut model, KeyCode::Esc);
+        key(&mut model, KeyCode::Char('r'));
+        let at = match model.popup() {
+            Some(Popup::Rules(p)) => p.cursor,
+            other => panic!("{other:?}"),
+        };
+        let row = row_of(rule.name).expect("listed");
+        let steps = (row + crate::tui::model::RulePicker::rows() - at)
+            % crate::tui::model::RulePicker::rows();
+        for _ in 0..steps {
+            key(&mut model, KeyCode::Down);
+        }
+        let text = screen_text(&model, 160, 48);
+        let shown: String = rule.summary.chars().take(40).collect();
+        assert!(text.contains(&shown), "{}: {text}", rule.name);
+    }
+
+    // Text that is not a number says so at once.
+    key(&mut model, KeyCode::Esc);
+    key(&mut model, KeyCode::Char('r'));
+    for _ in 0..field_row("tau") {
+        key(&mut model, KeyCode::Down);
+    }
+    key(&mut model, KeyCode::Char('.'));
+    key(&mut model, KeyCode::Char('.'));
+    match model.popup() {
+        Some(Popup::Rules(p)) => {
+            assert_eq!(p.error.as_deref(), Some("field tau: \"..\" is not a value"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn kernel_rules_are_chosen_in_the_picker_with_their_kernel_and_split_the_node() {
+    let mut model = model();
+    let kpddp = row_of("kpddp").expect("kpddp is offered");
+    // Kernel field: right steps from the Gaussian to the cosine kernel; typed digits set the Gaussian's sigma.
+    key(&mut model, KeyCode::Char('r'));
+    for _ in 0..field_row("kernel") {
+        key(&mut model, KeyCode::Down);
+    }
+    key(&mut model, KeyCode::Right);
+    match model.popup() {
+        Some(Popup::Rules(p)) => assert_eq!(p.params.kernel.to_string(), "cosine"),
+        other => panic!("{other:?}"),
+    }
+    key(&mut model, KeyCode::Left);
+    key(&mut model, KeyCode::Char('0'));
+    key(&mut model, KeyCode::Char('.'));
+    key(&mut model, KeyCode::Char('5'));
+    match model.popup() {
+        Some(Popup::Rules(p)) => assert_eq!(p.params.kernel.to_string(), "gaussian:0.5"),
+        other => panic!("{other:?}"),
+    }
+    key(&mut model, KeyCode::Esc);
+    choose_rule(&mut model, kpddp);
+    assert_eq!(model.rule().name(), "kpddp");
+    assert_eq!(model.rule().def().family(), Family::Kernel);
+
+    // The split runs on the worker with the documents, the budget and a progress report, and lands in the tree.
+    key(&mut model, KeyCode::Char('s'));
+    let root = model.tree().root();
+    let record = model
+        .tree()
+        .node(root)
+        .and_then(|n| n.split.as_ref())
+        .expect("the root is split");
+    assert_eq!(record.rule.name(), "kpddp");
+    assert!(
+        model.job_progress().is_none(),
+        "the finished job's report is dropped"
+    );
+}
+
+#[test]
+fn esc_cancels_a_running_kernel_split_through_its_progress() {
+    let mut model = model_with_rule(spec("kernel-kmeans"));
+    let effects = update(&mut model, Action::Command(Command::Split));
+    let [Effect::Run(job)] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    let shared = model
+        .job_progress()
+        .cloned()
+        .expect("the model keeps the report");
+    assert!(Arc::ptr_eq(&shared, &job.progress));
+    key(&mut model, KeyCode::Esc);
+    assert!(model.busy().is_none());
+    assert!(shared.is_cancelled(), "Esc reaches the worker");
+    // The worker stops with an error rather than a tree, and the model ignores it.
+    let finished = perform(model.data(), job.clone());
+    let message = finished.outcome.as_ref().err().cloned().unwrap_or_default();
+    assert!(message.contains("cancelled"), "{message}");
+    update(&mut model, Action::Finished(finished));
+    assert_eq!(model.derived().leaves.len(), 1);
+}
+
+#[test]
+fn a_kernel_split_over_the_memory_budget_says_so_and_leaves_the_tree() {
+    let mut model = Model::new(Start {
+        memory_budget: 1024,
+        rule: spec("kpddp"),
+        ..start()
+    });
+    key(&mut model, KeyCode::Char('s'));
+    assert!(
+        model.status().contains("memory budget"),
+        "{}",
+        model.status()
+    );
+    assert_eq!(model.derived().leaves.len(), 1);
+}
+
+#[test]
+fn an_alignment_split_reports_its_alignment_and_bound_on_the_status_line() {
+    let mut model = model_with_rule(spec("alignment"));
+    key(&mut model, KeyCode::Char('s'));
+    assert_eq!(model.derived().leaves.len(), 2, "{}", model.status());
+    assert!(
+        model.status().contains("alignment ") && model.status().contains("upper bound"),
+        "{}",
+        model.status()
+    );
+}
+
+#[test]
+fn every_parameter_has_one_field_in_order() {
+    let params: Vec<Param> = FIELDS.iter().map(|field| field.param).collect();
+    assert_eq!(params, Param::ALL.to_vec());
+}
+
+#[test]
+fn stepping_keeps_every_field_in_range() {
+    for field in FIELDS {
+        for up in [false, true] {
+            let mut params = Params::default();
+            for _ in 0..200 {
+                (field.step)(&mut params, up);
+            }
+            assert!(
+                field.param.check(&params).is_ok(),
+                "{} stepped {} stays in range",
+                field.name,
+                if up { "up" } else { "down" }
+            );
+        }
+    }
+}

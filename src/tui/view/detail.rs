@@ -1,0 +1,162 @@
+//! The detail pane of the selected node: its tabs, and the Terms, Labels and Documents tabs (the Preview tab is in
+//! `preview`).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Color;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tabs};
+
+use pdx::report::terms::TermWeight;
+
+use super::super::model::{DetailTab, Model, Pane};
+use super::preview::draw_preview;
+use super::{Theme, bar, fit, list_offset, node_label, percent, tab_titles};
+
+pub(super) fn term_lines(
+    title: String,
+    terms: &[TermWeight],
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::styled(title, theme.heading())];
+    if terms.is_empty() {
+        lines.push(Line::styled("  (none)", theme.dim()));
+    }
+    let max = terms.first().map_or(0.0, |t| t.weight);
+    let value_width = 6;
+    let term_width = (width.saturating_sub(value_width + 2) / 2).clamp(6, 18);
+    let bar_width = width.saturating_sub(term_width + value_width + 2);
+    for t in terms {
+        lines.push(Line::from(vec![
+            Span::raw(format!("{:<term_width$} ", fit(&t.term, term_width))),
+            Span::styled(bar(t.weight, max, bar_width), theme.fg(Color::Green)),
+            Span::raw(format!(" {:>value_width$.3}", t.weight)),
+        ]));
+    }
+    lines
+}
+
+pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
+    let focused = model.focus() == Pane::Detail;
+    let detail = &model.detail();
+    let size = model.tree().node(detail.node).map_or(0, |n| n.size());
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(format!(
+            " {} · {size} documents ",
+            node_label(model, detail.node)
+        ));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [tabs_area, body] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    let tabs = Tabs::new(tab_titles())
+        .select(model.tab().index())
+        .highlight_style(theme.selected(true))
+        .divider("│");
+    frame.render_widget(tabs, tabs_area);
+
+    let width = usize::from(body.width);
+    let scroll = u16::try_from(model.detail_scroll()).unwrap_or(u16::MAX);
+    match model.tab() {
+        DetailTab::Terms => {
+            let against = detail
+                .against
+                .as_deref()
+                .unwrap_or("(the root has no sibling)");
+            let top_title = "Top terms (centroid weight)".to_string();
+            let discriminating_title = format!("Against {against}");
+            if width >= 64 {
+                let [left, right] =
+                    Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                        .areas(body);
+                let half = usize::from(left.width).saturating_sub(1);
+                let top = term_lines(top_title, &detail.top_terms, half, theme);
+                let disc = term_lines(discriminating_title, &detail.discriminating, half, theme);
+                frame.render_widget(Paragraph::new(top).scroll((scroll, 0)), left);
+                frame.render_widget(Paragraph::new(disc).scroll((scroll, 0)), right);
+            } else {
+                let mut lines = term_lines(top_title, &detail.top_terms, width, theme);
+                lines.push(Line::raw(""));
+                lines.extend(term_lines(
+                    discriminating_title,
+                    &detail.discriminating,
+                    width,
+                    theme,
+                ));
+                frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), body);
+            }
+        }
+        DetailTab::Labels => {
+            let lines = label_lines(model, theme, width);
+            frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), body);
+        }
+        DetailTab::Documents => {
+            // Only the rows on screen are built: the root of a large corpus has tens of thousands of members.
+            let offset = list_offset(model.document_cursor(), body.height);
+            let shown = detail
+                .documents
+                .iter()
+                .enumerate()
+                .skip(offset)
+                .take(usize::from(body.height));
+            let items: Vec<ListItem> = shown
+                .map(|(rank, &j)| {
+                    let Some(document) = model.data().documents.get(j) else {
+                        return ListItem::new("");
+                    };
+                    let label = document
+                        .label
+                        .and_then(|l| model.data().label_names.get(l as usize))
+                        .map_or(String::new(), |l| format!("{:<18} ", fit(l, 18)));
+                    let title = document.title.as_deref().unwrap_or(&document.id);
+                    let mark = if rank == 0 { "★ " } else { "  " };
+                    ListItem::new(format!("{mark}{label}{}", title.trim()))
+                })
+                .collect();
+            let list = List::new(items).highlight_style(theme.selected(focused));
+            let mut state =
+                ListState::default().with_selected(Some(model.document_cursor() - offset));
+            frame.render_stateful_widget(list, body, &mut state);
+        }
+        DetailTab::Preview => draw_preview(frame, model, theme, body),
+    }
+}
+
+pub(super) fn label_lines(model: &Model, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    let id = model.detail().node;
+    let (Some(counts), Some(figures)) = (
+        model.derived().label_counts.get(&id),
+        model.derived().node_figures.get(&id),
+    ) else {
+        return vec![Line::styled("The corpus has no labels.", theme.dim())];
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled("entropy ", theme.heading()),
+        Span::raw(format!("{:.3}", figures.entropy)),
+        Span::styled("   purity ", theme.heading()),
+        Span::raw(format!("{:.3}", figures.purity)),
+        Span::styled("   labelled ", theme.heading()),
+        Span::raw(figures.labelled.to_string()),
+    ])];
+    let mut order: Vec<usize> = (0..counts.len()).filter(|&l| counts[l] > 0).collect();
+    order.sort_by(|&a, &b| counts[b].cmp(&counts[a]).then(a.cmp(&b)));
+    let max = order.first().map_or(0, |&l| counts[l]) as f64;
+    let label_width = (width / 3).clamp(8, 24);
+    let bar_width = width.saturating_sub(label_width + 13);
+    for l in order {
+        let name = model.data().label_names.get(l).cloned().unwrap_or_default();
+        let share = counts[l] as f64 / figures.labelled.max(1) as f64;
+        lines.push(Line::from(vec![
+            Span::raw(format!("{:<label_width$} ", fit(&name, label_width))),
+            Span::styled(
+                bar(counts[l] as f64, max, bar_width),
+                theme.fg(Color::Magenta),
+            ),
+            Span::raw(format!(" {:>5} {:>5}", counts[l], percent(share))),
+        ]));
+    }
+    lines
+}

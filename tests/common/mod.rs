@@ -1,0 +1,30 @@
+//! What several integration tests share: rules by name, and the real corpora when `PDX_DATA` names them. A
+//! folder module, so that cargo does not take it for a test of its own.
+
+// Each test file uses its own part of this module.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use pdx::cluster::{Params, RuleSpec};
+
+/// The folder `PDX_DATA` names, where the real corpora are unpacked. The tests that read them are marked
+/// `#[ignore = "needs PDX_DATA"]`, so that a fresh clone reports them as ignored; run with `--include-ignored`
+/// (as CI does), they need it set.
+pub fn corpora() -> PathBuf {
+    std::env::var_os("PDX_DATA")
+        .map(PathBuf::from)
+        .expect("PDX_DATA names the unpacked corpora (see the README)")
+}
+
+/// The rule called `name` with the default parameters.
+pub fn spec(name: &str) -> RuleSpec {
+    RuleSpec::named(name).expect("a rule of the registry")
+}
+
+/// The rule called `name` with the defaults changed by `set`.
+pub fn spec_with(name: &str, set: impl FnOnce(&mut Params)) -> RuleSpec {
+    let mut params = Params::default();
+    set(&mut params);
+    RuleSpec::new(name, &params).expect("a rule of the registry, with valid parameters")
+}

@@ -1,0 +1,405 @@
+//! The text pipeline: Unicode word tokens, lower-casing, number / length / stop-word filters, stemming, and the
+//! document-frequency filters on the resulting terms. Defaults follow the PDDP papers' experiments (stop list,
+//! stemmer, terms in at least two documents).
+//!
+//! Tokenising runs in parallel over chunks of documents. Each chunk keeps a cache from a lower-cased word to its
+//! stem, so that each distinct word is filtered and stemmed once per chunk rather than once per occurrence; this is
+//! what makes stemming cheap enough for 20 Newsgroups.
+
+mod tokenise;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use crate::progress::{Cancelled, Progress};
+use rayon::prelude::*;
+use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use tokenise::{ChunkWords, tokenise_chunk};
+
+/// The English stop list shipped with pdx (`assets/stoplist-en.txt`).
+pub const DEFAULT_STOPLIST: &str = include_str!("../../assets/stoplist-en.txt");
+
+#[derive(Debug, thiserror::Error)]
+pub enum TextError {
+    #[error("{path}: cannot read the stop list: {source}")]
+    Stoplist {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("unknown stemmer {0:?} (choose none or one of: {list})", list = STEMMER_NAMES.join(", "))]
+    UnknownStemmer(String),
+    #[error("{option} = {value}: must be {expected}")]
+    OutOfRange {
+        option: TextOption,
+        value: String,
+        expected: String,
+    },
+}
+
+/// A text option whose value can be out of range, for errors that name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextOption {
+    MinLen,
+    MaxLen,
+    MaxDf,
+    MaxTerms,
+}
+
+impl std::fmt::Display for TextOption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TextOption::MinLen => "min_len",
+            TextOption::MaxLen => "max_len",
+            TextOption::MaxDf => "max_df",
+            TextOption::MaxTerms => "max_terms",
+        })
+    }
+}
+
+/// The stemmers rust-stemmers provides, by the name `--stem` takes.
+pub const STEMMER_NAMES: [&str; 18] = [
+    "arabic",
+    "danish",
+    "dutch",
+    "english",
+    "finnish",
+    "french",
+    "german",
+    "greek",
+    "hungarian",
+    "italian",
+    "norwegian",
+    "portuguese",
+    "romanian",
+    "russian",
+    "spanish",
+    "swedish",
+    "tamil",
+    "turkish",
+];
+
+fn stemmer_algorithm(name: &str) -> Option<Algorithm> {
+    Some(match name {
+        "arabic" => Algorithm::Arabic,
+        "danish" => Algorithm::Danish,
+        "dutch" => Algorithm::Dutch,
+        "english" => Algorithm::English,
+        "finnish" => Algorithm::Finnish,
+        "french" => Algorithm::French,
+        "german" => Algorithm::German,
+        "greek" => Algorithm::Greek,
+        "hungarian" => Algorithm::Hungarian,
+        "italian" => Algorithm::Italian,
+        "norwegian" => Algorithm::Norwegian,
+        "portuguese" => Algorithm::Portuguese,
+        "romanian" => Algorithm::Romanian,
+        "russian" => Algorithm::Russian,
+        "spanish" => Algorithm::Spanish,
+        "swedish" => Algorithm::Swedish,
+        "tamil" => Algorithm::Tamil,
+        "turkish" => Algorithm::Turkish,
+        _ => return None,
+    })
+}
+
+/// Which stop list to apply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum StoplistChoice {
+    /// The shipped English list.
+    Default,
+    /// One word per line; `#` starts a comment.
+    File(PathBuf),
+    None,
+}
+
+/// Tokeniser and term-filter options. Every field takes part in the cache key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextOptions {
+    pub keep_numbers: bool,
+    /// Shortest token kept, in characters.
+    pub min_len: usize,
+    /// Longest token kept, in characters.
+    pub max_len: usize,
+    pub stoplist: StoplistChoice,
+    /// A rust-stemmers language name, or `None` for no stemming.
+    pub stem: Option<String>,
+    /// Keep terms that occur in at least this many documents.
+    pub min_df: usize,
+    /// Keep terms that occur in at most this fraction of the documents.
+    pub max_df: f64,
+    /// Keep only the N terms with the highest document frequency (ties broken by term).
+    pub max_terms: Option<usize>,
+}
+
+impl Default for TextOptions {
+    fn default() -> Self {
+        TextOptions {
+            keep_numbers: false,
+            min_len: 3,
+            max_len: 30,
+            stoplist: StoplistChoice::Default,
+            stem: Some("english".into()),
+            min_df: 2,
+            max_df: 0.95,
+            max_terms: None,
+        }
+    }
+}
+
+impl TextOptions {
+    /// Check the options once, so that the pipeline can trust them.
+    pub fn check(&self) -> Result<(), TextError> {
+        let out_of_range = |option, value: String, expected: String| {
+            Err(TextError::OutOfRange {
+                option,
+                value,
+                expected,
+            })
+        };
+        if self.min_len == 0 || self.min_len > self.max_len {
+            return out_of_range(
+                TextOption::MinLen,
+                self.min_len.to_string(),
+                format!("between 1 and the longest token kept ({})", self.max_len),
+            );
+        }
+        if !(self.max_df > 0.0 && self.max_df <= 1.0) {
+            return out_of_range(
+                TextOption::MaxDf,
+                self.max_df.to_string(),
+                "a fraction in (0, 1]".into(),
+            );
+        }
+        if self.max_terms == Some(0) {
+            return out_of_range(TextOption::MaxTerms, "0".into(), "at least 1".into());
+        }
+        if let Some(name) = &self.stem {
+            stemmer_algorithm(name).ok_or_else(|| TextError::UnknownStemmer(name.clone()))?;
+        }
+        Ok(())
+    }
+
+    /// The stop words to apply, read from the chosen list.
+    pub fn stop_words(&self) -> Result<HashSet<String>, TextError> {
+        let text = match &self.stoplist {
+            StoplistChoice::None => return Ok(HashSet::new()),
+            StoplistChoice::Default => DEFAULT_STOPLIST.to_string(),
+            StoplistChoice::File(path) => {
+                std::fs::read_to_string(path).map_err(|source| TextError::Stoplist {
+                    path: path.clone(),
+                    source,
+                })?
+            }
+        };
+        Ok(parse_stoplist(&text))
+    }
+}
+
+/// Stop words from a list: one per line, lower-cased; `#` starts a comment.
+pub fn parse_stoplist(text: &str) -> HashSet<String> {
+    text.lines()
+        .map(|line| line.split('#').next().unwrap_or_default().trim())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Term counts of a collection: `documents[j]` lists `(term index, count)` sorted by term, `terms` is sorted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TermCounts {
+    pub terms: Vec<String>,
+    pub documents: Vec<Vec<(u32, u32)>>,
+    /// Tokens each document kept after the token filters (before the document-frequency filters).
+    pub token_counts: Vec<usize>,
+}
+
+/// Tokenise, filter and stem every text, then apply the document-frequency filters.
+///
+/// Three passes, each parallel: (1) chunks of documents are tokenised and the filters applied, each chunk
+/// numbering its own distinct words; (2) the distinct words of all chunks are merged and each is stemmed once;
+/// (3) every chunk's documents are renumbered from words to stems (terms), sorted alphabetically.
+pub fn count_terms(
+    texts: &[&str],
+    options: &TextOptions,
+    stop_words: &HashSet<String>,
+) -> TermCounts {
+    match count_terms_with_progress(texts, options, stop_words, None) {
+        Ok(counts) => counts,
+        Err(Cancelled) => unreachable!("without a progress report nothing can cancel"),
+    }
+}
+
+/// [`count_terms`], reporting each tokenised document and its tokens to `progress` (the caller starts the
+/// phase) and stopping early with `Cancelled` once the progress is cancelled.
+pub fn count_terms_with_progress(
+    texts: &[&str],
+    options: &TextOptions,
+    stop_words: &HashSet<String>,
+    progress: Option<&Progress>,
+) -> Result<TermCounts, Cancelled> {
+    let threads = rayon::current_num_threads().max(1);
+    let chunk_size = texts
+        .len()
+        .div_ceil(threads * 4)
+        .max(MIN_DOCUMENTS_PER_CHUNK);
+    let chunks: Vec<ChunkWords> = texts
+        .par_chunks(chunk_size)
+        .map(|chunk| tokenise_chunk(chunk, options, stop_words, progress))
+        .collect();
+    if let Some(progress) = progress {
+        progress.check()?;
+    }
+
+    // Every distinct word once (numbered in first-seen order), each chunk's words in that numbering, and each
+    // word's stem.
+    let mut global_ids: FxHashMap<&str, u32> = FxHashMap::default();
+    let mut words: Vec<&str> = Vec::new();
+    let chunk_to_global: Vec<Vec<u32>> = chunks
+        .iter()
+        .map(|chunk| {
+            chunk
+                .words
+                .iter()
+                .map(|word| {
+                    *global_ids.entry(word.as_str()).or_insert_with(|| {
+                        words.push(word.as_str());
+                        (words.len() - 1) as u32
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    drop(global_ids);
+    let algorithm = options.stem.as_deref().and_then(stemmer_algorithm);
+    // A word the stemmer leaves alone stays borrowed: no allocation for it.
+    let stems: Vec<std::borrow::Cow<str>> = words
+        .par_chunks(STEM_CHUNK)
+        .flat_map_iter(|chunk| {
+            let stemmer = algorithm.map(Stemmer::create);
+            chunk
+                .iter()
+                .map(|&word| match &stemmer {
+                    Some(stemmer) => stemmer.stem(word),
+                    None => std::borrow::Cow::Borrowed(word),
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // Terms are the distinct stems in alphabetical order, so term numbers do not depend on chunking.
+    let mut terms: Vec<&str> = stems.iter().map(|stem| stem.as_ref()).collect();
+    terms.par_sort_unstable();
+    terms.dedup();
+    let term_ids: FxHashMap<&str, u32> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (*t, i as u32))
+        .collect();
+    let term_of_word: Vec<u32> = stems.iter().map(|stem| term_ids[stem.as_ref()]).collect();
+    drop(term_ids);
+
+    let renumbered: Vec<ChunkTerms> = chunks
+        .par_iter()
+        .zip(&chunk_to_global)
+        .map(|(chunk, to_global)| {
+            let local_to_term: Vec<u32> = to_global
+                .iter()
+                .map(|&word| term_of_word[word as usize])
+                .collect();
+            let documents = chunk
+                .documents
+                .iter()
+                .map(|document| {
+                    let mut mapped: Vec<(u32, u32)> = document
+                        .iter()
+                        .map(|&(local, count)| (local_to_term[local as usize], count))
+                        .collect();
+                    mapped.sort_unstable_by_key(|&(term, _)| term);
+                    // Different words of one document may share a stem: add their counts.
+                    mapped.dedup_by(|later, earlier| {
+                        if later.0 == earlier.0 {
+                            earlier.1 += later.1;
+                            true
+                        } else {
+                            false
+                        }
+                    });
+                    mapped
+                })
+                .collect();
+            (documents, chunk.token_counts.clone())
+        })
+        .collect();
+    let mut documents = Vec::with_capacity(texts.len());
+    let mut token_counts = Vec::with_capacity(texts.len());
+    for (chunk_documents, chunk_tokens) in renumbered {
+        documents.extend(chunk_documents);
+        token_counts.extend(chunk_tokens);
+    }
+    let counts = TermCounts {
+        terms: terms.into_iter().map(str::to_string).collect(),
+        documents,
+        token_counts,
+    };
+    Ok(filter_terms(counts, options))
+}
+
+/// Distinct words per stemming task.
+const STEM_CHUNK: usize = 4096;
+
+/// Fewer documents than this per chunk would make the per-chunk word tables cost more than they save.
+const MIN_DOCUMENTS_PER_CHUNK: usize = 64;
+
+/// One chunk's documents over the global term numbering, and their kept token counts.
+type ChunkTerms = (Vec<Vec<(u32, u32)>>, Vec<usize>);
+
+/// Keep terms with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df, and renumber.
+fn filter_terms(counts: TermCounts, options: &TextOptions) -> TermCounts {
+    let document_count = counts.documents.len();
+    let mut df = vec![0usize; counts.terms.len()];
+    for document in &counts.documents {
+        for &(term, _) in document {
+            df[term as usize] += 1;
+        }
+    }
+    let max_df = (options.max_df * document_count as f64).floor() as usize;
+    let mut kept: Vec<usize> = (0..counts.terms.len())
+        .filter(|&t| df[t] >= options.min_df && df[t] <= max_df)
+        .collect();
+    if let Some(limit) = options.max_terms
+        && kept.len() > limit
+    {
+        // Highest df first; equal df keeps the alphabetical order, so the cut is deterministic.
+        kept.sort_by(|&a, &b| df[b].cmp(&df[a]).then(a.cmp(&b)));
+        kept.truncate(limit);
+        kept.sort_unstable();
+    }
+    let mut new_index = vec![u32::MAX; counts.terms.len()];
+    for (new, &old) in kept.iter().enumerate() {
+        new_index[old] = new as u32;
+    }
+    // Renumbering keeps each document's order, since kept terms keep their relative (alphabetical) order.
+    let mut documents = counts.documents;
+    documents.par_iter_mut().for_each(|document| {
+        document.retain_mut(|(term, _)| {
+            let new = new_index[*term as usize];
+            *term = new;
+            new != u32::MAX
+        });
+    });
+    let mut terms_by_index: Vec<Option<String>> = counts.terms.into_iter().map(Some).collect();
+    let terms = kept
+        .iter()
+        .map(|&old| terms_by_index[old].take().unwrap_or_default())
+        .collect();
+    TermCounts {
+        terms,
+        documents,
+        token_counts: counts.token_counts,
+    }
+}
+
+#[cfg(test)]
+mod tests;

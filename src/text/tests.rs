@@ -1,0 +1,239 @@
+//! The text pipeline's tests: tokens, filters, stems and document frequencies on small texts, and the fast
+//! ASCII word splitter against the Unicode one.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::tokenise::ascii_words;
+use super::*;
+
+fn options() -> TextOptions {
+    TextOptions {
+        min_df: 1,
+        max_df: 1.0,
+        ..TextOptions::default()
+    }
+}
+
+fn terms_of(counts: &TermCounts, document: usize) -> Vec<(String, u32)> {
+    counts.documents[document]
+        .iter()
+        .map(|&(t, c)| (counts.terms[t as usize].clone(), c))
+        .collect()
+}
+
+#[test]
+fn lowercases_stems_and_drops_stop_words_numbers_and_short_tokens() {
+    // "The"/"and"/"are" are stop words; "42" is a number; "an" is too short (and a stop word);
+    // "Running"/"runs" both stem to "run"; "Galaxies" stems to "galaxi".
+    let text = "The Running dogs and runs are 42 an Galaxies";
+    let stop = options().stop_words().expect("default list");
+    let counts = count_terms(&[text], &options(), &stop);
+    assert_eq!(
+        terms_of(&counts, 0),
+        vec![("dog".into(), 1), ("galaxi".into(), 1), ("run".into(), 2)]
+    );
+    assert_eq!(counts.token_counts, vec![4]);
+}
+
+#[test]
+fn keep_numbers_and_lengths() {
+    let text = "abc abcd 1234 12";
+    let opts = TextOptions {
+        keep_numbers: true,
+        min_len: 4,
+        max_len: 4,
+        stem: None,
+        stoplist: StoplistChoice::None,
+        ..options()
+    };
+    let counts = count_terms(&[text], &opts, &HashSet::new());
+    // Only the 4-character tokens survive: "abcd" and "1234".
+    assert_eq!(
+        terms_of(&counts, 0),
+        vec![("1234".into(), 1), ("abcd".into(), 1)]
+    );
+}
+
+#[test]
+fn mixed_letter_digit_tokens_are_not_numbers() {
+    let opts = TextOptions {
+        stem: None,
+        stoplist: StoplistChoice::None,
+        ..options()
+    };
+    let counts = count_terms(&["mp3 x11 2004"], &opts, &HashSet::new());
+    assert_eq!(
+        terms_of(&counts, 0),
+        vec![("mp3".into(), 1), ("x11".into(), 1)]
+    );
+}
+
+#[test]
+fn document_frequency_filters() {
+    // df: apple 3, banana 2, cherry 1, date 4 (of 4 documents).
+    let texts = [
+        "apple banana date",
+        "apple banana date",
+        "apple cherry date",
+        "date",
+    ];
+    let opts = TextOptions {
+        stem: None,
+        stoplist: StoplistChoice::None,
+        min_df: 2,
+        max_df: 0.75, // at most floor(0.75 * 4) = 3 documents: drops date
+        ..TextOptions::default()
+    };
+    let counts = count_terms(&texts, &opts, &HashSet::new());
+    assert_eq!(counts.terms, vec!["apple", "banana"]);
+    assert_eq!(counts.documents[3], vec![]);
+    let limited = TextOptions {
+        max_terms: Some(1),
+        ..opts
+    };
+    let counts = count_terms(&texts, &limited, &HashSet::new());
+    assert_eq!(counts.terms, vec!["apple"]);
+}
+
+#[test]
+fn vocabulary_is_the_same_across_chunk_boundaries() {
+    // More documents than one chunk holds, so two chunks must agree on term numbers.
+    let texts: Vec<String> = (0..MIN_DOCUMENTS_PER_CHUNK * 20 + 10)
+        .map(|i| {
+            if i % 2 == 0 {
+                "alpha beta".to_string()
+            } else {
+                "gamma beta".to_string()
+            }
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let opts = TextOptions {
+        stem: None,
+        stoplist: StoplistChoice::None,
+        max_df: 1.0,
+        ..TextOptions::default()
+    };
+    let counts = count_terms(&refs, &opts, &HashSet::new());
+    assert_eq!(counts.terms, vec!["alpha", "beta", "gamma"]);
+    let last = refs.len() - 1;
+    assert_eq!(
+        terms_of(&counts, last),
+        vec![("beta".into(), 1), ("gamma".into(), 1)]
+    );
+}
+
+fn fast_words(text: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    ascii_words(text, &mut |word| words.push(word));
+    words
+}
+
+#[test]
+fn ascii_words_follow_the_unicode_word_rules() {
+    for text in [
+        "a:b a.b 3.14 3,000 don't a_b __x _ 3.a a.3 x1.2 1.2.3 a..b e.g. U.S.A. 1;2 a;b 'q' foo-bar a:3 3:4",
+        "x_1.5 end. trailing' ,lead 9, 9. _9_ a' 'a",
+    ] {
+        assert_eq!(
+            fast_words(text),
+            text.unicode_words().collect::<Vec<_>>(),
+            "{text}"
+        );
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn ascii_words_equal_unicode_words(text in "[a-zA-Z0-9_:.',; \n\t\\-\"!?()@]{0,80}") {
+        proptest::prop_assert_eq!(fast_words(&text), text.unicode_words().collect::<Vec<_>>());
+    }
+}
+
+/// On every ASCII post of 20 Newsgroups.
+#[test]
+#[ignore = "needs PDX_DATA"]
+fn ascii_words_equal_unicode_words_on_20_newsgroups() {
+    let data = std::env::var_os("PDX_DATA")
+        .map(PathBuf::from)
+        .expect("PDX_DATA names the unpacked corpora");
+    let mut checked = 0;
+    for split in ["20news-bydate-train", "20news-bydate-test"] {
+        for entry in walkdir::WalkDir::new(data.join(split))
+            .into_iter()
+            .flatten()
+        {
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(entry.path()) else {
+                continue;
+            };
+            if text.is_ascii() {
+                assert_eq!(
+                    fast_words(&text),
+                    text.unicode_words().collect::<Vec<_>>(),
+                    "{}",
+                    entry.path().display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 15_000, "only {checked} ASCII posts");
+}
+
+#[test]
+fn stoplist_parsing_ignores_comments_and_case() {
+    let words = parse_stoplist("# comment\nThe\n  and # trailing\n\n");
+    assert_eq!(words.len(), 2);
+    assert!(words.contains("the") && words.contains("and"));
+}
+
+#[test]
+fn stoplist_file_no_stoplist_and_other_stemmers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let list = dir.path().join("stop.txt");
+    std::fs::write(&list, "# my list\nrocket\n").expect("write");
+    let text = "the rocket and the orbits";
+    let base = TextOptions {
+        stem: None,
+        ..options()
+    };
+    // A custom list replaces the shipped one: "the"/"and" stay, "rocket" goes.
+    let custom = TextOptions {
+        stoplist: StoplistChoice::File(list.clone()),
+        ..base.clone()
+    };
+    let counts = count_terms(&[text], &custom, &custom.stop_words().expect("reads"));
+    assert_eq!(counts.terms, vec!["and", "orbits", "the"]);
+    let none = TextOptions {
+        stoplist: StoplistChoice::None,
+        ..base.clone()
+    };
+    let counts = count_terms(&[text], &none, &none.stop_words().expect("none"));
+    assert_eq!(counts.terms, vec!["and", "orbits", "rocket", "the"]);
+    let missing = TextOptions {
+        stoplist: StoplistChoice::File(dir.path().join("absent.txt")),
+        ..base
+    };
+    let error = missing.stop_words().expect_err("no such file");
+    assert!(error.to_string().contains("absent.txt"));
+    // French Snowball: "continuellement" and "continuel" share the stem "continuel".
+    let french = TextOptions {
+        stem: Some("french".into()),
+        stoplist: StoplistChoice::None,
+        ..options()
+    };
+    let counts = count_terms(&["continuellement continuel"], &french, &HashSet::new());
+    assert_eq!(terms_of(&counts, 0), vec![("continuel".into(), 2)]);
+}
+
+#[test]
+fn unknown_stemmer_is_refused() {
+    let opts = TextOptions {
+        stem: Some("klingon".into()),
+        ..TextOptions::default()
+    };
+    assert!(matches!(opts.check(), Err(TextError::UnknownStemmer(_))));
+}

@@ -1,0 +1,255 @@
+//! Tokenising one chunk of documents: Unicode words (with a fast path for ASCII text that gives exactly the same
+//! words), lower-cased, filtered, and numbered by the chunk's own table of distinct words, so that each distinct
+//! word is filtered and stemmed once per chunk rather than once per occurrence.
+
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap;
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::TextOptions;
+use crate::progress::Progress;
+
+/// One chunk's documents over its own numbering of the distinct words it kept.
+pub(super) struct ChunkWords {
+    pub(super) words: Vec<String>,
+    pub(super) documents: Vec<Vec<(u32, u32)>>,
+    pub(super) token_counts: Vec<usize>,
+}
+
+/// Marks a word the filters dropped.
+const DROPPED: u32 = u32::MAX;
+
+/// Tokenising state of one chunk: its distinct kept words and the counts of the document being read.
+struct ChunkBuilder<'o> {
+    options: &'o TextOptions,
+    stop_words: &'o HashSet<String>,
+    /// ASCII words of at most 16 bytes, lower-cased and packed into an integer: most tokens, looked up without
+    /// touching a string.
+    short_ids: FxHashMap<u128, u32>,
+    /// Every other word, lower-cased.
+    long_ids: FxHashMap<String, u32>,
+    words: Vec<String>,
+    counts: Vec<u32>,
+    touched: Vec<u32>,
+    lowered: String,
+    kept_tokens: usize,
+}
+
+impl ChunkBuilder<'_> {
+    /// The id of a lower-cased word, numbering it (or marking it dropped) on first sight.
+    fn intern(&mut self, lowered: &str) -> u32 {
+        if keep_word(lowered, self.options, self.stop_words) {
+            self.words.push(lowered.to_string());
+            self.counts.push(0);
+            (self.words.len() - 1) as u32
+        } else {
+            DROPPED
+        }
+    }
+
+    fn add(&mut self, word: &str) {
+        self.add_word(word, word.is_ascii());
+    }
+
+    fn add_word(&mut self, word: &str, ascii: bool) {
+        let bytes = word.as_bytes();
+        let id = if bytes.len() <= 16 && ascii {
+            // ASCII characters are bytes, so the length filter needs no lookup.
+            if bytes.len() < self.options.min_len || bytes.len() > self.options.max_len {
+                return;
+            }
+            let key = bytes.iter().enumerate().fold(0u128, |key, (i, b)| {
+                key | (u128::from(b.to_ascii_lowercase()) << (8 * i))
+            });
+            match self.short_ids.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let lowered = word.to_ascii_lowercase();
+                    let id = self.intern(&lowered);
+                    self.short_ids.insert(key, id);
+                    id
+                }
+            }
+        } else {
+            let mut lowered = std::mem::take(&mut self.lowered);
+            lowered.clear();
+            lowered.extend(word.chars().flat_map(char::to_lowercase));
+            // Typographic apostrophes read as ASCII ones, so "don’t" meets the stop word "don't".
+            if lowered.contains('\u{2019}') {
+                lowered = lowered.replace('\u{2019}', "'");
+            }
+            let id = match self.long_ids.get(lowered.as_str()) {
+                Some(&id) => id,
+                None => {
+                    let id = self.intern(&lowered);
+                    self.long_ids.insert(lowered.clone(), id);
+                    id
+                }
+            };
+            self.lowered = lowered;
+            id
+        };
+        if id != DROPPED {
+            self.kept_tokens += 1;
+            let slot = &mut self.counts[id as usize];
+            if *slot == 0 {
+                self.touched.push(id);
+            }
+            *slot += 1;
+        }
+    }
+
+    /// The (word id, count) pairs of the document just read, resetting for the next one.
+    fn finish_document(&mut self) -> (Vec<(u32, u32)>, usize) {
+        let counts = &mut self.counts;
+        let document = self
+            .touched
+            .drain(..)
+            .map(|id| (id, std::mem::take(&mut counts[id as usize])))
+            .collect();
+        (document, std::mem::take(&mut self.kept_tokens))
+    }
+}
+
+/// Tokenise one chunk. With `progress`, each document counts as done with its kept tokens, and a cancel stops the
+/// chunk early (the caller checks and drops the partial result).
+pub(super) fn tokenise_chunk(
+    texts: &[&str],
+    options: &TextOptions,
+    stop_words: &HashSet<String>,
+    progress: Option<&Progress>,
+) -> ChunkWords {
+    let mut builder = ChunkBuilder {
+        options,
+        stop_words,
+        short_ids: FxHashMap::default(),
+        long_ids: FxHashMap::default(),
+        words: Vec::new(),
+        counts: Vec::new(),
+        touched: Vec::new(),
+        lowered: String::new(),
+        kept_tokens: 0,
+    };
+    let mut documents = Vec::with_capacity(texts.len());
+    let mut token_counts = Vec::with_capacity(texts.len());
+    for text in texts {
+        if text.is_ascii() {
+            ascii_words(text, &mut |word| builder.add_word(word, true));
+        } else {
+            text.unicode_words().for_each(|word| builder.add(word));
+        }
+        let (document, kept) = builder.finish_document();
+        documents.push(document);
+        token_counts.push(kept);
+        if let Some(progress) = progress {
+            progress.advance(1);
+            progress.add_tokens(kept as u64);
+            if progress.is_cancelled() {
+                break;
+            }
+        }
+    }
+    ChunkWords {
+        words: builder.words,
+        documents,
+        token_counts,
+    }
+}
+
+/// Word classes of the Unicode word-boundary rules (UAX #29) restricted to ASCII.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AsciiClass {
+    Letter,
+    Digit,
+    /// `_` (ExtendNumLet): joins letters and digits on either side.
+    Underscore,
+    /// `:` (MidLetter): joins two letters.
+    MidLetter,
+    /// `.` and `'` (MidNumLet / Single_Quote): join two letters or two digits.
+    MidNumLet,
+    /// `,` and `;` (MidNum): join two digits.
+    MidNum,
+    Other,
+}
+
+/// The class of every byte, looked up rather than matched, since this runs once per byte of the corpus.
+const ASCII_CLASSES: [AsciiClass; 256] = {
+    let mut table = [AsciiClass::Other; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = match b {
+            b'a'..=b'z' | b'A'..=b'Z' => AsciiClass::Letter,
+            b'0'..=b'9' => AsciiClass::Digit,
+            b'_' => AsciiClass::Underscore,
+            b':' => AsciiClass::MidLetter,
+            b'.' | b'\'' => AsciiClass::MidNumLet,
+            b',' | b';' => AsciiClass::MidNum,
+            _ => AsciiClass::Other,
+        };
+        byte += 1;
+    }
+    table
+};
+
+fn ascii_class(byte: u8) -> AsciiClass {
+    ASCII_CLASSES[byte as usize]
+}
+
+/// The words of an ASCII text, exactly as `UnicodeSegmentation::unicode_words` finds them (the word-boundary
+/// rules WB5-WB13b of UAX #29 for ASCII, keeping segments with a letter or digit), without its general machinery;
+/// a test checks the two agree. Tokenising is the largest phase of a load, so this matters.
+pub(super) fn ascii_words<'a>(text: &'a str, emit: &mut impl FnMut(&'a str)) {
+    use AsciiClass::*;
+    let bytes = text.as_bytes();
+    let word_char = |class: AsciiClass| matches!(class, Letter | Digit | Underscore);
+    let mut i = 0;
+    while i < bytes.len() {
+        if !word_char(ascii_class(bytes[i])) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut has_alphanumeric = ascii_class(bytes[i]) != Underscore;
+        let mut last = ascii_class(bytes[i]);
+        i += 1;
+        while i < bytes.len() {
+            let class = ascii_class(bytes[i]);
+            if word_char(class) {
+                has_alphanumeric |= class != Underscore;
+                last = class;
+                i += 1;
+                continue;
+            }
+            // A middle character joins only between two letters (WB6/7) or two digits (WB11/12).
+            let next = bytes.get(i + 1).map(|b| ascii_class(*b));
+            let joins = matches!(
+                (last, class, next),
+                (Letter, MidLetter | MidNumLet, Some(Letter))
+                    | (Digit, MidNum | MidNumLet, Some(Digit))
+            );
+            if !joins {
+                break;
+            }
+            last = next.unwrap_or(Other);
+            i += 2;
+        }
+        if has_alphanumeric {
+            emit(&text[start..i]);
+        }
+    }
+}
+
+/// The token filters, on a lower-cased word: numbers (no alphabetic character) unless kept, length in
+/// characters, stop words.
+fn keep_word(word: &str, options: &TextOptions, stop_words: &HashSet<String>) -> bool {
+    if !options.keep_numbers && !word.chars().any(char::is_alphabetic) {
+        return false;
+    }
+    let length = word.chars().count();
+    if length < options.min_len || length > options.max_len {
+        return false;
+    }
+    !stop_words.contains(word)
+}

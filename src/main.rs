@@ -12,10 +12,10 @@ use pdx::cluster::rules::SplitEnv;
 use pdx::cluster::{KernelParams, Laplacian, RuleParams, RuleSpec, SelectPolicy, Tree};
 use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
 use pdx::dataset::{self, DatasetOptions, Opened};
-use pdx::matrix::Weighting;
 use pdx::report;
 use pdx::stats::Stats;
 use pdx::text::{StoplistChoice, TextOptions};
+use pdx::weighting::Weighting;
 
 mod tui;
 

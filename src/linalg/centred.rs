@@ -8,11 +8,10 @@ use nalgebra::DMatrix;
 use rayon::prelude::*;
 use sprs::CsMat;
 
+use super::sparse::{IndexedVector, StoredValue, four_lane_sum, scatter_add, sorted_sparse_dot};
 use super::vector::{axpy, dot};
 use super::{LinalgError, LinearOperator};
-use crate::matrix::{
-    DataMatrix, IndexedVector, StoredValue, four_lane_sum, scatter_add, sorted_sparse_dot,
-};
+use crate::matrix::DataMatrix;
 
 /// Nodes with at least this many stored entries (non-zeros of sparse data, every entry of dense data) compute
 /// their products on all cores. Below it a product takes well under a millisecond and thread hand-offs would

@@ -16,9 +16,9 @@ mod string;
 
 use rayon::prelude::*;
 
-use super::Gram;
+use super::{Column, Gram};
 use crate::dataset::DocumentTexts;
-use crate::matrix::{Column, DataMatrix};
+use crate::matrix::DataMatrix;
 use crate::progress::{Cancelled, Progress};
 
 /// The distance a geodesic kernel's neighbourhood graph is built from (seed 001: Euclidean, or the cosine

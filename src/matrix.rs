@@ -29,11 +29,13 @@ pub enum DataMatrix {
 }
 
 /// A sparse matrix's values in single precision, kept beside the double-precision ones when converting them
-/// loses nothing: the solver's node products and the column kernels of every rule ([`Column`](crate::linalg::Column): centroids,
+/// loses nothing: the solver's node products and the column kernels of every rule ([`Column`]: centroids,
 /// 2-means, the cut sweeps) read 4 bytes per value instead of 8. Every sum stays in double precision, and each
 /// single value widens back to exactly the double it came from, so the results are the same bits. Computed
 /// once, on first use, because a matrix read back from the cache arrives without it. Part of no comparison: it
 /// is a function of the matrix.
+///
+/// [`Column`]: crate::linalg::Column
 #[derive(Debug, Clone, Default)]
 pub struct SinglePrecision(OnceLock<Option<Vec<f32>>>);
 

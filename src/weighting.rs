@@ -75,8 +75,9 @@ pub enum Weighting {
         global: GlobalWeight,
         cosine: bool,
     },
-    /// The TF-IDF of the PDGP paper (Abbey et al., *Principal Direction Gap Partitioning*, Definition 5, after Boley's PDDP experiments):
-    /// `a_ij = 1/2 (1 + f_ij / max_k f_kj) log2(n / df_i)` on the non-zero counts, with no normalisation.
+    /// The TF-IDF of the PDGP paper (Abbey et al., *Principal Direction Gap Partitioning*, Definition 5, after
+    /// Boley's PDDP experiments): `a_ij = 1/2 (1 + f_ij / max_k f_kj) log2(n / df_i)` on the non-zero counts,
+    /// with no normalisation.
     /// The definition writes the formula for every entry; applied to zeros it would give a dense matrix of
     /// `1/2 log2(n / df_i)`, which is not term weighting, so pdx (like Boley's experiments) weights the terms a
     /// document holds and leaves absent terms at zero.

@@ -1,6 +1,8 @@
 //! The columns of a [`DataMatrix`] and the numerics every rule runs on them: dot products with a dense vector or
 //! another column, running sums, norms, centroids. Sparse columns read their values in single precision when the
-//! matrix holds them so (see [`SinglePrecision`](crate::matrix::SinglePrecision)), with the same bits as in double.
+//! matrix holds them so (see [`SinglePrecision`]), with the same bits as in double.
+//!
+//! [`SinglePrecision`]: crate::matrix::SinglePrecision
 
 use rayon::prelude::*;
 
@@ -16,9 +18,11 @@ pub enum Column<'a> {
         rows: &'a [usize],
         values: &'a [f64],
     },
-    /// A sparse column whose values the matrix holds in single precision (see [`SinglePrecision`](crate::matrix::SinglePrecision)): every
+    /// A sparse column whose values the matrix holds in single precision (see [`SinglePrecision`]): every
     /// method gives the same bits as on [`Column::Sparse`] with the widened values, reading half the bytes
     /// per value.
+    ///
+    /// [`SinglePrecision`]: crate::matrix::SinglePrecision
     SparseSingle {
         rows: &'a [usize],
         values: &'a [f32],

@@ -65,9 +65,7 @@ impl<'a> Storage<'a> {
                     || active_row_table(matrix.indices(), &value_starts, &offsets, matrix.rows());
                 let mut selection = match (compact, known_centroid) {
                     (false, _) => None,
-                    (true, Some(centroid)) if centroid.len() == matrix.rows() => {
-                        Some(rows_of_centroid(centroid))
-                    }
+                    (true, Some(centroid)) => Some(rows_of_centroid(centroid)),
                     (true, _) => Some(mark_rows()),
                 };
                 enum Copied {

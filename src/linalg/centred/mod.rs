@@ -123,16 +123,29 @@ impl<'a> CentredColumns<'a> {
 
     /// [`CentredColumns::compact`] for a node whose centroid and column norms the caller already has (a tree
     /// keeps both): the operator takes them instead of making its own pass over the node for each. The
-    /// centroid alone costs as much as one product, and a split takes only a few dozen products. Known values
-    /// of the wrong length (a tree read back before its centroids were rebuilt) are ignored and computed.
+    /// centroid alone costs as much as one product, and a split takes only a few dozen products.
     ///
     /// # Panics
-    /// If a column index is out of range (see [`CentredColumns::new`]).
+    /// If a column index is out of range (see [`CentredColumns::new`]), or if the known centroid does not have
+    /// one entry per row of `data` or the known norms one per column: summaries that do not fit the data are a
+    /// bug in the caller (a tree read back from a file must rebuild its centroids before it splits).
     pub fn compact_of(
         data: &'a DataMatrix,
         columns: &'a [usize],
         known: Option<KnownSummary<'_>>,
     ) -> Self {
+        if let Some(known) = &known {
+            assert_eq!(
+                known.centroid.len(),
+                data.rows(),
+                "CentredColumns::compact_of: the known centroid needs one entry per row of the data"
+            );
+            assert_eq!(
+                known.norms_squared.len(),
+                data.cols(),
+                "CentredColumns::compact_of: the known norms need one entry per column of the data"
+            );
+        }
         match Self::build(data, columns, true, known) {
             Ok(operator) => operator,
             Err(error) => panic!("CentredColumns::compact: {error}"),
@@ -154,9 +167,6 @@ impl<'a> CentredColumns<'a> {
         if let Some(&column) = columns.iter().find(|&&j| j >= cols) {
             return Err(LinalgError::ColumnOutOfRange { column, cols });
         }
-        let known = known.filter(|known| {
-            known.centroid.len() == data.rows() && known.norms_squared.len() == data.cols()
-        });
         let (storage, active_rows) =
             Storage::new(data, columns, compact, known.map(|known| known.centroid))?;
         let rows = active_rows.as_ref().map_or(data.rows(), Vec::len);

@@ -470,16 +470,32 @@ fn a_known_centroid_and_norms_stand_in_for_the_computed_ones() {
         given.apply(&x, &mut y_given);
         computed.apply(&x, &mut y_computed);
         assert_close(&y_given, &y_computed, 1e-12, "B x");
-
-        // Values of the wrong length (a tree read back before its centroids were rebuilt) are ignored.
-        let stale = KnownSummary {
-            centroid: &[],
-            norms_squared: &norms,
-        };
-        let recomputed = CentredColumns::compact_of(&data, &columns, Some(stale));
-        assert_eq!(recomputed.centroid(), computed.centroid());
-        assert_eq!(recomputed.scatter().to_bits(), computed.scatter().to_bits());
     }
+}
+
+#[test]
+#[should_panic(expected = "the known centroid needs one entry per row of the data")]
+fn a_known_centroid_of_the_wrong_length_is_a_bug() {
+    // As a tree read back from a file has before it rebuilds its centroids.
+    let data = random_sparse(40, 12, 0.3, 23);
+    let norms = data.column_norms_squared();
+    let stale = KnownSummary {
+        centroid: &[],
+        norms_squared: &norms,
+    };
+    CentredColumns::compact_of(&data, &[1, 2, 5], Some(stale));
+}
+
+#[test]
+#[should_panic(expected = "the known norms need one entry per column of the data")]
+fn known_norms_of_the_wrong_length_are_a_bug() {
+    let data = random_sparse(40, 12, 0.3, 24);
+    let centroid = data.centroid(&[1, 2, 5]);
+    let short = KnownSummary {
+        centroid: &centroid,
+        norms_squared: &[1.0; 11],
+    };
+    CentredColumns::compact_of(&data, &[1, 2, 5], Some(short));
 }
 
 #[test]

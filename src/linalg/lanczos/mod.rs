@@ -151,12 +151,16 @@ fn default_krylov_dimension(k: usize) -> usize {
 ///
 /// Sign convention: see [`SingularTriplets`]. Deterministic: the same operator gives the same bits, whatever
 /// the number of threads.
+///
+/// # Panics
+/// If [`LanczosOptions::start`] does not have one entry per column of `op`.
 pub fn leading_singular(
     op: &dyn LinearOperator,
     k: usize,
     options: &LanczosOptions,
 ) -> Result<SingularTriplets, LinalgError> {
     options.validate()?;
+    options.assert_start_fits(op.cols());
     let (m, n) = (op.rows(), op.cols());
     check_problem(m, n, k)?;
     let k = k.min(m.min(n));
@@ -172,12 +176,16 @@ pub fn leading_singular(
 
 /// [`leading_singular_dense`] when the operator has a side of at most [`DENSE_LIMIT`] (a small node, or
 /// numeric data with few features), [`leading_singular`] otherwise. `options` only matter for the latter.
+///
+/// # Panics
+/// If [`LanczosOptions::start`] does not have one entry per column of `op`, whichever method answers.
 pub fn leading_singular_auto(
     op: &dyn LinearOperator,
     k: usize,
     options: &LanczosOptions,
 ) -> Result<SingularTriplets, LinalgError> {
     options.validate()?;
+    options.assert_start_fits(op.cols());
     if op.rows().min(op.cols()) <= DENSE_LIMIT {
         leading_singular_dense(op, k)
     } else {

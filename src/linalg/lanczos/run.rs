@@ -199,8 +199,7 @@ impl<'o> Lanczos<'o> {
             return false;
         }
         let mut start = std::mem::take(&mut self.z);
-        let guess = self.guess.take().filter(|g| g.len() == n);
-        let found = match guess {
+        let found = match self.guess.take() {
             Some(guess) => self.right.guided_start(
                 guess,
                 &mut self.rng,

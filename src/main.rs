@@ -12,6 +12,7 @@ use pdx::cluster::rules::SplitEnv;
 use pdx::cluster::{KernelParams, Laplacian, RuleParams, RuleSpec, SelectPolicy, Tree};
 use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
 use pdx::dataset::{self, DatasetOptions, Opened};
+use pdx::linalg::kernel::KernelError;
 use pdx::report;
 use pdx::stats::Stats;
 use pdx::text::{StoplistChoice, TextOptions};
@@ -337,6 +338,17 @@ fn write_output(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
         .with_context(|| format!("{}: cannot write", path.display()))
 }
 
+/// A kernel or memory size the user gave, worded with the flag that gave it: the library names the parameter
+/// ("kernel", "memory budget") and carries the text, the command line knows the flag.
+fn with_flag(flag: &'static str) -> impl Fn(KernelError) -> anyhow::Error {
+    move |error| match error {
+        KernelError::BadSpec { text, reason } | KernelError::BadMemorySize { text, reason } => {
+            anyhow::anyhow!("{flag} {text:?}: {reason}")
+        }
+        other => other.into(),
+    }
+}
+
 fn run_cluster(args: &ClusterArgs) -> anyhow::Result<()> {
     let k = usize::try_from(args.k).context("--k is too large")?;
     let params = RuleParams {
@@ -350,7 +362,7 @@ fn run_cluster(args: &ClusterArgs) -> anyhow::Result<()> {
             .unwrap_or(if args.rule == "kmeans" { k.max(2) } else { 2 }),
     };
     let kernel_params = KernelParams {
-        kernel: args.kernel.parse()?,
+        kernel: args.kernel.parse().map_err(with_flag("--kernel"))?,
         beta: args.beta,
         laplacian: match args.laplacian {
             LaplacianArg::Unnormalized => Laplacian::Unnormalized,
@@ -358,7 +370,8 @@ fn run_cluster(args: &ClusterArgs) -> anyhow::Result<()> {
             LaplacianArg::Rw => Laplacian::Rw,
         },
     };
-    let memory_budget = pdx::linalg::kernel::parse_memory_size(&args.mem_budget)?;
+    let memory_budget = pdx::linalg::kernel::parse_memory_size(&args.mem_budget)
+        .map_err(with_flag("--mem-budget"))?;
     let rule = RuleSpec::from_name_with(&args.rule, &params, &kernel_params)?;
     let select = match args.select {
         SelectArg::Scatter => SelectPolicy::Scatter,
@@ -461,7 +474,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 options: cli.corpus.options()?,
                 use_cache: !cli.corpus.no_cache,
             };
-            let memory_budget = pdx::linalg::kernel::parse_memory_size(&cli.mem_budget)?;
+            let memory_budget = pdx::linalg::kernel::parse_memory_size(&cli.mem_budget)
+                .map_err(with_flag("--mem-budget"))?;
             tui::run(source, cli.session, memory_budget)
         }
         None => print_stats(&cli.corpus, false),

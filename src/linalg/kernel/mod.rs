@@ -30,7 +30,8 @@ pub enum GeodesicMetric {
     Cosine,
 }
 
-/// A kernel, as written on the command line (`--kernel`) and recorded on the nodes it split.
+/// A kernel, as written in text (read by [`KernelSpec::from_str`], written by `Display`) and recorded on the
+/// nodes it split.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kernel", rename_all = "kebab-case")]
 pub enum KernelSpec {
@@ -61,20 +62,42 @@ impl Default for KernelSpec {
     }
 }
 
-/// What can go wrong building a kernel matrix.
+/// What can go wrong reading a kernel or a memory size, or building a kernel matrix. The variants about a value
+/// the user gave carry it, so that a command line can word the message with the flag that gave it.
 #[derive(Debug, thiserror::Error)]
 pub enum KernelError {
-    #[error("--kernel {text:?}: {reason}")]
-    InvalidSpec { text: String, reason: String },
-    #[error("--mem-budget {text:?}: {reason}")]
-    InvalidBudget { text: String, reason: String },
+    /// A kernel written in text that [`KernelSpec::from_str`] does not accept.
+    #[error("kernel {text:?}: {reason}")]
+    BadSpec {
+        /// The text as given.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A memory size that [`parse_memory_size`] does not accept.
+    #[error("memory budget {text:?}: {reason}")]
+    BadMemorySize {
+        /// The text as given.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A node's kernel matrix would need more memory than the budget allows (checked before anything is
+    /// allocated).
     #[error(
-        "the kernel matrix of this node ({n} documents) needs {} but the memory budget is {}: split a smaller \
-         node, raise --mem-budget, or use a linear rule such as pddp",
+        "the kernel matrix of this node ({n} documents) needs {}, which exceeds the memory budget of {}: split a \
+         smaller node, raise the memory budget, or use a linear rule such as pddp",
         format_bytes(*bytes),
         format_bytes(*budget)
     )]
-    OverBudget { n: usize, bytes: u64, budget: u64 },
+    OverBudget {
+        /// The node's member count.
+        n: usize,
+        /// What the kernel matrix would need ([`kernel_bytes`]).
+        bytes: u64,
+        /// The memory budget it was checked against.
+        budget: u64,
+    },
     #[error("the {0} kernel reads the documents' text, and this data has none (numeric rows)")]
     NeedsText(&'static str),
     #[error("the {0} kernel is not available yet")]
@@ -98,7 +121,7 @@ pub struct KernelMatrix {
 }
 
 impl KernelSpec {
-    /// The names `--kernel` accepts, with their parameters.
+    /// The kernels [`KernelSpec::from_str`] accepts, with their parameters.
     pub const SYNTAX: &'static str = "linear, poly:D[:C], gaussian[:SIGMA], cosine, geodesic:K[:euclid|cosine], \
                                       string:spectrum:N, string:boundrange:N";
 
@@ -148,7 +171,7 @@ impl FromStr for KernelSpec {
     type Err = KernelError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let invalid = |reason: String| KernelError::InvalidSpec {
+        let invalid = |reason: String| KernelError::BadSpec {
             text: text.to_string(),
             reason,
         };
@@ -226,7 +249,7 @@ pub fn parse_memory_size(text: &str) -> Result<u64, KernelError> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(trimmed.len());
     let (number, unit) = trimmed.split_at(split);
-    let invalid = |reason: &str| KernelError::InvalidBudget {
+    let invalid = |reason: &str| KernelError::BadMemorySize {
         text: text.to_string(),
         reason: reason.to_string(),
     };
@@ -645,6 +668,35 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn errors_name_the_parameter_and_carry_the_value() {
+        let error = "rbf".parse::<KernelSpec>().expect_err("not a kernel");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "kernel \"rbf\": not a kernel (choose one of: {})",
+                KernelSpec::SYNTAX
+            )
+        );
+        assert!(matches!(error, KernelError::BadSpec { text, .. } if text == "rbf"));
+        let error = parse_memory_size("lots").expect_err("not a size");
+        assert_eq!(
+            error.to_string(),
+            "memory budget \"lots\": expected a size such as 512MiB or 8GiB"
+        );
+        assert!(matches!(error, KernelError::BadMemorySize { text, .. } if text == "lots"));
+        let error = KernelError::OverBudget {
+            n: 270,
+            bytes: 873_720,
+            budget: 1024,
+        };
+        assert_eq!(
+            error.to_string(),
+            "the kernel matrix of this node (270 documents) needs 853.2 KiB, which exceeds the memory budget of \
+             1.0 KiB: split a smaller node, raise the memory budget, or use a linear rule such as pddp"
+        );
     }
 
     #[test]

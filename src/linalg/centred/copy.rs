@@ -208,8 +208,8 @@ fn active_row_table(
     row_table(used)
 }
 
-/// [`active_row_table`] read off the node's centroid (over the data's rows): the rows where it is not zero,
-/// without a pass over the node's entries (a noticeable share of a PDDP tree; see benches/README.md). A row no member
+/// [`active_row_table`] read off the node's centroid (over the data's rows): the rows where it is not zero, without
+/// a pass over the node's entries (a noticeable share of a PDDP tree; see benches/README.md). A row no member
 /// stores sums to exactly zero, so these rows are among those the members store; they are all of them unless a
 /// member stores an explicit zero, or values that cancel or underflow in the mean. The copy of the row indices
 /// ([`Layout::rows`]) finds any row left out, and the caller then marks the rows the long way.

@@ -1,6 +1,9 @@
 //! Kernels and the kernel (Gram) matrix of a node: `K_ij = k(x_i, x_j)` over the node's members, for the kernel
-//! split rules (KPDDP and kernel k-means, seed 000 section 3; soft geodesic kernel k-means, seed 001; spectral
-//! clustering and string kernels, seed 002; alignment and cut cost, seed 004).
+//! split rules (KPDDP and kernel k-means: Zeimpekis & Gallopoulos, *Principal Direction Divisive Partitioning
+//! with kernels and k-means steering*, section 3; soft geodesic kernel k-means: Kim, Shim & Choi, *Soft geodesic
+//! kernel k-means*; spectral clustering and string kernels: Gkotsopoulou & Monge, *Kernel based methods for text
+//! clustering*; alignment and cut cost: Cristianini, Shawe-Taylor & Kandola, *Spectral kernel methods for
+//! clustering*).
 //!
 //! A Gram matrix costs `n^2 x 8` bytes, so [`kernel_matrix`] checks that against the caller's memory budget before
 //! it allocates anything, and refuses with the size and what to do instead.
@@ -21,8 +24,8 @@ use crate::dataset::DocumentTexts;
 use crate::matrix::DataMatrix;
 use crate::progress::{Cancelled, Progress};
 
-/// The distance a geodesic kernel's neighbourhood graph is built from (seed 001: Euclidean, or the cosine
-/// document distance of eq. (10)).
+/// The distance a geodesic kernel's neighbourhood graph is built from (Kim, Shim & Choi: Euclidean, or the cosine
+/// document distance of their eq. (10)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GeodesicMetric {
@@ -37,22 +40,24 @@ pub enum GeodesicMetric {
 pub enum KernelSpec {
     /// `x^T y`.
     Linear,
-    /// `(x^T y + offset)^degree` (seed 000 section 3 uses offset 1, the default).
+    /// `(x^T y + offset)^degree` (Zeimpekis & Gallopoulos use offset 1 in section 3; it is the default).
     Polynomial { degree: u32, offset: f64 },
-    /// `exp(-||x - y||^2 / sigma^2)` (seed 000 section 3); `None` takes sigma from the median pairwise distance
-    /// of the node's members.
+    /// `exp(-||x - y||^2 / sigma^2)` (Zeimpekis & Gallopoulos, section 3); `None` takes sigma from the median
+    /// pairwise distance of the node's members.
     Gaussian { sigma: Option<f64> },
     /// `x^T y / (||x|| ||y||)`.
     Cosine,
-    /// The geodesic kernel of seed 001: a `neighbours`-nearest-neighbour graph, shortest-path distances, and
+    /// The geodesic kernel of Kim, Shim & Choi: a `neighbours`-nearest-neighbour graph, shortest-path distances, and
     /// kernel (6) with `c = c*` from the 2n x 2n matrix (5).
     Geodesic {
         neighbours: usize,
         metric: GeodesicMetric,
     },
-    /// Normalised spectrum kernel of seed 002: common character substrings of length `n` in the raw text.
+    /// Normalised spectrum kernel of Gkotsopoulou & Monge: common character substrings of length `n` in the raw
+    /// text.
     Spectrum { n: usize },
-    /// Normalised bounded-range spectrum kernel of seed 002: common substrings of every length from 1 to `n`.
+    /// Normalised bounded-range spectrum kernel of Gkotsopoulou & Monge: common substrings of every length from 1 to
+    /// `n`.
     BoundRange { n: usize },
 }
 
@@ -116,7 +121,7 @@ pub struct KernelMatrix {
     pub sigma: Option<f64>,
     /// Connected components of a geodesic kernel's neighbourhood graph.
     pub components: Option<usize>,
-    /// The constant c* of a geodesic kernel (seed 001 eq. (5)-(6)).
+    /// The constant c* of a geodesic kernel (Kim, Shim & Choi, eqs. (5)-(6)).
     pub c_star: Option<f64>,
 }
 
@@ -449,8 +454,8 @@ fn dense_euclidean(a: &Column, b: &Column) -> f64 {
     }
 }
 
-/// The document distance of seed 001 eq. (10), `1 - x^T y / (||x|| ||y||)`, from the inner product and the squared
-/// norms; 1 (nothing in common) when either document is empty.
+/// The document distance of Kim, Shim & Choi, eq. (10), `1 - x^T y / (||x|| ||y||)`, from the inner product and
+/// the squared norms; 1 (nothing in common) when either document is empty.
 fn cosine_distance(inner: f64, norm_i: f64, norm_j: f64) -> f64 {
     let scale = (norm_i * norm_j).sqrt();
     if scale > 0.0 {

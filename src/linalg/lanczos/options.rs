@@ -17,10 +17,10 @@ pub struct LanczosOptions {
     /// `(m + n) * krylov_dimension` values at most (a run that converges sooner touches only the vectors it
     /// built); larger bases need fewer products on hard problems.
     pub krylov_dimension: Option<usize>,
-    /// A guess at the leading right singular vector (length n, or the solvers panic), e.g. a parent node's
-    /// direction restricted to a child. The first run starts from the guess plus an equal share of the fixed pseudo-random vector: the
-    /// guess saves the steps a random start spends finding the leading direction, and the random share keeps
-    /// every direction present, so a guess orthogonal to the answer cannot hide it. `None`: the random vector.
+    /// A guess at the leading right singular vector (length n, or the solvers panic), e.g. a parent node's direction
+    /// restricted to a child. The first run starts from the guess plus an equal share of the fixed pseudo-random
+    /// vector: the guess saves the steps a random start spends finding the leading direction, and the random share
+    /// keeps every direction present, so a guess orthogonal to the answer cannot hide it. `None`: the random vector.
     pub start: Option<Vec<f64>>,
 }
 

@@ -1,5 +1,5 @@
-//! From paths to a weighted data matrix: read (corpus), tokenise (text), weight (matrix), with each phase timed,
-//! documents left empty by the filters dropped and reported, and the result cached.
+//! From paths to a weighted data matrix: read (corpus), tokenise (text), weight (weighting), with each phase
+//! timed, documents left empty by the filters dropped and reported, and the result cached.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 use crate::cache;
 use crate::corpus::{self, CorpusError, Document, LoadOptions, LoadReport, Loaded};
 use crate::demo;
-use crate::matrix::{self, DataMatrix, MatrixError, Weighting};
+use crate::matrix::DataMatrix;
 use crate::progress::{Cancelled, Progress};
 use crate::text::{self, TextError, TextOptions};
+use crate::weighting::{Weighting, WeightingError, numeric_matrix, weight_counts};
 
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
@@ -21,7 +22,7 @@ pub enum DatasetError {
     #[error(transparent)]
     Text(#[from] TextError),
     #[error(transparent)]
-    Matrix(#[from] MatrixError),
+    Weighting(#[from] WeightingError),
     #[error("loading cancelled")]
     Cancelled,
     #[error(
@@ -291,7 +292,7 @@ fn build(
             }
             let start = Instant::now();
             let weighting = options.weighting.unwrap_or(Weighting::None);
-            let matrix = matrix::numeric_matrix(&table, weighting)?;
+            let matrix = numeric_matrix(&table, weighting)?;
             let (label_names, labels) = index_labels(table.labels.iter().map(Option::as_deref));
             let documents = table
                 .ids
@@ -355,7 +356,7 @@ fn build(
             }
             let start = Instant::now();
             let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
-            let matrix = matrix::weight_counts(&counts, weighting);
+            let matrix = weight_counts(&counts, weighting);
             let weight = millis(start);
 
             let (label_names, labels) = index_labels(documents.iter().map(|d| d.label.as_deref()));

@@ -16,3 +16,4 @@ pub mod report;
 pub mod rng;
 pub mod stats;
 pub mod text;
+pub mod weighting;

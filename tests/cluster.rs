@@ -607,7 +607,7 @@ fn the_tree_does_not_depend_on_the_number_of_threads() {
             token_counts: vec![30; documents.len()],
             documents,
         };
-        pdx::matrix::weight_counts(&counts, pdx::matrix::Weighting::TEXT_DEFAULT)
+        pdx::weighting::weight_counts(&counts, pdx::weighting::Weighting::TEXT_DEFAULT)
     };
     assert!(large.nnz() > 80_000);
     let grow_with = |threads: usize| {

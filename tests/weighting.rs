@@ -7,8 +7,10 @@
 // The expected values are written out as decimals worked by hand, on purpose, not as library constants.
 #![allow(clippy::approx_constant)]
 
-use pdx::matrix::{Column, DataMatrix, Weighting, weight_counts};
+use pdx::linalg::Column;
+use pdx::matrix::DataMatrix;
 use pdx::text::TermCounts;
+use pdx::weighting::{Weighting, weight_counts};
 
 fn counts() -> TermCounts {
     TermCounts {

@@ -9,7 +9,7 @@ use pdx::choice::Choice;
 use pdx::cluster::registry::{self, Children};
 use pdx::cluster::rules::{DEFAULT_MEMORY_BUDGET, SplitEnv};
 use pdx::cluster::{Param, Params, RuleSpec, SelectPolicy, Tree};
-use pdx::linalg::kernel::KernelSpec;
+use pdx::linalg::kernel::{KernelError, KernelSpec};
 use pdx::report;
 
 use super::corpus::CorpusArgs;
@@ -66,10 +66,10 @@ pub struct ClusterArgs {
 impl ClusterArgs {
     /// The rule the flags choose, its parameters checked by the library.
     fn rule(&self, leaves: usize) -> anyhow::Result<RuleSpec> {
-        let kernel: KernelSpec = self
-            .kernel
-            .parse()
-            .with_context(|| format!("--kernel {:?}", self.kernel))?;
+        let kernel: KernelSpec = self.kernel.parse().map_err(|error| match error {
+            KernelError::BadSpec { text, reason } => anyhow::anyhow!("--kernel {text:?}: {reason}"),
+            other => other.into(),
+        })?;
         // A rule that makes a flat clustering in one split asks for as many groups as leaves, unless told.
         let flat = registry::find(&self.rule).is_some_and(|rule| rule.children == Children::Flat);
         let k_way = self.k_way.unwrap_or(if flat {

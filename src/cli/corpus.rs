@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
 use pdx::dataset::{self, DatasetOptions, Opened};
-use pdx::matrix::Weighting;
 use pdx::text::{StoplistChoice, TextOptions};
+use pdx::weighting::Weighting;
 
 use pdx::choice::Choice;
 

@@ -1,6 +1,7 @@
 //! [`Gram`]: a node's kernel matrix `K_ij = k(x_i, x_j)` over its members, stored dense because kernel methods
-//! (seed 000 section 3, seeds 001, 002, 004) work with all of it; its size is checked against a memory budget
-//! before it is built (see [`Gram::bytes_for`]).
+//! (Zeimpekis & Gallopoulos, section 3; Kim, Shim & Choi; Gkotsopoulou & Monge; Cristianini, Shawe-Taylor &
+//! Kandola) work with all of it; its size is checked against a memory budget before it is built (see
+//! [`Gram::bytes_for`]).
 
 use rayon::prelude::*;
 
@@ -112,7 +113,7 @@ impl Gram {
     }
 
     /// Scatter in feature space of the points the matrix is a Gram matrix of: `sum_i K_ii - (1/n) e^T K e`, the
-    /// kernel scatter of seed 000 eq. (6) (`||Phi - mean e^T||_F^2` without forming `Phi`).
+    /// kernel scatter of Zeimpekis & Gallopoulos, eq. (6) (`||Phi - mean e^T||_F^2` without forming `Phi`).
     pub fn feature_scatter(&self) -> f64 {
         if self.n == 0 {
             return 0.0;

@@ -1,8 +1,9 @@
 //! Products with the matrices the kernel split rules take eigenvectors of, all derived from a node's kernel
-//! matrix `K` ([`Gram`]) without forming them: the centred Gram matrix `(I - P) K (I - P)` of KPCA (seed 000
-//! eqs. (3)-(4); with a diagonal scaling, the normalised centred kernel of seed 004 section 3.1), the shifted
-//! Laplacian `c I - (D - K)` (seed 004 section 3.2, seed 002) and the shifted normalised affinity
-//! `D^{-1/2} K D^{-1/2} + I` (seed 002's `L_sym` and `L_rw`).
+//! matrix `K` ([`Gram`]) without forming them: the centred Gram matrix `(I - P) K (I - P)` of KPCA (Zeimpekis &
+//! Gallopoulos, eqs. (3)-(4); with a diagonal scaling, the normalised centred kernel of Cristianini,
+//! Shawe-Taylor & Kandola, section 3.1), the shifted Laplacian `c I - (D - K)` (Cristianini, Shawe-Taylor &
+//! Kandola, section 3.2; Gkotsopoulou & Monge) and the shifted normalised affinity `D^{-1/2} K D^{-1/2} + I`
+//! (Gkotsopoulou & Monge's `L_sym` and `L_rw`).
 //!
 //! Why the Golub-Kahan-Lanczos code of PDDP can find eigenvectors here: every operator below is symmetric, and
 //! [`leading_eigenpairs`] makes it positive semi-definite (by a shift where it need not be). For a symmetric PSD
@@ -33,14 +34,15 @@ pub struct GramOperator<'a> {
 }
 
 impl<'a> GramOperator<'a> {
-    /// The centred Gram matrix `(I - P) K (I - P)`, `P = e e^T / n` (seed 000 eq. (3), as in Table 2's KPDDP):
-    /// the Gram matrix of the node's points centred in feature space.
+    /// The centred Gram matrix `(I - P) K (I - P)`, `P = e e^T / n` (Zeimpekis & Gallopoulos, eq. (3), as in
+    /// their Table 2's KPDDP): the Gram matrix of the node's points centred in feature space.
     pub fn centred(gram: &'a Gram) -> Self {
         GramOperator::new(gram, None, None, true)
     }
 
-    /// The normalised, centred kernel of seed 004 section 3.1: `K_ij / sqrt(K_ii K_jj)` (points scaled to unit
-    /// length in feature space), then centred. A member with `K_ii <= 0` (a zero vector) gets scale 0.
+    /// The normalised, centred kernel of Cristianini, Shawe-Taylor & Kandola, section 3.1: `K_ij / sqrt(K_ii K_jj)`
+    /// (points scaled to unit length in feature space), then centred. A member with `K_ii <= 0` (a zero vector) gets
+    /// scale 0.
     pub fn normalised_centred(gram: &'a Gram) -> Self {
         GramOperator::new(
             gram,
@@ -50,9 +52,9 @@ impl<'a> GramOperator<'a> {
         )
     }
 
-    /// `c I - L` with `L = D - K` (seed 004 section 3.2), on the complement of `e` when `deflate_constant`
-    /// (`L e = 0`, so `L` maps that complement into itself and its leading vector there is the Fiedler vector).
-    /// `shift` must be at least the largest eigenvalue of `L`; see [`laplacian_shift`].
+    /// `c I - L` with `L = D - K` (Cristianini, Shawe-Taylor & Kandola, section 3.2), on the complement of `e` when
+    /// `deflate_constant` (`L e = 0`, so `L` maps that complement into itself and its leading vector there is the
+    /// Fiedler vector). `shift` must be at least the largest eigenvalue of `L`; see [`laplacian_shift`].
     pub fn shifted_laplacian(
         gram: &'a Gram,
         degrees: &[f64],
@@ -63,9 +65,9 @@ impl<'a> GramOperator<'a> {
         GramOperator::new(gram, None, Some(diagonal), deflate_constant)
     }
 
-    /// `D^{-1/2} K D^{-1/2} + I = 2 I - L_sym` (seed 002): its leading eigenvectors are those of `L_sym` with the
-    /// smallest eigenvalues, and its eigenvalues lie in [0, 2] when `K` is entrywise non-negative. A member of
-    /// degree 0 (no similarity to anyone, itself included) gets scale 0.
+    /// `D^{-1/2} K D^{-1/2} + I = 2 I - L_sym` (Gkotsopoulou & Monge): its leading eigenvectors are those of `L_sym`
+    /// with the smallest eigenvalues, and its eigenvalues lie in [0, 2] when `K` is entrywise non-negative. A member
+    /// of degree 0 (no similarity to anyone, itself included) gets scale 0.
     pub fn shifted_normalised_affinity(gram: &'a Gram, degrees: &[f64]) -> Self {
         let n = gram.n();
         GramOperator::new(
@@ -349,7 +351,7 @@ pub fn leading_eigenpairs_deflated(
 /// Seed of the sign patterns of [`leading_eigenpairs_deflated`]'s runs after the first.
 const DEFLATION_SEED: u64 = 0x0064_6566_6C61_7465;
 
-/// Degrees `d_i = sum_j K_ij` (seed 002), rows in parallel.
+/// Degrees `d_i = sum_j K_ij` (Gkotsopoulou & Monge), rows in parallel.
 pub fn degrees(gram: &Gram) -> Vec<f64> {
     let n = gram.n();
     (0..n)

@@ -1,20 +1,28 @@
 //! Linear algebra for the split rules: the [`LinearOperator`] trait, the implicitly centred node operator
 //! ([`CentredColumns`]) and the leading singular triplets of an operator ([`leading_singular`], a restarted
 //! Golub-Kahan-Lanczos bidiagonalisation, and [`leading_singular_dense`], a Gram-matrix eigen-decomposition for
-//! small operators; [`leading_singular_auto`] picks one).
+//! small operators; [`leading_singular_auto`] picks one); the columns of the data matrix and the numerics every
+//! rule runs on them ([`Column`], [`DataMatrix::centroid`], [`DataMatrix::column_norms_squared`]), over the
+//! sparse inner loops that every product shares; and the kernel matrices of the kernel rules ([`kernel`],
+//! [`kernel_ops`]).
 //!
-//! PDDP (Boley, *Principal Direction Divisive Partitioning*, 1998; Zeimpekis & Gallopoulos, seed 000, section 2)
-//! splits a cluster node p by the signs of the leading right singular vector of its centred matrix
-//! `B = A_p - c e^T`, where `A_p` holds the node's columns, `c` their centroid and `e` the all-ones vector. `B` is
-//! dense even when `A_p` is sparse, so it is never formed: algorithms here see it only through products `B x` and
-//! `B^T y` (see [`CentredColumns`]).
+//! PDDP (Boley, *Principal Direction Divisive Partitioning*, 1998; Zeimpekis & Gallopoulos, *Principal Direction
+//! Divisive Partitioning with kernels and k-means steering*, section 2) splits a cluster node p by the signs of
+//! the leading right singular vector of its centred matrix `B = A_p - c e^T`, where `A_p` holds the node's
+//! columns, `c` their centroid and `e` the all-ones vector. `B` is dense even when `A_p` is sparse, so it is
+//! never formed: algorithms here see it only through products `B x` and `B^T y` (see [`CentredColumns`]).
+//!
+//! [`DataMatrix::centroid`]: crate::matrix::DataMatrix::centroid
+//! [`DataMatrix::column_norms_squared`]: crate::matrix::DataMatrix::column_norms_squared
 
 mod centred;
+mod columns;
 mod dense;
 mod gram;
 pub mod kernel;
 pub mod kernel_ops;
 mod lanczos;
+mod sparse;
 mod vector;
 
 #[cfg(test)]
@@ -25,6 +33,7 @@ pub(crate) mod test_util;
 use nalgebra::DMatrix;
 
 pub use centred::{CentredColumns, KnownSummary, PARALLEL_MIN_NNZ};
+pub use columns::Column;
 pub use dense::{DENSE_LIMIT, leading_singular_dense};
 pub use gram::Gram;
 pub use lanczos::{

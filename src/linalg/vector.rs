@@ -7,7 +7,7 @@
 /// reassociating (which it may not do for floating point) and stays deterministic.
 pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
-    crate::matrix::four_lane_sum(a, b, |&x| x)
+    super::sparse::four_lane_sum(a, b, |&x| x)
 }
 
 /// Euclidean norm.

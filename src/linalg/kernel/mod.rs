@@ -1,6 +1,9 @@
 //! Kernels and the kernel (Gram) matrix of a node: `K_ij = k(x_i, x_j)` over the node's members, for the kernel
-//! split rules (KPDDP and kernel k-means, seed 000 section 3; soft geodesic kernel k-means, seed 001; spectral
-//! clustering and string kernels, seed 002; alignment and cut cost, seed 004).
+//! split rules (KPDDP and kernel k-means: Zeimpekis & Gallopoulos, *Principal Direction Divisive Partitioning
+//! with kernels and k-means steering*, section 3; soft geodesic kernel k-means: Kim, Shim & Choi, *Soft geodesic
+//! kernel k-means*; spectral clustering and string kernels: Gkotsopoulou & Monge, *Kernel based methods for text
+//! clustering*; alignment and cut cost: Cristianini, Shawe-Taylor & Kandola, *Spectral kernel methods for
+//! clustering*).
 //!
 //! A Gram matrix costs `n^2 x 8` bytes, so [`kernel_matrix`] checks that against the caller's memory budget before
 //! it allocates anything, and refuses with the size and what to do instead.
@@ -16,13 +19,13 @@ mod string;
 
 use rayon::prelude::*;
 
-use super::Gram;
+use super::{Column, Gram};
 use crate::dataset::DocumentTexts;
-use crate::matrix::{Column, DataMatrix};
+use crate::matrix::DataMatrix;
 use crate::progress::{Cancelled, Progress};
 
-/// The distance a geodesic kernel's neighbourhood graph is built from (seed 001: Euclidean, or the cosine
-/// document distance of eq. (10)).
+/// The distance a geodesic kernel's neighbourhood graph is built from (Kim, Shim & Choi: Euclidean, or the cosine
+/// document distance of their eq. (10)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GeodesicMetric {
@@ -30,28 +33,31 @@ pub enum GeodesicMetric {
     Cosine,
 }
 
-/// A kernel, as written on the command line (`--kernel`) and recorded on the nodes it split.
+/// A kernel, as written in text (read by [`KernelSpec::from_str`], written by `Display`) and recorded on the
+/// nodes it split.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kernel", rename_all = "kebab-case")]
 pub enum KernelSpec {
     /// `x^T y`.
     Linear,
-    /// `(x^T y + offset)^degree` (seed 000 section 3 uses offset 1, the default).
+    /// `(x^T y + offset)^degree` (Zeimpekis & Gallopoulos use offset 1 in section 3; it is the default).
     Polynomial { degree: u32, offset: f64 },
-    /// `exp(-||x - y||^2 / sigma^2)` (seed 000 section 3); `None` takes sigma from the median pairwise distance
-    /// of the node's members.
+    /// `exp(-||x - y||^2 / sigma^2)` (Zeimpekis & Gallopoulos, section 3); `None` takes sigma from the median
+    /// pairwise distance of the node's members.
     Gaussian { sigma: Option<f64> },
     /// `x^T y / (||x|| ||y||)`.
     Cosine,
-    /// The geodesic kernel of seed 001: a `neighbours`-nearest-neighbour graph, shortest-path distances, and
+    /// The geodesic kernel of Kim, Shim & Choi: a `neighbours`-nearest-neighbour graph, shortest-path distances, and
     /// kernel (6) with `c = c*` from the 2n x 2n matrix (5).
     Geodesic {
         neighbours: usize,
         metric: GeodesicMetric,
     },
-    /// Normalised spectrum kernel of seed 002: common character substrings of length `n` in the raw text.
+    /// Normalised spectrum kernel of Gkotsopoulou & Monge: common character substrings of length `n` in the raw
+    /// text.
     Spectrum { n: usize },
-    /// Normalised bounded-range spectrum kernel of seed 002: common substrings of every length from 1 to `n`.
+    /// Normalised bounded-range spectrum kernel of Gkotsopoulou & Monge: common substrings of every length from 1 to
+    /// `n`.
     BoundRange { n: usize },
 }
 
@@ -61,20 +67,34 @@ impl Default for KernelSpec {
     }
 }
 
-/// What can go wrong building a kernel matrix.
+/// What can go wrong reading a kernel or a memory size, or building a kernel matrix. The variants about a value
+/// the user gave carry it, so that a command line can word the message with the flag that gave it.
 #[derive(Debug, thiserror::Error)]
 pub enum KernelError {
-    #[error("--kernel {text:?}: {reason}")]
-    InvalidSpec { text: String, reason: String },
-    #[error("--mem-budget {text:?}: {reason}")]
-    InvalidBudget { text: String, reason: String },
+    /// A kernel written in text that [`KernelSpec::from_str`] does not accept.
+    #[error("kernel {text:?}: {reason}")]
+    BadSpec {
+        /// The text as given.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A node's kernel matrix would need more memory than the budget allows (checked before anything is
+    /// allocated).
     #[error(
-        "the kernel matrix of this node ({n} documents) needs {} but the memory budget is {}: split a smaller \
-         node, raise --mem-budget, or use a linear rule such as pddp",
+        "the kernel matrix of this node ({n} documents) needs {}, which exceeds the memory budget of {}: split a \
+         smaller node, raise the memory budget, or use a linear rule such as pddp",
         format_bytes(*bytes),
         format_bytes(*budget)
     )]
-    OverBudget { n: usize, bytes: u64, budget: u64 },
+    OverBudget {
+        /// The node's member count.
+        n: usize,
+        /// What the kernel matrix would need ([`kernel_bytes`]).
+        bytes: u64,
+        /// The memory budget it was checked against.
+        budget: u64,
+    },
     #[error("the {0} kernel reads the documents' text, and this data has none (numeric rows)")]
     NeedsText(&'static str),
     #[error("the {0} kernel is not available yet")]
@@ -93,12 +113,12 @@ pub struct KernelMatrix {
     pub sigma: Option<f64>,
     /// Connected components of a geodesic kernel's neighbourhood graph.
     pub components: Option<usize>,
-    /// The constant c* of a geodesic kernel (seed 001 eq. (5)-(6)).
+    /// The constant c* of a geodesic kernel (Kim, Shim & Choi, eqs. (5)-(6)).
     pub c_star: Option<f64>,
 }
 
 impl KernelSpec {
-    /// The names `--kernel` accepts, with their parameters.
+    /// The kernels [`KernelSpec::from_str`] accepts, with their parameters.
     pub const SYNTAX: &'static str = "linear, poly:D[:C], gaussian[:SIGMA], cosine, geodesic:K[:euclid|cosine], \
                                       string:spectrum:N, string:boundrange:N";
 
@@ -148,7 +168,7 @@ impl FromStr for KernelSpec {
     type Err = KernelError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let invalid = |reason: String| KernelError::InvalidSpec {
+        let invalid = |reason: String| KernelError::BadSpec {
             text: text.to_string(),
             reason,
         };
@@ -216,44 +236,6 @@ impl FromStr for KernelSpec {
         };
         Ok(spec)
     }
-}
-
-/// Parse a memory size: a whole number of bytes, or one with a unit `KiB`, `MiB`, `GiB`, `TiB` (powers of 1024)
-/// or `KB`, `MB`, `GB`, `TB` (powers of 1000); e.g. `512MiB`, `8GiB`.
-pub fn parse_memory_size(text: &str) -> Result<u64, KernelError> {
-    let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(trimmed.len());
-    let (number, unit) = trimmed.split_at(split);
-    let invalid = |reason: &str| KernelError::InvalidBudget {
-        text: text.to_string(),
-        reason: reason.to_string(),
-    };
-    let value: f64 = number
-        .parse()
-        .map_err(|_| invalid("expected a size such as 512MiB or 8GiB"))?;
-    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "kib" => 1024.0,
-        "mib" => 1024.0 * 1024.0,
-        "gib" => 1024.0 * 1024.0 * 1024.0,
-        "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        "tb" => 1e12,
-        _ => {
-            return Err(invalid(
-                "unknown unit (use KiB, MiB, GiB, TiB, KB, MB, GB or TB)",
-            ));
-        }
-    };
-    let bytes = value * scale;
-    if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
-        return Err(invalid("must be at least one byte"));
-    }
-    Ok(bytes as u64)
 }
 
 /// Bytes as the largest binary unit that keeps at least 1 (e.g. `1.5 GiB`).
@@ -426,8 +408,8 @@ fn dense_euclidean(a: &Column, b: &Column) -> f64 {
     }
 }
 
-/// The document distance of seed 001 eq. (10), `1 - x^T y / (||x|| ||y||)`, from the inner product and the squared
-/// norms; 1 (nothing in common) when either document is empty.
+/// The document distance of Kim, Shim & Choi, eq. (10), `1 - x^T y / (||x|| ||y||)`, from the inner product and
+/// the squared norms; 1 (nothing in common) when either document is empty.
 fn cosine_distance(inner: f64, norm_i: f64, norm_j: f64) -> f64 {
     let scale = (norm_i * norm_j).sqrt();
     if scale > 0.0 {
@@ -648,13 +630,32 @@ mod tests {
     }
 
     #[test]
-    fn memory_sizes_parse_with_units() {
-        assert_eq!(parse_memory_size("512MiB").ok(), Some(512 << 20));
-        assert_eq!(parse_memory_size("8GiB").ok(), Some(8 << 30));
-        assert_eq!(parse_memory_size("2GB").ok(), Some(2_000_000_000));
-        assert_eq!(parse_memory_size("1000").ok(), Some(1000));
-        assert!(parse_memory_size("lots").is_err());
-        assert!(parse_memory_size("5 parsecs").is_err());
+    fn errors_name_the_parameter_and_carry_the_value() {
+        let error = "rbf".parse::<KernelSpec>().expect_err("not a kernel");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "kernel \"rbf\": not a kernel (choose one of: {})",
+                KernelSpec::SYNTAX
+            )
+        );
+        assert!(matches!(error, KernelError::BadSpec { text, .. } if text == "rbf"));
+        let error = KernelError::OverBudget {
+            n: 270,
+            bytes: 873_720,
+            budget: 1024,
+        };
+        assert_eq!(
+            error.to_string(),
+            "the kernel matrix of this node (270 documents) needs 853.2 KiB, which exceeds the memory budget of \
+             1.0 KiB: split a smaller node, raise the memory budget, or use a linear rule such as pddp"
+        );
+    }
+
+    #[test]
+    fn sizes_show_in_binary_units() {
         assert_eq!(format_bytes(3 << 30), "3.0 GiB");
+        assert_eq!(format_bytes(873_720), "853.2 KiB");
+        assert_eq!(format_bytes(1000), "1000 B");
     }
 }

@@ -1,13 +1,13 @@
-//! The string kernels of Gkotsopoulou & Monge (seed 002, "String kernels"): `k(x, y) = sum_r num_r(x) num_r(y)`
-//! over character substrings r, with r of one length n (*spectrum*) or of every length from 1 to n
-//! (*boundrange*), normalised to `k(x, y) / sqrt(k(x, x) k(y, y))` "to remove any bias introduced by document
-//! length" (a document with no substring of the lengths asked for has zero similarity to everything, itself
+//! The string kernels of Gkotsopoulou & Monge (*Kernel based methods for text clustering*, "String kernels"): `k(x,
+//! y) = sum_r num_r(x) num_r(y)` over character substrings r, with r of one length n (*spectrum*) or of every length
+//! from 1 to n (*boundrange*), normalised to `k(x, y) / sqrt(k(x, x) k(y, y))` "to remove any bias introduced by
+//! document length" (a document with no substring of the lengths asked for has zero similarity to everything, itself
 //! included).
 //!
-//! Substrings are taken over the Unicode characters of the text as stored, with no case folding or other
-//! clean-up (seed 002 ran the kernels on Reuters text that was already lower-cased and reduced to letters; pdx
-//! leaves that to the corpus). Each document becomes a sparse vector of substring counts: a substring is named by
-//! a 64-bit hash of its characters (extended one character at a time, so all lengths from one start cost one pass),
+//! Substrings are taken over the Unicode characters of the text as stored, with no case folding or other clean-up
+//! (Gkotsopoulou & Monge ran the kernels on Reuters text that was already lower-cased and reduced to letters; pdx
+//! leaves that to the corpus). Each document becomes a sparse vector of substring counts: a substring is named by a
+//! 64-bit hash of its characters (extended one character at a time, so all lengths from one start cost one pass),
 //! and the Gram matrix is the documents' inner products through the same inverted index as sparse text. Two
 //! different substrings share a hash with probability about `s^2 / 2^65` for s distinct substrings in the node
 //! (below 1e-5 for ten million).

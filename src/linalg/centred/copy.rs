@@ -1,0 +1,236 @@
+//! How a node's columns are copied out of the data matrix into a layout: which rows a compact node keeps, and its
+//! row indices renumbered to those rows and narrowed to the smallest index type that holds them.
+
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+use sprs::CsMat;
+
+use super::PARALLEL_MIN_NNZ;
+use super::product::split_at_offsets;
+use super::storage::{RowIndex, SparseColumns, SparseStorage, Storage};
+use crate::linalg::LinalgError;
+use crate::matrix::DataMatrix;
+
+/// The double-precision values of `matrix`: borrowed, or taken over when it had to be converted.
+fn double_values(matrix: Cow<'_, CsMat<f64>>) -> Cow<'_, [f64]> {
+    match matrix {
+        Cow::Borrowed(matrix) => Cow::Borrowed(matrix.data()),
+        Cow::Owned(matrix) => Cow::Owned(matrix.into_raw_storage().2),
+    }
+}
+
+/// Rows no member uses get this in the renumbering table.
+const UNUSED_ROW: u32 = u32::MAX;
+
+impl<'a> Storage<'a> {
+    /// The node's storage; `columns` must be in range. With `compact`, sparse row indices are renumbered to the
+    /// rows the node actually uses (returned, ascending), so that every dense vector of the solver has the length
+    /// of the node's vocabulary rather than the corpus's. Row indices are stored as `u16` when the operator has
+    /// at most 65,536 rows: the copy takes half the memory and every product reads 2 bytes less per non-zero.
+    /// A compact node whose centroid the caller knows (over the data's rows) takes the rows it uses from the
+    /// centroid's non-zeros, checked as the row indices are copied (see [`rows_of_centroid`]). Values are read
+    /// in single precision when the data has them (see [`StoredValue`](crate::linalg::sparse::StoredValue)).
+    pub(super) fn new(
+        data: &'a DataMatrix,
+        columns: &'a [usize],
+        compact: bool,
+        known_centroid: Option<&[f64]>,
+    ) -> Result<(Self, Option<Vec<usize>>), LinalgError> {
+        match data {
+            DataMatrix::Sparse { matrix, .. } => {
+                if u32::try_from(matrix.rows()).is_err() {
+                    return Err(LinalgError::TooManyRows {
+                        rows: matrix.rows(),
+                    });
+                }
+                let matrix: Cow<'a, CsMat<f64>> = if matrix.is_csc() {
+                    Cow::Borrowed(matrix)
+                } else {
+                    Cow::Owned(matrix.to_csc())
+                };
+                let indptr = matrix.indptr();
+                let mut offsets = Vec::with_capacity(columns.len() + 1);
+                let mut value_starts = Vec::with_capacity(columns.len());
+                let mut total = 0;
+                offsets.push(0);
+                for &j in columns {
+                    let range = indptr.outer_inds_sz(j);
+                    value_starts.push(range.start);
+                    total += range.len();
+                    offsets.push(total);
+                }
+                let parallel = total >= PARALLEL_MIN_NNZ;
+                let mark_rows =
+                    || active_row_table(matrix.indices(), &value_starts, &offsets, matrix.rows());
+                let mut selection = match (compact, known_centroid) {
+                    (false, _) => None,
+                    (true, Some(centroid)) => Some(rows_of_centroid(centroid)),
+                    (true, _) => Some(mark_rows()),
+                };
+                enum Copied {
+                    Narrow(Vec<u16>),
+                    Wide(Vec<u32>),
+                }
+                let copied = loop {
+                    let operator_rows = selection
+                        .as_ref()
+                        .map_or(matrix.rows(), |(_, active)| active.len());
+                    let layout = Layout {
+                        all_indices: matrix.indices(),
+                        renumbering: selection.as_ref().map(|(table, _)| table.as_slice()),
+                        offsets: &offsets,
+                        value_starts: &value_starts,
+                        parallel,
+                    };
+                    let copied = if operator_rows <= usize::from(u16::MAX) + 1 {
+                        layout.rows().map(Copied::Narrow)
+                    } else {
+                        layout.rows().map(Copied::Wide)
+                    };
+                    match copied {
+                        Some(copied) => break copied,
+                        // A member stores a row the centroid has as zero: mark the rows the long way.
+                        None => selection = Some(mark_rows()),
+                    }
+                };
+                // The single-precision values are in the data's storage order, which a converted matrix lost.
+                let single = match &matrix {
+                    Cow::Borrowed(_) => data.single_precision_values(),
+                    Cow::Owned(_) => None,
+                };
+                let columns = match (copied, single) {
+                    (Copied::Narrow(rows), Some(single)) => SparseStorage::NarrowSingle(
+                        SparseColumns::new(offsets, rows, value_starts, Cow::Borrowed(single)),
+                    ),
+                    (Copied::Wide(rows), Some(single)) => SparseStorage::WideSingle(
+                        SparseColumns::new(offsets, rows, value_starts, Cow::Borrowed(single)),
+                    ),
+                    (Copied::Narrow(rows), None) => SparseStorage::Narrow(SparseColumns::new(
+                        offsets,
+                        rows,
+                        value_starts,
+                        double_values(matrix),
+                    )),
+                    (Copied::Wide(rows), None) => SparseStorage::Wide(SparseColumns::new(
+                        offsets,
+                        rows,
+                        value_starts,
+                        double_values(matrix),
+                    )),
+                };
+                let active_rows = selection.map(|(_, active)| active);
+                Ok((Storage::Sparse(columns), active_rows))
+            }
+            DataMatrix::Dense { matrix, .. } => Ok((
+                Storage::Dense {
+                    values: matrix.as_slice(),
+                    rows: matrix.nrows(),
+                    columns,
+                },
+                None,
+            )),
+        }
+    }
+}
+
+/// Where a node's columns lie in the data, and how to renumber their rows: what every layout's copy needs.
+struct Layout<'l> {
+    all_indices: &'l [usize],
+    /// Operator row of each data row, for a compact node.
+    renumbering: Option<&'l [u32]>,
+    offsets: &'l [usize],
+    value_starts: &'l [usize],
+    parallel: bool,
+}
+
+impl Layout<'_> {
+    /// The node's row indices, renumbered and narrowed to `I`, one column per task when parallel; `None` when
+    /// the renumbering has no operator row for a row a member stores.
+    fn rows<I: RowIndex>(&self) -> Option<Vec<I>> {
+        let total = self.offsets.last().copied().unwrap_or(0);
+        let mut rows = vec![I::from_row(0); total];
+        // Whether every row found its operator row.
+        let copy = |(p, out): (usize, &mut [I])| -> bool {
+            let start = self.value_starts[p];
+            let source = &self.all_indices[start..start + out.len()];
+            match self.renumbering {
+                Some(table) => {
+                    let mut unmapped = false;
+                    for (r, &i) in out.iter_mut().zip(source) {
+                        let row = table[i];
+                        unmapped |= row == UNUSED_ROW;
+                        *r = I::from_row(row as usize);
+                    }
+                    !unmapped
+                }
+                None => {
+                    for (r, &i) in out.iter_mut().zip(source) {
+                        *r = I::from_row(i);
+                    }
+                    true
+                }
+            }
+        };
+        let pieces = split_at_offsets(&mut rows, self.offsets);
+        // Stopping at the first row left out is fine: the caller then discards the copy.
+        let complete = if self.parallel {
+            pieces
+                .into_par_iter()
+                .enumerate()
+                .with_min_len(256)
+                .all(copy)
+        } else {
+            pieces.into_iter().enumerate().all(copy)
+        };
+        complete.then_some(rows)
+    }
+}
+
+/// The rows a node's columns use (ascending) and the table from data row to operator row ([`UNUSED_ROW`] for
+/// the others). Rows no member uses are zero in `A_p` and in the centroid, hence in `B`: dropping them changes
+/// no singular value or right singular vector, and saves the solver the corpus-wide vector work at every step
+/// of a small node.
+fn active_row_table(
+    all_indices: &[usize],
+    value_starts: &[usize],
+    offsets: &[usize],
+    rows: usize,
+) -> (Vec<u32>, Vec<usize>) {
+    // Sequential: marking from several threads at once would share (and fight over) the same cache lines, and
+    // flags of their own per thread measured no faster on 20 Newsgroups.
+    let mut used = vec![false; rows];
+    for (p, &start) in value_starts.iter().enumerate() {
+        for &i in &all_indices[start..start + offsets[p + 1] - offsets[p]] {
+            used[i] = true;
+        }
+    }
+    row_table(used)
+}
+
+/// [`active_row_table`] read off the node's centroid (over the data's rows): the rows where it is not zero, without
+/// a pass over the node's entries (a noticeable share of a PDDP tree; see benches/README.md). A row no member
+/// stores sums to exactly zero, so these rows are among those the members store; they are all of them unless a
+/// member stores an explicit zero, or values that cancel or underflow in the mean. The copy of the row indices
+/// ([`Layout::rows`]) finds any row left out, and the caller then marks the rows the long way.
+fn rows_of_centroid(centroid: &[f64]) -> (Vec<u32>, Vec<usize>) {
+    row_table(centroid.iter().map(|&value| value != 0.0))
+}
+
+/// The table from data row to operator row for the rows flagged in `used`, and those rows (ascending).
+fn row_table(used: impl IntoIterator<Item = bool>) -> (Vec<u32>, Vec<usize>) {
+    let used = used.into_iter();
+    let mut table = Vec::with_capacity(used.size_hint().0);
+    let mut active = Vec::new();
+    for (row, flag) in used.enumerate() {
+        if flag {
+            // Fits: there are at most as many active rows as data rows, whose count fits in u32 (checked by
+            // the caller).
+            table.push(active.len() as u32);
+            active.push(row);
+        } else {
+            table.push(UNUSED_ROW);
+        }
+    }
+    (table, active)
+}

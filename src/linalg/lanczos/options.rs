@@ -1,0 +1,84 @@
+//! The stopping rule of [`leading_singular`](super::leading_singular): tolerance, step budget, basis size and
+//! an optional start guess.
+
+use crate::linalg::LinalgError;
+
+/// Stopping rule of [`leading_singular`](super::leading_singular).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LanczosOptions {
+    /// A Ritz triplet has converged when `||B^T u - sigma v|| <= tolerance * sigma_1` (residual relative to
+    /// the largest singular value, the operator's 2-norm). The singular value is then accurate to about
+    /// `tolerance^2 sigma_1^2 / gap` and the vector to about `tolerance sigma_1 / gap`.
+    pub tolerance: f64,
+    /// Budget of Lanczos steps (one product with `B` and one with `B^T` each), over all restarts. When it runs
+    /// out, the current approximations come back with `converged: false`.
+    pub max_iterations: usize,
+    /// Largest Krylov basis before a restart; `None` picks `max(40, 2k + 16)`. Memory is about
+    /// `(m + n) * krylov_dimension` values at most (a run that converges sooner touches only the vectors it
+    /// built); larger bases need fewer products on hard problems.
+    pub krylov_dimension: Option<usize>,
+    /// A guess at the leading right singular vector (length n, or the solvers panic), e.g. a parent node's direction
+    /// restricted to a child. The first run starts from the guess plus an equal share of the fixed pseudo-random
+    /// vector: the guess saves the steps a random start spends finding the leading direction, and the random share
+    /// keeps every direction present, so a guess orthogonal to the answer cannot hide it. `None`: the random vector.
+    pub start: Option<Vec<f64>>,
+}
+
+impl LanczosOptions {
+    /// The default tolerance: tight enough that the leading vector is as good as a dense SVD's.
+    pub const TIGHT_TOLERANCE: f64 = 1e-10;
+    /// A loose tolerance for interactive use: signs of a well-separated leading vector are already right.
+    pub const LOOSE_TOLERANCE: f64 = 1e-6;
+
+    /// [`LanczosOptions::LOOSE_TOLERANCE`] with the default budget.
+    pub fn loose() -> Self {
+        Self::with_tolerance(Self::LOOSE_TOLERANCE)
+    }
+
+    /// A given tolerance with the default budget.
+    pub fn with_tolerance(tolerance: f64) -> Self {
+        LanczosOptions {
+            tolerance,
+            ..Self::default()
+        }
+    }
+
+    /// Panics unless the start guess, if any, has one entry per column of an operator of `cols` columns: the
+    /// caller made it for that operator, so another length is a bug, not something to ignore.
+    pub(super) fn assert_start_fits(&self, cols: usize) {
+        if let Some(start) = &self.start {
+            assert_eq!(
+                start.len(),
+                cols,
+                "LanczosOptions::start needs one entry per column of the operator"
+            );
+        }
+    }
+
+    pub(super) fn validate(&self) -> Result<(), LinalgError> {
+        if !(self.tolerance.is_finite() && self.tolerance > 0.0) {
+            return Err(LinalgError::InvalidOptions(format!(
+                "the tolerance must be a positive number, not {}",
+                self.tolerance
+            )));
+        }
+        if self.max_iterations == 0 {
+            return Err(LinalgError::InvalidOptions(
+                "max_iterations must be at least 1".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Default for LanczosOptions {
+    /// Tolerance [`LanczosOptions::TIGHT_TOLERANCE`] (1e-10), at most 1,000 steps, automatic Krylov dimension.
+    fn default() -> Self {
+        LanczosOptions {
+            tolerance: Self::TIGHT_TOLERANCE,
+            max_iterations: 1000,
+            krylov_dimension: None,
+            start: None,
+        }
+    }
+}

@@ -1,5 +1,5 @@
-//! The solvers on real term-document matrices, when `PDX_DATA` points at the unpacked corpora (otherwise each
-//! test says it skipped and passes).
+//! The solvers on real term-document matrices: CLASSIC3's root against a tight run and against a dense
+//! eigen-decomposition. They read the corpora `PDX_DATA` names, and are ignored without it.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -8,20 +8,15 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
 use super::test_util::abs_cos;
 use super::vector::dot;
-use super::{
-    CentredColumns, LanczosOptions, LinearOperator, SvdMethod, column_gram_by_products,
-    leading_singular,
-};
+use super::{CentredColumns, LanczosOptions, SvdMethod, column_gram_by_products, leading_singular};
 use crate::dataset::{self, DatasetOptions};
 use crate::matrix::DataMatrix;
 use crate::rng::SplitMix64;
 
-fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("PDX_DATA").map(PathBuf::from);
-    if dir.is_none() {
-        println!("skipped: PDX_DATA not set");
-    }
-    dir
+fn data_dir() -> PathBuf {
+    std::env::var_os("PDX_DATA")
+        .map(PathBuf::from)
+        .expect("PDX_DATA names the unpacked corpora")
 }
 
 fn open(paths: &[PathBuf], use_cache: bool) -> DataMatrix {
@@ -98,8 +93,9 @@ fn subspace_iteration(g: &DMatrix<f64>, block: usize) -> (Vec<f64>, DMatrix<f64>
 /// The root of CLASSIC3 (MED + CISI + CRAN, 3,891 documents): the leading triplet against the leading
 /// eigenpair of `B^T B` formed through the operator.
 #[test]
+#[ignore = "needs PDX_DATA"]
 fn classic3_root_leading_triplet() {
-    let Some(data) = data_dir() else { return };
+    let data = data_dir();
     let matrix = classic3(&data);
     let (sigma, v, gram) = classic3_leading(&matrix);
     let (values, vectors) = subspace_iteration(&gram, 8);
@@ -126,11 +122,11 @@ fn classic3_root_leading_triplet() {
 }
 
 /// As [`classic3_root_leading_triplet`], against nalgebra's full dense eigen-decomposition of the Gram matrix
-/// (about 2.5 minutes in release mode on two cores, hence ignored by default).
+/// (a dense 3891 x 3891 eigen-decomposition: minutes, not seconds).
 #[test]
-#[ignore = "slow: a dense 3891 x 3891 eigen-decomposition; needs PDX_DATA"]
+#[ignore = "needs PDX_DATA"]
 fn classic3_root_against_full_dense_eigen() {
-    let Some(data) = data_dir() else { return };
+    let data = data_dir();
     let matrix = classic3(&data);
     let (sigma, v, gram) = classic3_leading(&matrix);
     let start = Instant::now();
@@ -150,79 +146,4 @@ fn classic3_root_against_full_dense_eigen() {
     );
     assert!((sigma - dense_sigma).abs() <= 1e-8 * dense_sigma);
     assert!(abs_cos(&v, &dense_v) >= 1.0 - 1e-8);
-}
-
-/// Timing of the leading triplet of the 20 Newsgroups root (18,846 documents) at a loose tolerance. Run with
-/// `PDX_DATA=... PDX_CACHE_DIR=... cargo test --release --lib twenty_newsgroups_root_timing -- --ignored
-/// --nocapture`.
-#[test]
-#[ignore = "timing; needs PDX_DATA"]
-fn twenty_newsgroups_root_timing() {
-    let Some(data) = data_dir() else { return };
-    let paths = [
-        data.join("20news-bydate-train"),
-        data.join("20news-bydate-test"),
-    ];
-    let matrix = open(&paths, true);
-    let columns: Vec<usize> = (0..matrix.cols()).collect();
-    println!(
-        "20 Newsgroups: {} x {}, {} non-zeros, {} threads",
-        matrix.rows(),
-        matrix.cols(),
-        matrix.nnz(),
-        rayon::current_num_threads()
-    );
-    let tight = {
-        let op = CentredColumns::new(&matrix, &columns);
-        leading_singular(&op, 1, &LanczosOptions::default()).expect("tight")
-    };
-    for (name, options, k) in [
-        ("loose k=1", LanczosOptions::loose(), 1),
-        ("tight k=1", LanczosOptions::default(), 1),
-        ("loose k=3", LanczosOptions::loose(), 3),
-    ] {
-        let mut best = f64::INFINITY;
-        let mut best_solve = f64::INFINITY;
-        let mut last = None;
-        for _ in 0..5 {
-            let start = Instant::now();
-            let op = CentredColumns::new(&matrix, &columns);
-            let built = start.elapsed();
-            let triplets = leading_singular(&op, k, &options).expect("lanczos");
-            let total = start.elapsed();
-            best = best.min(total.as_secs_f64() * 1e3);
-            best_solve = best_solve.min((total - built).as_secs_f64() * 1e3);
-            last = Some(triplets);
-        }
-        let triplets = last.expect("five runs");
-        println!(
-            "{name}: {best:.1} ms (operator + solve; solve alone {best_solve:.1} ms), {} steps, sigma {:?}, \
-             residuals {:?}, converged {}, |cos| to tight {:.3e}",
-            triplets.iterations,
-            triplets.values,
-            triplets.residuals,
-            triplets.converged,
-            1.0 - abs_cos(&triplets.right[0], &tight.right[0])
-        );
-        let flips = triplets.right[0]
-            .iter()
-            .zip(&tight.right[0])
-            .filter(|(a, b)| (**a > 0.0) != (**b > 0.0))
-            .count();
-        println!("  sign disagreements with the tight run: {flips}");
-        let op = CentredColumns::new(&matrix, &columns);
-        let mut y = vec![0.0; op.rows()];
-        let start = Instant::now();
-        for _ in 0..20 {
-            op.apply(&triplets.right[0], &mut y);
-        }
-        let apply = start.elapsed().as_secs_f64() * 1e3 / 20.0;
-        let mut x = vec![0.0; op.cols()];
-        let start = Instant::now();
-        for _ in 0..20 {
-            op.apply_transpose(&y, &mut x);
-        }
-        let transpose = start.elapsed().as_secs_f64() * 1e3 / 20.0;
-        println!("  B x {apply:.2} ms, B^T y {transpose:.2} ms");
-    }
 }

@@ -2,7 +2,7 @@
 //! against `pddp`, peak memory, and — in the same run — scipy's ARPACK PDDP and scikit-learn's BisectingKMeans on
 //! the same matrix (exported as Matrix Market), with the ratios.
 //!
-//! Run: `PDX_DATA=$(../shared/data/unpack.sh target/corpora) cargo bench --bench cluster`
+//! Run: `PDX_DATA=/path/to/corpora cargo bench --bench cluster` (the README lists the corpora)
 //! (`PDX_BENCH_RUNS`, default 3; `PDX_BENCH_REFERENCE_RUNS`, default 5, for the Python side;
 //! `PDX_BENCH_BRACKET_RUNS`, default 5, pdx PDDP runs before and after each reference run). The Python side is
 //! `benches/scipy_pddp.py`; without scipy / scikit-learn the benchmark says so and prints pdx's figures alone.

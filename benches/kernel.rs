@@ -1,10 +1,10 @@
-//! Kernel-matrix benchmark on a 3,000-document node of 20 Newsgroups (train + test, lfc weighting): the Gram
-//! matrix of the linear, cosine and Gaussian (median sigma) kernels, the geodesic kernel with K = 10 (cosine
-//! document distance, seed 001 eq. (10), and Euclidean), the string kernel `string:spectrum:5`, and a
+//! Kernel-matrix benchmark on a 3,000-document node of 20 Newsgroups (train + test, lfc weighting): the Gram matrix
+//! of the linear, cosine and Gaussian (median sigma) kernels, the geodesic kernel with K = 10 (cosine document
+//! distance, Kim, Shim & Choi, eq. (10), and Euclidean), the string kernel `string:spectrum:5`, and a
 //! soft-kernel-kmeans split on the geodesic kernel; then one split of the node by each kernel rule with its default
-//! kernel (Gaussian, median sigma), the kernel matrix included. The node is a seeded sample: 3,000 distinct documents drawn by
-//! `SplitMix64::new(3000).distinct` from the whole collection, in column order (the collection is stored group by
-//! group, so its first 3,000 columns would hold only two or three newsgroups).
+//! kernel (Gaussian, median sigma), the kernel matrix included. The node is a seeded sample: 3,000 distinct documents
+//! drawn by `SplitMix64::new(3000).distinct` from the whole collection, in column order (the collection is stored
+//! group by group, so its first 3,000 columns would hold only two or three newsgroups).
 //!
 //! Run: `PDX_DATA=/work/corpora cargo bench --bench kernel` (`PDX_BENCH_RUNS`, default 3; `PDX_BENCH_NODE`,
 //! default 3000). Issue 5's targets: the Gaussian Gram matrix plus a `kpddp` split in under 2 s, and the geodesic

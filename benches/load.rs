@@ -1,7 +1,7 @@
 //! Load benchmark: 20 Newsgroups train + test (18,846 files) read, tokenised, stemmed and weighted by pdx, against
 //! scikit-learn's TfidfVectorizer (no stemming) reading the same files, in the same run.
 //!
-//! Run: `PDX_DATA=$(../shared/data/unpack.sh target/corpora) cargo bench --bench load`
+//! Run: `PDX_DATA=/path/to/corpora cargo bench --bench load` (the README lists the corpora)
 //! (`PDX_BENCH_RUNS` sets the number of runs of each, default 5). The scikit-learn side is
 //! `benches/sklearn_tfidf.py`; without scikit-learn the benchmark says so and prints pdx's figures alone.
 

@@ -163,9 +163,9 @@ fn loose_tolerance_splits_like_a_tight_one() {
     }
 }
 
-/// PDGP paper (seed 003), Table 4: PDDP and PDGP (tau 0.2) to 3 clusters on the raw Iris data give these confusion
-/// matrices (clusters as columns there, as rows here), and normalised entropies 0.404 and 0.347 (the tables'
-/// counts give 0.401 and 0.344 with the normalisation of section 5.1; pdx reproduces the counts exactly).
+/// PDGP paper (Abbey et al.), Table 4: PDDP and PDGP (tau 0.2) to 3 clusters on the raw Iris data give these
+/// confusion matrices (clusters as columns there, as rows here), and normalised entropies 0.404 and 0.347 (the
+/// tables' counts give 0.401 and 0.344 with the normalisation of section 5.1; pdx reproduces the counts exactly).
 #[test]
 #[ignore = "needs PDX_DATA"]
 fn iris_reproduces_table_4_of_the_pdgp_paper() {

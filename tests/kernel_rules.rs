@@ -1,4 +1,5 @@
-//! The kernel and spectral split rules (seed 000 section 4, seed 002, seed 004) against their linear
+//! The kernel and spectral split rules (Zeimpekis & Gallopoulos, section 4; Gkotsopoulou & Monge;
+//! Cristianini, Shawe-Taylor & Kandola) against their linear
 //! counterparts and against brute force on small sets.
 
 use nalgebra::{DMatrix, SymmetricEigen};
@@ -337,7 +338,7 @@ fn alignment_agrees_with_brute_force() {
         let n = 12;
         let data = small_set(seed, n);
         let gram = gram_of(&kernel, &data);
-        // Normalised in feature space, then centred (seed 004 section 3.1).
+        // Normalised in feature space, then centred (Cristianini, Shawe-Taylor & Kandola, section 3.1).
         let k = dense(&gram);
         let normalised = DMatrix::from_fn(n, n, |i, j| k[(i, j)] / (k[(i, i)] * k[(j, j)]).sqrt());
         let centring = DMatrix::identity(n, n) - DMatrix::from_element(n, n, 1.0 / n as f64);

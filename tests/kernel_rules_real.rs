@@ -56,8 +56,8 @@ fn chance(dataset: &Dataset) -> f64 {
     *counts.values().max().expect("labels") as f64 / dataset.documents.len() as f64
 }
 
-/// Grow `k` leaves with every kernel rule (Gaussian and cosine kernels; also the geodesic kernel of seed 001 for
-/// soft-kernel-kmeans and a string kernel for kpddp) and with `pddp`, print the accuracies and check what must
+/// Grow `k` leaves with every kernel rule (Gaussian and cosine kernels; also the geodesic kernel of Kim, Shim & Choi
+/// for soft-kernel-kmeans and a string kernel for kpddp) and with `pddp`, print the accuracies and check what must
 /// hold.
 fn every_kernel_rule(name: &str, dataset: &Dataset, k: usize) {
     let chance = chance(dataset);
@@ -97,8 +97,8 @@ fn every_kernel_rule(name: &str, dataset: &Dataset, k: usize) {
         let assigned = built.assignments.iter().filter(|a| a.is_some()).count();
         assert_eq!(assigned, dataset.matrix.cols(), "{name} {label}");
         // The cut-cost rule follows the Fiedler vector of L = D - K, which on these dense, nearly constant text
-        // kernels singles out the least connected documents (seed 004's own text speaks of normalised kernels on
-        // small UCI sets); it must run and partition, but nothing says it beats chance here.
+        // kernels singles out the least connected documents (Cristianini, Shawe-Taylor & Kandola's own text speaks of
+        // normalised kernels on small UCI sets); it must run and partition, but nothing says it beats chance here.
         if !label.starts_with("cut-cost") {
             assert!(
                 figures.accuracy > chance + 0.05,

@@ -1,10 +1,10 @@
-//! Soft geodesic kernel k-means on two moons (seed 001 section 3.1, issue 5 "Tests").
+//! Soft geodesic kernel k-means on two moons (Kim, Shim & Choi, section 3.1).
 //!
-//! Seed 001's two moons have 104 and 96 points; the paper does not give their shape or noise. These are the usual
-//! interleaving half circles (as in scikit-learn's `make_moons`): the upper moon `(cos t, sin t)` and the lower
+//! Kim, Shim & Choi's two moons have 104 and 96 points; the paper does not give their shape or noise. These are the
+//! usual interleaving half circles (as in scikit-learn's `make_moons`): the upper moon `(cos t, sin t)` and the lower
 //! `(1 - cos t, 1/2 - sin t)`, t evenly spaced over [0, pi], each coordinate with Gaussian noise of standard
-//! deviation [`NOISE`] drawn from a seeded SplitMix64. The stiffness is the paper's for two moons (Table 1:
-//! beta = 0.6) and the graph has K = 6 neighbours (inside the paper's 100% range, 4 to 10).
+//! deviation [`NOISE`] drawn from a seeded SplitMix64. The stiffness is the paper's for two moons (Table 1: beta =
+//! 0.6) and the graph has K = 6 neighbours (inside the paper's 100% range, 4 to 10).
 //!
 //! The noise level is the one whose neighbourhood graphs behave as Table 1 reports, measured over K = 4..12 on four
 //! draws: at 0.03 every draw is split perfectly for K = 5..9 and accuracy falls for large K on some draws (the
@@ -148,11 +148,11 @@ fn the_moons_geodesic_kernel_is_finite_and_positive_semi_definite() {
     );
 }
 
-/// Seed 001's first document experiment (Table 3): 100, 125 and 140 articles drawn at random from alt.atheism,
-/// comp.graphics and sci.space, split three ways by soft geodesic kernel k-means with the cosine distance (10), 45
-/// neighbours and beta = 0.8 (the paper's settings), with three seeds, next to plain k-means on the same node. pdx weights the whole
-/// collection with lfc rather than the paper's tf.idf of 1000 words chosen by mutual information; the floor asserted
-/// is the paper's mean accuracy, 85% (Table 3: 85.148 +- 2.479).
+/// Kim, Shim & Choi's first document experiment (Table 3): 100, 125 and 140 articles drawn at random from
+/// alt.atheism, comp.graphics and sci.space, split three ways by soft geodesic kernel k-means with the cosine
+/// distance (10), 45 neighbours and beta = 0.8 (the paper's settings), with three seeds, next to plain k-means on the
+/// same node. pdx weights the whole collection with lfc rather than the paper's tf.idf of 1000 words chosen by mutual
+/// information; the floor asserted is the paper's mean accuracy, 85% (Table 3: 85.148 +- 2.479).
 #[test]
 #[ignore = "needs PDX_DATA"]
 fn soft_geodesic_kernel_kmeans_on_three_newsgroups() {

@@ -1,5 +1,5 @@
-//! The real corpora of ../shared/data, read when `PDX_DATA` points at their unpacked folder
-//! (`../shared/data/unpack.sh DEST` prints it). Without it each test says it skipped and passes.
+//! The real corpora, read from the folder `PDX_DATA` names (the README lists them and their layout). The tests are
+//! ignored without it.
 
 use std::path::PathBuf;
 

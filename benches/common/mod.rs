@@ -13,7 +13,7 @@ pub fn corpora(bench: &str) -> Option<PathBuf> {
     let data = std::env::var_os("PDX_DATA").map(PathBuf::from);
     if data.is_none() {
         println!(
-            "skipped: PDX_DATA not set (PDX_DATA=$(../shared/data/unpack.sh target/corpora) cargo bench --bench {bench})"
+            "skipped: PDX_DATA not set (PDX_DATA=/path/to/corpora cargo bench --bench {bench}; see the README)"
         );
     }
     data

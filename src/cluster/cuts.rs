@@ -1,5 +1,6 @@
-//! Cut points along an ordering: the optimal 2-means cut of the columns themselves (Lemma 1 of seed 000), the
-//! optimal 1-D 2-means cut of a projection (PDDP_OCPC), and the largest gap (PDGP, seed 003 Definition 4).
+//! Cut points along an ordering: the optimal 2-means cut of the columns themselves (Lemma 1 of Zeimpekis &
+//! Gallopoulos), the optimal 1-D 2-means cut of a projection (PDDP_OCPC), and the largest gap (PDGP, Abbey et al.,
+//! Definition 4).
 
 use rayon::prelude::*;
 
@@ -13,7 +14,7 @@ pub struct OrderCut {
     pub objective: f64,
 }
 
-/// Lemma 1 (Zeimpekis & Gallopoulos, seed 000, section 2): the 2-means objective of every prefix / suffix split of
+/// Lemma 1 (Zeimpekis & Gallopoulos, section 2): the 2-means objective of every prefix / suffix split of
 /// the columns taken in `order`, by running sums, in O(nnz) time and O(m) memory.
 ///
 /// With `S1` the sum of the first l columns and `S2 = T - S1` the rest, the objective is
@@ -62,10 +63,9 @@ const TWO_ENDED_MIN_NNZ: usize = 50_000;
 /// with its own dense running sum. Each end also needs the other group's norm: the front updates `||T - S||^2`
 /// with `S2.a = T.a - S1.a` as in Lemma 1; the back takes `||T - R||^2 = ||T||^2 - 2 T.R + ||R||^2`, with `T.R`
 /// the running sum of the `T.a` computed up front. The sequential loop is the largest part of `pddp-oc`'s time
-/// besides its Lanczos run, and two ends run it in half the wall time: on a 20-leaf `pddp-oc` tree of
-/// 20 Newsgroups the rule's whole cut step (sort, `T.a`, sweep) went from 14-18% to 10-14% of its Lanczos time. The
-/// figures are the same up to rounding, and so is the cut unless two cuts' objectives tie to rounding (the trees of
-/// 20 Newsgroups came out bit for bit the same).
+/// besides its Lanczos run, and two ends run it in half the wall time (`benches/README.md`). The figures are the
+/// same up to rounding, and so is the cut unless two cuts' objectives tie to rounding (the trees of 20 Newsgroups
+/// come out bit for bit the same).
 fn sweep(
     data: &DataMatrix,
     order: &[usize],
@@ -148,10 +148,10 @@ fn sweep(
     }
 }
 
-/// The optimal 2-means cut of one-dimensional values (PDDP_OCPC, seed 000 section 2: "sort the elements of v_1
-/// and examine all possible partitions", each in constant time from prefix sums). Returns the cut value, halfway
-/// between the last value of the lower group and the first of the upper, so that `x <= cut` is the lower group.
-/// `None` when all values are equal (no cut separates anything).
+/// The optimal 2-means cut of one-dimensional values (PDDP_OCPC, Zeimpekis & Gallopoulos, section 2: "sort the
+/// elements of v_1 and examine all possible partitions", each in constant time from prefix sums). Returns the cut
+/// value, halfway between the last value of the lower group and the first of the upper, so that `x <= cut` is the
+/// lower group. `None` when all values are equal (no cut separates anything).
 pub fn optimal_cut_1d(values: &[f64]) -> Option<f64> {
     let n = values.len();
     if n < 2 {
@@ -178,8 +178,9 @@ pub fn optimal_cut_1d(values: &[f64]) -> Option<f64> {
     best.map(|(l, _)| 0.5 * (sorted[l - 1] + sorted[l]))
 }
 
-/// The largest gap of the sorted values, ignoring a fringe of `tau / 2` of the points at each end (PDGP, seed 003
-/// Definition 4 and section 4.2.1). Returns the cut value halfway across the gap (`x <= cut` is the lower group).
+/// The largest gap of the sorted values, ignoring a fringe of `tau / 2` of the points at each end (PDGP, Abbey et
+/// al., Definition 4 and section 4.2.1). Returns the cut value halfway across the gap (`x <= cut` is the lower
+/// group).
 ///
 /// Definition 4 as printed says "the maximum value of s occurs at s_k"; the text around it (split "at the
 /// largest gap between the points") makes clear that k is where the largest difference `s_{k+1} - s_k` is, which

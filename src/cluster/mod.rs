@@ -3,9 +3,10 @@
 //! splits), with the node to split next chosen by a policy or by the user.
 //!
 //! - [`registry`]: what pdx knows of each rule; [`rules`]: one file per rule, and the list of them.
-//! - [`params`]: the rules' parameters, checked once; [`spec`]: a rule with its checked parameters.
-//! - [`tree`]: the tree, a split planned and applied; [`restore`]: a tree read back from a file, checked;
-//!   [`grow`]: growing to K leaves.
+//! - [`params`]: the rules' parameters, checked once; [`RuleSpec`] (`spec.rs`): a rule with its checked
+//!   parameters.
+//! - [`Tree`] (`tree.rs`): the tree, a split planned and applied; `restore.rs`: a tree read back from a file,
+//!   checked ([`Tree::restore`]); `grow.rs`: growing to K leaves ([`Tree::grow_in`]).
 
 pub mod cuts;
 mod grow;

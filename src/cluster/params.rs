@@ -19,7 +19,7 @@ pub const MAX_L: usize = 8;
 pub const DEFAULT_BETA: f64 = 1.0;
 
 /// One parameter of the split rules. Which rules use which is declared by each rule (see
-/// [`super::rules::RuleDef::params`]).
+/// [`super::registry::RuleDef::params`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Param {
     /// Principal directions per split.

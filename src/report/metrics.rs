@@ -34,15 +34,15 @@ pub struct ClusterFigures {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GlobalFigures {
     pub labelled: usize,
-    /// `sum_j (n_j / n) E_j`, each cluster's entropy normalised by `log L` for L labels — the normalised entropy
-    /// of the PDGP paper (seed 003 section 5.1: Boley's entropy divided by `log2 k` for k true classes), in [0, 1].
+    /// `sum_j (n_j / n) E_j`, each cluster's entropy normalised by `log L` for L labels — the normalised entropy of
+    /// the PDGP paper (Abbey et al., section 5.1: Boley's entropy divided by `log2 k` for k true classes), in [0, 1].
     pub entropy: f64,
     pub purity: f64,
     /// Normalised mutual information, `I(C; K) / ((H(C) + H(K)) / 2)` (the arithmetic-mean normalisation).
     pub nmi: f64,
     /// Adjusted Rand index (Hubert & Arabie 1985).
     pub ari: f64,
-    /// Variation of information `H(C | K) + H(K | C)` in nats (Meila 2007; seed 002).
+    /// Variation of information `H(C | K) + H(K | C)` in nats (Meila 2007; Gkotsopoulou & Monge).
     pub vi: f64,
     /// Share of labelled documents in a cluster matched to their label by the best one-to-one matching
     /// (Hungarian algorithm; with more clusters than labels, the unmatched clusters count as errors, and

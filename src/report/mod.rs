@@ -71,7 +71,7 @@ pub struct NodeReport {
     /// bounds, kernel scatters); absent for linear rules, whose reports stay as they were.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel_detail: Option<crate::cluster::rules::SplitDetail>,
-    /// The node's kernel scatter (seed 000 eq. (6)), when a kernel rule measured it.
+    /// The node's kernel scatter (Zeimpekis & Gallopoulos, eq. (6)), when a kernel rule measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel_scatter: Option<crate::cluster::KernelScatter>,
 }

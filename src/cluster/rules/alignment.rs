@@ -1,5 +1,5 @@
 //! `alignment`: the split that maximises the alignment of the kernel with the labels (Cristianini,
-//! Shawe-Taylor & Kandola, seed 004 section 3.1).
+//! Shawe-Taylor & Kandola, section 3.1).
 
 use rayon::prelude::*;
 
@@ -29,13 +29,13 @@ pub(super) static RULE: RuleDef = RuleDef {
     },
 };
 
-/// Seed 004 section 3.1: normalise the node's kernel in feature space (`K_ij / sqrt(K_ii K_jj)`) and centre it
-/// (`K - m^{-1} j g' - m^{-1} g j' + m^{-2} (j'Kj) J`, the preprocessing of the paper's experiments), take the
-/// leading eigenvector `v` of that matrix `K_c`, and among the labellings `y = sign(v - theta)` (every threshold
-/// between two consecutive distinct entries of `v`) choose the one of largest alignment
-/// `A(y) = y' K_c y / (m ||K_c||_F)` (Definition 1 with `k_2 = y y'`); the members with `v <= theta` are the
-/// first child. Records the achieved alignment and the upper bound `lambda_max / ||K_c||_F` on every labelling's
-/// alignment (Courant-Fischer), both for the same `K_c`.
+/// Cristianini, Shawe-Taylor & Kandola, section 3.1: normalise the node's kernel in feature space (`K_ij / sqrt(K_ii
+/// K_jj)`) and centre it (`K - m^{-1} j g' - m^{-1} g j' + m^{-2} (j'Kj) J`, the preprocessing of the paper's
+/// experiments), take the leading eigenvector `v` of that matrix `K_c`, and among the labellings `y = sign(v -
+/// theta)` (every threshold between two consecutive distinct entries of `v`) choose the one of largest alignment
+/// `A(y) = y' K_c y / (m ||K_c||_F)` (Definition 1 with `k_2 = y y'`); the members with `v <= theta` are the first
+/// child. Records the achieved alignment and the upper bound `lambda_max / ||K_c||_F` on every labelling's alignment
+/// (Courant-Fischer), both for the same `K_c`.
 ///
 /// All `m - 1` thresholds are scored in O(m^2) in total: since the rows of `K_c` sum to zero,
 /// `y' K_c y = -4 C(S)` with `C(S) = sum_{i in S, j not in S} (K_c)_ij` for the set S below the threshold, and

@@ -1,5 +1,5 @@
 //! `bisecting-kmeans`: 2-means from seeded random starts, the best of several trials (Steinbach, Karypis & Kumar's
-//! bisecting k-means, the baseline of seed 000's experiments).
+//! bisecting k-means, the baseline of Zeimpekis & Gallopoulos' experiments).
 
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;

@@ -1,5 +1,5 @@
 //! `cut-cost`: the split along the second eigenvector of the Laplacian with the threshold of least cut cost
-//! (Cristianini, Shawe-Taylor & Kandola, seed 004 section 3.2).
+//! (Cristianini, Shawe-Taylor & Kandola, section 3.2).
 
 use rayon::prelude::*;
 
@@ -30,10 +30,10 @@ pub(super) static RULE: RuleDef = RuleDef {
     },
 };
 
-/// Seed 004 section 3.2: with `L = D - K` (`d_i = sum_j K_ij`), take the eigenvector `v` of the smallest
-/// non-zero eigenvalue `lambda` (the second; the first is 0 with eigenvector `j`), order the members by it and
-/// threshold it; records the cut cost `C(y) = sum_{y_i != y_j} K_ij / (m ||K||_F)` (Definition 2) of the split
-/// and the lower bound `lambda / (2 ||K||_F)`. The kernel must be entrywise non-negative (it is a graph's
+/// Cristianini, Shawe-Taylor & Kandola, section 3.2: with `L = D - K` (`d_i = sum_j K_ij`), take the eigenvector `v`
+/// of the smallest non-zero eigenvalue `lambda` (the second; the first is 0 with eigenvector `j`), order the members
+/// by it and threshold it; records the cut cost `C(y) = sum_{y_i != y_j} K_ij / (m ||K||_F)` (Definition 2) of the
+/// split and the lower bound `lambda / (2 ||K||_F)`. The kernel must be entrywise non-negative (it is a graph's
 /// weights): a node whose kernel matrix has a negative entry is refused, naming the kernel.
 ///
 /// Reading of the paper: it poses the problem as minimising the cut cost "subject to the division being even",

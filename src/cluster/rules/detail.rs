@@ -22,10 +22,10 @@ pub struct SplitDetail {
     /// Kernel rules with a geodesic kernel: connected components of the neighbourhood graph.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_components: Option<usize>,
-    /// Kernel rules with a geodesic kernel: the constant c* (seed 001 eqs. (5)-(6)).
+    /// Kernel rules with a geodesic kernel: the constant c* (Kim, Shim & Choi, eqs. (5)-(6)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_c_star: Option<f64>,
-    /// Kernel rules: the node's kernel scatter, seed 000 eq. (6) (`trace K - e^T K e / n`).
+    /// Kernel rules: the node's kernel scatter, Zeimpekis & Gallopoulos, eq. (6) (`trace K - e^T K e / n`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_scatter: Option<f64>,
     /// Kernel rules: each child's kernel scatter (eq. (6) on its principal submatrix of the node's `K`), in
@@ -36,25 +36,28 @@ pub struct SplitDetail {
     /// centred kernel, or the Laplacian), in the order the rule used them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eigenvalues: Option<Vec<f64>>,
-    /// `alignment`: the alignment `y^T K y / (n ||K||_F)` the split achieves (seed 004 Definition 1).
+    /// `alignment`: the alignment `y^T K y / (n ||K||_F)` the split achieves (Cristianini, Shawe-Taylor & Kandola,
+    /// Definition 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alignment: Option<f64>,
-    /// `alignment`: its upper bound `lambda_max / ||K||_F` (seed 004 section 3.1).
+    /// `alignment`: its upper bound `lambda_max / ||K||_F` (Cristianini, Shawe-Taylor & Kandola, section 3.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alignment_bound: Option<f64>,
-    /// `cut-cost`: the cut cost `sum_{y_i != y_j} K_ij / (n ||K||_F)` of the split (seed 004 Definition 2).
+    /// `cut-cost`: the cut cost `sum_{y_i != y_j} K_ij / (n ||K||_F)` of the split (Cristianini, Shawe-Taylor &
+    /// Kandola, Definition 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut_cost: Option<f64>,
-    /// `cut-cost`: the lower bound `lambda / (2 ||K||_F)` on the cut cost of an even split (seed 004
-    /// section 3.2), `lambda` the second smallest eigenvalue of `L = D - K`.
+    /// `cut-cost`: the lower bound `lambda / (2 ||K||_F)` on the cut cost of an even split (Cristianini, Shawe-Taylor
+    /// & Kandola, section 3.2), `lambda` the second smallest eigenvalue of `L = D - K`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut_cost_bound: Option<f64>,
 }
 
 impl SplitDetail {
     /// The split-quality figures a kernel rule measured, as one line for people (`None` for linear rules):
-    /// seed 004's alignment with its upper bound `lambda_max / ||K||_F`, the cut cost with the lower bound
-    /// `lambda / (2 ||K||_F)` that holds for an even split, and the geodesic kernel's components and `c*` (seed 001).
+    /// Cristianini, Shawe-Taylor & Kandola's alignment with its upper bound `lambda_max / ||K||_F`, the cut cost with
+    /// the lower bound `lambda / (2 ||K||_F)` that holds for an even split, and the geodesic kernel's components and
+    /// `c*` (Kim, Shim & Choi).
     pub fn kernel_summary(&self) -> Option<String> {
         let mut parts = Vec::new();
         if let (Some(alignment), Some(bound)) = (self.alignment, self.alignment_bound) {

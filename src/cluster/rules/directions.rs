@@ -7,26 +7,23 @@ use crate::linalg::{self, CentredColumns, KnownSummary, LanczosOptions, LinearOp
 use crate::matrix::DataMatrix;
 
 /// Lanczos tolerance for split directions (relative residual). A direction only decides signs and an ordering,
-/// so it needs far less than full precision. Measured on 20 Newsgroups (the 63 splits of a 64-leaf PDDP tree):
-/// 1e-5 gives the same signs as 1e-12 at every node with about 40% fewer Lanczos steps; 1e-4 already flips a
-/// document at 5 nodes. Every linear rule but `pddp-oc` uses it (see [`ORDER_TOLERANCE`]); the test
-/// `loose_tolerance_splits_like_a_tight_one` checks, rule by rule, that each split of a 20 Newsgroups tree is
-/// the one a tight tolerance gives.
+/// so it needs far less than full precision: at this tolerance the signs are those of a tight one, for far fewer
+/// steps, where a looser one already flips documents (`benches/README.md` has the figures). Every linear rule but
+/// `pddp-oc` uses it (see [`ORDER_TOLERANCE`]); the test `loose_tolerance_splits_like_a_tight_one` checks, rule by
+/// rule, that each split of a 20 Newsgroups tree is the one a tight tolerance gives.
 pub const SPLIT_TOLERANCE: f64 = 1e-5;
 
 /// Lanczos tolerance for `pddp-oc`, whose cut is the best of all the cuts along the order of the coordinates
 /// (Lemma 1), not a sign: where two far apart cuts have nearly the same objective, a change in the coordinates
-/// far below what could flip a sign can move it. Measured on a 20-leaf `pddp-oc` tree of 20 Newsgroups: at
-/// 1e-5, 2 of the 19 splits differ from those at 1e-12 (by one document, and by 31 at a node whose vectors
-/// agree to `1 - |cos| = 1e-9`), at 1e-6 one, at 1e-7 none, for 30% more Lanczos steps than 1e-5.
-/// `pddp-oc-2means`, `pddp-ocpc` and `pdgp` give the tight splits at [`SPLIT_TOLERANCE`] on the same corpus
-/// (2-means absorbs a one-document difference; the other two cut by the coordinates' values, where those near
-/// ties do not arise).
+/// far below what could flip a sign can move it. This is the loosest tolerance at which every split of a 20-leaf
+/// `pddp-oc` tree of 20 Newsgroups is the tight one (`benches/README.md`). `pddp-oc-2means`, `pddp-ocpc` and
+/// `pdgp` give the tight splits at [`SPLIT_TOLERANCE`] (2-means absorbs a one-document difference; the other two
+/// cut by the coordinates' values, where those near ties do not arise).
 pub const ORDER_TOLERANCE: f64 = 1e-7;
 
 /// The leading `l` principal directions of a node: singular values, right singular vectors (one coordinate per
 /// member, in member order) and left singular vectors (one entry per row of the data) of the implicitly centred
-/// node matrix `A_p - c e^T` (seed 000 section 2). Member j's coordinate on direction i is
+/// node matrix `A_p - c e^T` (Zeimpekis & Gallopoulos, section 2). Member j's coordinate on direction i is
 /// `u_i^T (a_j - c) = sigma_i v_i[j]`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Directions {
@@ -53,12 +50,9 @@ const SAMPLE_TOLERANCE: f64 = 0.1;
 /// the centred matrix of a sample of the members (every [`SAMPLE_STRIDE`]-th, so the same every time), taken back
 /// to all the members by one product, `B^T u` (which is `sigma_1 v_1` when `u` is the node's own `u_1`). Its
 /// terms-side direction is what a sample estimates well: the sample's documents share the node's vocabulary.
-/// Any start leads to the same answer (to the tolerance); this one only saves steps. Measured on 20 Newsgroups:
-/// the root's run takes 9 steps instead of 13 for `pddp` (12 instead of 16 at `pddp-oc`'s 1e-7), for a
-/// sample run of 4 steps on 589 documents; the root split went from 52-63 to 46-51 ms, and PDDP to 20 leaves
-/// from 240 to 226 ms (medians of 5 x 9 trees, interleaved), with the same tree, as for every linear rule (tree
-/// digests). Children do better from their parent's next direction ([`crate::cluster::Tree::start_guess`]):
-/// with sample starts instead, pddp-oc's tree took 558-566 Lanczos steps rather than 537.
+/// A start changes how many steps the run takes and, at a near-tie, which of two nearly equal splits it finds
+/// (see [`crate::cluster::Tree::start_guess`]); this one saves the root a third of its steps for a short run on a
+/// thirty-second of the members (`benches/README.md`). Children do better from their parent's next direction.
 /// `None` when the sample gives no direction (e.g. identical columns), or its rows are not among the node's.
 fn sample_start(
     data: &DataMatrix,

@@ -1,7 +1,7 @@
-//! `kernel-kmeans`: kernel k-means (Schölkopf et al.; seed 000 section 4, "Kernel k-means"), in the matrix form
-//! of seed 002 ("Kernel K-means": `F = K Z (-2 L)`, `g_j = (sum G_j) l_jj^2`), bisecting or k-way, from seeded
-//! random starts, the best of several trials. The Lloyd iterations here are also the refinement step of
-//! `kpddp-2means`.
+//! `kernel-kmeans`: kernel k-means (Schölkopf et al.; Zeimpekis & Gallopoulos, section 4, "Kernel k-means"), in the
+//! matrix form of Gkotsopoulou & Monge ("Kernel K-means": `F = K Z (-2 L)`, `g_j = (sum G_j) l_jj^2`), bisecting or
+//! k-way, from seeded random starts, the best of several trials. The Lloyd iterations here are also the refinement
+//! step of `kpddp-2means`.
 
 use rayon::prelude::*;
 
@@ -59,9 +59,9 @@ pub struct KernelGrouping {
     pub iterations: usize,
 }
 
-/// Seed 002's matrix form, kept up to date as members move: `R = K Z` (n x k, `R_ig = sum_{l in g} K_il`), the
-/// group sums `sum G_g = sum_{i in g} R_ig` and sizes `|pi_g| = 1 / l_gg`. The distance of member i to centroid g
-/// is `K_ii + F_ig + g_g` with `F = R (-2 L)` and `g_g = (sum G_g) l_gg^2`.
+/// Gkotsopoulou & Monge's matrix form, kept up to date as members move: `R = K Z` (n x k, `R_ig = sum_{l in g}
+/// K_il`), the group sums `sum G_g = sum_{i in g} R_ig` and sizes `|pi_g| = 1 / l_gg`. The distance of member i to
+/// centroid g is `K_ii + F_ig + g_g` with `F = R (-2 L)` and `g_g = (sum G_g) l_gg^2`.
 struct GroupSums {
     k: usize,
     /// Row-major n x k.
@@ -136,10 +136,10 @@ impl GroupSums {
     }
 }
 
-/// Kernel Lloyd iterations from `start` (a group per member, groups `0..k`, none empty) until no member moves:
-/// each pass assigns every member to its nearest centroid in feature space (seed 002: `argmin_j F_ij + g_j`),
-/// moving only to a strictly nearer one; it stops when a pass would empty a group (keeping the grouping before
-/// it), when the objective would rise (rounding on a flat landscape) or after
+/// Kernel Lloyd iterations from `start` (a group per member, groups `0..k`, none empty) until no member moves: each
+/// pass assigns every member to its nearest centroid in feature space (Gkotsopoulou & Monge: `argmin_j F_ij + g_j`),
+/// moving only to a strictly nearer one; it stops when a pass would empty a group (keeping the grouping before it),
+/// when the objective would rise (rounding on a flat landscape) or after
 /// [`MAX_ITERATIONS`], exactly as [`crate::cluster::lloyd::refine`] does in input space. Each move updates
 /// `R = K Z` by one row of `K` per changed group, so a late pass with few moves costs little beyond the
 /// distances.

@@ -66,7 +66,7 @@ pub(super) fn positions(members: &[usize], groups: &[Vec<usize>]) -> Vec<Vec<usi
 }
 
 /// The kernel figures of a split: the matrix's sigma / components / c*, the node's kernel scatter and its
-/// children's (seed 000 eq. (6), each from its principal submatrix of `K`).
+/// children's (Zeimpekis & Gallopoulos, eq. (6), each from its principal submatrix of `K`).
 pub(super) fn kernel_detail(
     matrix: &KernelMatrix,
     members: &[usize],
@@ -87,9 +87,9 @@ pub(super) fn kernel_detail(
     }
 }
 
-/// Eq. (6) of seed 000 on the principal submatrix at `positions`, `trace - e^T K e / n` (the printed (6) has
-/// `2 ||K e||_1 / n`, but its own derivation ends in `+ e^T K e / n - 2 e^T K e / n`; pdx uses the derivation,
-/// which with a linear kernel is the scatter `s_p` of PDDP), without copying the submatrix.
+/// Eq. (6) of Zeimpekis & Gallopoulos on the principal submatrix at `positions`, `trace - e^T K e / n` (the printed
+/// (6) has `2 ||K e||_1 / n`, but its own derivation ends in `+ e^T K e / n - 2 e^T K e / n`; pdx uses the
+/// derivation, which with a linear kernel is the scatter `s_p` of PDDP), without copying the submatrix.
 pub(super) fn submatrix_scatter(gram: &Gram, positions: &[usize]) -> f64 {
     if positions.is_empty() {
         return 0.0;
@@ -105,8 +105,8 @@ pub(super) fn submatrix_scatter(gram: &Gram, positions: &[usize]) -> f64 {
     (trace - total / positions.len() as f64).max(0.0)
 }
 
-/// The leading `count` eigenpairs of the centred Gram matrix `(I - P) K (I - P)` (seed 000 eq. (3)-(4)), or why
-/// there are none.
+/// The leading `count` eigenpairs of the centred Gram matrix `(I - P) K (I - P)` (Zeimpekis & Gallopoulos, eqs.
+/// (3)-(4)), or why there are none.
 pub(super) fn centred_eigenpairs(gram: &Gram, count: usize) -> Result<Eigenpairs, ClusterError> {
     let pairs = leading_eigenpairs(&GramOperator::centred(gram), count, &eigen_options())?;
     if pairs.values.is_empty() {
@@ -118,8 +118,8 @@ pub(super) fn centred_eigenpairs(gram: &Gram, count: usize) -> Result<Eigenpairs
     Ok(pairs)
 }
 
-/// The Laplacian rules (seed 002, seed 004 section 3.2) read `K` as the weights of a graph, which must not be
-/// negative: refuse a matrix with a negative entry, naming the kernel.
+/// The Laplacian rules (Gkotsopoulou & Monge; Cristianini, Shawe-Taylor & Kandola, section 3.2) read `K` as the
+/// weights of a graph, which must not be negative: refuse a matrix with a negative entry, naming the kernel.
 pub(super) fn require_non_negative(
     gram: &Gram,
     kernel: &KernelSpec,
@@ -139,7 +139,7 @@ pub(super) fn require_non_negative(
 }
 
 /// Positions `0..n` in increasing order of `v` (ties by position): the order in which a threshold sweep along an
-/// eigenvector (alignment, cut cost; seed 004) moves members below the threshold.
+/// eigenvector (alignment, cut cost; Cristianini, Shawe-Taylor & Kandola) moves members below the threshold.
 pub(super) fn sweep_order(v: &[f64]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..v.len()).collect();
     order.sort_by(|&a, &b| v[a].total_cmp(&v[b]).then(a.cmp(&b)));

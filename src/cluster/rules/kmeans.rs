@@ -1,5 +1,5 @@
 //! `kmeans`: plain k-means splitting a node `k` ways (Lloyd's algorithm from random member seeds), for comparison
-//! with the divisive rules (seed 000 compares PDDP and its variants against k-means).
+//! with the divisive rules (Zeimpekis & Gallopoulos compare PDDP and its variants against k-means).
 
 use super::{
     Directions, Partition, SplitContext, SplitDetail, SplitRule, bisecting_kmeans::best_of_trials,

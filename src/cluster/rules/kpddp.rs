@@ -1,4 +1,4 @@
-//! `kpddp` and `kpddp --l L`: KPDDP(l), kernel PDDP (Zeimpekis & Gallopoulos, seed 000 section 4, Table 2).
+//! `kpddp` and `kpddp --l L`: KPDDP(l), kernel PDDP (Zeimpekis & Gallopoulos, section 4, Table 2).
 
 use super::kernel_util::{centred_eigenpairs, enter_phase, kernel_detail, node_kernel};
 use super::{Directions, Partition, SplitContext, SplitRule, orthant_split};
@@ -24,7 +24,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     },
 };
 
-/// KPDDP(l), seed 000 Table 2: form the node's Gram matrix `K`, take the `l` leading eigenpairs
+/// KPDDP(l), Zeimpekis & Gallopoulos, Table 2: form the node's Gram matrix `K`, take the `l` leading eigenpairs
 /// `(lambda_i, y_i)` of the centred Gram matrix `K^ = (I - P) K (I - P)` (eqs. (3)-(4)), normalise
 /// `||y_i|| = 1 / sqrt(lambda_i)` (eq. (2)), and put each member in the orthant given by the signs of its
 /// projection coefficients `Y_l^T K^` (eq. (5)); up to 2^l children.

@@ -1,4 +1,4 @@
-//! `kpddp-2means`: KPDDP_2MEANS (Zeimpekis & Gallopoulos, seed 000 section 4): kernel 2-means started from the
+//! `kpddp-2means`: KPDDP_2MEANS (Zeimpekis & Gallopoulos, section 4): kernel 2-means started from the
 //! KPDDP split.
 
 use super::kernel_kmeans::refine;
@@ -26,7 +26,7 @@ pub(super) static RULE: RuleDef = RuleDef {
 };
 
 /// The KPDDP(1) split (the sign of the leading eigenvector of the centred Gram matrix, non-positive side first;
-/// see [`super::Kpddp`]) is the start of kernel 2-means ([`refine`]) on the same kernel matrix, as PDDP_2MEANS
+/// see [`super::kpddp::Kpddp`]) is the start of kernel 2-means ([`refine`]) on the same kernel matrix, as PDDP_2MEANS
 /// starts 2-means from PDDP: the objective never rises above the KPDDP split's, and there is no random start.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Kpddp2Means {

@@ -1,4 +1,4 @@
-//! `kpddp-ocpc`: KPDDP_OCPC (Zeimpekis & Gallopoulos, seed 000 section 4): PDDP_OCPC's optimal 1-D cut on each
+//! `kpddp-ocpc`: KPDDP_OCPC (Zeimpekis & Gallopoulos, section 4): PDDP_OCPC's optimal 1-D cut on each
 //! of the l kernel principal projections, then orthants around the cuts.
 
 use super::kernel_util::kernel_detail;
@@ -27,11 +27,11 @@ pub(super) static RULE: RuleDef = RuleDef {
     },
 };
 
-/// The kernel projections of KPDDP(l) (eq. (5), see [`super::Kpddp`]), each cut at its optimal 1-D 2-means cut
-/// point (as PDDP_OCPC does with the linear projections; seed 000 only says the variant "extends" to kernels, so
-/// pdx does exactly that). The cut is chosen on the unit eigenvector `v_i`, a positive multiple of the
-/// projection `sqrt(lambda_i) v_i`, so the split is the same and the recorded cuts are in the units PDDP_OCPC
-/// records (those of the unit vector). A direction whose values are all equal gets cut 0.
+/// The kernel projections of KPDDP(l) (eq. (5), see [`super::kpddp::Kpddp`]), each cut at its optimal 1-D 2-means cut
+/// point (as PDDP_OCPC does with the linear projections; Zeimpekis & Gallopoulos only say the variant "extends" to
+/// kernels, so pdx does exactly that). The cut is chosen on the unit eigenvector `v_i`, a positive multiple of the
+/// projection `sqrt(lambda_i) v_i`, so the split is the same and the recorded cuts are in the units PDDP_OCPC records
+/// (those of the unit vector). A direction whose values are all equal gets cut 0.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KpddpOcpc {
     pub kernel: KernelSpec,

@@ -1,4 +1,4 @@
-//! `pddp-2means`: PDDP_2MEANS (Zeimpekis & Gallopoulos, seed 000 section 2, after Theorem 1): 2-means on the
+//! `pddp-2means`: PDDP_2MEANS (Zeimpekis & Gallopoulos, section 2, after Theorem 1): 2-means on the
 //! node's columns started from the PDDP split.
 
 use super::{Directions, Partition, SplitContext, SplitRule, pddp::Pddp, require_split};

@@ -1,4 +1,4 @@
-//! `pddp-oc`: PDDP_OC (Zeimpekis & Gallopoulos, seed 000 section 2, Lemma 1): the optimal cut along the ordering
+//! `pddp-oc`: PDDP_OC (Zeimpekis & Gallopoulos, section 2, Lemma 1): the optimal cut along the ordering
 //! that the leading principal component induces, under the full k-means objective.
 
 use rayon::prelude::*;

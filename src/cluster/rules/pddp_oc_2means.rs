@@ -1,4 +1,4 @@
-//! `pddp-oc-2means`: PDDP_OC_2MEANS (Zeimpekis & Gallopoulos, seed 000 section 2): 2-means started from the
+//! `pddp-oc-2means`: PDDP_OC_2MEANS (Zeimpekis & Gallopoulos, section 2): 2-means started from the
 //! PDDP_OC split.
 
 use super::{

@@ -1,4 +1,4 @@
-//! `pddp-ocpc`: PDDP_OCPC (Zeimpekis & Gallopoulos, seed 000 section 2): the optimal 1-D 2-means cut point on
+//! `pddp-ocpc`: PDDP_OCPC (Zeimpekis & Gallopoulos, section 2): the optimal 1-D 2-means cut point on
 //! each of the l leading principal directions, then PDDP(l)'s orthants around the shifted origin.
 
 use super::{Directions, Partition, SplitContext, SplitRule, orthant_split};

@@ -1,4 +1,4 @@
-//! `pdgp`: Principal Direction Gap Partitioning (Abbey et al., seed 003 section 4, Definition 4).
+//! `pdgp`: Principal Direction Gap Partitioning (Abbey et al., section 4, Definition 4).
 
 use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require_split};
 use crate::cluster::ClusterError;

@@ -1,4 +1,4 @@
-//! `soft-kernel-kmeans`: soft kernel k-means with stiffness beta (Kim, Shim & Choi, seed 001, eqs. (4), (7)-(9)),
+//! `soft-kernel-kmeans`: soft kernel k-means with stiffness beta (Kim, Shim & Choi, eqs. (4), (7)-(9)),
 //! splitting a node into `k` groups (2 for a bisecting split) on the node's kernel matrix — with the geodesic kernel
 //! this is the paper's soft geodesic kernel k-means.
 //!
@@ -13,10 +13,9 @@
 //!   feature distance `K_tt + K_cc - 2 K_tc` to the nearest centre so far), every member assigned to its nearest
 //!   centre, and the responsibilities set to that hard assignment (0 or 1). The draws come from the rule's seed and
 //!   the node id, so a run is reproducible.
-//! - One start can end in a poor local optimum (on seed 001's NG1/NG2/NG15 experiment, 2 of 11 seeds stopped at
-//!   55-60% accuracy, the rest at 95-97%, and the Lagrangian (3) separated the two kinds clearly), so a split runs
-//!   [`START_TRIALS`] starts and keeps the one with the lowest Lagrangian (3), the objective the iteration
-//!   descends.
+//! - One start can end in a poor local optimum (it does on Kim, Shim & Choi's three-newsgroup experiment, and the
+//!   Lagrangian (3) tells the poor ones apart; `benches/README.md`), so a split runs [`START_TRIALS`] starts and
+//!   keeps the one with the lowest Lagrangian (3), the objective the iteration descends.
 //! - The means of (4) use the soft responsibilities R (as (4) is written); the hard clusters (9) are the answer.
 //! - Step 4's "until the convergence is achieved": until no responsibility moves by more than
 //!   [`RESPONSIBILITY_TOLERANCE`], or after [`MAX_ITERATIONS`] iterations.

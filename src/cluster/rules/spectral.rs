@@ -1,5 +1,5 @@
 //! `spectral`: spectral clustering of a node with the kernel matrix as similarity matrix (Gkotsopoulou & Monge,
-//! seed 002, "Spectral clustering"), with the unnormalised, symmetric or random-walk Laplacian.
+//! "Spectral clustering"), with the unnormalised, symmetric or random-walk Laplacian.
 
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -19,7 +19,7 @@ use crate::linalg::kernel_ops::{
 };
 use crate::matrix::DataMatrix;
 
-/// Which graph Laplacian spectral clustering takes its eigenvectors from (seed 002).
+/// Which graph Laplacian spectral clustering takes its eigenvectors from (Gkotsopoulou & Monge).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Laplacian {
@@ -27,7 +27,7 @@ pub enum Laplacian {
     Unnormalized,
     /// `L_sym = I - D^{-1/2} S D^{-1/2}`.
     Sym,
-    /// `L_rw = I - D^{-1} S`, the one seed 002 uses (after von Luxburg).
+    /// `L_rw = I - D^{-1} S`, the one Gkotsopoulou & Monge use (after von Luxburg).
     #[default]
     Rw,
 }
@@ -78,10 +78,10 @@ pub(super) static RULE: RuleDef = RuleDef {
     },
 };
 
-/// Seed 002: with the node's kernel matrix as similarity matrix `S` (entrywise non-negative: a node whose kernel
-/// matrix has a negative entry is refused, naming the kernel), degrees `d_i = sum_j S_ij`, take the first
-/// (smallest) `k` eigenvectors of the chosen Laplacian and cluster the members' rows of that n x k matrix into
-/// `k` groups with k-means (seeded random starts, the best of `trials`, as `kmeans`). The seed clusters "these
+/// Gkotsopoulou & Monge: with the node's kernel matrix as similarity matrix `S` (entrywise non-negative: a node whose
+/// kernel matrix has a negative entry is refused, naming the kernel), degrees `d_i = sum_j S_ij`, take the first
+/// (smallest) `k` eigenvectors of the chosen Laplacian and cluster the members' rows of that n x k matrix into `k`
+/// groups with k-means (seeded random starts, the best of `trials`, as `kmeans`). The seed clusters "these
 /// eigenvectors themselves", so rows are used as they are (no row normalisation).
 ///
 /// Eigenvectors by Lanczos on a shifted operator whose leading eigenvectors are the wanted smallest ones:

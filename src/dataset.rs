@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::cache;
 use crate::corpus::{self, CorpusError, Document, LoadOptions, LoadReport, Loaded};
 use crate::demo;
+use crate::linalg::kernel::DocumentTexts;
 use crate::matrix::DataMatrix;
 use crate::progress::{Cancelled, Progress};
 use crate::text::{self, TextError, TextOptions};
@@ -57,11 +58,6 @@ pub struct DocumentMeta {
     pub empty: bool,
     /// The document's text as read (empty for numeric rows), for viewing.
     pub text: String,
-}
-
-/// The raw text of each column, for the rules that read text rather than the matrix (string kernels).
-pub trait DocumentTexts: Sync {
-    fn text(&self, column: usize) -> &str;
 }
 
 impl DocumentTexts for [DocumentMeta] {

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::ClusterError;
 use super::registry::RuleDef;
 use super::spec::RuleSpec;
+use crate::linalg::kernel::DocumentTexts;
 use crate::matrix::DataMatrix;
 
 pub use detail::SplitDetail;
@@ -71,10 +72,6 @@ pub struct SplitContext<'a> {
     /// cancel, and the memory a kernel matrix may take.
     pub env: SplitEnv<'a>,
 }
-
-/// The raw text of each column, for the rules that read text rather than the matrix (string kernels); the
-/// same trait [`crate::linalg::kernel::kernel_matrix`] takes.
-pub use crate::dataset::DocumentTexts;
 
 /// The default memory budget of a kernel matrix: 4 GiB.
 pub const DEFAULT_MEMORY_BUDGET: u64 = 4 << 30;

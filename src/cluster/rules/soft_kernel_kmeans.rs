@@ -480,7 +480,7 @@ mod tests {
 
     struct Texts(Vec<String>);
 
-    impl super::super::DocumentTexts for Texts {
+    impl crate::linalg::kernel::DocumentTexts for Texts {
         fn text(&self, column: usize) -> &str {
             &self.0[column]
         }

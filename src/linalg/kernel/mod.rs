@@ -17,10 +17,11 @@ mod geodesic;
 mod inner;
 mod string;
 
+pub use string::DocumentTexts;
+
 use rayon::prelude::*;
 
 use super::{Column, Gram};
-use crate::dataset::DocumentTexts;
 use crate::matrix::DataMatrix;
 use crate::progress::{Cancelled, Progress};
 
@@ -127,18 +128,6 @@ impl KernelSpec {
         matches!(
             self,
             KernelSpec::Spectrum { .. } | KernelSpec::BoundRange { .. }
-        )
-    }
-
-    /// Whether every entry of the kernel is non-negative on any data, as the Laplacian rules need. Linear,
-    /// polynomial and geodesic kernels can be negative on general data; on text (non-negative weights) the linear,
-    /// cosine and polynomial kernels are not, which [`kernel_matrix`] reports per matrix.
-    pub fn always_non_negative(&self) -> bool {
-        matches!(
-            self,
-            KernelSpec::Gaussian { .. }
-                | KernelSpec::Spectrum { .. }
-                | KernelSpec::BoundRange { .. }
         )
     }
 }

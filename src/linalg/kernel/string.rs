@@ -20,8 +20,13 @@ use rayon::prelude::*;
 
 use super::super::Gram;
 use super::inner::{CompactColumns, sparse_inner_products};
-use crate::dataset::DocumentTexts;
 use crate::progress::{Cancelled, Progress};
+
+/// The raw text of each column, for the kernels that read text rather than the matrix (the string kernels). The
+/// caller supplies it (a dataset implements it for its documents), so that linear algebra needs no dataset.
+pub trait DocumentTexts: Sync {
+    fn text(&self, column: usize) -> &str;
+}
 
 /// Hash of a substring, extended one character at a time.
 #[inline]

@@ -2,6 +2,9 @@
 //! a divisive cluster tree over it and report on it. This library knows nothing about terminals; the binary
 //! (`src/main.rs`) parses the command line and prints.
 
+// Items are visible to the crate only unless the crate's users need them.
+#![warn(unreachable_pub)]
+
 pub mod cache;
 pub mod choice;
 pub mod cluster;

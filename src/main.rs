@@ -1,6 +1,9 @@
 //! The `pdx` command: parses the command line, runs a batch command or (with no command) opens a collection in
 //! the terminal interface. Errors are printed as one line naming the file (and the flag), with exit code 2.
 
+// Items are visible to the crate only unless the crate's users need them.
+#![warn(unreachable_pub)]
+
 use std::process::ExitCode;
 
 use clap::Parser;

@@ -21,7 +21,7 @@ fn defaults() -> Params {
 }
 
 #[derive(Args, Debug)]
-pub struct ClusterArgs {
+pub(crate) struct ClusterArgs {
     #[command(flatten)]
     corpus: CorpusArgs,
     #[arg(long, default_value = registry::DEFAULT_RULE, help = rule_help(), long_help = rule_long_help(), help_heading = "Clustering")]
@@ -97,7 +97,7 @@ fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
         .with_context(|| format!("{}: cannot write", path.display()))
 }
 
-pub fn run(args: &ClusterArgs) -> anyhow::Result<()> {
+pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     let k = usize::try_from(args.k).context("--k is too large")?;
     let rule = args.rule(k)?;
     let opened = args.corpus.open()?;

@@ -28,7 +28,7 @@ fn default_stem() -> String {
 
 /// Where the corpus is and how it becomes a matrix: shared by every command.
 #[derive(Args, Debug, Clone)]
-pub struct CorpusArgs {
+pub(crate) struct CorpusArgs {
     /// Files or folders read as one corpus (labels merge by name). None: the embedded demo corpus.
     pub paths: Vec<PathBuf>,
 
@@ -110,7 +110,7 @@ pub struct CorpusArgs {
 
 impl CorpusArgs {
     /// The library's options for these flags (checked by the library when the corpus is opened).
-    pub fn options(&self) -> anyhow::Result<DatasetOptions> {
+    pub(crate) fn options(&self) -> anyhow::Result<DatasetOptions> {
         let weighting = self
             .weighting
             .as_deref()
@@ -151,7 +151,7 @@ impl CorpusArgs {
 
     /// Open the corpus the arguments name, or the demo corpus when they name none; what went wrong on the way
     /// without stopping it goes to standard error.
-    pub fn open(&self) -> anyhow::Result<Opened> {
+    pub(crate) fn open(&self) -> anyhow::Result<Opened> {
         let options = self.options()?;
         let opened = if self.paths.is_empty() {
             dataset::open_demo(&options)?

@@ -12,7 +12,7 @@ use pdx::dataset::DatasetError;
 use pdx::text::{TextError, TextOption};
 
 /// The flag of each rule parameter.
-pub fn param_flag(param: Param) -> &'static str {
+pub(crate) fn param_flag(param: Param) -> &'static str {
     match param {
         Param::L => "--l",
         Param::Tau => "--tau",
@@ -42,7 +42,7 @@ fn column_flag(option: ColumnOption) -> &'static str {
 }
 
 /// The help line of a rule parameter's flag: what it means and which rules use it.
-pub fn param_help(param: Param) -> String {
+pub(crate) fn param_help(param: Param) -> String {
     let users: Vec<&str> = registry::all()
         .iter()
         .filter(|rule| rule.uses(param))
@@ -57,7 +57,7 @@ pub fn param_help(param: Param) -> String {
 }
 
 /// The help of `--rule`: every rule of the registry, with what it does.
-pub fn rule_help() -> String {
+pub(crate) fn rule_help() -> String {
     let names = |family| {
         registry::of_family(family)
             .map(|rule| rule.name)
@@ -72,7 +72,7 @@ pub fn rule_help() -> String {
 }
 
 /// The long help of `--rule`: one line per rule.
-pub fn rule_long_help() -> String {
+pub(crate) fn rule_long_help() -> String {
     let mut text = String::from("Split rule:");
     for rule in registry::all() {
         text.push_str(&format!(
@@ -102,7 +102,7 @@ fn param_error(error: &ParamError) -> String {
 
 /// A library error in the command line's words: the flag of the parameter or option it names, and the flag that
 /// would help where there is one. Errors that name no option read as the library wrote them.
-pub fn describe(error: &anyhow::Error) -> String {
+pub(crate) fn describe(error: &anyhow::Error) -> String {
     let cluster = error.downcast_ref::<ClusterError>();
     let text = error
         .downcast_ref::<TextError>()
@@ -160,10 +160,10 @@ pub fn describe(error: &anyhow::Error) -> String {
 
 /// A clap parser for a library [`Choice`]: its names as the possible values, each with its meaning in the help.
 #[derive(Clone)]
-pub struct ChoiceParser<T>(PhantomData<T>);
+pub(crate) struct ChoiceParser<T>(PhantomData<T>);
 
 /// The clap parser of choice enum `T`.
-pub fn choice<T: Choice + Send + Sync>() -> ChoiceParser<T> {
+pub(crate) fn choice<T: Choice + Send + Sync>() -> ChoiceParser<T> {
     ChoiceParser(PhantomData)
 }
 
@@ -195,7 +195,7 @@ impl<T: Choice + Send + Sync> TypedValueParser for ChoiceParser<T> {
 }
 
 /// Bytes written as a size with a unit, as `--mem-budget` takes them: `512MiB`, `8GiB`, `1.5GB`, `1000000`.
-pub fn parse_memory_size(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_memory_size(text: &str) -> Result<u64, String> {
     let trimmed = text.trim();
     let split = trimmed
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -225,7 +225,7 @@ pub fn parse_memory_size(text: &str) -> Result<u64, String> {
 
 /// A memory size flag's value: parsed by [`parse_memory_size`], shown as pdx shows sizes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MemorySize(pub u64);
+pub(crate) struct MemorySize(pub u64);
 
 impl std::fmt::Display for MemorySize {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -234,7 +234,7 @@ impl std::fmt::Display for MemorySize {
 }
 
 /// The clap parser of a memory size: `--mem-budget "lots": expected a size such as 512MiB or 8GiB`.
-pub fn memory_size(text: &str) -> Result<MemorySize, String> {
+pub(crate) fn memory_size(text: &str) -> Result<MemorySize, String> {
     parse_memory_size(text).map(MemorySize)
 }
 

@@ -3,7 +3,7 @@
 
 mod cluster;
 mod corpus;
-pub mod flags;
+pub(crate) mod flags;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -24,7 +24,7 @@ use flags::{MemorySize, memory_size};
     about = "pdx, the principal direction explorer: grow and inspect divisive cluster trees of document collections",
     args_conflicts_with_subcommands = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
     #[command(flatten)]
@@ -67,7 +67,7 @@ fn print_stats(corpus: &CorpusArgs, json: bool) -> anyhow::Result<()> {
 }
 
 /// Run the command the arguments name.
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+pub(crate) fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Stats { corpus, json }) => print_stats(&corpus, json),
         Some(Command::Cluster(args)) => cluster::run(&args),

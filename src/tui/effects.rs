@@ -8,7 +8,7 @@ use super::model::{self, Action, Effect};
 use super::session;
 
 /// Do what `effect` asks, on the calling thread; the action that reports the result.
-pub fn perform(effect: Effect, data: &Dataset) -> Action {
+pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
     match effect {
         Effect::Run(job) => Action::Finished(model::perform(data, job)),
         Effect::Export(job) => Action::Exported(export::export(data, &job.tree, &job.dir)),

@@ -7,7 +7,7 @@ use pdx::dataset::Dataset;
 use pdx::report;
 
 /// The folder exports go to: `PDX_EXPORT_DIR` if set (and not empty), else the current directory.
-pub fn default_dir() -> PathBuf {
+pub(super) fn default_dir() -> PathBuf {
     std::env::var_os("PDX_EXPORT_DIR")
         .filter(|dir| !dir.is_empty())
         .map_or_else(|| PathBuf::from("."), PathBuf::from)
@@ -15,7 +15,7 @@ pub fn default_dir() -> PathBuf {
 
 /// A file-name-safe corpus name: the last component of each path of `source`, without extension, joined by `+`;
 /// anything but letters, digits, `-` and `_` becomes `-`.
-pub fn corpus_name(source: &str) -> String {
+pub(super) fn corpus_name(source: &str) -> String {
     let parts: Vec<String> = source
         .split_whitespace()
         .map(|part| {
@@ -49,12 +49,12 @@ pub fn corpus_name(source: &str) -> String {
 }
 
 /// The common part of the three file names, e.g. `pdx-demo-3leaves`.
-pub fn file_stem(source: &str, leaves: usize) -> String {
+pub(super) fn file_stem(source: &str, leaves: usize) -> String {
     format!("pdx-{}-{leaves}leaves", corpus_name(source))
 }
 
 /// Write the three files atomically into `dir`; returns their paths.
-pub fn export(data: &Dataset, tree: &Tree, dir: &Path) -> Result<Vec<PathBuf>, String> {
+pub(super) fn export(data: &Dataset, tree: &Tree, dir: &Path) -> Result<Vec<PathBuf>, String> {
     let stem = file_stem(&data.source, tree.leaves().len());
     let report = report::build(data, tree);
     let json = serde_json::to_string(&report).map_err(|e| format!("cannot export: {e}"))?;

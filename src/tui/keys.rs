@@ -5,7 +5,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// What a key asks for. Keys become commands through [`BINDINGS`]; commands become model changes in `update`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Command {
+pub(super) enum Command {
     Up,
     Down,
     PageUp,
@@ -55,7 +55,7 @@ pub enum Command {
 
 /// Where a binding applies: the main screen (either pane, or one of them) or one popup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Context {
+pub(super) enum Context {
     Main,
     Tree,
     Detail,
@@ -71,7 +71,7 @@ pub enum Context {
 }
 
 impl Context {
-    pub fn title(self) -> &'static str {
+    pub(super) fn title(self) -> &'static str {
         match self {
             Context::Main => "Everywhere on the main screen",
             Context::Tree => "Tree pane",
@@ -88,7 +88,7 @@ impl Context {
 
 /// One key: a code with modifiers, or "any digit" (typed values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Key {
+pub(super) enum Key {
     Plain(KeyCode),
     Ctrl(char),
     Digits,
@@ -97,7 +97,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub fn matches(self, event: &KeyEvent) -> bool {
+    pub(super) fn matches(self, event: &KeyEvent) -> bool {
         let ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
         match self {
             Key::Plain(code) => !ctrl && event.code == code,
@@ -109,7 +109,7 @@ impl Key {
         }
     }
 
-    pub fn label(self) -> String {
+    pub(super) fn label(self) -> String {
         match self {
             Key::Plain(code) => match code {
                 KeyCode::Char(' ') => "Space".into(),
@@ -135,7 +135,7 @@ impl Key {
     }
 }
 
-pub struct Binding {
+pub(super) struct Binding {
     pub keys: &'static [Key],
     pub command: Command,
     pub context: Context,
@@ -180,7 +180,7 @@ const fn hint(
 
 /// Every key pdx's TUI knows, in the order the help screen lists them.
 #[rustfmt::skip]
-pub static BINDINGS: &[Binding] = &[
+pub(super) static BINDINGS: &[Binding] = &[
     // The main screen, whichever pane has the focus.
     hint(&[Plain(Char('?'))], Command::Help, Context::Main, "show this help", "help"),
     hint(&[Plain(Char('s'))], Command::Split, Context::Main, "split the selected node with the current rule", "split"),
@@ -257,7 +257,7 @@ pub static BINDINGS: &[Binding] = &[
 ];
 
 /// What the mouse does, for the help screen (the model's `click` and `scroll` do it).
-pub static MOUSE: &[(&str, &str)] = &[
+pub(super) static MOUSE: &[(&str, &str)] = &[
     ("click", "a tree row: select it · a tab title: show it"),
     ("click", "a document: select it · a pane: give it the focus"),
     (
@@ -267,10 +267,10 @@ pub static MOUSE: &[(&str, &str)] = &[
 ];
 
 /// The help screen's heading for [`MOUSE`].
-pub const MOUSE_TITLE: &str = "Mouse";
+pub(super) const MOUSE_TITLE: &str = "Mouse";
 
 /// The command `event` means in `contexts` (searched in order: the most specific first).
-pub fn lookup(contexts: &[Context], event: &KeyEvent) -> Option<Command> {
+pub(super) fn lookup(contexts: &[Context], event: &KeyEvent) -> Option<Command> {
     contexts.iter().find_map(|&context| {
         BINDINGS
             .iter()
@@ -281,7 +281,7 @@ pub fn lookup(contexts: &[Context], event: &KeyEvent) -> Option<Command> {
 }
 
 /// The keys of a binding as one label, e.g. `↑/k`.
-pub fn keys_label(binding: &Binding) -> String {
+pub(super) fn keys_label(binding: &Binding) -> String {
     binding
         .keys
         .iter()
@@ -291,7 +291,7 @@ pub fn keys_label(binding: &Binding) -> String {
 }
 
 /// The help screen's lines: a heading per context (then the mouse's), then `keys  description`.
-pub fn help_lines() -> Vec<(Option<&'static str>, String, &'static str)> {
+pub(super) fn help_lines() -> Vec<(Option<&'static str>, String, &'static str)> {
     let mut lines = Vec::new();
     let mut current = None;
     for binding in BINDINGS {
@@ -309,7 +309,7 @@ pub fn help_lines() -> Vec<(Option<&'static str>, String, &'static str)> {
 }
 
 /// The status line's key hint: `key word` pairs of the bindings marked as hints.
-pub fn hint_pairs() -> Vec<(String, &'static str)> {
+pub(super) fn hint_pairs() -> Vec<(String, &'static str)> {
     BINDINGS
         .iter()
         .filter_map(|b| b.hint.map(|h| (keys_label(b), h)))

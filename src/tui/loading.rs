@@ -10,7 +10,7 @@ use ratatui::crossterm::event::KeyEvent;
 
 use super::keys::{self, Command, Context};
 
-pub struct Loading {
+pub(super) struct Loading {
     /// What is loading, as the screen names it.
     pub what: String,
     pub progress: Arc<Progress>,
@@ -19,7 +19,7 @@ pub struct Loading {
 }
 
 /// How loading ended.
-pub enum LoadEnd {
+pub(super) enum LoadEnd {
     Loaded(Box<Opened>),
     /// The user cancelled: pdx quits, saying so.
     Cancelled,
@@ -27,7 +27,7 @@ pub enum LoadEnd {
 }
 
 impl Loading {
-    pub fn new(what: String, progress: Arc<Progress>) -> Loading {
+    pub(super) fn new(what: String, progress: Arc<Progress>) -> Loading {
         Loading {
             what,
             progress,
@@ -36,11 +36,11 @@ impl Loading {
     }
 
     /// The command a key means on the loading screen.
-    pub fn command_for(&self, key: &KeyEvent) -> Option<Command> {
+    pub(super) fn command_for(&self, key: &KeyEvent) -> Option<Command> {
         keys::lookup(&[Context::Loading], key)
     }
 
-    pub fn update(&mut self, command: Command) {
+    pub(super) fn update(&mut self, command: Command) {
         if command == Command::Cancel {
             self.progress.cancel();
             self.cancelling = true;
@@ -49,7 +49,7 @@ impl Loading {
 
     /// What the loader's result means: a cancel shows up as [`DatasetError::Cancelled`] (or, if the load ended
     /// before it saw the cancel, as a dataset the user no longer wants).
-    pub fn finished(&self, result: anyhow::Result<Opened>) -> LoadEnd {
+    pub(super) fn finished(&self, result: anyhow::Result<Opened>) -> LoadEnd {
         match result {
             _ if self.cancelling => LoadEnd::Cancelled,
             Ok(opened) => LoadEnd::Loaded(Box::new(opened)),
@@ -67,7 +67,7 @@ impl Loading {
 
     /// The progress line: the phase, `done / total` (or `done` when the total is unknown) and the tokens read;
     /// and the fraction done, when there is a total.
-    pub fn progress_text(&self) -> (String, Option<f64>) {
+    pub(super) fn progress_text(&self) -> (String, Option<f64>) {
         let ProgressSnapshot {
             phase,
             done,
@@ -98,7 +98,7 @@ impl Loading {
 }
 
 /// `1234567` as `1,234,567`.
-pub fn thousands(value: u64) -> String {
+pub(super) fn thousands(value: u64) -> String {
     let digits = value.to_string();
     let mut text = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -33,7 +33,7 @@ use loading::{LoadEnd, Loading};
 
 use model::{Action, Model};
 use session::Session;
-pub use session::Source;
+pub(crate) use session::Source;
 
 /// What worker threads send back.
 enum Message {
@@ -50,7 +50,7 @@ fn colors_enabled() -> bool {
 /// Open the TUI on the corpus of `source`, or, with `session_file`, on the session's corpus and tree. A session
 /// file that cannot be used is reported in the status line and pdx starts on `source` without it.
 /// `memory_budget` bounds the kernel matrix of a kernel split (`--mem-budget`).
-pub fn run(
+pub(crate) fn run(
     source: Source,
     session_file: Option<PathBuf>,
     memory_budget: u64,

@@ -13,13 +13,13 @@ use serde::{Deserialize, Serialize};
 use super::export;
 
 /// The `format` field of every session file.
-pub const FORMAT: &str = "pdx-session";
+pub(super) const FORMAT: &str = "pdx-session";
 /// The version this pdx writes and reads.
-pub const VERSION: u32 = 1;
+pub(super) const VERSION: u32 = 1;
 
 /// Where a corpus comes from and how it becomes a matrix: what it takes to load it again.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Source {
+pub(crate) struct Source {
     /// None: the embedded demo corpus.
     pub paths: Vec<PathBuf>,
     pub options: DatasetOptions,
@@ -28,7 +28,7 @@ pub struct Source {
 
 impl Source {
     /// The corpus as the loading screen names it.
-    pub fn what(&self) -> String {
+    pub(crate) fn what(&self) -> String {
         if self.paths.is_empty() {
             "the demo corpus".into()
         } else {
@@ -41,7 +41,7 @@ impl Source {
     }
 
     /// Load the corpus, reporting to `progress` (the demo corpus is too small to report anything).
-    pub fn open(&self, progress: &Progress) -> anyhow::Result<Opened> {
+    pub(crate) fn open(&self, progress: &Progress) -> anyhow::Result<Opened> {
         Ok(if self.paths.is_empty() {
             dataset::open_demo(&self.options)?
         } else {
@@ -53,7 +53,7 @@ impl Source {
 /// The rule picker's numeric parameters as a session file keeps them. The kernel parameters are not kept here:
 /// a session restores those of its rule and the defaults for the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct PickerNumbers {
+pub(super) struct PickerNumbers {
     pub l: usize,
     pub tau: f64,
     pub trials: usize,
@@ -74,7 +74,7 @@ impl From<&Params> for PickerNumbers {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Session {
+pub(super) struct Session {
     pub format: String,
     pub version: u32,
     /// The corpus paths; empty for the demo corpus.
@@ -90,7 +90,7 @@ pub struct Session {
 }
 
 /// What a session gives a model that can use it.
-pub struct Restored {
+pub(super) struct Restored {
     pub tree: Tree,
     pub rule: RuleSpec,
     /// The picker's parameters: the session's numbers, then the values of the parameters its rule uses.
@@ -100,7 +100,7 @@ pub struct Restored {
 
 impl Session {
     /// The source to load the session's corpus from (the cache use comes from the command line).
-    pub fn source(&self, use_cache: bool) -> Source {
+    pub(super) fn source(&self, use_cache: bool) -> Source {
         Source {
             paths: self.paths.clone(),
             options: self.options.clone(),
@@ -110,7 +110,7 @@ impl Session {
 }
 
 /// The folder `w` saves to: `PDX_SESSION_DIR` if set, else pdx's data folder (`~/.local/share/pdx` on Linux).
-pub fn default_dir() -> Option<PathBuf> {
+pub(super) fn default_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("PDX_SESSION_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
@@ -118,7 +118,7 @@ pub fn default_dir() -> Option<PathBuf> {
 }
 
 /// The session file's name, e.g. `pdx-demo-3leaves.session.json`.
-pub fn file_name(source: &str, leaves: usize) -> String {
+pub(super) fn file_name(source: &str, leaves: usize) -> String {
     format!("{}.session.json", export::file_stem(source, leaves))
 }
 
@@ -129,7 +129,7 @@ fn absolute(path: &Path) -> PathBuf {
 
 /// Write `session` atomically into `dir` (created if needed); returns the file's path. Relative corpus and stop
 /// list paths are stored absolute.
-pub fn save(session: &Session, source: &str, dir: &Path) -> Result<PathBuf, String> {
+pub(super) fn save(session: &Session, source: &str, dir: &Path) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
     let path = dir.join(file_name(source, session.tree.leaves().len()));
     let mut session = session.clone();
@@ -144,7 +144,7 @@ pub fn save(session: &Session, source: &str, dir: &Path) -> Result<PathBuf, Stri
 }
 
 /// Read a session file; the error is one line naming the file.
-pub fn read(path: &Path) -> Result<Session, String> {
+pub(super) fn read(path: &Path) -> Result<Session, String> {
     let name = path.display();
     let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
     let value: serde_json::Value =
@@ -167,7 +167,7 @@ pub fn read(path: &Path) -> Result<Session, String> {
 impl Session {
     /// The session's tree, rule and parameters checked against `data` (the same shape, the same columns, a tree
     /// of them, parameters in range); the error is one line in the session's terms.
-    pub fn restore(self, data: &Dataset) -> Result<Restored, String> {
+    pub(super) fn restore(self, data: &Dataset) -> Result<Restored, String> {
         let (terms, documents) = (data.matrix.rows(), data.matrix.cols());
         if (self.documents, self.terms) != (documents, terms) {
             return Err(format!(

@@ -24,7 +24,7 @@ pub(crate) struct CompactColumns {
 }
 
 impl CompactColumns {
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.offsets.len().saturating_sub(1)
     }
 
@@ -35,7 +35,7 @@ impl CompactColumns {
 
     /// The members' columns of a sparse matrix, with rows renumbered to the terms the node uses (in their original
     /// order, so each column stays sorted). `None` for dense data.
-    pub fn from_members(data: &DataMatrix, members: &[usize]) -> Option<CompactColumns> {
+    pub(super) fn from_members(data: &DataMatrix, members: &[usize]) -> Option<CompactColumns> {
         if matches!(data, DataMatrix::Dense { .. }) {
             return None;
         }

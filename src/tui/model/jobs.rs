@@ -15,7 +15,7 @@ use super::preview_cache::PreviewKey;
 
 /// Something to do away from the event loop.
 #[derive(Debug, Clone)]
-pub enum Effect {
+pub(crate) enum Effect {
     Run(Job),
     Export(Export),
     Save(Save),
@@ -24,7 +24,7 @@ pub enum Effect {
 
 /// Engine work for a worker thread.
 #[derive(Debug, Clone)]
-pub enum Work {
+pub(crate) enum Work {
     Split {
         node: usize,
         rule: RuleSpec,
@@ -38,7 +38,7 @@ pub enum Work {
 
 /// A job: work on a copy of the tree; the result replaces the tree if the job is still the current one.
 #[derive(Debug, Clone)]
-pub struct Job {
+pub(crate) struct Job {
     pub id: u64,
     pub tree: Tree,
     pub work: Work,
@@ -49,14 +49,14 @@ pub struct Job {
 
 /// An export: write `tree` as JSON, CSV and Newick into `dir`.
 #[derive(Debug, Clone)]
-pub struct Export {
+pub(crate) struct Export {
     pub tree: Tree,
     pub dir: PathBuf,
 }
 
 /// A session to save into `dir`; `revision` is the tree's, to mark the model clean once saved.
 #[derive(Debug, Clone)]
-pub struct Save {
+pub(crate) struct Save {
     pub session: Box<Session>,
     pub dir: PathBuf,
     pub revision: u64,
@@ -65,7 +65,7 @@ pub struct Save {
 /// A split preview to compute on a worker thread: `rules` on leaf `key.node` of `tree` (the model's tree at
 /// `key.revision`).
 #[derive(Debug, Clone)]
-pub struct PreviewJob {
+pub(crate) struct PreviewJob {
     pub key: PreviewKey,
     pub tree: Tree,
     pub rules: Vec<RuleSpec>,
@@ -75,14 +75,14 @@ pub struct PreviewJob {
 
 /// A preview's result, sent back by the worker.
 #[derive(Debug, Clone)]
-pub struct PreviewDone {
+pub(crate) struct PreviewDone {
     pub key: PreviewKey,
     pub second_direction: bool,
     pub result: Result<SplitPreview, String>,
 }
 
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub tree: Tree,
     /// The node to select and show afterwards (none: keep the selection).
     pub select: Option<usize>,
@@ -91,13 +91,13 @@ pub struct Outcome {
 
 /// A job's result, sent back by the worker.
 #[derive(Debug, Clone)]
-pub struct Finished {
+pub(crate) struct Finished {
     pub job: u64,
     pub outcome: Result<Outcome, String>,
 }
 
 /// Run a job: the engine's work, on whatever thread calls it.
-pub fn perform(data: &Dataset, job: Job) -> Finished {
+pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
     let Job {
         id,
         mut tree,
@@ -159,7 +159,7 @@ pub fn perform(data: &Dataset, job: Job) -> Finished {
 }
 
 /// Compute a split preview, on whatever thread calls it.
-pub fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
+pub(crate) fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
     let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
     let label_count = data.label_names.len();
     let labels = (label_count > 0).then_some((labels.as_slice(), label_count));

@@ -4,7 +4,7 @@
 //! the view reads them through the methods below, and only `update` writes them.
 
 mod jobs;
-pub mod picker;
+pub(super) mod picker;
 mod popups;
 mod preview_cache;
 mod tree_ops;
@@ -25,29 +25,29 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use super::keys::{self, Command, Context};
 use super::session::Source;
 
-pub use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
-pub use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
-pub use popups::Popup;
-pub use update::update;
+pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
+pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
+pub(super) use popups::Popup;
+pub(super) use update::update;
 
 /// Undo depth. A snapshot shares the nodes' members and centroids with the live tree, so it costs little, but
 /// the history is still bounded.
 const MAX_UNDO: usize = 100;
 
 /// How far the Preview tab scrolls (its text part is shorter than this).
-pub const PREVIEW_LINES: usize = 40;
+pub(super) const PREVIEW_LINES: usize = 40;
 
 /// How many terms the Terms tab lists.
-pub const DETAIL_TERMS: usize = 20;
+pub(super) const DETAIL_TERMS: usize = 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
+pub(super) enum Pane {
     Tree,
     Detail,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DetailTab {
+pub(super) enum DetailTab {
     Terms,
     Labels,
     Documents,
@@ -56,14 +56,14 @@ pub enum DetailTab {
 }
 
 impl DetailTab {
-    pub const ALL: [DetailTab; 4] = [
+    pub(super) const ALL: [DetailTab; 4] = [
         DetailTab::Terms,
         DetailTab::Labels,
         DetailTab::Documents,
         DetailTab::Preview,
     ];
 
-    pub fn index(self) -> usize {
+    pub(super) fn index(self) -> usize {
         match self {
             DetailTab::Terms => 0,
             DetailTab::Labels => 1,
@@ -72,7 +72,7 @@ impl DetailTab {
         }
     }
 
-    pub fn title(self) -> &'static str {
+    pub(super) fn title(self) -> &'static str {
         match self {
             DetailTab::Terms => "Terms",
             DetailTab::Labels => "Labels",
@@ -84,7 +84,7 @@ impl DetailTab {
 
 /// What a mouse event points at (found by the view, which knows the layout).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Region {
+pub(super) enum Region {
     /// A node's row in the tree pane.
     TreeRow(usize),
     /// The tree pane elsewhere (border, header, empty rows).
@@ -100,7 +100,7 @@ pub enum Region {
 }
 
 #[derive(Debug, Clone)]
-pub enum Action {
+pub(super) enum Action {
     Command(Command),
     /// A left click.
     Click(Region),
@@ -125,7 +125,7 @@ pub enum Action {
 
 /// What the model shows of the whole tree, recomputed when the tree changes.
 #[derive(Debug, Clone)]
-pub struct Derived {
+pub(super) struct Derived {
     pub leaves: Vec<usize>,
     pub objective: f64,
     pub suggestion: Option<usize>,
@@ -141,7 +141,7 @@ pub struct Derived {
 
 /// What the detail pane shows of the selected node, recomputed when the selection or the tree changes.
 #[derive(Debug, Clone, Default)]
-pub struct Detail {
+pub(super) struct Detail {
     pub node: usize,
     pub top_terms: Vec<TermWeight>,
     pub discriminating: Vec<TermWeight>,
@@ -169,7 +169,7 @@ struct History {
 }
 
 /// What the model starts with.
-pub struct Start {
+pub(super) struct Start {
     pub data: Arc<Dataset>,
     /// False when NO_COLOR is set.
     pub colors: bool,
@@ -189,7 +189,7 @@ pub struct Start {
 
 impl Start {
     /// `data` with the defaults: the default rule and memory budget, exports to the current folder, no sessions.
-    pub fn new(data: Arc<Dataset>, colors: bool) -> Start {
+    pub(super) fn new(data: Arc<Dataset>, colors: bool) -> Start {
         Start {
             data,
             colors,
@@ -203,7 +203,7 @@ impl Start {
     }
 }
 
-pub struct Model {
+pub(super) struct Model {
     data: Arc<Dataset>,
     tree: Tree,
     history: History,
@@ -238,7 +238,7 @@ pub struct Model {
 }
 
 impl Model {
-    pub fn new(start: Start) -> Model {
+    pub(super) fn new(start: Start) -> Model {
         let tree = Tree::for_dataset(&start.data);
         let selected = tree.root();
         let params = start
@@ -290,91 +290,91 @@ impl Model {
         model
     }
 
-    pub fn data(&self) -> &Arc<Dataset> {
+    pub(super) fn data(&self) -> &Arc<Dataset> {
         &self.data
     }
 
-    pub fn tree(&self) -> &Tree {
+    pub(super) fn tree(&self) -> &Tree {
         &self.tree
     }
 
-    pub fn selected(&self) -> usize {
+    pub(super) fn selected(&self) -> usize {
         self.selected
     }
 
-    pub fn is_collapsed(&self, id: usize) -> bool {
+    pub(super) fn is_collapsed(&self, id: usize) -> bool {
         self.collapsed.contains(&id)
     }
 
-    pub fn focus(&self) -> Pane {
+    pub(super) fn focus(&self) -> Pane {
         self.focus
     }
 
-    pub fn tab(&self) -> DetailTab {
+    pub(super) fn tab(&self) -> DetailTab {
         self.tab
     }
 
-    pub fn document_cursor(&self) -> usize {
+    pub(super) fn document_cursor(&self) -> usize {
         self.document_cursor
     }
 
-    pub fn detail_scroll(&self) -> usize {
+    pub(super) fn detail_scroll(&self) -> usize {
         self.detail_scroll
     }
 
-    pub fn rule(&self) -> &RuleSpec {
+    pub(super) fn rule(&self) -> &RuleSpec {
         &self.rule
     }
 
-    pub fn policy(&self) -> SelectPolicy {
+    pub(super) fn policy(&self) -> SelectPolicy {
         self.policy
     }
 
-    pub fn popup(&self) -> Option<&Popup> {
+    pub(super) fn popup(&self) -> Option<&Popup> {
         self.popup.as_ref()
     }
 
-    pub fn status(&self) -> &str {
+    pub(super) fn status(&self) -> &str {
         &self.status
     }
 
     /// What the running job does, if one runs.
-    pub fn busy(&self) -> Option<&str> {
+    pub(super) fn busy(&self) -> Option<&str> {
         self.busy.as_ref().map(|(_, what)| what.as_str())
     }
 
     /// The running job's progress report.
-    pub fn job_progress(&self) -> Option<&Arc<Progress>> {
+    pub(super) fn job_progress(&self) -> Option<&Arc<Progress>> {
         self.job_progress.as_ref()
     }
 
-    pub fn quit_requested(&self) -> bool {
+    pub(super) fn quit_requested(&self) -> bool {
         self.quit
     }
 
-    pub fn colors(&self) -> bool {
+    pub(super) fn colors(&self) -> bool {
         self.colors
     }
 
-    pub fn derived(&self) -> &Derived {
+    pub(super) fn derived(&self) -> &Derived {
         &self.derived
     }
 
-    pub fn detail(&self) -> &Detail {
+    pub(super) fn detail(&self) -> &Detail {
         &self.detail
     }
 
     /// True when the tree differs from the one at start (or the last save).
-    pub fn dirty(&self) -> bool {
+    pub(super) fn dirty(&self) -> bool {
         self.history.revision != self.history.saved_revision
     }
 
-    pub fn has_labels(&self) -> bool {
+    pub(super) fn has_labels(&self) -> bool {
         self.derived.global.is_some()
     }
 
     /// Key contexts in the order they are searched.
-    pub fn contexts(&self) -> Vec<Context> {
+    pub(super) fn contexts(&self) -> Vec<Context> {
         match &self.popup {
             Some(popup) => vec![popup.context()],
             None => match self.focus {
@@ -385,7 +385,7 @@ impl Model {
     }
 
     /// The action a key means here, if any.
-    pub fn action_for(&self, key: &KeyEvent) -> Option<Action> {
+    pub(super) fn action_for(&self, key: &KeyEvent) -> Option<Action> {
         let command = keys::lookup(&self.contexts(), key)?;
         Some(match (command, key.code) {
             (Command::Type, KeyCode::Char(c)) => Action::Type(c),
@@ -394,7 +394,7 @@ impl Model {
     }
 
     /// Visible nodes in display order with their depth (children of collapsed nodes hidden).
-    pub fn visible(&self) -> Vec<(usize, usize)> {
+    pub(super) fn visible(&self) -> Vec<(usize, usize)> {
         let mut rows = Vec::new();
         let mut stack = vec![(self.tree.root(), 0)];
         while let Some((id, depth)) = stack.pop() {
@@ -410,7 +410,7 @@ impl Model {
     }
 
     /// A node as the tree pane names it: its name, or `#id`.
-    pub fn label(&self, id: usize) -> String {
+    pub(super) fn label(&self, id: usize) -> String {
         match self.tree.node(id).and_then(|n| n.name.as_deref()) {
             Some(name) => name.to_string(),
             None => format!("#{id}"),

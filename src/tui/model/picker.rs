@@ -8,7 +8,7 @@ use pdx::cluster::{MAX_L, Param, ParamError, Params};
 use pdx::linalg::kernel::{GeodesicMetric, KernelSpec};
 
 /// How one parameter's field behaves.
-pub struct Field {
+pub(crate) struct Field {
     pub param: Param,
     /// The field's name on screen.
     pub name: &'static str,
@@ -32,7 +32,7 @@ fn step_usize(value: usize, up: bool, low: usize, high: usize) -> usize {
 const MAX_TAU_STEP: f64 = 0.95;
 
 /// The picker's fields, one per rule parameter in [`Param::ALL`]'s order.
-pub static FIELDS: &[Field] = &[
+pub(crate) static FIELDS: &[Field] = &[
     Field {
         param: Param::L,
         name: "l",
@@ -102,7 +102,7 @@ pub static FIELDS: &[Field] = &[
 ];
 
 /// The field of `param`.
-pub fn field_of(param: Param) -> &'static Field {
+pub(crate) fn field_of(param: Param) -> &'static Field {
     FIELDS
         .iter()
         .find(|field| field.param == param)
@@ -110,7 +110,7 @@ pub fn field_of(param: Param) -> &'static Field {
 }
 
 /// A parameter's value out of range, in the picker's words: its field, not a flag.
-pub fn field_message(error: &ParamError) -> String {
+pub(crate) fn field_message(error: &ParamError) -> String {
     let field = field_of(error.param).name;
     format!(
         "{field} = {}: the {field} field must be {}",
@@ -171,7 +171,7 @@ fn with_kernel_number(current: &KernelSpec, text: &str) -> Option<KernelSpec> {
 }
 
 /// The rules that use `param`, or "every kernel rule" when those are exactly the kernel rules.
-pub fn used_by(param: Param) -> String {
+pub(crate) fn used_by(param: Param) -> String {
     let users: Vec<&'static RuleDef> = registry::all()
         .iter()
         .copied()
@@ -195,22 +195,22 @@ pub fn used_by(param: Param) -> String {
 }
 
 /// Every rule the picker offers, linear rules first: its rows `0..rule_count()`.
-pub fn rule_count() -> usize {
+pub(crate) fn rule_count() -> usize {
     registry::all().len()
 }
 
 /// The rule on picker row `index` (`None` past the rules).
-pub fn rule_at(index: usize) -> Option<&'static RuleDef> {
+pub(crate) fn rule_at(index: usize) -> Option<&'static RuleDef> {
     registry::all().get(index).copied()
 }
 
 /// The picker row of the rule called `name`.
-pub fn row_of(name: &str) -> Option<usize> {
+pub(crate) fn row_of(name: &str) -> Option<usize> {
     registry::all().iter().position(|rule| rule.name == name)
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct RulePicker {
+pub(crate) struct RulePicker {
     /// Row under the cursor: `0..rule_count()` the rules, then [`FIELDS`].
     pub cursor: usize,
     /// The rule chosen in the picker (applied on Enter).
@@ -222,12 +222,12 @@ pub struct RulePicker {
 }
 
 impl RulePicker {
-    pub fn rows() -> usize {
+    pub(crate) fn rows() -> usize {
         rule_count() + FIELDS.len()
     }
 
     /// The field under the cursor, if the cursor is on one.
-    pub fn field(&self) -> Option<&'static Field> {
+    pub(crate) fn field(&self) -> Option<&'static Field> {
         self.cursor
             .checked_sub(rule_count())
             .and_then(|i| FIELDS.get(i))

@@ -10,7 +10,7 @@ use pdx::report::preview;
 
 /// An open popup and what it holds.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Popup {
+pub(crate) enum Popup {
     Help {
         scroll: usize,
     },
@@ -39,7 +39,7 @@ pub enum Popup {
 }
 
 impl Popup {
-    pub fn context(&self) -> Context {
+    pub(crate) fn context(&self) -> Context {
         match self {
             Popup::Help { .. } | Popup::Confusion { .. } | Popup::Viewer { .. } => Context::Reader,
             Popup::Rules(_) => Context::RulePicker,

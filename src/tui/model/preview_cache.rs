@@ -17,7 +17,7 @@ const PREVIEW_CACHE: usize = 32;
 /// What a preview is of: the node, the tree's revision and the preview epoch (which changes with the rule and its
 /// parameters, since they decide what the preview compares).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PreviewKey {
+pub(crate) struct PreviewKey {
     pub node: usize,
     pub revision: u64,
     pub epoch: u64,
@@ -25,7 +25,7 @@ pub struct PreviewKey {
 
 /// A cached preview.
 #[derive(Debug, Clone)]
-pub struct PreviewEntry {
+pub(crate) struct PreviewEntry {
     pub result: Result<Arc<SplitPreview>, String>,
     /// The second principal coordinate (the scatter plot) is still being computed.
     pub second_pending: bool,
@@ -62,7 +62,7 @@ impl PreviewCache {
 
 impl Model {
     /// The key of the selected node's preview as the tree and the rule stand.
-    pub fn preview_key(&self) -> PreviewKey {
+    pub(crate) fn preview_key(&self) -> PreviewKey {
         PreviewKey {
             node: self.selected,
             revision: self.history.revision,
@@ -71,13 +71,13 @@ impl Model {
     }
 
     /// The selected node's preview, if computed.
-    pub fn current_preview(&self) -> Option<&PreviewEntry> {
+    pub(crate) fn current_preview(&self) -> Option<&PreviewEntry> {
         self.previews.entries.get(&self.preview_key())
     }
 
     /// The rules a preview compares: those the registry previews (with the current parameters), and the current
     /// rule when it cuts along principal directions too (PDDP(l) with l > 1, for one).
-    pub fn preview_rules(&self) -> Vec<pdx::cluster::RuleSpec> {
+    pub(crate) fn preview_rules(&self) -> Vec<pdx::cluster::RuleSpec> {
         let mut rules = preview::compared_rules(&self.params);
         if !rules.contains(&self.rule) && self.rule.rule().directions_needed() > 0 {
             rules.push(self.rule.clone());

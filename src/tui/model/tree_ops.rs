@@ -12,7 +12,7 @@ use super::{MAX_UNDO, Model, Snapshot};
 
 impl Model {
     /// The current rule with its parameters, as the status line shows it.
-    pub fn rule_text(&self) -> String {
+    pub(crate) fn rule_text(&self) -> String {
         self.rule.text()
     }
 
@@ -94,7 +94,7 @@ impl Model {
     }
 
     /// The session as it stands: what `w` writes.
-    pub fn session(&self, source: &Source) -> Session {
+    pub(crate) fn session(&self, source: &Source) -> Session {
         Session {
             format: session::FORMAT.into(),
             version: session::VERSION,
@@ -125,7 +125,7 @@ impl Model {
 
     /// Take `session` (read from `path`) if it fits the data: its tree (the start of undo history, and the clean
     /// state), rule and parameters. The status line says what happened.
-    pub fn open_session(&mut self, path: &Path, session: Session) {
+    pub(crate) fn open_session(&mut self, path: &Path, session: Session) {
         match session.restore(&self.data) {
             Ok(restored) => {
                 self.params = restored.params;

@@ -117,7 +117,7 @@ impl Model {
 }
 
 /// Apply `action` to the model; returns the work to run elsewhere.
-pub fn update(model: &mut Model, action: Action) -> Vec<Effect> {
+pub(crate) fn update(model: &mut Model, action: Action) -> Vec<Effect> {
     let mut effects = apply(model, action);
     // Whatever changed the selection, the tree or the tab, the Preview tab asks for its preview here.
     effects.extend(model.request_preview());

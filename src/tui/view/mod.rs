@@ -19,7 +19,7 @@ use popups::draw_popup;
 use status::draw_status;
 use tree::draw_tree;
 
-pub use loading::view_loading;
+pub(super) use loading::view_loading;
 
 /// Styles, or plain text attributes when colours are off (NO_COLOR).
 #[derive(Clone, Copy)]
@@ -183,7 +183,7 @@ fn tab_titles() -> [String; 4] {
 
 /// What the mouse at (`column`, `row`) points at on the main screen drawn in `area` (the popups cover it: with
 /// a popup open, everything is [`Region::Popup`]).
-pub fn hit(model: &Model, area: Rect, column: u16, row: u16) -> Region {
+pub(super) fn hit(model: &Model, area: Rect, column: u16, row: u16) -> Region {
     if model.popup().is_some() {
         return Region::Popup;
     }
@@ -229,7 +229,7 @@ pub fn hit(model: &Model, area: Rect, column: u16, row: u16) -> Region {
     Region::Elsewhere
 }
 
-pub fn view(frame: &mut Frame, model: &Model) {
+pub(super) fn view(frame: &mut Frame, model: &Model) {
     let theme = Theme {
         color: model.colors(),
     };

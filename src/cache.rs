@@ -16,7 +16,7 @@ use walkdir::WalkDir;
 const CACHE_FORMAT: u32 = 2;
 
 #[derive(Debug, thiserror::Error)]
-pub enum CacheError {
+pub(crate) enum CacheError {
     #[error("no cache directory: set PDX_CACHE_DIR or HOME")]
     NoDirectory,
     #[error("{path}: {source}")]
@@ -31,7 +31,7 @@ pub enum CacheError {
 
 /// The cache directory: `$PDX_CACHE_DIR` when set, else the platform cache directory for pdx
 /// (`~/.cache/pdx` on Linux, `~/Library/Caches/pdx` on macOS).
-pub fn cache_dir() -> Option<PathBuf> {
+pub(crate) fn cache_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("PDX_CACHE_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
@@ -40,15 +40,15 @@ pub fn cache_dir() -> Option<PathBuf> {
 
 /// A stable 64-bit hash (FxHash is a fixed algorithm, unlike std's randomly seeded hasher).
 #[derive(Default)]
-pub struct KeyHasher(rustc_hash::FxHasher);
+pub(crate) struct KeyHasher(rustc_hash::FxHasher);
 
 impl KeyHasher {
-    pub fn add(&mut self, value: impl Hash) {
+    pub(crate) fn add(&mut self, value: impl Hash) {
         value.hash(&mut self.0);
     }
 
     /// Add every file below `path` (or `path` itself): its path, size and modification time.
-    pub fn add_inputs(&mut self, path: &Path) {
+    pub(crate) fn add_inputs(&mut self, path: &Path) {
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         self.add(canonical.to_string_lossy().as_ref());
         for entry in WalkDir::new(&canonical)
@@ -74,13 +74,13 @@ impl KeyHasher {
         }
     }
 
-    pub fn finish(&self) -> u64 {
+    pub(crate) fn finish(&self) -> u64 {
         self.0.finish()
     }
 }
 
 /// The file that holds the entry for `key`.
-pub fn entry_path(dir: &Path, key: u64) -> PathBuf {
+pub(crate) fn entry_path(dir: &Path, key: u64) -> PathBuf {
     dir.join(format!("{key:016x}.pdxcache"))
 }
 
@@ -89,14 +89,14 @@ fn header() -> Vec<u8> {
 }
 
 /// Read an entry, or `None` when there is none or it cannot be decoded.
-pub fn read<T: DeserializeOwned>(path: &Path) -> Option<T> {
+pub(crate) fn read<T: DeserializeOwned>(path: &Path) -> Option<T> {
     let bytes = std::fs::read(path).ok()?;
     let body = bytes.strip_prefix(header().as_slice())?;
     postcard::from_bytes(body).ok()
 }
 
 /// Write an entry atomically: a temporary file in the same directory, then a rename over the final name.
-pub fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), CacheError> {
+pub(crate) fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), CacheError> {
     let dir = path.parent().ok_or(CacheError::NoDirectory)?;
     std::fs::create_dir_all(dir).map_err(|source| CacheError::Io {
         path: dir.to_path_buf(),

@@ -4,16 +4,17 @@
 use crate::corpus::FolderEntry;
 
 /// The name the demo corpus goes by in reports and document ids.
-pub const DEMO_NAME: &str = "demo";
+pub(crate) const DEMO_NAME: &str = "demo";
 
 /// Folder depth of the demo's labels: `topic/subtopic`.
-pub const DEMO_LABEL_DEPTH: usize = 2;
+pub(crate) const DEMO_LABEL_DEPTH: usize = 2;
 
 /// (path below `assets/demo`, contents) of every embedded file, sorted by path.
-pub const DEMO_FILES: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/demo_files.rs"));
+pub(crate) const DEMO_FILES: &[(&str, &[u8])] =
+    include!(concat!(env!("OUT_DIR"), "/demo_files.rs"));
 
 /// The demo files as folder entries, ready for [`crate::corpus::load_entries`].
-pub fn demo_entries() -> Vec<FolderEntry> {
+pub(crate) fn demo_entries() -> Vec<FolderEntry> {
     DEMO_FILES
         .iter()
         .map(|(path, bytes)| FolderEntry {

@@ -5,12 +5,12 @@
 // Items are visible to the crate only unless the crate's users need them.
 #![warn(unreachable_pub)]
 
-pub mod cache;
+mod cache;
 pub mod choice;
 pub mod cluster;
 pub mod corpus;
 pub mod dataset;
-pub mod demo;
+mod demo;
 pub mod files;
 pub mod linalg;
 pub mod matrix;

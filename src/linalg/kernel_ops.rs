@@ -14,7 +14,6 @@
 //! `u . v` and shifts the operator until it cannot happen. Smallest eigenvalues (the Laplacians') become leading
 //! ones through the shift `c I - L`, with `c` at least the largest eigenvalue of `L`.
 
-use nalgebra::DMatrix;
 use rayon::prelude::*;
 
 use super::{Gram, LanczosOptions, LinalgError, LinearOperator, leading_singular_auto};
@@ -23,7 +22,7 @@ use super::{Gram, LanczosOptions, LinalgError, LinearOperator, leading_singular_
 /// optional centring projector `P_c = I - e e^T / n`, plus a diagonal term. Symmetric by construction, so
 /// [`LinearOperator::apply_transpose`] is [`LinearOperator::apply`].
 #[derive(Debug, Clone)]
-pub struct GramOperator<'a> {
+pub(crate) struct GramOperator<'a> {
     gram: &'a Gram,
     /// `S`, one factor per member; `None` is the identity.
     scale: Option<Vec<f64>>,
@@ -36,14 +35,14 @@ pub struct GramOperator<'a> {
 impl<'a> GramOperator<'a> {
     /// The centred Gram matrix `(I - P) K (I - P)`, `P = e e^T / n` (Zeimpekis & Gallopoulos, eq. (3), as in
     /// their Table 2's KPDDP): the Gram matrix of the node's points centred in feature space.
-    pub fn centred(gram: &'a Gram) -> Self {
+    pub(crate) fn centred(gram: &'a Gram) -> Self {
         GramOperator::new(gram, None, None, true)
     }
 
     /// The normalised, centred kernel of Cristianini, Shawe-Taylor & Kandola, section 3.1: `K_ij / sqrt(K_ii K_jj)`
     /// (points scaled to unit length in feature space), then centred. A member with `K_ii <= 0` (a zero vector) gets
     /// scale 0.
-    pub fn normalised_centred(gram: &'a Gram) -> Self {
+    pub(crate) fn normalised_centred(gram: &'a Gram) -> Self {
         GramOperator::new(
             gram,
             Some(inverse_square_roots(&gram.diagonal())),
@@ -55,7 +54,7 @@ impl<'a> GramOperator<'a> {
     /// `c I - L` with `L = D - K` (Cristianini, Shawe-Taylor & Kandola, section 3.2), on the complement of `e` when
     /// `deflate_constant` (`L e = 0`, so `L` maps that complement into itself and its leading vector there is the
     /// Fiedler vector). `shift` must be at least the largest eigenvalue of `L`; see [`laplacian_shift`].
-    pub fn shifted_laplacian(
+    pub(crate) fn shifted_laplacian(
         gram: &'a Gram,
         degrees: &[f64],
         shift: f64,
@@ -68,7 +67,7 @@ impl<'a> GramOperator<'a> {
     /// `D^{-1/2} K D^{-1/2} + I = 2 I - L_sym` (Gkotsopoulou & Monge): its leading eigenvectors are those of `L_sym`
     /// with the smallest eigenvalues, and its eigenvalues lie in [0, 2] when `K` is entrywise non-negative. A member
     /// of degree 0 (no similarity to anyone, itself included) gets scale 0.
-    pub fn shifted_normalised_affinity(gram: &'a Gram, degrees: &[f64]) -> Self {
+    pub(crate) fn shifted_normalised_affinity(gram: &'a Gram, degrees: &[f64]) -> Self {
         let n = gram.n();
         GramOperator::new(
             gram,
@@ -111,10 +110,11 @@ impl<'a> GramOperator<'a> {
         GramOperator::new(self.gram, self.scale.clone(), Some(diagonal), self.centred)
     }
 
-    /// The operator's dense matrix (for tests and tiny nodes).
-    pub fn to_dense(&self) -> DMatrix<f64> {
+    /// The operator's dense matrix: the tests' oracle.
+    #[cfg(test)]
+    pub(crate) fn to_dense(&self) -> nalgebra::DMatrix<f64> {
         let n = self.gram.n();
-        let mut dense = DMatrix::zeros(n, n);
+        let mut dense = nalgebra::DMatrix::zeros(n, n);
         let mut unit = vec![0.0; n];
         let mut column = vec![0.0; n];
         for j in 0..n {
@@ -189,13 +189,13 @@ impl LinearOperator for GramOperator<'_> {
 /// A shift `c > lambda_max(D - K)` for an entrywise non-negative `K` (Gershgorin: row i of `L` has diagonal
 /// `d_i - K_ii` and off-diagonal absolute sum `d_i - K_ii`, so every eigenvalue is at most `2 max_i d_i`), with
 /// a margin of 0.1% so that `c I - L` has no zero eigenvalue that Lanczos would drop.
-pub fn laplacian_shift(degrees: &[f64]) -> f64 {
+pub(crate) fn laplacian_shift(degrees: &[f64]) -> f64 {
     2.002 * degrees.iter().fold(0.0f64, |m, &d| m.max(d))
 }
 
 /// Leading eigenpairs of a symmetric operator, largest eigenvalue first.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Eigenpairs {
+pub(crate) struct Eigenpairs {
     /// Eigenvalues of the operator as given (before any internal shift), descending.
     pub values: Vec<f64>,
     /// Unit eigenvectors, `vectors[i]` for `values[i]`, with the sign convention of
@@ -213,7 +213,7 @@ pub struct Eigenpairs {
 /// polynomial kernel with a negative offset): the run is repeated on `S + sigma_1 I`, which is PSD
 /// (`sigma_1 = ||S||_2` bounds every `|eigenvalue|`) and has the same eigenvectors, and `sigma_1` is subtracted
 /// from the values found.
-pub fn leading_eigenpairs(
+pub(crate) fn leading_eigenpairs(
     op: &GramOperator,
     count: usize,
     options: &LanczosOptions,
@@ -298,7 +298,7 @@ impl LinearOperator for Deflated<'_> {
 /// a repeated eigenvalue: a single Krylov space holds one direction of an eigenspace, and the graph of a node
 /// whose kernel matrix falls into `c` blocks has the eigenvalue 0 of its Laplacian `c` times, the case spectral
 /// clustering is made for. Costs `count` runs instead of one.
-pub fn leading_eigenpairs_deflated(
+pub(crate) fn leading_eigenpairs_deflated(
     op: &GramOperator,
     count: usize,
     options: &LanczosOptions,
@@ -352,7 +352,7 @@ pub fn leading_eigenpairs_deflated(
 const DEFLATION_SEED: u64 = 0x0064_6566_6C61_7465;
 
 /// Degrees `d_i = sum_j K_ij` (Gkotsopoulou & Monge), rows in parallel.
-pub fn degrees(gram: &Gram) -> Vec<f64> {
+pub(crate) fn degrees(gram: &Gram) -> Vec<f64> {
     let n = gram.n();
     (0..n)
         .into_par_iter()
@@ -362,6 +362,8 @@ pub fn degrees(gram: &Gram) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
+    use nalgebra::DMatrix;
+
     use super::*;
     use nalgebra::SymmetricEigen;
 

@@ -4,7 +4,7 @@
 //! small operators; [`leading_singular_auto`] picks one); the columns of the data matrix and the numerics every
 //! rule runs on them ([`Column`], [`DataMatrix::centroid`], [`DataMatrix::column_norms_squared`]), over the
 //! sparse inner loops that every product shares; and the kernel matrices of the kernel rules ([`kernel`],
-//! [`kernel_ops`]).
+//! `kernel_ops`).
 //!
 //! PDDP (Boley, *Principal Direction Divisive Partitioning*, 1998; Zeimpekis & Gallopoulos, *Principal Direction
 //! Divisive Partitioning with kernels and k-means steering*, section 2) splits a cluster node p by the signs of
@@ -20,7 +20,7 @@ mod columns;
 mod dense;
 mod gram;
 pub mod kernel;
-pub mod kernel_ops;
+pub(crate) mod kernel_ops;
 mod lanczos;
 mod sparse;
 mod vector;

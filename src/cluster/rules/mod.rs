@@ -18,7 +18,7 @@ use crate::matrix::DataMatrix;
 
 pub use detail::SplitDetail;
 pub use directions::{Directions, ORDER_TOLERANCE, SPLIT_TOLERANCE, principal_directions};
-pub use orthants::{orthant_split, orthants};
+pub(crate) use orthants::orthant_split;
 pub use spectral::Laplacian;
 
 /// Declares the rule modules and lists their `RULE`s, in the order menus and help show them (linear rules first).
@@ -198,7 +198,7 @@ pub fn split_all_along(
 }
 
 /// Group members by a label per member (`0..k`), dropping labels no member has, in label order.
-pub fn groups_from_labels(members: &[usize], labels: &[usize], k: usize) -> Vec<Vec<usize>> {
+pub(crate) fn groups_from_labels(members: &[usize], labels: &[usize], k: usize) -> Vec<Vec<usize>> {
     let mut groups = vec![Vec::new(); k];
     for (&j, &label) in members.iter().zip(labels) {
         groups[label].push(j);
@@ -208,7 +208,7 @@ pub fn groups_from_labels(members: &[usize], labels: &[usize], k: usize) -> Vec<
 }
 
 /// A partition that must have at least two groups, or the rule reports why not.
-pub fn require_split(
+pub(crate) fn require_split(
     groups: Vec<Vec<usize>>,
     detail: SplitDetail,
     what: &str,

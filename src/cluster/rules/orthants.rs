@@ -7,7 +7,7 @@ use crate::cluster::ClusterError;
 /// Orthant of each member: bit i is set when coordinate i lies above `cuts[i]` (PDDP(l), Zeimpekis & Gallopoulos,
 /// Table 1; with all cuts 0 it is the sign pattern of the rows of `[v_1 ... v_l]`, with a zero coordinate on the
 /// non-positive side as in Theorem 1's `C_1 = {i | rho_i <= 0}`).
-pub fn orthants(directions: &[Vec<f64>], cuts: &[f64], members: usize) -> Vec<usize> {
+pub(crate) fn orthants(directions: &[Vec<f64>], cuts: &[f64], members: usize) -> Vec<usize> {
     (0..members)
         .map(|j| {
             directions
@@ -24,7 +24,7 @@ pub fn orthants(directions: &[Vec<f64>], cuts: &[f64], members: usize) -> Vec<us
 /// PDDP(l)'s split with cut points chosen per direction: the orthant of each member around `cuts` on the `l` leading
 /// principal directions (Zeimpekis & Gallopoulos, section 2: PDDP(l) with zero cuts, PDDP_OCPC with the 1-D optimal
 /// ones).
-pub fn orthant_split(
+pub(crate) fn orthant_split(
     node: &SplitContext,
     directions: &Directions,
     l: usize,

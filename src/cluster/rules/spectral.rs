@@ -89,7 +89,7 @@ pub(super) static RULE: RuleDef = RuleDef {
 /// for `L_sym`; `L_rw` has the eigenvalues of `L_sym` with eigenvectors `D^{-1/2} v` (`L_rw u = lambda u` iff
 /// `L_sym D^{1/2} u = lambda D^{1/2} u`). Both shifted operators are PSD for a non-negative `K`, so their
 /// singular vectors are their eigenvectors; the vectors are found one by one with deflation
-/// ([`leading_eigenpairs_deflated`]) so that a node whose graph falls apart into several components (the
+/// (`linalg::kernel_ops::leading_eigenpairs_deflated`) so that a node whose graph falls apart into several components (the
 /// eigenvalue 0, repeated) gets all of them. A member of degree 0 gets coordinates 0.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spectral {

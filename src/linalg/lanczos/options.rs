@@ -21,6 +21,8 @@ pub struct LanczosOptions {
     /// restricted to a child. The first run starts from the guess plus an equal share of the fixed pseudo-random
     /// vector: the guess saves the steps a random start spends finding the leading direction, and the random share
     /// keeps every direction present, so a guess orthogonal to the answer cannot hide it. `None`: the random vector.
+    /// Every start gives the answer to the tolerance; where the answer feeds a decision at a near-tie (a split),
+    /// the start can decide it, which is why a cluster tree keeps the starts it used.
     pub start: Option<Vec<f64>>,
 }
 

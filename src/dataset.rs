@@ -54,7 +54,7 @@ pub struct DocumentMeta {
     pub label: Option<u32>,
     /// Tokens kept by the token filters (0 for numeric rows).
     pub tokens: usize,
-    /// An empty column kept by `--keep-empty`: it belongs in a bucket of its own, not in any split.
+    /// An empty column kept by [`DatasetOptions::keep_empty`]: it belongs in a bucket of its own, not in any split.
     pub empty: bool,
     /// The document's text as read (empty for numeric rows), for viewing.
     pub text: String,
@@ -85,8 +85,8 @@ pub struct Dataset {
     pub matrix: DataMatrix,
     pub weighting: Weighting,
     pub report: LoadReport,
-    /// Ids of the documents dropped (or, with `--keep-empty`, kept as empty columns) because nothing was left of
-    /// them after filtering.
+    /// Ids of the documents dropped (or, with [`DatasetOptions::keep_empty`], kept as empty columns) because nothing
+    /// was left of them after filtering.
     pub empty_documents: Vec<String>,
 }
 

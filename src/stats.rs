@@ -26,7 +26,7 @@ pub struct Stats {
     pub labels: BTreeMap<String, usize>,
     /// Reason -> count and the first few ids or paths.
     pub skipped: BTreeMap<String, Skipped>,
-    /// Documents with nothing left after filtering (dropped, or kept with --keep-empty).
+    /// Documents with nothing left after filtering (dropped, or kept as empty columns).
     pub empty_documents: Vec<String>,
     pub files_read: usize,
     /// Files decoded as Windows-1252 because they were not valid UTF-8.

@@ -93,7 +93,7 @@ pub struct Tree {
     root: usize,
     /// `||a_j||^2` of every column of the data.
     norms_squared: Vec<f64>,
-    /// Columns left out of the tree (documents kept empty by `--keep-empty`): a bucket of their own.
+    /// Columns left out of the tree (documents kept empty by the `keep_empty` option): a bucket of their own.
     pub excluded: Vec<usize>,
 }
 

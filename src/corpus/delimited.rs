@@ -1,5 +1,5 @@
-//! CSV and TSV with a header row: one document per row, text from `--text-col` (default `text`), label, id and
-//! title from `--label-col`, `--id-col`, `--title-col` (defaults: the columns named `label`, `id`, `title` when
+//! CSV and TSV with a header row: one document per row, text from the `text_col` option (default `text`), label, id
+//! and title from `label_col`, `id_col`, `title_col` (defaults: the columns named `label`, `id`, `title` when
 //! present).
 
 use std::path::Path;

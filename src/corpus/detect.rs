@@ -1,4 +1,4 @@
-//! Format auto-detection for `--format auto`.
+//! Format auto-detection for [`Format::Auto`].
 
 use std::io::Read;
 use std::path::Path;

@@ -1,8 +1,8 @@
 //! Reuters-21578 SGML (`reut2-*.sgm`): one document per `<REUTERS>` element; text = TITLE + BODY (or the whole
 //! TEXT element for the unprocessed stories that have neither); label = the first `<TOPICS>` entry.
 //!
-//! `--split modapte` keeps the ModApte documents: `LEWISSPLIT="TRAIN"` or `"TEST"` with `TOPICS="YES"`
-//! (Apté et al.; 9,603 train + 3,299 test). `--single-label` keeps documents with exactly one topic.
+//! [`ReutersSplit::ModApte`] keeps the ModApte documents: `LEWISSPLIT="TRAIN"` or `"TEST"` with `TOPICS="YES"`
+//! (Apté et al.; 9,603 train + 3,299 test). `single_label` keeps documents with exactly one topic.
 
 use std::path::{Path, PathBuf};
 

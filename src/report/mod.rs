@@ -91,7 +91,7 @@ pub struct TreeReport {
     pub nodes: Vec<NodeReport>,
 }
 
-/// Everything `pdx cluster --json` writes.
+/// Everything the JSON report of a clustering holds (what `pdx cluster` writes as JSON).
 #[derive(Debug, Clone, Serialize)]
 pub struct ClusterReport {
     pub docs: Vec<DocumentEntry>,

@@ -59,7 +59,7 @@ impl std::fmt::Display for TextOption {
     }
 }
 
-/// The stemmers rust-stemmers provides, by the name `--stem` takes.
+/// The stemmers rust-stemmers provides, by the name [`TextOptions::stem`] takes.
 pub const STEMMER_NAMES: [&str; 18] = [
     "arabic",
     "danish",

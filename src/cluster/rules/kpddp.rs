@@ -1,4 +1,4 @@
-//! `kpddp` and `kpddp --l L`: KPDDP(l), kernel PDDP (Zeimpekis & Gallopoulos, section 4, Table 2).
+//! `kpddp`: KPDDP(l), kernel PDDP (Zeimpekis & Gallopoulos, section 4, Table 2).
 
 use super::kernel_util::{centred_eigenpairs, enter_phase, kernel_detail, node_kernel};
 use super::{Directions, Partition, SplitContext, SplitRule, orthant_split};

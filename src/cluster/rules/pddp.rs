@@ -1,4 +1,4 @@
-//! `pddp` and `pddp --l L`: Principal Direction Divisive Partitioning (Boley 1998) and its 2^l-way extension
+//! `pddp`: Principal Direction Divisive Partitioning (Boley 1998) and its 2^l-way extension
 //! PDDP(l) (Zeimpekis & Gallopoulos, section 2, Table 1).
 
 use super::{Directions, Partition, SplitContext, SplitRule, orthant_split};

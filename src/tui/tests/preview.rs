@@ -2,6 +2,14 @@
 
 use super::*;
 
+/// How many rules the registry gives a preview symbol (six linear rules as pdx stands).
+fn previewed_rules() -> usize {
+    pdx::cluster::registry::all()
+        .iter()
+        .filter(|rule| rule.preview_symbol.is_some())
+        .count()
+}
+
 #[test]
 fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
     let mut model = model();
@@ -36,7 +44,11 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
     assert!(entry.second_pending);
     let preview = entry.result.as_ref().expect("a preview").clone();
     assert_eq!(preview.coordinates.len(), model.data().documents.len());
-    assert_eq!(preview.rules.len(), 6, "the six linear rules");
+    assert_eq!(
+        preview.rules.len(),
+        previewed_rules(),
+        "every rule the registry previews"
+    );
     let job = match effects.as_slice() {
         [Effect::Preview(job)] => job.clone(),
         other => panic!("the second-direction job expected: {other:?}"),
@@ -164,5 +176,9 @@ fn a_rule_with_two_directions_previews_in_one_job() {
     assert!(!entry.second_pending);
     let preview = entry.result.as_ref().expect("a preview");
     assert!(preview.second.is_some());
-    assert_eq!(preview.rules.len(), 7);
+    assert_eq!(
+        preview.rules.len(),
+        previewed_rules() + 1,
+        "and the current rule"
+    );
 }

@@ -4,6 +4,7 @@
 use super::super::keys::{self, Command, Context};
 use super::jobs::{Effect, Work};
 use super::picker::{RulePicker, field_message, row_of, rule_at, rule_count};
+use super::update::scrolled;
 use super::{DetailTab, Model};
 use pdx::cluster::{ClusterError, Params, RuleSpec};
 use pdx::report::preview;
@@ -128,16 +129,7 @@ pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Comman
             Popup::Help { scroll } | Popup::Confusion { scroll } | Popup::Viewer { scroll, .. },
             _,
         ) => {
-            let last = lines.saturating_sub(1);
-            *scroll = match command {
-                Command::Up => scroll.saturating_sub(1),
-                Command::Down => (*scroll + 1).min(last),
-                Command::PageUp => scroll.saturating_sub(10),
-                Command::PageDown => (*scroll + 10).min(last),
-                Command::Top => 0,
-                Command::Bottom => last,
-                _ => *scroll,
-            };
+            *scroll = scrolled(*scroll, command, lines.saturating_sub(1));
             true
         }
         (

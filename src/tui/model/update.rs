@@ -13,20 +13,29 @@ use super::{Action, DETAIL_TERMS, DetailTab, Model, PREVIEW_LINES, Pane, Region}
 /// Rows a wheel notch scrolls text by (a selection moves by one).
 const WHEEL_LINES: usize = 3;
 
+/// Rows a page key moves a cursor or a scroll by.
+const PAGE_LINES: usize = 10;
+
+/// A cursor or scroll position in `0..=last` after a movement command (other commands leave it).
+pub(super) fn scrolled(value: usize, command: Command, last: usize) -> usize {
+    match command {
+        Command::Up => value.saturating_sub(1),
+        Command::Down => (value + 1).min(last),
+        Command::PageUp => value.saturating_sub(PAGE_LINES),
+        Command::PageDown => (value + PAGE_LINES).min(last),
+        Command::Top => 0,
+        Command::Bottom => last,
+        _ => value,
+    }
+}
+
 impl Model {
     fn move_in_tree(&mut self, command: Command) {
         let rows = self.visible();
         let position = rows.iter().position(|&(id, _)| id == self.selected);
         let last = rows.len().saturating_sub(1);
-        let target = match (command, position) {
-            (Command::Up, Some(p)) => p.saturating_sub(1),
-            (Command::Down, Some(p)) => (p + 1).min(last),
-            (Command::PageUp, Some(p)) => p.saturating_sub(10),
-            (Command::PageDown, Some(p)) => (p + 10).min(last),
-            (Command::Top, _) | (_, None) => 0,
-            (Command::Bottom, _) => last,
-            (_, Some(p)) => p,
-        };
+        // A selection that is not on screen (hidden under a collapsed node) starts again from the root.
+        let target = position.map_or(0, |p| scrolled(p, command, last));
         if let Some(&(id, _)) = rows.get(target) {
             self.select(id);
         }
@@ -43,15 +52,7 @@ impl Model {
             // The summary, histogram and rule table: a few dozen lines at most.
             DetailTab::Preview => (&mut self.detail_scroll, PREVIEW_LINES),
         };
-        *value = match command {
-            Command::Up => value.saturating_sub(1),
-            Command::Down => (*value + 1).min(last),
-            Command::PageUp => value.saturating_sub(10),
-            Command::PageDown => (*value + 10).min(last),
-            Command::Top => 0,
-            Command::Bottom => last,
-            _ => *value,
-        };
+        *value = scrolled(*value, command, last);
     }
 
     /// A click: select the tree row or the document, switch to the tab, and focus the pane clicked.

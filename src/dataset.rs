@@ -148,6 +148,7 @@ pub fn open_with_progress(
 ) -> Result<Opened, DatasetError> {
     let start = Instant::now();
     options.text.check()?;
+    options.load.check()?;
     for path in paths {
         if !path.exists() {
             return Err(CorpusError::NotFound { path: path.clone() }.into());
@@ -216,6 +217,7 @@ pub fn open_with_progress(
 pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
     let start = Instant::now();
     options.text.check()?;
+    options.load.check()?;
     let mut load = options.load.clone();
     load.label_depth = demo::DEMO_LABEL_DEPTH;
     let (loaded, report) = corpus::load_entries(demo::DEMO_NAME, demo::demo_entries(), &load)?;

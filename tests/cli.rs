@@ -122,6 +122,7 @@ fn bad_options() {
         &run(&["stats", "--min-len", "5", "--max-len", "2"]),
         &["--min-len"],
     );
+    assert_clean_failure(&run(&["stats", "--label-depth", "0"]), &["--label-depth"]);
 }
 
 /// Whether this process runs as root, which reads files whatever their permission bits say.

@@ -1,32 +1,68 @@
 //! The load cache: reopening the same corpus with the same options reads the finished dataset from the cache
-//! directory instead of tokenising again. The key hashes pdx's version, the options, and every input file's path,
-//! size and modification time, so editing, adding or removing a file is a miss. A cache file that cannot be read
-//! or decoded is a miss too, never an error: the cache only ever saves time.
+//! directory instead of tokenising again. An entry saves time and is trusted for nothing else: it is used only
+//! when it is a regular file of exactly the size its header declares, made for the same key (pdx's version,
+//! the options, and every input file's path, size and modification time, stored in full), with a payload that
+//! matches its checksum and decodes to a value that passes the checks a fresh one would. Anything less is a
+//! miss, never an error and never a wrong answer.
 
-use std::hash::{Hash, Hasher};
+use std::fs::File;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use walkdir::WalkDir;
+use xxhash_rust::xxh3::xxh3_64;
 
 /// Bumped whenever the cached layout or the meaning of what it holds changes, so old files are ignored rather
-/// than misread. 2: weights stored at single precision.
-const CACHE_FORMAT: u32 = 2;
+/// than misread. 2: weights stored at single precision. 3: the key and checksums in the header.
+const CACHE_FORMAT: u32 = 3;
+
+/// The extension of entries; their temporaries end in `.tmp` after it (see [`temporary_name`]).
+const ENTRY_EXTENSION: &str = "pdxcache";
+
+/// A temporary this old is stale even if a process of its pid is alive: that process is another one with a
+/// recycled pid, since a write takes seconds.
+const STALE_AFTER: Duration = Duration::from_secs(3600);
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CacheError {
     #[error("no cache directory: set PDX_CACHE_DIR or HOME")]
     NoDirectory,
-    #[error("{path}: {source}")]
+    // The OS error is part of the message and not also the source, so a chain printed with `{:#}` says it once.
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("cannot encode the cache entry: {0}")]
-    Encode(#[from] postcard::Error),
+    Encode(postcard::Error),
+}
+
+/// Why an entry that exists was not used; shown to the user as the note of a miss.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Refused {
+    #[error("not a regular file")]
+    NotAFile,
+    #[error("unreadable ({0})")]
+    Unreadable(std::io::Error),
+    #[error("written by another version of pdx")]
+    OtherFormat,
+    #[error("made for another corpus or other options")]
+    OtherKey,
+    #[error("damaged ({0})")]
+    Damaged(&'static str),
+    /// Decoded, but not a value a fresh load could make (see [`Entry::check`]).
+    #[error("invalid ({0})")]
+    Invalid(String),
+}
+
+/// A value the cache can hold.
+pub(crate) trait Entry: Serialize + DeserializeOwned {
+    /// Whether a decoded value is one a fresh load could have made; `Err` says what is wrong with it.
+    fn check(&self) -> Result<(), String>;
 }
 
 /// The cache directory: `$PDX_CACHE_DIR` when set, else the platform cache directory for pdx
@@ -38,19 +74,29 @@ pub(crate) fn cache_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "pdx").map(|dirs| dirs.cache_dir().to_path_buf())
 }
 
-/// A stable 64-bit hash (FxHash is a fixed algorithm, unlike std's randomly seeded hasher).
-#[derive(Default)]
-pub(crate) struct KeyHasher(rustc_hash::FxHasher);
+/// What an entry is for, written out in full. The entry's file name is a hash of it, and its header holds it
+/// whole, so that an entry copied under another key's name, or two keys with one hash, never pass for each other.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct CacheKey(Vec<u8>);
 
-impl KeyHasher {
-    pub(crate) fn add(&mut self, value: impl Hash) {
-        value.hash(&mut self.0);
+impl CacheKey {
+    pub(crate) fn add_text(&mut self, text: &str) {
+        self.add_bytes(text.as_bytes());
+    }
+
+    /// Length-prefixed, so that `("ab", "c")` and `("a", "bc")` are different keys.
+    fn add_bytes(&mut self, bytes: &[u8]) {
+        self.0
+            .extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        self.0.extend_from_slice(bytes);
     }
 
     /// Add every file below `path` (or `path` itself): its path, size and modification time.
     pub(crate) fn add_inputs(&mut self, path: &Path) {
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-        self.add(canonical.to_string_lossy().as_ref());
+        // Tags keep an input's root and the files found below it apart.
+        self.0.push(b'R');
+        self.add_bytes(canonical.as_os_str().as_encoded_bytes());
         for entry in WalkDir::new(&canonical)
             .follow_links(true)
             .sort_by_file_name()
@@ -63,66 +109,495 @@ impl KeyHasher {
             if !metadata.is_file() {
                 continue;
             }
-            self.add(entry.path().to_string_lossy().as_ref());
-            self.add(metadata.len());
+            self.0.push(b'F');
+            self.add_bytes(entry.path().as_os_str().as_encoded_bytes());
+            self.0.extend_from_slice(&metadata.len().to_le_bytes());
             let modified = metadata
                 .modified()
                 .ok()
                 .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
-                .map(|since| since.as_nanos());
-            self.add(modified);
+                .map(|since| since.as_nanos().to_le_bytes());
+            self.add_bytes(modified.as_ref().map_or(&[][..], |nanos| &nanos[..]));
         }
-    }
-
-    pub(crate) fn finish(&self) -> u64 {
-        self.0.finish()
     }
 }
 
 /// The file that holds the entry for `key`.
-pub(crate) fn entry_path(dir: &Path, key: u64) -> PathBuf {
-    dir.join(format!("{key:016x}.pdxcache"))
+pub(crate) fn entry_path(dir: &Path, key: &CacheKey) -> PathBuf {
+    dir.join(format!("{:016x}.{ENTRY_EXTENSION}", xxh3_64(&key.0)))
 }
 
-fn header() -> Vec<u8> {
-    format!("pdx-cache {CACHE_FORMAT} {}\n", env!("CARGO_PKG_VERSION")).into_bytes()
+/// The header: a line naming the format (so that `head -1` says what the file is), then [`Header::FIELDS`]
+/// little-endian u64: the key's length, the payload's length, the payload's checksum, and a checksum of everything
+/// before it. The key and then the payload follow. Checksums are XXH3 (64 bits): a specified algorithm that
+/// never changes with a crate's version, fast next to the decoding, and it catches damage that a decoder would
+/// take for another valid value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Header {
+    key_len: u64,
+    payload_len: u64,
+    payload_checksum: u64,
 }
 
-/// Read an entry, or `None` when there is none or it cannot be decoded.
-pub(crate) fn read<T: DeserializeOwned>(path: &Path) -> Option<T> {
-    let bytes = std::fs::read(path).ok()?;
-    let body = bytes.strip_prefix(header().as_slice())?;
-    postcard::from_bytes(body).ok()
+impl Header {
+    const FIELDS: usize = 4;
+
+    fn format_line() -> Vec<u8> {
+        format!("pdx-cache {CACHE_FORMAT} {}\n", env!("CARGO_PKG_VERSION")).into_bytes()
+    }
+
+    fn len() -> usize {
+        Self::format_line().len() + 8 * Self::FIELDS
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut bytes = Self::format_line();
+        for field in [self.key_len, self.payload_len, self.payload_checksum] {
+            bytes.extend_from_slice(&field.to_le_bytes());
+        }
+        let checksum = xxh3_64(&bytes);
+        bytes.extend_from_slice(&checksum.to_le_bytes());
+        bytes
+    }
+
+    /// The header at the start of `bytes` (which holds at most [`Header::len`] bytes of the file).
+    fn decode(bytes: &[u8]) -> Result<Header, Refused> {
+        let line = Self::format_line();
+        let Some(fields) = bytes.strip_prefix(line.as_slice()) else {
+            return Err(if line.starts_with(bytes) {
+                Refused::Damaged("shorter than its header")
+            } else if bytes.starts_with(b"pdx-cache ") {
+                Refused::OtherFormat
+            } else {
+                Refused::Damaged("no pdx cache header")
+            });
+        };
+        if fields.len() != 8 * Self::FIELDS {
+            return Err(Refused::Damaged("shorter than its header"));
+        }
+        let mut values = [0u64; Self::FIELDS];
+        for (value, chunk) in values.iter_mut().zip(fields.chunks_exact(8)) {
+            let mut field = [0u8; 8];
+            field.copy_from_slice(chunk);
+            *value = u64::from_le_bytes(field);
+        }
+        let [key_len, payload_len, payload_checksum, checksum] = values;
+        if xxh3_64(&bytes[..bytes.len() - 8]) != checksum {
+            return Err(Refused::Damaged("header checksum mismatch"));
+        }
+        Ok(Header {
+            key_len,
+            payload_len,
+            payload_checksum,
+        })
+    }
 }
 
-/// Write an entry atomically: a temporary file in the same directory, then a rename over the final name.
-pub(crate) fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), CacheError> {
-    let dir = path.parent().ok_or(CacheError::NoDirectory)?;
-    std::fs::create_dir_all(dir).map_err(|source| CacheError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let mut bytes = header();
-    bytes.extend(postcard::to_stdvec(value)?);
-    crate::files::write_atomically(path, &bytes).map_err(|source| CacheError::Io {
-        path: path.to_path_buf(),
-        source,
+/// Read the entry for `key` at `path`: `Ok(None)` when there is none, `Err` when there is one that cannot be
+/// used, saying why. Only a regular file is opened, and nothing past the size its header declares is read.
+pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, Refused> {
+    match std::fs::metadata(path) {
+        Err(error)
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None);
+        }
+        Err(error) => return Err(Refused::Unreadable(error)),
+        Ok(metadata) if !metadata.is_file() => return Err(Refused::NotAFile),
+        Ok(_) => {}
+    }
+    let mut file = open_for_reading(path).map_err(Refused::Unreadable)?;
+    // Looked at again on the open file: the path may have been replaced since.
+    let metadata = file.metadata().map_err(Refused::Unreadable)?;
+    if !metadata.is_file() {
+        return Err(Refused::NotAFile);
+    }
+    let size = metadata.len();
+    let mut head = vec![0; Header::len().min(usize::try_from(size).unwrap_or(usize::MAX))];
+    read_exactly(&mut file, &mut head)?;
+    let header = Header::decode(&head)?;
+    if header.key_len != key.0.len() as u64 {
+        return Err(Refused::OtherKey);
+    }
+    let declared = (Header::len() as u64)
+        .checked_add(header.key_len)
+        .and_then(|len| len.checked_add(header.payload_len));
+    if declared != Some(size) {
+        return Err(Refused::Damaged(
+            "its size is not the one its header declares",
+        ));
+    }
+    let mut stored_key = vec![0; key.0.len()];
+    read_exactly(&mut file, &mut stored_key)?;
+    if stored_key != key.0 {
+        return Err(Refused::OtherKey);
+    }
+    let payload_len = usize::try_from(header.payload_len)
+        .map_err(|_| Refused::Damaged("larger than this machine can hold"))?;
+    let mut payload = vec![0; payload_len];
+    read_exactly(&mut file, &mut payload)?;
+    if xxh3_64(&payload) != header.payload_checksum {
+        return Err(Refused::Damaged("checksum mismatch"));
+    }
+    let value = match postcard::take_from_bytes::<T>(&payload) {
+        Ok((value, [])) => value,
+        _ => return Err(Refused::Damaged("cannot be decoded")),
+    };
+    value.check().map_err(Refused::Invalid)?;
+    Ok(Some(value))
+}
+
+/// Fill `buffer` from `file`; a file that ends first is damaged (shorter than its header says).
+fn read_exactly(file: &mut File, buffer: &mut [u8]) -> Result<(), Refused> {
+    file.read_exact(buffer).map_err(|error| {
+        if error.kind() == std::io::ErrorKind::UnexpectedEof {
+            Refused::Damaged("shorter than its header declares")
+        } else {
+            Refused::Unreadable(error)
+        }
     })
+}
+
+/// Open `path` to read. Without blocking: a FIFO put in the entry's place after it was looked at opens at once
+/// (instead of waiting for a writer) and is then refused; a regular file reads the same either way.
+#[cfg(unix)]
+fn open_for_reading(path: &Path) -> std::io::Result<File> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    Ok(File::from(rustix::fs::open(path, flags, Mode::empty())?))
+}
+
+#[cfg(not(unix))]
+fn open_for_reading(path: &Path) -> std::io::Result<File> {
+    File::open(path)
+}
+
+/// Write `value` as the entry for `key` at `path`: into a temporary in the same directory, then renamed over
+/// `path` in one step, so readers see the old entry or the whole new one. The cache names its temporaries
+/// itself (rather than through `files::write_atomically`) so that [`remove_stale_temporaries`] can tell them
+/// from anything else by name.
+pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<(), CacheError> {
+    let io_error = |error| CacheError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(CacheError::NoDirectory);
+    };
+    std::fs::create_dir_all(dir).map_err(|error| CacheError::Io {
+        path: dir.to_path_buf(),
+        error,
+    })?;
+    let payload = postcard::to_stdvec(value).map_err(CacheError::Encode)?;
+    let header = Header {
+        key_len: key.0.len() as u64,
+        payload_len: payload.len() as u64,
+        payload_checksum: xxh3_64(&payload),
+    };
+    let temporary = dir.join(temporary_name(&name.to_string_lossy()));
+    let result = (|| {
+        let mut file = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)?;
+        file.write_all(&header.encode())?;
+        file.write_all(&key.0)?;
+        file.write_all(&payload)?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    result.map_err(io_error)
+}
+
+/// The temporary for entry file `entry`: `.<entry>.<pid>-<n>.tmp`, with this process's id and a number of its
+/// own, so that two writes never share one and a later run can tell whether its writer is gone.
+fn temporary_name(entry: &str) -> String {
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
+    format!(".{entry}.{}-{n}.tmp", std::process::id())
+}
+
+/// The pid of the process that wrote temporary `name`, when `name` is one of the cache's: `.<entry>.<pid>-<n>.tmp`
+/// ([`temporary_name`]) or `.<entry>.<pid>.tmp` (as pdx named them before), where `<entry>` is 16 hex digits
+/// and the extension.
+fn temporary_writer(name: &str) -> Option<u32> {
+    let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (hash, writer) = inner.split_once(&format!(".{ENTRY_EXTENSION}."))?;
+    let digits = |text: &str, hex: bool| {
+        !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_digit() || (hex && matches!(c, 'a'..='f')))
+    };
+    if hash.len() != 16 || !digits(hash, true) {
+        return None;
+    }
+    let pid = match writer.split_once('-') {
+        Some((pid, n)) if digits(n, false) => pid,
+        Some(_) => return None,
+        None => writer,
+    };
+    if !digits(pid, false) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Remove what interrupted writes (a crash, `kill -9`) left in `dir`: the cache's own temporaries (recognised by
+/// name, [`temporary_writer`]) whose writer is gone or which are older than [`STALE_AFTER`]. Nothing else is
+/// touched, and a temporary a live process may still be writing is left alone. Returns what was removed.
+pub(crate) fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(temporary_writer) else {
+            continue;
+        };
+        // `DirEntry::metadata` does not follow links: only a regular file of that name is a temporary.
+        let Ok(metadata) = entry.metadata() else {
+            continue;
+        };
+        if !metadata.is_file() {
+            continue;
+        }
+        let old = metadata
+            .modified()
+            .ok()
+            .and_then(|modified| SystemTime::now().duration_since(modified).ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if (old || process_gone(pid)) && std::fs::remove_file(entry.path()).is_ok() {
+            removed.push(entry.path());
+        }
+    }
+    removed
+}
+
+/// Whether no process of id `pid` exists (signal 0 asks without sending anything). `false` when unsure: a
+/// process of another user, or an id that is no process's.
+#[cfg(unix)]
+fn process_gone(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .filter(|&pid| pid > 0)
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH)
+}
+
+/// Without a way to ask, only age makes a temporary stale.
+#[cfg(not(unix))]
+fn process_gone(_pid: u32) -> bool {
+    false
 }
 
 #[cfg(test)]
 mod tests {
+    use serde::Deserialize;
+
     use super::*;
 
+    /// A small entry: a name and numbers that must be finite.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Numbers {
+        name: String,
+        values: Vec<f64>,
+    }
+
+    impl Entry for Numbers {
+        fn check(&self) -> Result<(), String> {
+            match self.values.iter().all(|v| v.is_finite()) {
+                true => Ok(()),
+                false => Err("a non-finite value".into()),
+            }
+        }
+    }
+
+    fn numbers() -> Numbers {
+        Numbers {
+            name: "numbers".into(),
+            values: vec![1.0, 2.5, -3.0],
+        }
+    }
+
+    fn key(text: &str) -> CacheKey {
+        let mut key = CacheKey::default();
+        key.add_text(text);
+        key
+    }
+
     #[test]
-    fn round_trip_and_damaged_entries_are_misses() {
+    fn round_trip_and_misses() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let path = entry_path(dir.path(), 42);
-        write(&path, &vec![1u32, 2, 3]).expect("writes");
-        assert_eq!(read::<Vec<u32>>(&path), Some(vec![1, 2, 3]));
-        std::fs::write(&path, b"pdx-cache garbage").expect("overwrite");
-        assert_eq!(read::<Vec<u32>>(&path), None);
-        assert_eq!(read::<Vec<u32>>(&dir.path().join("missing")), None);
+        let key = key("one");
+        let path = entry_path(dir.path(), &key);
+        assert!(matches!(read::<Numbers>(&path, &key), Ok(None)));
+        write(&path, &key, &numbers()).expect("writes");
+        assert_eq!(
+            read::<Numbers>(&path, &key).expect("reads"),
+            Some(numbers())
+        );
+        std::fs::write(&path, b"garbage").expect("overwrite");
+        assert!(matches!(
+            read::<Numbers>(&path, &key),
+            Err(Refused::Damaged(_))
+        ));
+        std::fs::write(&path, b"pdx-cache 2 0.1.0\nold").expect("overwrite");
+        assert!(matches!(
+            read::<Numbers>(&path, &key),
+            Err(Refused::OtherFormat)
+        ));
+        // Below a file rather than a folder: no entry, not a refused one.
+        let below_a_file = entry_path(&path, &key);
+        assert!(matches!(read::<Numbers>(&below_a_file, &key), Ok(None)));
+    }
+
+    #[test]
+    fn every_flipped_byte_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = key("one");
+        let path = entry_path(dir.path(), &key);
+        write(&path, &key, &numbers()).expect("writes");
+        let original = std::fs::read(&path).expect("reads");
+        for position in 0..original.len() {
+            for bit in [0x01, 0x80] {
+                let mut damaged = original.clone();
+                damaged[position] ^= bit;
+                std::fs::write(&path, &damaged).expect("damage");
+                let read = read::<Numbers>(&path, &key);
+                assert!(read.is_err(), "byte {position} ^ {bit:#x}: {read:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn another_key_is_refused_even_under_this_name() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (one, two, longer) = (key("one"), key("two"), key("three"));
+        let path = entry_path(dir.path(), &one);
+        for other in [&two, &longer] {
+            write(&path, other, &numbers()).expect("writes");
+            assert!(matches!(
+                read::<Numbers>(&path, &one),
+                Err(Refused::OtherKey)
+            ));
+            assert!(read::<Numbers>(&path, other).is_ok_and(|n| n.is_some()));
+        }
+    }
+
+    #[test]
+    fn a_value_that_fails_its_checks_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = key("one");
+        let path = entry_path(dir.path(), &key);
+        let mut bad = numbers();
+        bad.values[1] = f64::NAN;
+        write(&path, &key, &bad).expect("writes");
+        let refused = read::<Numbers>(&path, &key).expect_err("refused");
+        assert_eq!(refused.to_string(), "invalid (a non-finite value)");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_folder_is_not_an_entry_and_is_not_opened() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = key("one");
+        let path = entry_path(dir.path(), &key);
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        assert!(matches!(
+            read::<Numbers>(&path, &key),
+            Err(Refused::NotAFile)
+        ));
+        // Opening it without blocking works even with no writer: a FIFO swapped in later is refused the same.
+        let file = open_for_reading(&path).expect("opens");
+        assert!(!file.metadata().expect("metadata").is_file());
+        std::fs::remove_file(&path).expect("remove");
+        std::fs::create_dir(&path).expect("mkdir");
+        assert!(matches!(
+            read::<Numbers>(&path, &key),
+            Err(Refused::NotAFile)
+        ));
+    }
+
+    #[test]
+    fn a_failed_write_leaves_nothing_and_says_the_os_error_once() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = key("one");
+        // An entry path that is a non-empty folder: the rename over it fails.
+        let path = entry_path(dir.path(), &key);
+        std::fs::create_dir_all(path.join("inside")).expect("mkdir");
+        let error = write(&path, &key, &numbers()).expect_err("fails");
+        assert!(std::error::Error::source(&error).is_none());
+        let chain = format!("{:#}", anyhow::Error::from(error));
+        assert_eq!(chain.matches("os error").count(), 1, "{chain}");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("lists")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        let refused = Refused::Unreadable(std::io::Error::from_raw_os_error(13));
+        assert!(std::error::Error::source(&refused).is_none());
+    }
+
+    #[test]
+    fn temporaries_are_told_apart_by_name() {
+        let entry = "0123456789abcdef.pdxcache";
+        assert_eq!(
+            temporary_writer(&temporary_name(entry)),
+            Some(std::process::id())
+        );
+        assert_eq!(temporary_writer(&format!(".{entry}.42.tmp")), Some(42));
+        assert_eq!(temporary_writer(&format!(".{entry}.42-0.tmp")), Some(42));
+        for foreign in [
+            format!("{entry}.42.tmp"),
+            format!(".{entry}.42.tmp.bak"),
+            format!(".{entry}.42-.tmp"),
+            format!(".{entry}.-1.tmp"),
+            format!(".{entry}.x42.tmp"),
+            format!(".{entry}.tmp"),
+            ".0123456789ABCDEF.pdxcache.42.tmp".to_string(),
+            ".0123456789abcde.pdxcache.42.tmp".to_string(),
+            ".0123456789abcdef.json.42.tmp".to_string(),
+            ".notes.tmp".to_string(),
+        ] {
+            assert_eq!(temporary_writer(&foreign), None, "{foreign}");
+        }
+    }
+
+    #[test]
+    fn only_stale_temporaries_are_removed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let entry = "0123456789abcdef.pdxcache";
+        let live = dir.path().join(temporary_name(entry));
+        let foreign = dir.path().join("notes.txt");
+        for path in [&live, &foreign] {
+            std::fs::write(path, "x").expect("write");
+        }
+        assert!(remove_stale_temporaries(dir.path()).is_empty());
+        std::fs::File::options()
+            .write(true)
+            .open(&live)
+            .expect("open")
+            .set_modified(SystemTime::now() - 2 * STALE_AFTER)
+            .expect("set time");
+        assert_eq!(remove_stale_temporaries(dir.path()), vec![live]);
+        assert!(foreign.exists());
+        assert!(remove_stale_temporaries(&dir.path().join("missing")).is_empty());
     }
 
     #[test]
@@ -131,13 +606,19 @@ mod tests {
         let file = dir.path().join("a.txt");
         std::fs::write(&file, "one").expect("write");
         let key = |path: &Path| {
-            let mut hasher = KeyHasher::default();
-            hasher.add_inputs(path);
-            hasher.finish()
+            let mut key = CacheKey::default();
+            key.add_inputs(path);
+            key
         };
         let before = key(dir.path());
         assert_eq!(before, key(dir.path()));
+        assert_eq!(
+            entry_path(dir.path(), &before),
+            entry_path(dir.path(), &key(dir.path()))
+        );
         std::fs::write(&file, "one more").expect("write");
+        assert_ne!(before, key(dir.path()));
+        std::fs::write(dir.path().join("b.txt"), "two").expect("write");
         assert_ne!(before, key(dir.path()));
     }
 }

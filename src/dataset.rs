@@ -92,10 +92,15 @@ pub struct Dataset {
 
 /// How a load used the cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum CacheUse {
+    /// Read from the cache.
     Hit,
+    /// Built from the files (there was no usable entry) and written to the cache.
     Miss,
+    /// Built from the files, but the entry could not be written (see [`Opened::warnings`]).
+    WriteFailed,
+    /// The cache was neither read nor written.
     Off,
 }
 
@@ -115,7 +120,8 @@ pub struct Opened {
     pub timings: Timings,
     pub cache: CacheUse,
     pub cache_file: Option<PathBuf>,
-    /// What went wrong without stopping the load (a cache that could not be written), for the caller to show.
+    /// What went wrong without stopping the load (a cache entry refused, or one that could not be written), for
+    /// the caller to show.
     pub warnings: Vec<String>,
 }
 
@@ -154,30 +160,46 @@ pub fn open_with_progress(
             return Err(CorpusError::NotFound { path: path.clone() }.into());
         }
     }
-    let cache_file = if use_cache {
-        cache::cache_dir().map(|dir| cache::entry_path(&dir, cache_key(paths, options)))
+    let cache_entry = if use_cache {
+        cache::cache_dir().map(|dir| {
+            let key = cache_key(paths, options);
+            (cache::entry_path(&dir, &key), key)
+        })
     } else {
         None
     };
-    if let (Some(progress), Some(_)) = (progress, &cache_file) {
-        progress.start_phase(PHASE_CACHE, 0);
-    }
-    if let Some(file) = &cache_file
-        && let Some(dataset) = cache::read::<Dataset>(file)
-    {
-        let elapsed = millis(start);
-        return Ok(Opened {
-            dataset,
-            timings: Timings {
-                read: elapsed,
-                tokenise: 0.0,
-                weight: 0.0,
-                total: elapsed,
-            },
-            cache: CacheUse::Hit,
-            cache_file,
-            warnings: Vec::new(),
-        });
+    let cache_file = cache_entry.as_ref().map(|(file, _)| file.clone());
+    let mut warnings = Vec::new();
+    if let Some((file, key)) = &cache_entry {
+        if let Some(dir) = file.parent() {
+            cache::remove_stale_temporaries(dir);
+        }
+        if let Some(progress) = progress {
+            progress.start_phase(PHASE_CACHE, 0);
+        }
+        match cache::read::<Dataset>(file, key) {
+            Ok(Some(dataset)) => {
+                let elapsed = millis(start);
+                return Ok(Opened {
+                    dataset,
+                    timings: Timings {
+                        read: elapsed,
+                        tokenise: 0.0,
+                        weight: 0.0,
+                        total: elapsed,
+                    },
+                    cache: CacheUse::Hit,
+                    cache_file,
+                    warnings,
+                });
+            }
+            Ok(None) => {}
+            // An entry that exists but is refused is a miss like no entry at all, with a word on why.
+            Err(refused) => warnings.push(format!(
+                "{}: cache entry refused, {refused}; rebuilt from the corpus",
+                file.display()
+            )),
+        }
     }
 
     let (loaded, report) = match corpus::load_with_progress(paths, &options.load, progress) {
@@ -195,15 +217,17 @@ pub fn open_with_progress(
     timings.read = read;
     timings.total = millis(start);
 
-    let mut cache_use = CacheUse::Off;
-    let mut warnings = Vec::new();
-    if let Some(file) = &cache_file {
-        cache_use = CacheUse::Miss;
-        // A cache that cannot be written costs the next run time, nothing else; say so and go on.
-        if let Err(error) = cache::write(file, &dataset) {
-            warnings.push(format!("cache not written: {error}"));
-        }
-    }
+    let cache_use = match &cache_entry {
+        None => CacheUse::Off,
+        Some((file, key)) => match cache::write(file, key, &dataset) {
+            Ok(()) => CacheUse::Miss,
+            // A cache that cannot be written costs the next run time, nothing else; say so and go on.
+            Err(error) => {
+                warnings.push(format!("cache not written: {error}"));
+                CacheUse::WriteFailed
+            }
+        },
+    };
     Ok(Opened {
         dataset,
         timings,
@@ -241,18 +265,18 @@ pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
     })
 }
 
-fn cache_key(paths: &[PathBuf], options: &DatasetOptions) -> u64 {
-    let mut hasher = cache::KeyHasher::default();
-    hasher.add(env!("CARGO_PKG_VERSION"));
+fn cache_key(paths: &[PathBuf], options: &DatasetOptions) -> cache::CacheKey {
+    let mut key = cache::CacheKey::default();
+    key.add_text(env!("CARGO_PKG_VERSION"));
     // The options' JSON form covers every field, including ones added later.
-    hasher.add(serde_json::to_string(options).unwrap_or_default());
+    key.add_text(&serde_json::to_string(options).unwrap_or_default());
     if let text::StoplistChoice::File(path) = &options.text.stoplist {
-        hasher.add_inputs(path);
+        key.add_inputs(path);
     }
     for path in paths {
-        hasher.add_inputs(path);
+        key.add_inputs(path);
     }
-    hasher.finish()
+    key
 }
 
 /// Label names (sorted) and each item's label index.
@@ -443,5 +467,53 @@ impl Dataset {
             *counts.entry(name).or_insert(0) += 1;
         }
         counts
+    }
+}
+
+/// A dataset in the cache: a decoded one must be one a load could make.
+impl cache::Entry for Dataset {
+    /// What a fresh load guarantees: the matrix has a column per document and a row per name, its values are
+    /// finite, a sparse one is stored by columns with offsets from 0 (the decoder checked that its offsets
+    /// and indices are in range and sorted), and every label names a label.
+    fn check(&self) -> Result<(), String> {
+        let matrix = &self.matrix;
+        if matrix.cols() != self.documents.len() {
+            return Err(format!(
+                "{} columns for {} documents",
+                matrix.cols(),
+                self.documents.len()
+            ));
+        }
+        if matrix.rows() != matrix.row_names().len() {
+            return Err(format!(
+                "{} rows for {} row names",
+                matrix.rows(),
+                matrix.row_names().len()
+            ));
+        }
+        let finite = match matrix {
+            DataMatrix::Sparse { matrix, .. } => {
+                if !matrix.is_csc() || matrix.indptr().raw_storage().first() != Some(&0) {
+                    return Err("a sparse matrix not stored by columns from offset 0".into());
+                }
+                matrix.data().iter().all(|v| v.is_finite())
+            }
+            DataMatrix::Dense { matrix, .. } => matrix.iter().all(|v| v.is_finite()),
+        };
+        if !finite {
+            return Err("a non-finite value in the matrix".into());
+        }
+        let labels = self.label_names.len();
+        if let Some(document) = self
+            .documents
+            .iter()
+            .find(|d| d.label.is_some_and(|label| label as usize >= labels))
+        {
+            return Err(format!(
+                "document {} has a label beyond the {labels} label names",
+                document.id
+            ));
+        }
+        Ok(())
     }
 }

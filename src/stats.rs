@@ -130,6 +130,7 @@ impl Stats {
         let cache = match self.cache {
             CacheUse::Hit => "cache hit",
             CacheUse::Miss => "cache written",
+            CacheUse::WriteFailed => "cache not written",
             CacheUse::Off => "no cache",
         };
         let _ = writeln!(

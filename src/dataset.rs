@@ -2,7 +2,7 @@
 //! timed, documents left empty by the filters dropped and reported, and the result cached.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::cache;
 use crate::corpus::{self, CorpusError, Document, LoadOptions, LoadReport, Loaded};
 use crate::demo;
+use crate::input::{self, InputKind};
 use crate::linalg::kernel::DocumentTexts;
 use crate::matrix::DataMatrix;
 use crate::progress::{Cancelled, Progress};
@@ -160,7 +161,7 @@ pub fn open_with_progress(
             return Err(CorpusError::NotFound { path: path.clone() }.into());
         }
     }
-    let cache_entry = if use_cache {
+    let cache_entry = if use_cache && inputs_are_stable(paths, &options.text) {
         cache::cache_dir().map(|dir| {
             let key = cache_key(paths, options);
             (cache::entry_path(&dir, &key), key)
@@ -263,6 +264,18 @@ pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
         cache_file: None,
         warnings: Vec::new(),
     })
+}
+
+/// Whether every input reads the same twice (folders and regular files), so that a cache entry keyed on the paths
+/// and their sizes and times stands for them. A pipe (`<(command)`) does not: its path, `/dev/fd/63`, names a new
+/// stream each run, and a cache keyed on it would hand one run's corpus to the next.
+fn inputs_are_stable(paths: &[PathBuf], text: &TextOptions) -> bool {
+    let stable = |path: &Path| input::kind_of(path).is_ok_and(InputKind::is_stable);
+    let stoplist_stable = match &text.stoplist {
+        text::StoplistChoice::File(path) => stable(path),
+        _ => true,
+    };
+    stoplist_stable && paths.iter().all(|path| stable(path))
 }
 
 fn cache_key(paths: &[PathBuf], options: &DatasetOptions) -> cache::CacheKey {

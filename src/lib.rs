@@ -12,6 +12,7 @@ pub mod corpus;
 pub mod dataset;
 mod demo;
 pub mod files;
+pub mod input;
 pub mod linalg;
 pub mod matrix;
 pub mod progress;

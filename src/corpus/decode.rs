@@ -1,12 +1,32 @@
-//! Byte decoding: UTF-8 when the bytes are valid UTF-8, else Windows-1252, so that a stray byte (the latin-1 pound
-//! sign in BBC `sport/199.txt`, the bytes in Reuters `reut2-017.sgm`) never aborts a load.
+//! Byte decoding: UTF-16 when the bytes start with its byte-order mark, else UTF-8 when they are valid UTF-8, else
+//! Windows-1252, so that a stray byte (the latin-1 pound sign in BBC `sport/199.txt`, the bytes in Reuters
+//! `reut2-017.sgm`) never aborts a load.
 
-/// Decode `bytes` as UTF-8 (a leading byte-order mark is dropped), falling back to Windows-1252 for the whole
-/// file when it is not valid UTF-8. Returns the text and whether the fallback was used.
+use encoding_rs::Encoding;
+
+/// UTF-16 (little- or big-endian) when `bytes` start with its byte-order mark. Such text is full of NUL bytes, so
+/// it must be recognised before anything takes NUL bytes for a binary file.
+pub(super) fn utf16_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
+    if bytes.starts_with(b"\xFF\xFE") {
+        Some(encoding_rs::UTF_16LE)
+    } else if bytes.starts_with(b"\xFE\xFF") {
+        Some(encoding_rs::UTF_16BE)
+    } else {
+        None
+    }
+}
+
+/// Decode `bytes`: UTF-16 LE or BE when they start with its byte-order mark (Windows' "Unicode" text files), else
+/// UTF-8 (a leading byte-order mark is dropped), falling back to Windows-1252 for the whole file when it is not
+/// valid UTF-8. Returns the text and whether the fallback was used.
 ///
 /// Windows-1252 is a superset of the printable part of ISO-8859-1, and every byte maps to some character, so the
-/// fallback cannot fail.
+/// fallback cannot fail; malformed UTF-16 (an unpaired surrogate) becomes U+FFFD.
 pub fn decode_text(mut bytes: Vec<u8>) -> (String, bool) {
+    if let Some(encoding) = utf16_encoding(&bytes) {
+        let (text, _had_errors) = encoding.decode_without_bom_handling(&bytes[2..]);
+        return (text.into_owned(), false);
+    }
     if bytes.starts_with(b"\xEF\xBB\xBF") {
         bytes.drain(..3);
     }
@@ -53,5 +73,21 @@ mod tests {
         let (text, fell_back) = decode_text(b"\x93quoted\x94".to_vec());
         assert_eq!(text, "\u{201c}quoted\u{201d}");
         assert!(fell_back);
+    }
+
+    #[test]
+    fn utf16_with_a_byte_order_mark_is_decoded() {
+        let little: Vec<u8> = b"\xFF\xFE"
+            .iter()
+            .copied()
+            .chain("café".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let big: Vec<u8> = b"\xFE\xFF"
+            .iter()
+            .copied()
+            .chain("café".encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        assert_eq!(decode_text(little), ("café".to_string(), false));
+        assert_eq!(decode_text(big), ("café".to_string(), false));
     }
 }

@@ -1,24 +1,36 @@
 //! CSV and TSV with a header row: one document per row, text from the `text_col` option (default `text`), label, id
 //! and title from `label_col`, `id_col`, `title_col` (defaults: the columns named `label`, `id`, `title` when
 //! present).
+//!
+//! CSV quotes as RFC 4180 does, and a quote left open is an error naming the line it opens on (the csv crate would
+//! read the rest of the file into that one field). TSV has no quoting, as IANA's text/tab-separated-values: a
+//! field cannot hold a tab or a line break, so a `"` is text.
 
 use std::path::Path;
 
-use super::{CorpusError, Document, LoadOptions, LoadReport, decode_text, file_name, read_file};
+use super::{CorpusError, Document, LoadOptions, LoadReport, decode_text, file_name, shorten};
 
 pub(super) fn load(
     path: &Path,
+    bytes: Vec<u8>,
     delimiter: u8,
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<Vec<Document>, CorpusError> {
-    let bytes = read_file(path)?;
-    report.files_read += 1;
     let (text, fell_back) = decode_text(bytes);
     report.fallback_decoded += usize::from(fell_back);
 
+    let quoting = delimiter != b'\t';
+    if quoting && let Some(opened_at) = unclosed_quote(text.as_bytes(), delimiter) {
+        return Err(CorpusError::Parse {
+            path: path.to_path_buf(),
+            line: line_at(text.as_bytes(), opened_at),
+            message: "quote never closed".into(),
+        });
+    }
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
+        .quoting(quoting)
         .has_headers(true)
         .flexible(false)
         .from_reader(text.as_bytes());
@@ -28,7 +40,7 @@ pub(super) fn load(
         .iter()
         .map(|h| h.trim().to_string())
         .collect();
-    let available = headers.join(", ");
+    let available = shorten(&headers.join(", ")).into_owned();
     let find = |name: &str| headers.iter().position(|h| h == name);
     let required = |name: &str| {
         find(name).ok_or_else(|| CorpusError::MissingColumn {
@@ -70,6 +82,37 @@ pub(super) fn load(
     Ok(documents)
 }
 
+/// The offset of a quote that opens a field and is never closed, read as the csv crate reads (RFC 4180): a `"`
+/// opens a quoted field only as a field's first character, `""` inside one is a quote, and after the closing quote
+/// the field runs on as plain text to the next delimiter or line break.
+fn unclosed_quote(bytes: &[u8], delimiter: u8) -> Option<usize> {
+    let mut at = 0;
+    // `at` is always the start of a field.
+    while at < bytes.len() {
+        if bytes[at] == b'"' {
+            let opened_at = at;
+            at += 1;
+            loop {
+                let Some(quote) = memchr::memchr(b'"', &bytes[at..]) else {
+                    return Some(opened_at);
+                };
+                at += quote + 1;
+                if bytes.get(at) != Some(&b'"') {
+                    break;
+                }
+                at += 1;
+            }
+        }
+        at += memchr::memchr3(delimiter, b'\n', b'\r', &bytes[at..])? + 1;
+    }
+    None
+}
+
+/// The 1-based line of a byte offset.
+fn line_at(bytes: &[u8], offset: usize) -> usize {
+    memchr::memchr_iter(b'\n', &bytes[..offset]).count() + 1
+}
+
 fn csv_error(path: &Path, error: csv::Error) -> CorpusError {
     let line = error.position().map_or(0, |p| p.line() as usize);
     let message = match error.kind() {
@@ -82,5 +125,32 @@ fn csv_error(path: &Path, error: csv::Error) -> CorpusError {
         path: path.to_path_buf(),
         line,
         message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quote_left_open_is_found_where_it_opens() {
+        let text = b"id,label,text\n1,x,alpha beta\n2,y,\"gamma delta\n3,x,epsilon zeta\n";
+        let opened_at = unclosed_quote(text, b',').expect("open quote");
+        assert_eq!(line_at(text, opened_at), 3);
+    }
+
+    #[test]
+    fn closed_doubled_and_inner_quotes_are_not_open() {
+        for text in [
+            "a,\"b,\nc\",d\n",
+            "a,\"say \"\"hi\"\"\",d\n",
+            "a,b\"c,d\n",
+            "a,\"b\"c\"d,e\r\n",
+            "\"\"",
+            "",
+        ] {
+            assert_eq!(unclosed_quote(text.as_bytes(), b','), None, "{text:?}");
+        }
+        assert_eq!(unclosed_quote(b"a,\"say \"\"hi\n", b','), Some(2));
     }
 }

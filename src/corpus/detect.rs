@@ -3,7 +3,9 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::{CorpusError, Format};
+use crate::input::{self, InputError, InputKind};
+
+use super::{CorpusError, Format, decode, decode_text};
 
 /// Pick a format for one path.
 ///
@@ -13,10 +15,30 @@ use super::{CorpusError, Format};
 ///   `.data` numeric), then by its first bytes: a `.I` record start is SMART; a `.csv` (or extension-less) file
 ///   whose first data row is all numbers (allowing one text column at either end, the label) is numeric, else
 ///   CSV text.
+///
+/// Only a folder or a regular file can be looked at here: a pipe's first bytes are gone once read, so
+/// [`load`](super::load) reads a pipe once and detects its format from what it read.
 pub fn detect_format(path: &Path) -> Result<Format, CorpusError> {
-    if path.is_dir() {
-        return detect_folder(path);
+    let io_error = |error| CorpusError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    match input::kind_of(path).map_err(io_error)? {
+        InputKind::Folder => detect_folder(path),
+        InputKind::File => detect_file(path, &read_head(path)?),
+        InputKind::Pipe => Err(CorpusError::Input {
+            path: path.to_path_buf(),
+            error: InputError::NotRegular("a pipe, whose format is known only once it is read"),
+        }),
+        InputKind::Other(kind) => Err(CorpusError::Input {
+            path: path.to_path_buf(),
+            error: InputError::NotRegular(kind),
+        }),
     }
+}
+
+/// The format of a file from its name and its first bytes (any number of them; the first [`HEAD_BYTES`] count).
+pub(super) fn detect_file(path: &Path, bytes: &[u8]) -> Result<Format, CorpusError> {
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -28,7 +50,7 @@ pub fn detect_format(path: &Path) -> Result<Format, CorpusError> {
         "data" => return Ok(Format::Numeric),
         _ => {}
     }
-    let head = read_head(path)?;
+    let head = head_text(bytes);
     if starts_smart_record(&head) {
         return Ok(Format::Smart);
     }
@@ -43,10 +65,10 @@ pub fn detect_format(path: &Path) -> Result<Format, CorpusError> {
     })
 }
 
-fn detect_folder(path: &Path) -> Result<Format, CorpusError> {
-    let entries = std::fs::read_dir(path).map_err(|source| CorpusError::Io {
+pub(super) fn detect_folder(path: &Path) -> Result<Format, CorpusError> {
+    let entries = std::fs::read_dir(path).map_err(|error| CorpusError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     let mut files = Vec::new();
     let mut has_subfolder = false;
@@ -72,7 +94,7 @@ fn detect_folder(path: &Path) -> Result<Format, CorpusError> {
         && !files.is_empty()
         && files.iter().all(|(_, file)| {
             read_head(file)
-                .map(|head| starts_smart_record(&head))
+                .map(|head| starts_smart_record(&head_text(&head)))
                 .unwrap_or(false)
         })
     {
@@ -81,20 +103,30 @@ fn detect_folder(path: &Path) -> Result<Format, CorpusError> {
     Ok(Format::Folder)
 }
 
-/// The first few kilobytes of a file, decoded leniently.
-fn read_head(path: &Path) -> Result<String, CorpusError> {
-    let file = std::fs::File::open(path).map_err(|source| CorpusError::Io {
+/// How much of a file detection looks at.
+const HEAD_BYTES: usize = 4096;
+
+/// The first [`HEAD_BYTES`] of a regular file.
+fn read_head(path: &Path) -> Result<Vec<u8>, CorpusError> {
+    let io_error = |error| CorpusError::Io {
         path: path.to_path_buf(),
-        source,
-    })?;
-    let mut buffer = Vec::with_capacity(4096);
-    file.take(4096)
+        error,
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let mut buffer = Vec::with_capacity(HEAD_BYTES);
+    file.take(HEAD_BYTES as u64)
         .read_to_end(&mut buffer)
-        .map_err(|source| CorpusError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    Ok(String::from_utf8_lossy(&buffer).into_owned())
+        .map_err(io_error)?;
+    Ok(buffer)
+}
+
+/// The first [`HEAD_BYTES`] of `bytes` as text: UTF-16 with a byte-order mark decoded, anything else leniently.
+fn head_text(bytes: &[u8]) -> String {
+    let head = &bytes[..bytes.len().min(HEAD_BYTES)];
+    if decode::utf16_encoding(head).is_some() {
+        return decode_text(head.to_vec()).0;
+    }
+    String::from_utf8_lossy(head).into_owned()
 }
 
 fn starts_smart_record(head: &str) -> bool {

@@ -1,14 +1,19 @@
 //! Folder trees: every regular file below the root is a document, labelled by its first-level sub-folder
-//! (the 20news-bydate and BBC layouts), or by the first `label_depth` sub-folders joined with `/`.
+//! (the 20news-bydate and BBC layouts), or by the first `label_depth` sub-folders joined with `/`. Binary files
+//! (a NUL byte) and anything that is not a regular file (a pipe, a device) are skipped and counted.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use walkdir::WalkDir;
 
+use crate::input::{self, InputKind};
 use crate::progress::Progress;
 
-use super::{CorpusError, Document, LoadOptions, LoadReport, decode_text, file_name, reason};
+use super::{
+    CorpusError, Document, LoadOptions, LoadReport, decode, decode_text, file_name, reason,
+};
 
 /// One file of a folder tree: its path components below the root, and its bytes or the error reading them.
 #[derive(Debug)]
@@ -54,8 +59,14 @@ pub(super) fn load(
             report.skip(reason::HIDDEN, entry.path().display().to_string());
             continue;
         }
-        if !entry.file_type().is_file() {
-            continue;
+        match input::kind_of_type(entry.file_type()) {
+            InputKind::File => {}
+            InputKind::Folder => continue,
+            // A pipe would block the reader and a device may never end: neither is a document.
+            InputKind::Pipe | InputKind::Other(_) => {
+                report.skip(reason::NOT_REGULAR, entry.path().display().to_string());
+                continue;
+            }
         }
         let components: Vec<String> = entry
             .path()
@@ -76,7 +87,7 @@ pub(super) fn load(
             // After a cancel the remaining files are not read; the check below throws the partial result away.
             let bytes = match progress {
                 Some(progress) if progress.is_cancelled() => Ok(Vec::new()),
-                _ => std::fs::read(&path).map_err(|error| error.to_string()),
+                _ => read_document(&path).map_err(|error| error.to_string()),
             };
             if let Some(progress) = progress {
                 progress.advance(1);
@@ -97,6 +108,40 @@ pub(super) fn load(
         options,
         report,
     ))
+}
+
+/// How much of a file is read to tell a binary file (a NUL byte) from text before the rest is read.
+const FIRST_BLOCK: usize = 8 * 1024;
+
+/// A file's bytes; for a binary file only its first block (which holds the NUL byte that tells it), so that a
+/// 2 GB image or archive in a corpus folder costs 8 KiB to skip, not 2 GB.
+fn read_document(path: &Path) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
+    read_unless_binary(file, size)
+}
+
+/// [`read_document`] on any reader: the first block, then the rest only when that block is text. `size` (the
+/// file's length, or 0) sizes the buffer once the first block is known to be text, so that a text file is read
+/// into one allocation and a binary one never reserves its size.
+fn read_unless_binary(reader: impl Read, size: usize) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(FIRST_BLOCK);
+    let mut reader = reader;
+    (&mut reader)
+        .take(FIRST_BLOCK as u64)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() == FIRST_BLOCK && !looks_binary(&bytes) {
+        // One byte more than the size, so that read_to_end sees the end without growing the buffer.
+        bytes.reserve(size.saturating_sub(FIRST_BLOCK).saturating_add(1));
+        reader.read_to_end(&mut bytes)?;
+    }
+    Ok(bytes)
+}
+
+/// A NUL byte marks a binary file, except in UTF-16 text (recognised by its byte-order mark), where every ASCII
+/// character carries one.
+fn looks_binary(bytes: &[u8]) -> bool {
+    decode::utf16_encoding(bytes).is_none() && memchr::memchr(0, bytes).is_some()
 }
 
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
@@ -136,7 +181,7 @@ pub(super) fn documents_from_entries(
                 Ok(bytes) => bytes,
                 Err(error) => return Err((reason::UNREADABLE, format!("{shown}: {error}"))),
             };
-            if memchr::memchr(0, &bytes).is_some() {
+            if looks_binary(&bytes) {
                 return Err((reason::BINARY, shown));
             }
             let (text, fell_back) = decode_text(bytes);
@@ -261,5 +306,58 @@ mod tests {
     #[test]
     fn a_colon_in_prose_is_not_a_header() {
         assert_eq!(rfc822_header_len("Note this: it matters\n\nmore\n"), 0);
+    }
+
+    /// Counts the bytes read from it.
+    struct Counted<R> {
+        inner: R,
+        read: usize,
+    }
+
+    impl<R: Read> Read for Counted<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.read += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_binary_file_is_read_no_further_than_its_first_block() {
+        let size = 50 << 20;
+        let mut zeros = Counted {
+            inner: std::io::repeat(0).take(size as u64),
+            read: 0,
+        };
+        let bytes = read_unless_binary(&mut zeros, size).expect("reads");
+        assert_eq!(zeros.read, FIRST_BLOCK);
+        assert!(looks_binary(&bytes));
+    }
+
+    #[test]
+    fn a_text_file_is_read_whole_even_past_its_first_block() {
+        let text = "word ".repeat(10_000);
+        let mut reader = Counted {
+            inner: text.as_bytes(),
+            read: 0,
+        };
+        let bytes = read_unless_binary(&mut reader, text.len()).expect("reads");
+        assert_eq!(bytes, text.as_bytes());
+        assert!(!looks_binary(&bytes));
+    }
+
+    #[test]
+    fn a_nul_past_the_first_block_still_marks_the_file_binary() {
+        let mut bytes = vec![b'a'; FIRST_BLOCK * 2];
+        bytes.push(0);
+        let read = read_unless_binary(bytes.as_slice(), bytes.len()).expect("reads");
+        assert_eq!(read.len(), bytes.len());
+        assert!(looks_binary(&read));
+    }
+
+    #[test]
+    fn utf16_text_is_not_binary() {
+        assert!(!looks_binary(b"\xFF\xFEh\x00i\x00"));
+        assert!(looks_binary(b"h\x00i\x00"));
     }
 }

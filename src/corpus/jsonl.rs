@@ -5,11 +5,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{CorpusError, Document, LoadReport, decode_text, file_name, read_file};
+use super::{CorpusError, Document, LoadReport, decode_text, file_name};
 
-pub(super) fn load(path: &Path, report: &mut LoadReport) -> Result<Vec<Document>, CorpusError> {
-    let bytes = read_file(path)?;
-    report.files_read += 1;
+pub(super) fn load(
+    path: &Path,
+    bytes: Vec<u8>,
+    report: &mut LoadReport,
+) -> Result<Vec<Document>, CorpusError> {
     let (text, fell_back) = decode_text(bytes);
     report.fallback_decoded += usize::from(fell_back);
     let name = file_name(path);

@@ -11,29 +11,34 @@ mod numeric;
 mod reuters;
 mod smart;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::choice::Choice;
+use crate::input::{self, Bound, InputError, InputKind};
 use crate::progress::{Cancelled, Progress};
 use serde::{Deserialize, Serialize};
 
 pub use decode::decode_text;
 pub use detect::detect_format;
 pub use folder::FolderEntry;
-pub use numeric::{LabelColumn, MissingPolicy, NumericTable};
+pub use numeric::{LabelColumn, MAX_MAGNITUDE, MissingPolicy, NumericTable};
 
 /// Errors from reading a collection. Each message names the file (and line where there is one).
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
     #[error("{path}: no such file or folder")]
     NotFound { path: PathBuf },
-    #[error("{path}: cannot read: {source}")]
+    /// The I/O error's text is part of the message and not also its source, so that a chain printed with `{:#}`
+    /// says it once.
+    #[error("{path}: cannot read: {error}")]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
+    /// A path that is not a file pdx can read once (a device, a socket, a pipe without a writer or past its bound).
+    #[error("{path}: {error}")]
+    Input { path: PathBuf, error: InputError },
     #[error("{path}: no documents found ({detail})")]
     Empty { path: PathBuf, detail: String },
     #[error("{path}: no column named {column:?} (columns: {available})")]
@@ -313,6 +318,9 @@ pub mod reason {
     pub const NOT_SINGLE_LABEL: &str = "not exactly one topic";
     pub const MISSING_VALUES: &str = "row with missing values";
     pub const EMPTY_AFTER_FILTERING: &str = "empty after filtering";
+    pub const NOT_REGULAR: &str = "not a regular file (a pipe, device or socket)";
+    pub const DUPLICATE_PATH: &str = "path given more than once (read once)";
+    pub const DUPLICATE_ID: &str = "duplicate id (kept, renamed id#N)";
 }
 
 impl From<Cancelled> for CorpusError {
@@ -328,6 +336,11 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<(Loaded, LoadRep
 
 /// [`load`], reporting the phase `reading files` to `progress`: files read out of the files found so far (the
 /// total grows as each path is listed), checked for a cancel between files.
+///
+/// A path given twice (the same file or folder once canonicalised) is read once and counted under
+/// [`reason::DUPLICATE_PATH`]; a file is read once, whole, before its format is detected from its first bytes, so
+/// that a pipe (`<(command)`) is read once too. Ids are made unique: a repeated id `x` becomes `x#2`, `x#3`, ...
+/// and is counted under [`reason::DUPLICATE_ID`].
 pub fn load_with_progress(
     paths: &[PathBuf],
     options: &LoadOptions,
@@ -341,6 +354,7 @@ pub fn load_with_progress(
     let mut documents: Vec<Document> = Vec::new();
     let mut first_text_path: Option<PathBuf> = None;
     let mut numeric: Option<(PathBuf, NumericTable)> = None;
+    let mut seen = std::collections::HashSet::new();
 
     for path in paths {
         if let Some(progress) = progress {
@@ -349,14 +363,14 @@ pub fn load_with_progress(
         if !path.exists() {
             return Err(CorpusError::NotFound { path: path.clone() });
         }
-        let format = match options.format {
-            Format::Auto => detect_format(path)?,
-            chosen => chosen,
-        };
+        if !seen.insert(path.canonicalize().unwrap_or_else(|_| path.clone())) {
+            report.skip(reason::DUPLICATE_PATH, path.display().to_string());
+            continue;
+        }
         let mut path_report = LoadReport::default();
-        match format {
-            Format::Numeric => {
-                let table = numeric::load(path, options, &mut path_report)?;
+        let (format, loaded) = load_path(path, options, &mut path_report, progress)?;
+        match loaded {
+            Loaded::Numeric(table) => {
                 if let Some(text_path) = &first_text_path {
                     return Err(CorpusError::MixedKinds {
                         numeric: path.clone(),
@@ -379,7 +393,7 @@ pub fn load_with_progress(
                     }
                 });
             }
-            text_format => {
+            Loaded::Text(mut docs) => {
                 if let Some((numeric_path, _)) = &numeric {
                     return Err(CorpusError::MixedKinds {
                         numeric: numeric_path.clone(),
@@ -387,21 +401,12 @@ pub fn load_with_progress(
                     });
                 }
                 first_text_path.get_or_insert_with(|| path.clone());
-                let mut docs = match text_format {
-                    Format::Folder => folder::load(path, options, &mut path_report, progress)?,
-                    Format::Csv => delimited::load(path, b',', options, &mut path_report)?,
-                    Format::Tsv => delimited::load(path, b'\t', options, &mut path_report)?,
-                    Format::Jsonl => jsonl::load(path, &mut path_report)?,
-                    Format::Reuters => reuters::load(path, options, &mut path_report, progress)?,
-                    Format::Smart => smart::load(path, &mut path_report)?,
-                    Format::Auto | Format::Numeric => unreachable!("handled above"),
-                };
                 documents.append(&mut docs);
             }
         }
-        // The folder and Reuters loaders count their own files; a single-file format is one file.
+        // The folder and Reuters loaders count their own files; a single file is one.
         if let Some(progress) = progress
-            && !matches!(format, Format::Folder | Format::Reuters)
+            && !(path.is_dir() && matches!(format, Format::Folder | Format::Reuters))
         {
             progress.add_total(1);
             progress.advance(1);
@@ -410,7 +415,7 @@ pub fn load_with_progress(
     }
 
     match numeric {
-        Some((_, table)) => {
+        Some((_, mut table)) => {
             if table.rows() == 0 {
                 let path = paths.first().cloned().unwrap_or_default();
                 return Err(CorpusError::Empty {
@@ -418,6 +423,7 @@ pub fn load_with_progress(
                     detail: skipped_detail(&report),
                 });
             }
+            make_ids_unique(table.ids.iter_mut(), &mut report);
             Ok((Loaded::Numeric(table), report))
         }
         None => {
@@ -428,8 +434,89 @@ pub fn load_with_progress(
                     detail: skipped_detail(&report),
                 });
             }
+            make_ids_unique(documents.iter_mut().map(|d| &mut d.id), &mut report);
             Ok((Loaded::Text(documents), report))
         }
+    }
+}
+
+/// Read one path in its format (chosen, or detected: a folder by its layout, a file by its name and first bytes).
+fn load_path(
+    path: &Path,
+    options: &LoadOptions,
+    report: &mut LoadReport,
+    progress: Option<&Progress>,
+) -> Result<(Format, Loaded), CorpusError> {
+    let kind = input::kind_of(path).map_err(|error| CorpusError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    if kind == InputKind::Folder {
+        let format = match options.format {
+            Format::Auto => detect::detect_folder(path)?,
+            chosen => chosen,
+        };
+        let documents = match format {
+            Format::Folder => folder::load(path, options, report, progress)?,
+            Format::Reuters => reuters::load_folder(path, options, report, progress)?,
+            Format::Smart => smart::load_folder(path, report)?,
+            Format::Csv | Format::Tsv | Format::Jsonl | Format::Numeric | Format::Auto => {
+                return Err(CorpusError::Input {
+                    path: path.to_path_buf(),
+                    error: InputError::NotRegular("a folder"),
+                });
+            }
+        };
+        return Ok((format, Loaded::Text(documents)));
+    }
+    if options.format == Format::Folder {
+        return Err(CorpusError::NotAFolder {
+            path: path.to_path_buf(),
+        });
+    }
+    // Read once, whole: a pipe cannot be read again after detection has looked at its start.
+    let bytes = read_input(path)?;
+    report.files_read += 1;
+    let format = match options.format {
+        Format::Auto => detect::detect_file(path, &bytes)?,
+        chosen => chosen,
+    };
+    let loaded = match format {
+        Format::Numeric => Loaded::Numeric(numeric::load(path, bytes, options, report)?),
+        Format::Csv => Loaded::Text(delimited::load(path, bytes, b',', options, report)?),
+        Format::Tsv => Loaded::Text(delimited::load(path, bytes, b'\t', options, report)?),
+        Format::Jsonl => Loaded::Text(jsonl::load(path, bytes, report)?),
+        Format::Reuters => Loaded::Text(reuters::load_file(path, bytes, options, report)?),
+        Format::Smart => Loaded::Text(smart::load_file(path, bytes, report)?),
+        Format::Auto | Format::Folder => {
+            unreachable!("a file's format is detected as one of the others")
+        }
+    };
+    Ok((format, loaded))
+}
+
+/// Make every id unique: the second `x` becomes `x#2` (or the next `x#N` not already an id), counted in `report`.
+/// Two folders of the same name, or a CSV with a repeated id, would otherwise give exports in which one id names
+/// two documents.
+fn make_ids_unique<'a>(ids: impl Iterator<Item = &'a mut String>, report: &mut LoadReport) {
+    let mut ids: Vec<&mut String> = ids.collect();
+    let mut used: HashSet<String> = HashSet::with_capacity(ids.len());
+    let mut repeated = Vec::new();
+    for (index, id) in ids.iter().enumerate() {
+        if !used.insert(id.to_string()) {
+            repeated.push(index);
+        }
+    }
+    // `used` now holds every id as given, so that a new name never takes one a later document already has.
+    for index in repeated {
+        let id = &mut ids[index];
+        let renamed = (2..)
+            .map(|n| format!("{id}#{n}"))
+            .find(|candidate| !used.contains(candidate))
+            .unwrap_or_default();
+        used.insert(renamed.clone());
+        report.skip(reason::DUPLICATE_ID, renamed.clone());
+        **id = renamed;
     }
 }
 
@@ -466,12 +553,23 @@ fn skipped_detail(report: &LoadReport) -> String {
     parts.join(", ")
 }
 
-/// Read a whole file, naming it in the error.
-fn read_file(path: &Path) -> Result<Vec<u8>, CorpusError> {
-    std::fs::read(path).map_err(|source| CorpusError::Io {
+/// Read a whole file (or a pipe, once and within its bound), naming it in the error.
+fn read_input(path: &Path) -> Result<Vec<u8>, CorpusError> {
+    input::read(path, Bound::CORPUS).map_err(|error| CorpusError::Input {
         path: path.to_path_buf(),
-        source,
+        error,
     })
+}
+
+/// The most characters of input an error message quotes: a 17 MB line is not a message.
+const QUOTED_CHARS: usize = 80;
+
+/// `text` cut to [`QUOTED_CHARS`] characters, with an ellipsis when cut, for quoting input in an error.
+fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}\u{2026}", &text[..end])),
+    }
 }
 
 /// The last component of a path as text, for labels and ids.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::choice::Choice;
 
 use super::{
-    ColumnOption, CorpusError, LoadOptions, LoadReport, decode_text, file_name, read_file, reason,
+    ColumnOption, CorpusError, LoadOptions, LoadReport, decode_text, file_name, reason, shorten,
 };
 
 /// What to do with `?` or empty numeric cells.
@@ -115,13 +115,17 @@ fn is_missing(cell: &str) -> bool {
     cell.is_empty() || cell == "?"
 }
 
+/// The largest magnitude a value may have: its square, summed over as many as a hundred million values (the
+/// scatter of a matrix, a norm), stays below f64's largest number (1.8e308). Beyond it sums of squares overflow
+/// to infinity and every split degenerates; pdx refuses such data rather than rescale it behind the user's back.
+pub const MAX_MAGNITUDE: f64 = 1e150;
+
 pub(super) fn load(
     path: &Path,
+    bytes: Vec<u8>,
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<NumericTable, CorpusError> {
-    let bytes = read_file(path)?;
-    report.files_read += 1;
     let (text, fell_back) = decode_text(bytes);
     report.fallback_decoded += usize::from(fell_back);
     let name = file_name(path);
@@ -255,11 +259,21 @@ pub(super) fn load(
                 continue;
             }
             match cell.parse::<f64>() {
-                Ok(value) if value.is_finite() => row.push(value),
+                Ok(value) if value.abs() <= MAX_MAGNITUDE => row.push(value),
+                Ok(value) if value.is_finite() => {
+                    return Err(parse_error(
+                        *line,
+                        format!(
+                            "column {}: {cell:?} is beyond ±{MAX_MAGNITUDE:e}, where squares overflow; scale the data",
+                            column + 1,
+                            cell = shorten(cell)
+                        ),
+                    ));
+                }
                 _ => {
                     return Err(parse_error(
                         *line,
-                        format!("column {}: {cell:?} is not a number", column + 1),
+                        format!("column {}: {:?} is not a number", column + 1, shorten(cell)),
                     ));
                 }
             }

@@ -8,20 +8,22 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::input::{self, InputKind};
 use crate::progress::Progress;
 
 use super::{
     CorpusError, Document, LoadOptions, LoadReport, ReutersSplit, decode_text, file_name,
-    read_file, reason,
+    read_input, reason,
 };
 
-pub(super) fn load(
+/// Every `.sgm` file of a folder, read in parallel, their documents in file-name order.
+pub(super) fn load_folder(
     path: &Path,
     options: &LoadOptions,
     report: &mut LoadReport,
     progress: Option<&Progress>,
 ) -> Result<Vec<Document>, CorpusError> {
-    let files = sgm_files(path)?;
+    let files = sgm_files(path, report)?;
     if let Some(progress) = progress {
         progress.add_total(files.len() as u64);
     }
@@ -32,14 +34,12 @@ pub(super) fn load(
             if let Some(progress) = progress {
                 progress.check()?;
             }
-            let bytes = read_file(file)?;
+            let bytes = read_input(file)?;
             if let Some(progress) = progress {
                 progress.advance(1);
             }
             file_report.files_read += 1;
-            let (text, fell_back) = decode_text(bytes);
-            file_report.fallback_decoded += usize::from(fell_back);
-            let documents = parse_file(file, &text, options, &mut file_report)?;
+            let documents = load_file(file, bytes, options, &mut file_report)?;
             Ok((documents, file_report))
         })
         .collect();
@@ -52,23 +52,42 @@ pub(super) fn load(
     Ok(documents)
 }
 
-fn sgm_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
-    if path.is_file() {
-        return Ok(vec![path.to_path_buf()]);
-    }
-    let entries = std::fs::read_dir(path).map_err(|source| CorpusError::Io {
+/// The documents of one `.sgm` file, read.
+pub(super) fn load_file(
+    path: &Path,
+    bytes: Vec<u8>,
+    options: &LoadOptions,
+    report: &mut LoadReport,
+) -> Result<Vec<Document>, CorpusError> {
+    let (text, fell_back) = decode_text(bytes);
+    report.fallback_decoded += usize::from(fell_back);
+    parse_file(path, &text, options, report)
+}
+
+/// The `.sgm` files of a folder, sorted; anything of that name that is not a regular file is skipped and counted.
+fn sgm_files(path: &Path, report: &mut LoadReport) -> Result<Vec<PathBuf>, CorpusError> {
+    let entries = std::fs::read_dir(path).map_err(|error| CorpusError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|p| {
-            p.is_file()
-                && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("sgm"))
-                && !file_name(p).starts_with('.')
-        })
-        .collect();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for entry in entries.flatten() {
+        let file = entry.path();
+        let is_sgm = file
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("sgm"));
+        if !is_sgm || file_name(&file).starts_with('.') {
+            continue;
+        }
+        match input::kind_of(&file) {
+            Ok(InputKind::File) => files.push(file),
+            Ok(InputKind::Folder) => {}
+            Ok(InputKind::Pipe | InputKind::Other(_)) => {
+                report.skip(reason::NOT_REGULAR, file.display().to_string())
+            }
+            Err(error) => report.skip(reason::UNREADABLE, format!("{}: {error}", file.display())),
+        }
+    }
     files.sort();
     if files.is_empty() {
         return Err(CorpusError::Empty {

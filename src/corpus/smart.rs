@@ -5,33 +5,53 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{CorpusError, Document, LoadReport, decode_text, file_name, read_file, reason};
+use crate::input::{self, InputKind};
 
-pub(super) fn load(path: &Path, report: &mut LoadReport) -> Result<Vec<Document>, CorpusError> {
-    let files: Vec<PathBuf> = if path.is_dir() {
-        let entries = std::fs::read_dir(path).map_err(|source| CorpusError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let mut files: Vec<PathBuf> = entries
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|p| p.is_file() && !file_name(p).starts_with('.'))
-            .collect();
-        files.sort();
-        files
-    } else {
-        vec![path.to_path_buf()]
-    };
+use super::{CorpusError, Document, LoadReport, decode_text, file_name, read_input, reason};
+
+/// Every SMART file of a folder (hidden files and anything not a regular file left out and counted), in name order.
+pub(super) fn load_folder(
+    path: &Path,
+    report: &mut LoadReport,
+) -> Result<Vec<Document>, CorpusError> {
+    let entries = std::fs::read_dir(path).map_err(|error| CorpusError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    let mut files: Vec<PathBuf> = Vec::new();
+    for entry in entries.flatten() {
+        let file = entry.path();
+        if file_name(&file).starts_with('.') {
+            continue;
+        }
+        match input::kind_of(&file) {
+            Ok(InputKind::File) => files.push(file),
+            Ok(InputKind::Folder) => {}
+            Ok(InputKind::Pipe | InputKind::Other(_)) => {
+                report.skip(reason::NOT_REGULAR, file.display().to_string())
+            }
+            Err(error) => report.skip(reason::UNREADABLE, format!("{}: {error}", file.display())),
+        }
+    }
+    files.sort();
     let mut documents = Vec::new();
     for file in files {
-        let bytes = read_file(&file)?;
+        let bytes = read_input(&file)?;
         report.files_read += 1;
-        let (text, fell_back) = decode_text(bytes);
-        report.fallback_decoded += usize::from(fell_back);
-        documents.extend(parse(&file, &text, report)?);
+        documents.extend(load_file(&file, bytes, report)?);
     }
     Ok(documents)
+}
+
+/// The records of one SMART file, read.
+pub(super) fn load_file(
+    path: &Path,
+    bytes: Vec<u8>,
+    report: &mut LoadReport,
+) -> Result<Vec<Document>, CorpusError> {
+    let (text, fell_back) = decode_text(bytes);
+    report.fallback_decoded += usize::from(fell_back);
+    parse(path, &text, report)
 }
 
 #[derive(Clone, Copy, PartialEq)]

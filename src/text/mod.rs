@@ -11,6 +11,7 @@ mod tokenise;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use crate::input::{self, Bound, InputError};
 use crate::progress::{Cancelled, Progress};
 use rayon::prelude::*;
 use rust_stemmers::{Algorithm, Stemmer};
@@ -23,12 +24,9 @@ pub const DEFAULT_STOPLIST: &str = include_str!("../../assets/stoplist-en.txt");
 
 #[derive(Debug, thiserror::Error)]
 pub enum TextError {
-    #[error("{path}: cannot read the stop list: {source}")]
-    Stoplist {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The reason is part of the message, not also its source, so that a chain printed with `{:#}` says it once.
+    #[error("{path}: cannot read the stop list: {error}")]
+    Stoplist { path: PathBuf, error: InputError },
     #[error("unknown stemmer {0:?} (choose none or one of: {list})", list = STEMMER_NAMES.join(", "))]
     UnknownStemmer(String),
     #[error("{option} = {value}: must be {expected}")]
@@ -188,15 +186,24 @@ impl TextOptions {
             StoplistChoice::None => return Ok(HashSet::new()),
             StoplistChoice::Default => DEFAULT_STOPLIST.to_string(),
             StoplistChoice::File(path) => {
-                std::fs::read_to_string(path).map_err(|source| TextError::Stoplist {
+                input::read_text(path, STOPLIST_BOUND).map_err(|error| TextError::Stoplist {
                     path: path.clone(),
-                    source,
+                    error,
                 })?
             }
         };
         Ok(parse_stoplist(&text))
     }
 }
+
+/// The largest stop list read, from a file or a pipe. Published lists are a few thousand words (the SMART list,
+/// 571 words, is 4 KB); 1 MiB holds over a hundred thousand, so a larger file is the wrong file (a corpus, a
+/// device), refused before it is read.
+pub const STOPLIST_BOUND: Bound = Bound {
+    file: Some(1 << 20),
+    pipe: 1 << 20,
+    what: "as a stop list",
+};
 
 /// Stop words from a list: one per line, lower-cased; `#` starts a comment.
 pub fn parse_stoplist(text: &str) -> HashSet<String> {

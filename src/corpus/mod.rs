@@ -28,7 +28,8 @@ pub use numeric::{LabelColumn, MissingPolicy, NumericTable};
 pub enum CorpusError {
     #[error("{path}: no such file or folder")]
     NotFound { path: PathBuf },
-    #[error("{path}: cannot read: {source}")]
+    // The OS's reason is the source, shown after this by whoever prints the chain: not repeated here.
+    #[error("{path}: cannot read")]
     Io {
         path: PathBuf,
         #[source]

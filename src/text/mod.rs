@@ -23,7 +23,8 @@ pub const DEFAULT_STOPLIST: &str = include_str!("../../assets/stoplist-en.txt");
 
 #[derive(Debug, thiserror::Error)]
 pub enum TextError {
-    #[error("{path}: cannot read the stop list: {source}")]
+    // The OS's reason is the source, shown after this by whoever prints the chain: not repeated here.
+    #[error("{path}: cannot read the stop list")]
     Stoplist {
         path: PathBuf,
         #[source]

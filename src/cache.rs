@@ -6,26 +6,23 @@
 //! miss, never an error and never a wrong answer.
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use walkdir::WalkDir;
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::files;
+
 /// Bumped whenever the cached layout or the meaning of what it holds changes, so old files are ignored rather
 /// than misread. 2: weights stored at single precision. 3: the key and checksums in the header.
 const CACHE_FORMAT: u32 = 3;
 
-/// The extension of entries; their temporaries end in `.tmp` after it (see [`temporary_name`]).
+/// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";
-
-/// A temporary this old is stale even if a process of its pid is alive: that process is another one with a
-/// recycled pid, since a write takes seconds.
-const STALE_AFTER: Duration = Duration::from_secs(3600);
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CacheError {
@@ -275,130 +272,30 @@ fn open_for_reading(path: &Path) -> std::io::Result<File> {
     File::open(path)
 }
 
-/// Write `value` as the entry for `key` at `path`: into a temporary in the same directory, then renamed over
-/// `path` in one step, so readers see the old entry or the whole new one. The cache names its temporaries
-/// itself (rather than through `files::write_atomically`) so that [`remove_stale_temporaries`] can tell them
-/// from anything else by name.
+/// Write `value` as the entry for `key` at `path`, in one step ([`files::replace_file`]): readers see the old
+/// entry or the whole new one, and a write that is killed leaves a temporary that the next load removes.
 pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<(), CacheError> {
-    let io_error = |error| CacheError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(CacheError::NoDirectory);
-    };
+    let dir = path.parent().ok_or(CacheError::NoDirectory)?;
     std::fs::create_dir_all(dir).map_err(|error| CacheError::Io {
         path: dir.to_path_buf(),
         error,
     })?;
-    let payload = postcard::to_stdvec(value).map_err(CacheError::Encode)?;
+    // The header's place is kept and filled once the payload, encoded after the key, is known.
+    let payload_start = Header::len() + key.0.len();
+    let mut bytes = vec![0; Header::len()];
+    bytes.extend_from_slice(&key.0);
+    let mut bytes = postcard::to_extend(value, bytes).map_err(CacheError::Encode)?;
+    let payload = &bytes[payload_start..];
     let header = Header {
         key_len: key.0.len() as u64,
         payload_len: payload.len() as u64,
-        payload_checksum: xxh3_64(&payload),
+        payload_checksum: xxh3_64(payload),
     };
-    let temporary = dir.join(temporary_name(&name.to_string_lossy()));
-    let result = (|| {
-        let mut file = File::options()
-            .write(true)
-            .create_new(true)
-            .open(&temporary)?;
-        file.write_all(&header.encode())?;
-        file.write_all(&key.0)?;
-        file.write_all(&payload)?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    result.map_err(io_error)
-}
-
-/// The temporary for entry file `entry`: `.<entry>.<pid>-<n>.tmp`, with this process's id and a number of its
-/// own, so that two writes never share one and a later run can tell whether its writer is gone.
-fn temporary_name(entry: &str) -> String {
-    static WRITES: AtomicU64 = AtomicU64::new(0);
-    let n = WRITES.fetch_add(1, Ordering::Relaxed);
-    format!(".{entry}.{}-{n}.tmp", std::process::id())
-}
-
-/// The pid of the process that wrote temporary `name`, when `name` is one of the cache's: `.<entry>.<pid>-<n>.tmp`
-/// ([`temporary_name`]) or `.<entry>.<pid>.tmp` (as pdx named them before), where `<entry>` is 16 hex digits
-/// and the extension.
-fn temporary_writer(name: &str) -> Option<u32> {
-    let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    let (hash, writer) = inner.split_once(&format!(".{ENTRY_EXTENSION}."))?;
-    let digits = |text: &str, hex: bool| {
-        !text.is_empty()
-            && text
-                .chars()
-                .all(|c| c.is_ascii_digit() || (hex && matches!(c, 'a'..='f')))
-    };
-    if hash.len() != 16 || !digits(hash, true) {
-        return None;
-    }
-    let pid = match writer.split_once('-') {
-        Some((pid, n)) if digits(n, false) => pid,
-        Some(_) => return None,
-        None => writer,
-    };
-    if !digits(pid, false) {
-        return None;
-    }
-    pid.parse().ok()
-}
-
-/// Remove what interrupted writes (a crash, `kill -9`) left in `dir`: the cache's own temporaries (recognised by
-/// name, [`temporary_writer`]) whose writer is gone or which are older than [`STALE_AFTER`]. Nothing else is
-/// touched, and a temporary a live process may still be writing is left alone. Returns what was removed.
-pub(crate) fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut removed = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(temporary_writer) else {
-            continue;
-        };
-        // `DirEntry::metadata` does not follow links: only a regular file of that name is a temporary.
-        let Ok(metadata) = entry.metadata() else {
-            continue;
-        };
-        if !metadata.is_file() {
-            continue;
-        }
-        let old = metadata
-            .modified()
-            .ok()
-            .and_then(|modified| SystemTime::now().duration_since(modified).ok())
-            .is_some_and(|age| age > STALE_AFTER);
-        if (old || process_gone(pid)) && std::fs::remove_file(entry.path()).is_ok() {
-            removed.push(entry.path());
-        }
-    }
-    removed
-}
-
-/// Whether no process of id `pid` exists (signal 0 asks without sending anything). `false` when unsure: a
-/// process of another user, or an id that is no process's.
-#[cfg(unix)]
-fn process_gone(pid: u32) -> bool {
-    let Some(pid) = i32::try_from(pid)
-        .ok()
-        .filter(|&pid| pid > 0)
-        .and_then(rustix::process::Pid::from_raw)
-    else {
-        return false;
-    };
-    rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH)
-}
-
-/// Without a way to ask, only age makes a temporary stale.
-#[cfg(not(unix))]
-fn process_gone(_pid: u32) -> bool {
-    false
+    bytes[..Header::len()].copy_from_slice(&header.encode());
+    files::replace_file(path, &bytes).map_err(|error| CacheError::Io {
+        path: path.to_path_buf(),
+        error,
+    })
 }
 
 #[cfg(test)]
@@ -552,52 +449,6 @@ mod tests {
         assert_eq!(names.len(), 1, "{names:?}");
         let refused = Refused::Unreadable(std::io::Error::from_raw_os_error(13));
         assert!(std::error::Error::source(&refused).is_none());
-    }
-
-    #[test]
-    fn temporaries_are_told_apart_by_name() {
-        let entry = "0123456789abcdef.pdxcache";
-        assert_eq!(
-            temporary_writer(&temporary_name(entry)),
-            Some(std::process::id())
-        );
-        assert_eq!(temporary_writer(&format!(".{entry}.42.tmp")), Some(42));
-        assert_eq!(temporary_writer(&format!(".{entry}.42-0.tmp")), Some(42));
-        for foreign in [
-            format!("{entry}.42.tmp"),
-            format!(".{entry}.42.tmp.bak"),
-            format!(".{entry}.42-.tmp"),
-            format!(".{entry}.-1.tmp"),
-            format!(".{entry}.x42.tmp"),
-            format!(".{entry}.tmp"),
-            ".0123456789ABCDEF.pdxcache.42.tmp".to_string(),
-            ".0123456789abcde.pdxcache.42.tmp".to_string(),
-            ".0123456789abcdef.json.42.tmp".to_string(),
-            ".notes.tmp".to_string(),
-        ] {
-            assert_eq!(temporary_writer(&foreign), None, "{foreign}");
-        }
-    }
-
-    #[test]
-    fn only_stale_temporaries_are_removed() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let entry = "0123456789abcdef.pdxcache";
-        let live = dir.path().join(temporary_name(entry));
-        let foreign = dir.path().join("notes.txt");
-        for path in [&live, &foreign] {
-            std::fs::write(path, "x").expect("write");
-        }
-        assert!(remove_stale_temporaries(dir.path()).is_empty());
-        std::fs::File::options()
-            .write(true)
-            .open(&live)
-            .expect("open")
-            .set_modified(SystemTime::now() - 2 * STALE_AFTER)
-            .expect("set time");
-        assert_eq!(remove_stale_temporaries(dir.path()), vec![live]);
-        assert!(foreign.exists());
-        assert!(remove_stale_temporaries(&dir.path().join("missing")).is_empty());
     }
 
     #[test]

@@ -172,8 +172,9 @@ pub fn open_with_progress(
     let cache_file = cache_entry.as_ref().map(|(file, _)| file.clone());
     let mut warnings = Vec::new();
     if let Some((file, key)) = &cache_entry {
+        // Temporaries of writes that were killed are removed at start, not only at the next write.
         if let Some(dir) = file.parent() {
-            cache::remove_stale_temporaries(dir);
+            crate::files::remove_stale_temporaries(dir);
         }
         if let Some(progress) = progress {
             progress.start_phase(PHASE_CACHE, 0);

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// How long a run may take before it counts as hung: far more than any of these runs needs, so that a hang
 /// fails the test instead of blocking it forever.
@@ -322,34 +322,24 @@ fn stale_temporaries_are_cleaned_and_nothing_else() {
     let alive = std::process::id();
     let entry = "0123456789abcdef.pdxcache";
     let stale = [
-        format!(".{entry}.{dead}.tmp"),
-        format!(".{entry}.{dead}-7.tmp"),
-        // A live pid, but written long ago: the pid was reused.
-        format!(".{entry}.{alive}-1.tmp"),
+        format!(".{entry}.pdx-{dead}-0.tmp"),
+        format!(".{entry}.pdx-{dead}-7.tmp"),
     ];
     let kept = [
         // Being written by a live process right now.
-        format!(".{entry}.{alive}-2.tmp"),
-        // Not the cache's.
-        format!(".{entry}.{dead}.tmp.keep"),
-        format!(".notes.pdxcache.{dead}.tmp"),
-        format!(".0123456789abcdef.json.{dead}.tmp"),
-        format!("{entry}.{dead}.tmp"),
+        format!(".{entry}.pdx-{alive}-2.tmp"),
+        // Not pdx's.
+        format!(".{entry}.pdx-{dead}-7.tmp.keep"),
+        format!(".{entry}.{dead}.tmp"),
+        format!("{entry}.pdx-{dead}.tmp"),
         "notes.txt".to_string(),
         "x.tmp".to_string(),
     ];
     for name in stale.iter().chain(&kept) {
         std::fs::write(cache.join(name), "partial").expect("write");
     }
-    let long_ago = SystemTime::now() - Duration::from_secs(3 * 3600);
-    std::fs::File::options()
-        .write(true)
-        .open(cache.join(&stale[2]))
-        .expect("open")
-        .set_modified(long_ago)
-        .expect("set time");
     // A folder named like a temporary is not a temporary.
-    let folder = format!(".{entry}.{dead}-8.tmp");
+    let folder = format!(".{entry}.pdx-{dead}-8.tmp");
     std::fs::create_dir(cache.join(&folder)).expect("mkdir");
     let corpus = text_corpus(dir.path(), "corpus", WORDS);
     let (json, stderr) = stats(&cache, &["--min-df", "1", &corpus]);

@@ -55,10 +55,10 @@ pub(crate) struct ClusterArgs {
     /// Write the JSON report to FILE, or to standard output with '-'.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     json: Option<PathBuf>,
-    /// Write document id, leaf and node path as CSV.
+    /// Write document id, leaf and node path as CSV to FILE, or to standard output with '-'.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     csv: Option<PathBuf>,
-    /// Write the tree in Newick format.
+    /// Write the tree in Newick format to FILE, or to standard output with '-'.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     newick: Option<PathBuf>,
 }
@@ -91,15 +91,74 @@ impl ClusterArgs {
     }
 }
 
-/// Write `text` to `path` atomically, naming the file in any error.
+/// The file outputs asked for, each with its flag: `--json`, `--csv`, `--newick`.
+#[derive(Clone, Copy, PartialEq)]
+enum Output {
+    Json,
+    Csv,
+    Newick,
+}
+
+impl Output {
+    const ALL: [Output; 3] = [Output::Json, Output::Csv, Output::Newick];
+
+    fn flag(self) -> &'static str {
+        match self {
+            Output::Json => "--json",
+            Output::Csv => "--csv",
+            Output::Newick => "--newick",
+        }
+    }
+
+    fn path(self, args: &ClusterArgs) -> Option<&Path> {
+        match self {
+            Output::Json => args.json.as_deref(),
+            Output::Csv => args.csv.as_deref(),
+            Output::Newick => args.newick.as_deref(),
+        }
+    }
+}
+
+/// The path that means standard output.
+fn is_stdout(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// The output that goes to standard output, if any. Checked before any work: two outputs cannot share standard
+/// output, and a file output that cannot be written (a folder, a missing folder, a disk device) is refused before
+/// the clustering rather than after it.
+fn check_outputs(args: &ClusterArgs) -> anyhow::Result<Option<Output>> {
+    let to_stdout: Vec<Output> = Output::ALL
+        .into_iter()
+        .filter(|output| output.path(args).is_some_and(is_stdout))
+        .collect();
+    if let [first, second, ..] = to_stdout[..] {
+        anyhow::bail!(
+            "{} - and {} -: only one output can go to standard output; give the other a file",
+            first.flag(),
+            second.flag()
+        );
+    }
+    for output in Output::ALL {
+        if let Some(path) = output.path(args).filter(|path| !is_stdout(path)) {
+            pdx::files::check_writable(path)
+                .map_err(|error| anyhow::anyhow!("{}: cannot write: {error}", path.display()))?;
+        }
+    }
+    Ok(to_stdout.first().copied())
+}
+
+/// Write `text` to `path` (through a link, a pipe or a device; a file is replaced in one step), naming the file in
+/// any error. The error holds the message only, so that the OS's text shows once.
 fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
     pdx::files::write_atomically(path, text.as_bytes())
-        .with_context(|| format!("{}: cannot write", path.display()))
+        .map_err(|error| anyhow::anyhow!("{}: cannot write: {error}", path.display()))
 }
 
 pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     let k = usize::try_from(args.k).context("--k is too large")?;
     let rule = args.rule(k)?;
+    let to_stdout = check_outputs(args)?;
     let opened = args.corpus.open()?;
     let dataset = &opened.dataset;
     let start = std::time::Instant::now();
@@ -120,7 +179,6 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     );
     report.timings_ms.insert("cluster".into(), cluster_ms);
 
-    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
     let table = report::leaf_table(&report, &dataset.label_names);
     let mut notes = String::new();
     for (node, reason) in &grown.refused {
@@ -159,24 +217,36 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
         grown.splits,
         cluster_ms
     );
-    if json_to_stdout {
-        eprint!("{summary}{table}{notes}");
-        let mut stdout = std::io::stdout().lock();
-        serde_json::to_writer(&mut stdout, &report).context("writing JSON")?;
-        writeln!(stdout)?;
-    } else {
-        let mut stdout = std::io::stdout().lock();
-        write!(stdout, "{summary}{table}")?;
-        eprint!("{notes}");
+    let text_of = |output: Output| -> anyhow::Result<String> {
+        Ok(match output {
+            Output::Json => serde_json::to_string(&report)?,
+            Output::Csv => report::to_csv(dataset, &tree),
+            Output::Newick => report::to_newick(&tree),
+        })
+    };
+    // Standard output carries the summary, or the output asked for there (the summary then goes to stderr).
+    let mut stdout = std::io::stdout().lock();
+    match to_stdout {
+        Some(output) => {
+            eprint!("{summary}{table}{notes}");
+            let mut text = text_of(output)?;
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            stdout
+                .write_all(text.as_bytes())
+                .with_context(|| format!("writing {} to standard output", output.flag()))?;
+        }
+        None => {
+            write!(stdout, "{summary}{table}")?;
+            eprint!("{notes}");
+        }
     }
-    if let Some(path) = args.json.as_deref().filter(|_| !json_to_stdout) {
-        write_output(path, &serde_json::to_string(&report)?)?;
-    }
-    if let Some(path) = &args.csv {
-        write_output(path, &report::to_csv(dataset, &tree))?;
-    }
-    if let Some(path) = &args.newick {
-        write_output(path, &report::to_newick(&tree))?;
+    stdout.flush()?;
+    for output in Output::ALL {
+        if let Some(path) = output.path(args).filter(|path| !is_stdout(path)) {
+            write_output(path, &text_of(output)?)?;
+        }
     }
     Ok(())
 }

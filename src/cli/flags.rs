@@ -217,7 +217,12 @@ pub(crate) fn parse_memory_size(text: &str) -> Result<u64, String> {
         _ => return Err("unknown unit (use KiB, MiB, GiB, TiB, KB, MB, GB or TB)".into()),
     };
     let bytes = value * scale;
-    if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err(
+            "too large (at most 16 EiB, the largest size a 64-bit count of bytes holds)".into(),
+        );
+    }
+    if bytes < 1.0 {
         return Err("must be at least one byte".into());
     }
     Ok(bytes as u64)
@@ -250,7 +255,15 @@ mod tests {
         assert_eq!(parse_memory_size("1000"), Ok(1000));
         assert!(parse_memory_size("lots").is_err());
         assert!(parse_memory_size("4 parsecs").is_err());
-        assert!(parse_memory_size("0").is_err());
+        assert_eq!(
+            parse_memory_size("0"),
+            Err("must be at least one byte".to_string())
+        );
+        // Too much is too large, not too little.
+        for huge in ["17000000TiB", "99999999999999999999999"] {
+            let error = parse_memory_size(huge).expect_err(huge);
+            assert!(error.starts_with("too large"), "{huge}: {error}");
+        }
         // The default shows as pdx shows sizes, and reads back as itself.
         let default = MemorySize(pdx::cluster::rules::DEFAULT_MEMORY_BUDGET);
         assert_eq!(memory_size(&default.to_string()), Ok(default));

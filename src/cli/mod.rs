@@ -32,9 +32,17 @@ pub(crate) struct Cli {
     /// Reopen a session saved in the TUI (w): its corpus, options, rule and tree.
     #[arg(long, value_name = "FILE")]
     session: Option<PathBuf>,
-    /// Largest kernel matrix a kernel split in the TUI may build (n^2 x 8 bytes), e.g. 512MiB, 8GiB.
-    #[arg(long, value_parser = memory_size, default_value_t = MemorySize(DEFAULT_MEMORY_BUDGET), help_heading = "Kernels")]
-    mem_budget: MemorySize,
+    // Not defaulted here, so that a run that cannot use it (standard output not a terminal) knows it was given.
+    #[arg(long, value_parser = memory_size, help = mem_budget_help(), help_heading = "Kernels")]
+    mem_budget: Option<MemorySize>,
+}
+
+/// The help of the TUI's `--mem-budget`, with its default (which clap shows only for defaulted flags).
+fn mem_budget_help() -> String {
+    format!(
+        "Largest kernel matrix a kernel split in the TUI may build (n^2 x 8 bytes), e.g. 512MiB, 8GiB [default: {}]",
+        MemorySize(DEFAULT_MEMORY_BUDGET)
+    )
 }
 
 // Parsed once per run: the size of the larger variant costs nothing worth a box.
@@ -78,7 +86,20 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<()> {
                 options: cli.corpus.options()?,
                 use_cache: !cli.corpus.no_cache,
             };
-            tui::run(source, cli.session, cli.mem_budget.0)
+            let memory_budget = cli.mem_budget.map_or(DEFAULT_MEMORY_BUDGET, |size| size.0);
+            tui::run(source, cli.session, memory_budget)
+        }
+        // The statistics use neither flag: refused rather than ignored.
+        None if cli.session.is_some() || cli.mem_budget.is_some() => {
+            let flag = if cli.session.is_some() {
+                "--session"
+            } else {
+                "--mem-budget"
+            };
+            anyhow::bail!(
+                "{flag} is for the terminal interface, and standard output is not a terminal (without one, pdx \
+                 prints the corpus statistics)"
+            )
         }
         None => print_stats(&cli.corpus, false),
     }

@@ -1,4 +1,5 @@
-//! The `x` export: the tree as JSON, CSV and Newick, the same files `pdx cluster --json --csv --newick` writes.
+//! The `x` export: the tree as JSON, CSV and Newick, the same files `pdx cluster --json --csv --newick` writes,
+//! under names no file has yet.
 
 use std::path::{Path, PathBuf};
 
@@ -53,22 +54,72 @@ pub(super) fn file_stem(source: &str, leaves: usize) -> String {
     format!("pdx-{}-{leaves}leaves", corpus_name(source))
 }
 
-/// Write the three files atomically into `dir`; returns their paths.
+/// How many numbered names [`write_new_files`] tries before it gives up.
+const MAX_NUMBERED: usize = 10_000;
+
+/// Write `files` (an extension and its content each) into `dir` as `{stem}.{extension}`, or when any of those
+/// names is taken, as `{stem}-2.{extension}`, `{stem}-3...`: the first number none of whose names exist, so that
+/// no file, of this run or another, is ever replaced. Each file is written whole or not at all. Returns the paths.
+pub(super) fn write_new_files(
+    dir: &Path,
+    stem: &str,
+    files: &[(&str, &[u8])],
+) -> Result<Vec<PathBuf>, String> {
+    for number in 1..=MAX_NUMBERED {
+        let numbered = if number == 1 {
+            stem.to_string()
+        } else {
+            format!("{stem}-{number}")
+        };
+        let paths: Vec<PathBuf> = files
+            .iter()
+            .map(|(extension, _)| dir.join(format!("{numbered}.{extension}")))
+            .collect();
+        // A link counts as taken, even one to nothing.
+        if paths.iter().any(|path| path.symlink_metadata().is_ok()) {
+            continue;
+        }
+        let mut written = Vec::new();
+        for (path, (_, bytes)) in paths.iter().zip(files) {
+            match pdx::files::write_new(path, bytes) {
+                Ok(()) => written.push(path.clone()),
+                Err(error) => {
+                    // Taken since the check (another pdx writing the same names): take the next number, and the
+                    // files of this number that were written go, so that the set stays together.
+                    for path in &written {
+                        let _ = std::fs::remove_file(path);
+                    }
+                    if error.kind() == std::io::ErrorKind::AlreadyExists {
+                        break;
+                    }
+                    return Err(format!("{}: cannot write: {error}", path.display()));
+                }
+            }
+        }
+        if written.len() == files.len() {
+            return Ok(written);
+        }
+    }
+    Err(format!(
+        "{}: cannot write: {MAX_NUMBERED} files named {stem} already",
+        dir.display()
+    ))
+}
+
+/// Write the three files into `dir`, under names no file has yet; returns their paths.
 pub(super) fn export(data: &Dataset, tree: &Tree, dir: &Path) -> Result<Vec<PathBuf>, String> {
     let stem = file_stem(&data.source, tree.leaves().len());
     let report = report::build(data, tree);
     let json = serde_json::to_string(&report).map_err(|e| format!("cannot export: {e}"))?;
-    let files = [
-        ("json", json),
-        ("csv", report::to_csv(data, tree)),
-        ("nwk", report::to_newick(tree)),
-    ];
-    let mut written = Vec::new();
-    for (extension, text) in files {
-        let path = dir.join(format!("{stem}.{extension}"));
-        pdx::files::write_atomically(&path, text.as_bytes())
-            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
-        written.push(path);
-    }
-    Ok(written)
+    let csv = report::to_csv(data, tree);
+    let newick = report::to_newick(tree);
+    write_new_files(
+        dir,
+        &stem,
+        &[
+            ("json", json.as_bytes()),
+            ("csv", csv.as_bytes()),
+            ("nwk", newick.as_bytes()),
+        ],
+    )
 }

@@ -210,3 +210,221 @@ fn a_session_stores_its_paths_absolute() {
         pdx::text::StoplistChoice::File(here.join("stop.txt"))
     );
 }
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("lists")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn exports_of_trees_with_the_same_leaf_count_never_overwrite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut model = two_splits_from(Start {
+        export_dir: dir.path().to_path_buf(),
+        ..start()
+    });
+    key(&mut model, KeyCode::Char('x'));
+    let first = std::fs::read_to_string(dir.path().join("pdx-demo-3leaves.nwk")).expect("nwk");
+    // Another tree of three leaves: the first split's other child split instead.
+    key(&mut model, KeyCode::Char('u'));
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Down);
+    key(&mut model, KeyCode::Down);
+    key(&mut model, KeyCode::Char('s'));
+    assert_eq!(model.derived().leaves.len(), 3, "{}", model.status());
+    key(&mut model, KeyCode::Char('x'));
+    assert!(
+        model
+            .status()
+            .ends_with("/pdx-demo-3leaves-2.{json,csv,nwk}"),
+        "{}",
+        model.status()
+    );
+    let second = std::fs::read_to_string(dir.path().join("pdx-demo-3leaves-2.nwk")).expect("nwk");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("pdx-demo-3leaves.nwk")).expect("nwk"),
+        first,
+        "the first export is kept"
+    );
+    assert_ne!(first, second, "another tree");
+    // A file of someone else's with the next name: that number is skipped, the file left alone.
+    std::fs::write(dir.path().join("pdx-demo-3leaves-3.csv"), "mine").expect("write");
+    key(&mut model, KeyCode::Char('x'));
+    assert!(
+        model.status().contains("pdx-demo-3leaves-4."),
+        "{}",
+        model.status()
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("pdx-demo-3leaves-3.csv")).expect("csv"),
+        "mine"
+    );
+    let mut expected: Vec<String> = ["", "-2", "-4"]
+        .iter()
+        .flat_map(|n| ["json", "csv", "nwk"].map(|e| format!("pdx-demo-3leaves{n}.{e}")))
+        .collect();
+    expected.push("pdx-demo-3leaves-3.csv".into());
+    expected.sort();
+    assert_eq!(names_in(dir.path()), expected);
+}
+
+#[test]
+fn saving_again_never_overwrites_an_earlier_session() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sessions = dir.path().join("sessions");
+    let mut model = two_splits_from(Start {
+        source: Some(demo_source()),
+        session_dir: Some(sessions.clone()),
+        ..start()
+    });
+    key(&mut model, KeyCode::Char('w'));
+    let first_path = sessions.join("pdx-demo-3leaves.session.json");
+    let first = std::fs::read_to_string(&first_path).expect("saved");
+    // Another tree of three leaves, saved by this run (or another pdx) in the same folder.
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, "renamed");
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Char('w'));
+    let second_path = sessions.join("pdx-demo-3leaves-2.session.json");
+    assert_eq!(
+        model.status(),
+        format!("session saved to {}", second_path.display())
+    );
+    assert_eq!(std::fs::read_to_string(&first_path).expect("kept"), first);
+    let second = session::read(&second_path).expect("reads");
+    assert!(
+        second
+            .tree
+            .depth_first()
+            .iter()
+            .any(|&id| { second.tree.node(id).and_then(|n| n.name.as_deref()) == Some("renamed") })
+    );
+    assert_eq!(
+        names_in(&sessions),
+        [
+            "pdx-demo-3leaves-2.session.json",
+            "pdx-demo-3leaves.session.json"
+        ]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_session_that_is_a_pipe_a_device_or_too_large_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let refused = |path: &std::path::Path| session::read(path).expect_err("refused");
+    // A pipe nobody writes to: refused at once rather than waited on.
+    let fifo = dir.path().join("fifo.session.json");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+    )
+    .expect("mkfifo");
+    assert!(
+        refused(&fifo).ends_with("fifo.session.json: not a session file: it is a pipe or a device")
+    );
+    // A device is refused before reading: /dev/null stands for them all here, because a pdx that read a device
+    // such as /dev/zero would not fail this test but take the machine's memory.
+    let null = std::path::Path::new("/dev/null");
+    if null.exists() {
+        assert_eq!(
+            refused(null),
+            "/dev/null: not a session file: it is a pipe or a device"
+        );
+    }
+    assert!(refused(dir.path()).contains("it is a folder"));
+    // A file larger than any session: refused by its size (sparse: it takes no disk).
+    let huge = dir.path().join("huge.session.json");
+    let file = std::fs::File::create(&huge).expect("create");
+    file.set_len(session::MAX_SESSION_BYTES + 1)
+        .expect("set_len");
+    assert!(
+        refused(&huge).contains("huge.session.json: too large for a session"),
+        "{}",
+        refused(&huge)
+    );
+    // A link to a session is read as the session.
+    let model = two_splits();
+    let good = dir.path().join("good.session.json");
+    std::fs::write(
+        &good,
+        serde_json::to_string(&model.session(&demo_source())).expect("json"),
+    )
+    .expect("write");
+    let link = dir.path().join("link.session.json");
+    std::os::unix::fs::symlink(&good, &link).expect("link");
+    let through_link = session::read(&link).expect("reads");
+    let restored = through_link.restore(model.data()).expect("restores");
+    assert_same_tree(&restored.tree, model.tree());
+}
+
+#[test]
+fn a_session_with_a_repeated_member_or_parameters_out_of_range_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = two_splits();
+    let good = serde_json::to_value(model.session(&demo_source())).expect("json");
+    // What `pdx --session` does with the file: read it, then restore it on the data.
+    let outcome = |change: &dyn Fn(&mut serde_json::Value)| -> Result<(), String> {
+        let mut value = good.clone();
+        change(&mut value);
+        let path = dir.path().join("changed.session.json");
+        std::fs::write(&path, value.to_string()).expect("write");
+        session::read(&path)?.restore(model.data()).map(|_| ())
+    };
+    assert_eq!(outcome(&|_| {}), Ok(()), "the unchanged session restores");
+    let members = |node: usize| format!("/tree/nodes/{node}/members");
+    let refusals: [(&str, &dyn Fn(&mut serde_json::Value)); 8] = [
+        ("the root lists a document twice", &|v| {
+            let root = &mut v["tree"]["nodes"][0]["members"];
+            root[1] = root[0].clone();
+        }),
+        ("a document in two leaves", &|v| {
+            let leaves: Vec<usize> = (0..5)
+                .filter(|&id| v["tree"]["nodes"][id]["children"] == serde_json::json!([]))
+                .collect();
+            let taken = v.pointer(&members(leaves[1])).expect("members")[0].clone();
+            let first = v.pointer_mut(&members(leaves[0])).expect("members");
+            let mut list: Vec<u64> = first
+                .as_array()
+                .expect("a list")
+                .iter()
+                .filter_map(|m| m.as_u64())
+                .collect();
+            list.push(taken.as_u64().expect("a number"));
+            list.sort_unstable();
+            *first = serde_json::json!(list);
+        }),
+        ("a node listed as a child twice", &|v| {
+            let children = &mut v["tree"]["nodes"][0]["children"];
+            let first = children[0].clone();
+            children[1] = first;
+        }),
+        ("l = 0 among the picker's numbers", &|v| {
+            v["params"]["l"] = 0.into()
+        }),
+        ("tau = 5 among the picker's numbers", &|v| {
+            v["params"]["tau"] = 5.into()
+        }),
+        ("l = 0 in the current rule", &|v| v["rule"]["l"] = 0.into()),
+        ("tau = 5 in the current rule", &|v| {
+            v["rule"] = serde_json::json!({"rule": "pdgp", "tau": 5.0});
+        }),
+        ("l = 0 in a split's record", &|v| {
+            v["tree"]["nodes"][0]["split"]["rule"]["l"] = 0.into();
+        }),
+    ];
+    for (what, change) in refusals {
+        let error = outcome(change).expect_err(what);
+        assert!(
+            error.contains("damaged session") || error.contains("other data"),
+            "{what}: {error}"
+        );
+    }
+}

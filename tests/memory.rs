@@ -75,18 +75,15 @@ fn assert_centroids_exact(tree: &Tree, data: &DataMatrix) {
 fn assert_bounded(tree: &Tree, data: &DataMatrix) {
     for id in tree.depth_first() {
         let node = tree.node(id).expect("live");
-        match node.stored_centroid() {
-            Some(centroid) => {
-                assert!(node.is_leaf(), "inner node {id} keeps a centroid");
-                assert_eq!(centroid.len(), data.rows(), "node {id}");
-                assert!(
-                    centroid.stored() <= nnz_of(data, &node.members),
-                    "node {id} keeps {} entries for {} non-zeros",
-                    centroid.stored(),
-                    nnz_of(data, &node.members)
-                );
-            }
-            None => {}
+        if let Some(centroid) = node.stored_centroid() {
+            assert!(node.is_leaf(), "inner node {id} keeps a centroid");
+            assert_eq!(centroid.len(), data.rows(), "node {id}");
+            assert!(
+                centroid.stored() <= nnz_of(data, &node.members),
+                "node {id} keeps {} entries for {} non-zeros",
+                centroid.stored(),
+                nnz_of(data, &node.members)
+            );
         }
     }
     assert!(

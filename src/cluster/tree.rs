@@ -98,8 +98,8 @@ impl Node {
         self.children.is_empty()
     }
 
-    /// The centroid the node keeps, if it keeps one (see [`Node::centroid`]'s field documentation); use
-    /// [`Tree::centroid`] for any node's.
+    /// The centroid the node keeps, sparse: a leaf made by a split or rebuilt after reading a tree back keeps
+    /// one, an inner node or a leaf merged back none; [`Tree::centroid`] gives any node's, kept or computed.
     pub fn stored_centroid(&self) -> Option<&SparseCentroid> {
         self.centroid.as_deref()
     }

@@ -126,12 +126,16 @@ fn main() {
         eprintln!("no root");
         std::process::exit(2);
     };
+    let Ok(centroid) = tree.dense_centroid(&data.matrix, root.id) else {
+        eprintln!("no root");
+        std::process::exit(2);
+    };
     let context = pdx::cluster::rules::SplitContext {
         start: None,
         data: &data.matrix,
         members: &root.members,
         norms_squared: tree.norms_squared(),
-        centroid: Some(&root.centroid),
+        centroid: Some(&centroid),
         node_id: root.id,
         env: Default::default(),
     };

@@ -121,13 +121,14 @@ fn loose_tolerance_splits_like_a_tight_one() {
                 continue;
             }
             let guess = tree.start_guess(id);
+            let centroid = tree.dense_centroid(&dataset.matrix, id).expect("live");
             let split = |tolerance: f64, start: Option<&[f64]>| {
                 let context = SplitContext {
                     start,
                     data: &dataset.matrix,
                     members: &node.members,
                     norms_squared: tree.norms_squared(),
-                    centroid: Some(&node.centroid),
+                    centroid: Some(&centroid),
                     node_id: id,
                     env: Default::default(),
                 };

@@ -63,11 +63,12 @@ pub struct GrowReport {
 impl Tree {
     /// The leaves that can be split, best first by `policy` (ties: lower id first).
     pub fn candidates(&self, policy: SelectPolicy) -> Vec<usize> {
+        // The order is total (ties by id), so the leaves are taken in arena order rather than by a walk of the
+        // tree: growing to a leaf per document ranks them at every split.
         let mut leaves: Vec<&Node> = self
-            .leaves()
-            .into_iter()
-            .filter(|&id| matches!(self.unsplittable_reason(id), Ok(None)))
-            .filter_map(|id| self.node(id))
+            .live_nodes()
+            .filter(|node| node.is_leaf())
+            .filter(|node| matches!(self.unsplittable_reason(node.id), Ok(None)))
             .collect();
         let key = |node: &Node| -> f64 {
             match policy {
@@ -174,7 +175,7 @@ impl Tree {
             if let Some(progress) = env.progress {
                 progress.check()?;
             }
-            let leaves = self.leaves().len();
+            let leaves = self.live_nodes().filter(|node| node.is_leaf()).count();
             let done = match table_one_splits {
                 Some(splits) => report.splits >= splits,
                 None => leaves >= k,

@@ -182,6 +182,147 @@ impl DataMatrix {
         }
         sum
     }
+
+    /// [`DataMatrix::centroid`] kept sparse: the same values, bit for bit, without the entries that are `+0.0`.
+    /// Each row is summed in the order of `columns`, from `0.0`, and then divided by their count, as the dense
+    /// centroid is. A few columns of a large vocabulary (few stored entries against the row count) are gathered
+    /// and sorted by row rather than added into a dense vector, whose zeroing and scanning would cost more than
+    /// the columns themselves.
+    pub fn sparse_centroid(&self, columns: &[usize]) -> SparseCentroid {
+        let rows = self.rows();
+        assert!(
+            u32::try_from(rows).is_ok(),
+            "a sparse centroid numbers its rows in 32 bits; the data has {rows} rows"
+        );
+        let stored: usize = columns.iter().map(|&j| self.column(j).nnz()).sum();
+        if columns.is_empty() || stored.saturating_mul(GATHER_FACTOR) >= rows {
+            return SparseCentroid::from_dense(&self.centroid(columns));
+        }
+        let mut entries: Vec<(u32, f64)> = Vec::with_capacity(stored);
+        for &j in columns {
+            // Stored rows are below `rows`, which fits in 32 bits (asserted above).
+            entries.extend(
+                self.column(j)
+                    .entries()
+                    .map(|(row, value)| (row as u32, value)),
+            );
+        }
+        // Stable: the entries of one row stay in the order of `columns`, the order the dense sum adds them in.
+        entries.sort_by_key(|&(row, _)| row);
+        let n = columns.len() as f64;
+        let mut kept_rows = Vec::new();
+        let mut kept_values = Vec::new();
+        for run in entries.chunk_by(|a, b| a.0 == b.0) {
+            // `0.0 + v_1 + v_2 + ...`, as `add_to` with scale 1 adds them into the dense vector's zero.
+            let mut sum = 0.0;
+            for &(_, value) in run {
+                sum += value;
+            }
+            let mean = sum / n;
+            if mean.to_bits() != 0 {
+                kept_rows.push(run[0].0);
+                kept_values.push(mean);
+            }
+        }
+        SparseCentroid {
+            len: rows,
+            rows: kept_rows.into(),
+            values: kept_values.into(),
+        }
+    }
+}
+
+/// [`DataMatrix::sparse_centroid`] gathers and sorts the columns' entries when they number less than the row
+/// count divided by this; otherwise it adds them into a dense vector. Sorting costs a few comparisons per
+/// entry, the dense vector a write and a read per row.
+const GATHER_FACTOR: usize = 16;
+
+/// The mean of some columns, kept sparse: the rows where it is not `+0.0`, ascending, with its values there.
+/// Expanded ([`SparseCentroid::to_dense`]) it is the dense centroid, bit for bit. A cluster tree keeps one per
+/// leaf (see [`crate::cluster::Tree`]): the leaves partition the columns, so together they store at most as many
+/// entries as the matrix has non-zeros, where a dense vector per node would grow with the tree.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SparseCentroid {
+    /// The length of the dense vector: the data's row count.
+    len: usize,
+    rows: Box<[u32]>,
+    values: Box<[f64]>,
+}
+
+impl SparseCentroid {
+    /// The entries of `dense` other than `+0.0` (a `-0.0` is kept, so that expanding gives back its bits).
+    pub fn from_dense(dense: &[f64]) -> SparseCentroid {
+        assert!(
+            u32::try_from(dense.len()).is_ok(),
+            "a sparse centroid numbers its rows in 32 bits; the vector has {} entries",
+            dense.len()
+        );
+        let (rows, values): (Vec<u32>, Vec<f64>) = dense
+            .iter()
+            .enumerate()
+            .filter(|(_, value)| value.to_bits() != 0)
+            .map(|(row, &value)| (row as u32, value))
+            .unzip();
+        SparseCentroid {
+            len: dense.len(),
+            rows: rows.into(),
+            values: values.into(),
+        }
+    }
+
+    /// The length of the dense vector (the data's row count).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the dense vector has no entries at all.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// How many entries are stored.
+    pub fn stored(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The stored rows, ascending.
+    pub fn rows(&self) -> &[u32] {
+        &self.rows
+    }
+
+    /// The stored values, one per stored row.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// The value at `row` (`0.0` where nothing is stored); `None` past the end.
+    pub fn get(&self, row: usize) -> Option<f64> {
+        if row >= self.len {
+            return None;
+        }
+        let key = u32::try_from(row).ok()?;
+        Some(
+            self.rows
+                .binary_search(&key)
+                .map_or(0.0, |position| self.values[position]),
+        )
+    }
+
+    /// The dense vector.
+    pub fn to_dense(&self) -> Vec<f64> {
+        let mut dense = vec![0.0; self.len];
+        self.write_dense(&mut dense);
+        dense
+    }
+
+    /// Write the dense vector into `out`, which must have [`SparseCentroid::len`] entries.
+    pub fn write_dense(&self, out: &mut [f64]) {
+        assert_eq!(out.len(), self.len, "one entry per row");
+        out.fill(0.0);
+        for (&row, &value) in self.rows.iter().zip(self.values.iter()) {
+            out[row as usize] = value;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -270,6 +411,73 @@ mod tests {
             assert!(single.entries().eq(double.entries()), "{len}: entries");
             assert_eq!(single.nnz(), len);
         }
+    }
+
+    /// A sparse matrix whose values have both signs, cancel within rows, and include stored zeros of both
+    /// signs: everything that could make a sparse sum differ from the dense one.
+    fn awkward_sparse(m: usize, n: usize, seed: u64) -> sprs::CsMat<f64> {
+        let mut rng = crate::rng::SplitMix64::new(seed);
+        let mut triplets = sprs::TriMat::new((m, n));
+        for j in 0..n {
+            for i in 0..m {
+                let draw = rng.next_f64();
+                if draw < 0.015 {
+                    triplets.add_triplet(i, j, f64::from((rng.next_f64() - 0.3) as f32));
+                } else if draw < 0.017 {
+                    // The same magnitude in every column that has it: sums of these cancel exactly.
+                    triplets.add_triplet(i, j, if j % 2 == 0 { 0.375 } else { -0.375 });
+                } else if draw < 0.018 {
+                    triplets.add_triplet(i, j, if j % 3 == 0 { -0.0 } else { 0.0 });
+                }
+            }
+        }
+        triplets.to_csc()
+    }
+
+    #[test]
+    fn a_sparse_centroid_expands_to_the_dense_one_bit_for_bit() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut rng = crate::rng::SplitMix64::new(7);
+        let (m, n) = (900, 120);
+        let terms = || (0..m).map(|i| format!("t{i}")).collect();
+        let matrices = [
+            DataMatrix::sparse(awkward_sparse(m, n, 3), terms()),
+            DataMatrix::sparse_in_double_precision(awkward_sparse(m, n, 4), terms()),
+            crate::linalg::test_util::random_dense(6, n, 5),
+        ];
+        let (mut gathered, mut summed) = (0, 0);
+        for data in &matrices {
+            for size in [0, 1, 2, 3, 5, 8, 20, 60, 120] {
+                for _ in 0..6 {
+                    // Any order of any columns, as the dense centroid allows (trees pass them sorted).
+                    let columns: Vec<usize> = (0..size)
+                        .map(|_| (rng.next_u64() % n as u64) as usize)
+                        .collect();
+                    let dense = data.centroid(&columns);
+                    let sparse = data.sparse_centroid(&columns);
+                    let stored: usize = columns.iter().map(|&j| data.column(j).nnz()).sum();
+                    if !columns.is_empty() && stored * GATHER_FACTOR < data.rows() {
+                        gathered += 1;
+                    } else {
+                        summed += 1;
+                    }
+                    assert_eq!(sparse.len(), data.rows());
+                    assert_eq!(bits(&sparse.to_dense()), bits(&dense), "{columns:?}");
+                    assert!(sparse.values().iter().all(|v| v.to_bits() != 0));
+                    assert!(sparse.rows().windows(2).all(|w| w[0] < w[1]));
+                    assert_eq!(sparse, SparseCentroid::from_dense(&dense));
+                    for (row, value) in dense.iter().enumerate() {
+                        assert_eq!(sparse.get(row).map(f64::to_bits), Some(value.to_bits()));
+                    }
+                    assert_eq!(sparse.get(data.rows()), None);
+                }
+            }
+        }
+        // Both ways of computing it were met, and the cancelling rows left some stored zeros out.
+        assert!(gathered > 10 && summed > 10, "{gathered} {summed}");
+        let all: Vec<usize> = (0..n).collect();
+        let whole = matrices[0].sparse_centroid(&all);
+        assert!(whole.stored() < matrices[0].rows());
     }
 
     #[test]

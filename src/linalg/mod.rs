@@ -33,7 +33,7 @@ pub(crate) mod test_util;
 use nalgebra::DMatrix;
 
 pub use centred::{CentredColumns, KnownSummary, PARALLEL_MIN_NNZ};
-pub use columns::Column;
+pub use columns::{Column, SparseCentroid};
 pub use dense::{DENSE_LIMIT, leading_singular_dense};
 pub use gram::Gram;
 pub use lanczos::{

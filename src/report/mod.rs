@@ -8,6 +8,7 @@ pub mod terms;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cluster::Tree;
@@ -123,12 +124,18 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
     let name_of = |label: Option<usize>| label.and_then(|l| dataset.label_names.get(l).cloned());
     let root = tree.node(tree.root());
     let term_names = dataset.matrix.row_names();
+    // What sets a leaf apart from the rest of the collection is measured against the root's centroid, which a
+    // split root no longer keeps: one pass over every column, once.
+    let root_centroid = tree.dense_centroid(&dataset.matrix, tree.root()).ok();
 
+    // Leaves are described independently of each other, each with dense vectors of its own that live as long
+    // as its description, so they go side by side (collected in leaf order).
     let leaf_reports = leaves
-        .iter()
+        .par_iter()
         .enumerate()
         .filter_map(|(index, &id)| {
             let node = tree.node(id)?;
+            let centroid = tree.dense_centroid(&dataset.matrix, id).ok()?;
             let label_counts = confusion.counts[index]
                 .iter()
                 .enumerate()
@@ -147,20 +154,17 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
                 }
             });
             let discriminating = root
-                .map(|root| {
-                    let rest = terms::rest_centroid(
-                        &root.centroid,
-                        root.size(),
-                        &node.centroid,
-                        node.size(),
-                    );
-                    terms::discriminating_terms(&node.centroid, &rest, term_names, TOP_TERMS)
+                .zip(root_centroid.as_deref())
+                .map(|(root, root_centroid)| {
+                    let rest =
+                        terms::rest_centroid(root_centroid, root.size(), &centroid, node.size());
+                    terms::discriminating_terms(&centroid, &rest, term_names, TOP_TERMS)
                 })
                 .unwrap_or_default();
             let representatives = terms::representatives(
                 &dataset.matrix,
                 &node.members,
-                &node.centroid,
+                &centroid,
                 tree.norms_squared(),
                 REPRESENTATIVES,
             );
@@ -170,7 +174,7 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
                 name: node.name.clone(),
                 size: node.size(),
                 scatter: node.scatter,
-                top_terms: terms::top_terms(&node.centroid, term_names, TOP_TERMS)
+                top_terms: terms::top_terms(&centroid, term_names, TOP_TERMS)
                     .into_iter()
                     .map(|t| t.term)
                     .collect(),

@@ -84,14 +84,15 @@ pub fn preview(
         return Err(ClusterError::Unsplittable { node, reason });
     }
     let leaf = tree.node(node).ok_or(ClusterError::NoSuchNode(node))?;
-    // The same start as the split itself, so that the preview shows the split `s` would make.
+    // The same start and centroid as the split itself, so that the preview shows the split `s` would make.
     let start = tree.start_guess(node);
+    let centroid = tree.dense_centroid(data, node)?;
     let context = SplitContext {
         start: start.as_deref(),
         data,
         members: &leaf.members,
         norms_squared: tree.norms_squared(),
-        centroid: Some(&leaf.centroid),
+        centroid: Some(&centroid),
         node_id: node,
         env: Default::default(),
     };
@@ -120,7 +121,7 @@ pub fn preview(
                 &context,
                 &directions,
                 leaf.scatter,
-                &leaf.centroid,
+                &centroid,
                 labels,
             )
         })

@@ -473,8 +473,16 @@ impl Model {
             self.detail = Detail::default();
             return;
         };
-        let names = self.data.matrix.row_names();
-        let top_terms = terms::top_terms(&node.centroid, names, DETAIL_TERMS);
+        // The tree keeps a leaf's centroid; an inner node's is one pass over its members, made here for as long
+        // as the detail pane is worked out, so that no dense vector per node outlives it.
+        let matrix = &self.data.matrix;
+        let centroid_of = |id: usize| self.tree.dense_centroid(matrix, id).ok();
+        let Some(centroid) = centroid_of(node.id) else {
+            self.detail = Detail::default();
+            return;
+        };
+        let names = matrix.row_names();
+        let top_terms = terms::top_terms(&centroid, names, DETAIL_TERMS);
         let parent = node.parent.and_then(|p| self.tree.node(p));
         let (discriminating, against) = match parent {
             Some(parent) => {
@@ -485,31 +493,31 @@ impl Model {
                     .filter(|&c| c != node.id)
                     .collect();
                 let (other, against) = match siblings.as_slice() {
-                    [one] => match self.tree.node(*one) {
-                        Some(sibling) => (sibling.centroid.to_vec(), format!("#{one}")),
-                        None => (vec![0.0; node.centroid.len()], String::new()),
+                    [one] => match centroid_of(*one) {
+                        Some(sibling) => (sibling, format!("#{one}")),
+                        None => (vec![0.0; centroid.len()], String::new()),
                     },
                     _ => (
                         terms::rest_centroid(
-                            &parent.centroid,
+                            &centroid_of(parent.id).unwrap_or_else(|| vec![0.0; centroid.len()]),
                             parent.size(),
-                            &node.centroid,
+                            &centroid,
                             node.size(),
                         ),
                         format!("the rest of #{}", parent.id),
                     ),
                 };
                 (
-                    terms::discriminating_terms(&node.centroid, &other, names, DETAIL_TERMS),
+                    terms::discriminating_terms(&centroid, &other, names, DETAIL_TERMS),
                     Some(against),
                 )
             }
             None => (Vec::new(), None),
         };
         let documents = terms::representatives(
-            &self.data.matrix,
+            matrix,
             &node.members,
-            &node.centroid,
+            &centroid,
             self.tree.norms_squared(),
             node.members.len(),
         );

@@ -239,7 +239,7 @@ impl Model {
                 .leaves
                 .iter()
                 .filter_map(|&leaf| {
-                    let weight = *self.tree.node(leaf)?.centroid.get(row)?;
+                    let weight = self.tree.centroid(&data.matrix, leaf).ok()?.get(row)?;
                     Some((leaf, weight))
                 })
                 .max_by(|a, b| a.1.total_cmp(&b.1))

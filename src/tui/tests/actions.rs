@@ -387,7 +387,10 @@ fn find_selects_the_leaf_of_a_title_or_of_a_term() {
         .iter()
         .copied()
         .max_by(|&a, &b| {
-            let w = |id: usize| model.tree().node(id).expect("leaf").centroid[row];
+            let w = |id: usize| {
+                let centroid = model.tree().dense_centroid(&model.data().matrix, id);
+                centroid.expect("leaf")[row]
+            };
             w(a).total_cmp(&w(b))
         })
         .expect("leaves");

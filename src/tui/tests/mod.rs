@@ -194,14 +194,20 @@ fn assert_same_tree(a: &pdx::cluster::Tree, b: &pdx::cluster::Tree) {
             y.split.as_ref().map(|s| &s.rule)
         );
         assert!(close(x.scatter, y.scatter), "node {id}");
-        assert_eq!(x.centroid.len(), y.centroid.len());
-        assert!(
-            x.centroid
-                .iter()
-                .zip(y.centroid.iter())
-                .all(|(&p, &q)| close(p, q)),
-            "node {id}"
-        );
+        // Leaves keep their centroids, inner nodes none, on both sides.
+        let (p, q) = (x.stored_centroid(), y.stored_centroid());
+        assert_eq!(p.is_some(), x.is_leaf(), "node {id}");
+        assert_eq!(q.is_some(), y.is_leaf(), "node {id}");
+        if let (Some(p), Some(q)) = (p, q) {
+            assert_eq!((p.len(), p.rows()), (q.len(), q.rows()), "node {id}");
+            assert!(
+                p.values()
+                    .iter()
+                    .zip(q.values())
+                    .all(|(&p, &q)| close(p, q)),
+                "node {id}"
+            );
+        }
     }
 }
 

@@ -25,6 +25,9 @@ mod loading;
 #[path = "../src/tui/model/mod.rs"]
 mod model;
 #[allow(dead_code, unused_imports)]
+#[path = "../src/tui/recovery.rs"]
+mod recovery;
+#[allow(dead_code, unused_imports)]
 #[path = "../src/tui/session.rs"]
 mod session;
 #[allow(dead_code, unused_imports)]

@@ -5,7 +5,7 @@ use pdx::dataset::Dataset;
 
 use super::export;
 use super::model::{self, Action, Effect};
-use super::session;
+use super::{recovery, session};
 
 /// Do what `effect` asks, on the calling thread; the action that reports the result.
 pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
@@ -17,5 +17,9 @@ pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
             result: session::save(&save.session, &data.source, &save.dir),
         },
         Effect::Preview(job) => Action::Previewed(model::perform_preview(data, job)),
+        Effect::RemoveRecovery { path, accepted } => Action::RecoveryRemoved {
+            accepted,
+            result: recovery::discard(&path),
+        },
     }
 }

@@ -40,6 +40,8 @@ pub(super) enum Command {
     Quit,
     /// Close a popup, or cancel the running job.
     Cancel,
+    /// Ctrl-C on the main screen: cancel the running split or preview, else quit as [`Command::Quit`] does.
+    Interrupt,
     /// Apply a popup (rule picker, prompt).
     Confirm,
     Yes,
@@ -64,6 +66,8 @@ pub(super) enum Context {
     /// A prompt for text: a node's name, a search.
     TextPrompt,
     Confirm,
+    /// The offer, at start, to reopen a tree kept when a signal stopped pdx.
+    Recovery,
     /// Help, confusion view and document viewer: scrollable read-only popups.
     Reader,
     /// The screen shown while the corpus loads.
@@ -80,6 +84,7 @@ impl Context {
             Context::Prompt => "Prompt",
             Context::TextPrompt => "Name and find prompts",
             Context::Confirm => "Question",
+            Context::Recovery => "Recovered tree (offered at start)",
             Context::Reader => "Help, confusion view, document viewer",
             Context::Loading => "While loading",
         }
@@ -203,6 +208,7 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Char('4'))], Command::Tab(3), Context::Main, "detail tab: split preview of the selected leaf"),
     bind(&[Plain(Esc)], Command::Cancel, Context::Main, "cancel the running split"),
     hint(&[Plain(Char('q'))], Command::Quit, Context::Main, "quit (asks first if the tree changed)", "quit"),
+    bind(&[Ctrl('c')], Command::Interrupt, Context::Main, "cancel the running split or preview; else quit as q"),
     // The tree pane.
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Tree, "select the node above"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Tree, "select the node below"),
@@ -230,20 +236,24 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Digits], Command::Type, Context::RulePicker, "type the parameter's value"),
     bind(&[Plain(Backspace)], Command::Backspace, Context::RulePicker, "delete a typed character"),
     bind(&[Plain(Enter)], Command::Confirm, Context::RulePicker, "use this rule (and the rule under the cursor)"),
-    bind(&[Plain(Esc)], Command::Cancel, Context::RulePicker, "close without changing the rule"),
+    bind(&[Plain(Esc), Ctrl('c')], Command::Cancel, Context::RulePicker, "close without changing the rule"),
     // The K prompt.
     bind(&[Digits], Command::Type, Context::Prompt, "type the number"),
     bind(&[Plain(Backspace)], Command::Backspace, Context::Prompt, "delete a character"),
     bind(&[Plain(Enter)], Command::Confirm, Context::Prompt, "go"),
-    bind(&[Plain(Esc)], Command::Cancel, Context::Prompt, "cancel"),
+    bind(&[Plain(Esc), Ctrl('c')], Command::Cancel, Context::Prompt, "cancel"),
     // The name and find prompts.
     bind(&[Text], Command::Type, Context::TextPrompt, "type"),
     bind(&[Plain(Backspace)], Command::Backspace, Context::TextPrompt, "delete a character"),
     bind(&[Plain(Enter)], Command::Confirm, Context::TextPrompt, "confirm"),
-    bind(&[Plain(Esc)], Command::Cancel, Context::TextPrompt, "cancel"),
+    bind(&[Plain(Esc), Ctrl('c')], Command::Cancel, Context::TextPrompt, "cancel"),
     // Yes / no questions.
     bind(&[Plain(Char('y'))], Command::Yes, Context::Confirm, "yes"),
-    bind(&[Plain(Char('n')), Plain(Esc)], Command::No, Context::Confirm, "no"),
+    bind(&[Plain(Char('n')), Plain(Esc), Ctrl('c')], Command::No, Context::Confirm, "no"),
+    // The recovered tree's offer.
+    bind(&[Plain(Char('y')), Plain(Enter)], Command::Yes, Context::Recovery, "reopen the recovered tree (it replaces the tree)"),
+    bind(&[Plain(Char('d'))], Command::No, Context::Recovery, "discard it: delete the recovery file"),
+    bind(&[Plain(Esc), Ctrl('c')], Command::Cancel, Context::Recovery, "decide later: the file is kept and its place shown"),
     // Read-only popups.
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Reader, "scroll up"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Reader, "scroll down"),
@@ -251,9 +261,9 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(PageDown), Plain(Char(' '))], Command::PageDown, Context::Reader, "page down"),
     bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Reader, "top"),
     bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Reader, "bottom"),
-    bind(&[Plain(Esc), Plain(Char('q'))], Command::Cancel, Context::Reader, "close"),
+    bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Reader, "close"),
     // The loading screen.
-    bind(&[Plain(Esc), Plain(Char('q'))], Command::Cancel, Context::Loading, "stop loading and quit"),
+    bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Loading, "stop loading and quit"),
 ];
 
 /// What the mouse does, for the help screen (the model's `click` and `scroll` do it).

@@ -1,13 +1,14 @@
 //! The terminal interface: `pdx` with no command, on a terminal. The model ([`model`]) and the key map ([`keys`])
-//! know nothing about the terminal; this file owns it: it sets it up and restores it (on exit, on error and, through
-//! ratatui's panic hook, on panic), loads the corpus and runs splits on worker threads, and turns keys and finished
-//! jobs into actions.
+//! know nothing about the terminal; this file owns it: it sets it up and restores it (on exit, on error, on a
+//! signal that ends a program and, through ratatui's panic hook, on panic), loads the corpus and runs splits on
+//! worker threads, and turns keys and finished jobs into actions.
 
 mod effects;
 mod export;
 mod keys;
 mod loading;
 mod model;
+mod recovery;
 mod session;
 mod view;
 
@@ -30,6 +31,7 @@ use pdx::dataset::Opened;
 use pdx::progress::Progress;
 
 use loading::{LoadEnd, Loading};
+use recovery::Signals;
 
 use model::{Action, Model};
 use session::Session;
@@ -75,7 +77,11 @@ pub(crate) fn run(
         session,
         note,
         memory_budget,
+        recovery_dir: recovery::default_dir(),
     };
+    // Caught from before the terminal is set up to after it is restored: a signal in between is handled by the
+    // loops below, which give the terminal back.
+    let signals = Signals::catch().context("cannot catch signals")?;
     // try_init installs a panic hook that restores the terminal before the panic message is printed; the hook
     // set after it turns mouse reporting off first.
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
@@ -93,12 +99,21 @@ pub(crate) fn run(
                 move || loader.open(&progress),
                 colors,
                 start,
+                &signals,
             )
         });
     disable_mouse();
     ratatui::restore();
-    if let Ok(Ended::LoadCancelled) = result {
-        eprintln!("pdx: loading cancelled");
+    // The terminal's drop shows the cursor too, but not on the way out after a signal (process::exit skips it).
+    let _ = ratatui::crossterm::execute!(std::io::stdout(), ratatui::crossterm::cursor::Show);
+    match result {
+        Ok(Ended::LoadCancelled) => eprintln!("pdx: loading cancelled"),
+        Ok(Ended::Signalled { signal, kept }) => {
+            eprintln!("pdx: {}", recovery::farewell(signal, &kept));
+            // As a shell reports a program a signal ended.
+            std::process::exit(128 + signal);
+        }
+        Ok(Ended::Quit) | Err(_) => {}
     }
     result.map(|_| ())
 }
@@ -114,6 +129,8 @@ struct Start {
     session: Option<(PathBuf, Session)>,
     note: Option<String>,
     memory_budget: u64,
+    /// Where a signal's recovery goes and where the start looks for one (none: no folder for it).
+    recovery_dir: Option<PathBuf>,
 }
 
 /// How a run of the TUI ended.
@@ -121,7 +138,15 @@ enum Ended {
     Quit,
     /// Esc while loading.
     LoadCancelled,
+    /// A signal: the unsaved tree's recovery file (none: nothing to keep), or why it could not be written.
+    Signalled {
+        signal: i32,
+        kept: Result<Option<PathBuf>, String>,
+    },
 }
+
+/// A signal caught while loading (there is no tree to keep yet).
+struct Signalled(i32);
 
 fn run_in(
     terminal: &mut DefaultTerminal,
@@ -129,6 +154,7 @@ fn run_in(
     load: impl FnOnce() -> anyhow::Result<Opened> + Send + 'static,
     colors: bool,
     start: Start,
+    signals: &Signals,
 ) -> anyhow::Result<Ended> {
     let (sender, receiver) = mpsc::channel();
     let loader = sender.clone();
@@ -136,11 +162,21 @@ fn run_in(
         // The receiver is gone if the user quit while loading: nothing to do then.
         let _ = loader.send(Message::Loaded(Box::new(load())));
     });
-    let opened = match wait_for_load(terminal, loading, &receiver, colors)? {
-        LoadEnd::Loaded(opened) => opened,
-        LoadEnd::Cancelled => return Ok(Ended::LoadCancelled),
-        LoadEnd::Failed(error) => return Err(error),
+    let opened = match wait_for_load(terminal, loading, &receiver, colors, signals)? {
+        Ok(LoadEnd::Loaded(opened)) => opened,
+        Ok(LoadEnd::Cancelled) => return Ok(Ended::LoadCancelled),
+        Ok(LoadEnd::Failed(error)) => return Err(error),
+        Err(Signalled(signal)) => {
+            return Ok(Ended::Signalled {
+                signal,
+                kept: Ok(None),
+            });
+        }
     };
+    let recovered = start
+        .recovery_dir
+        .as_deref()
+        .map(|dir| recovery::claim(dir, &start.source));
     let mut model = Model::new(model::Start {
         memory_budget: start.memory_budget,
         export_dir: export::default_dir(),
@@ -155,7 +191,15 @@ fn run_in(
     if let Some((path, session)) = start.session {
         model.open_session(&path, session);
     }
-    event_loop(terminal, &mut model, &sender, &receiver)?;
+    match recovered {
+        Some(Ok(Some(offer))) => model.recovery_found(Ok(offer)),
+        Some(Err(error)) => model.recovery_found(Err(error)),
+        Some(Ok(None)) | None => {}
+    }
+    if let Some(signal) = event_loop(terminal, &mut model, &sender, &receiver, signals)? {
+        let kept = recovery::keep(&model, start.recovery_dir.as_deref(), signal);
+        return Ok(Ended::Signalled { signal, kept });
+    }
     Ok(Ended::Quit)
 }
 
@@ -169,10 +213,14 @@ fn wait_for_load(
     mut loading: Loading,
     receiver: &Receiver<Message>,
     colors: bool,
-) -> anyhow::Result<LoadEnd> {
+    signals: &Signals,
+) -> anyhow::Result<Result<LoadEnd, Signalled>> {
     let start = Instant::now();
     let mut cancelled_at = None;
     loop {
+        if let Some(signal) = signals.caught() {
+            return Ok(Err(Signalled(signal)));
+        }
         let tick = (start.elapsed().as_millis() / 100) as usize;
         terminal.draw(|frame| view::view_loading(frame, &loading, tick, colors))?;
         if event::poll(Duration::from_millis(80))?
@@ -184,10 +232,10 @@ fn wait_for_load(
             cancelled_at.get_or_insert_with(Instant::now);
         }
         if cancelled_at.is_some_and(|at| at.elapsed() > CANCEL_WAIT) {
-            return Ok(LoadEnd::Cancelled);
+            return Ok(Ok(LoadEnd::Cancelled));
         }
         match receiver.try_recv() {
-            Ok(Message::Loaded(result)) => return Ok(loading.finished(*result)),
+            Ok(Message::Loaded(result)) => return Ok(Ok(loading.finished(*result))),
             Ok(Message::Action(_)) | Err(mpsc::TryRecvError::Empty) => {}
             Err(mpsc::TryRecvError::Disconnected) => anyhow::bail!("the loading thread died"),
         }
@@ -199,10 +247,16 @@ fn event_loop(
     model: &mut Model,
     sender: &Sender<Message>,
     receiver: &Receiver<Message>,
-) -> anyhow::Result<()> {
+    signals: &Signals,
+) -> anyhow::Result<Option<i32>> {
     let mut redraw = true;
     let mut last_draw = Instant::now();
     while !model.quit_requested() {
+        // Polled at least every 50 ms (the key poll's timeout): a signal ends the loop, and the caller keeps the
+        // tree and restores the terminal.
+        if let Some(signal) = signals.caught() {
+            return Ok(Some(signal));
+        }
         // Redraw on change, and now and then while a job runs (the status line shows it).
         if redraw || (model.busy().is_some() && last_draw.elapsed() > Duration::from_millis(250)) {
             terminal.draw(|frame| view::view(frame, model))?;
@@ -250,7 +304,7 @@ fn event_loop(
             }
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Update the model and start the work it asks for on worker threads.

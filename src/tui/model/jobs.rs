@@ -20,6 +20,11 @@ pub(crate) enum Effect {
     Export(Export),
     Save(Save),
     Preview(PreviewJob),
+    /// Delete a recovered session's file: it was reopened (`accepted`) or discarded.
+    RemoveRecovery {
+        path: PathBuf,
+        accepted: bool,
+    },
 }
 
 /// Engine work for a worker thread.

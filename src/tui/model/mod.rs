@@ -121,6 +121,11 @@ pub(super) enum Action {
     },
     /// A split preview computed on a worker thread.
     Previewed(PreviewDone),
+    /// A recovered session's file deleted (or not), after it was reopened (`accepted`) or discarded.
+    RecoveryRemoved {
+        accepted: bool,
+        result: Result<PathBuf, String>,
+    },
 }
 
 /// What the model shows of the whole tree, recomputed when the tree changes.

@@ -2,6 +2,7 @@
 //! keys included).
 
 use super::super::keys::{self, Command, Context};
+use super::super::recovery::Offer;
 use super::jobs::{Effect, Work};
 use super::picker::{RulePicker, field_message, row_of, rule_at, rule_count};
 use super::update::scrolled;
@@ -37,6 +38,8 @@ pub(crate) enum Popup {
     Find {
         input: String,
     },
+    /// Offers to reopen the tree kept when a signal stopped pdx.
+    Recovery(Box<Offer>),
 }
 
 impl Popup {
@@ -47,6 +50,7 @@ impl Popup {
             Popup::AutoSplit { .. } => Context::Prompt,
             Popup::Name { .. } | Popup::Find { .. } => Context::TextPrompt,
             Popup::ConfirmQuit => Context::Confirm,
+            Popup::Recovery(_) => Context::Recovery,
         }
     }
 }
@@ -119,6 +123,10 @@ pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Comman
     let lines = model.popup_lines(&popup);
     let mut effects = Vec::new();
     let keep = match (&mut popup, command) {
+        (Popup::Recovery(offer), Command::Yes | Command::No | Command::Cancel) => {
+            effects = model.answer_recovery(offer, command);
+            false
+        }
         (_, Command::Cancel) => false,
         (Popup::ConfirmQuit, Command::Yes) => {
             model.quit = true;

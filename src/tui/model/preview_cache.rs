@@ -2,13 +2,16 @@
 //! through the tree does not pile up work), first the histogram and the rule table, then the second direction
 //! for the scatter plot, and kept per node, tree revision and rule choice, the oldest evicted first.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use pdx::report::preview::{self, SplitPreview};
 
 use super::jobs::{Effect, PreviewDone, PreviewJob};
 use super::{DetailTab, Model};
+
+/// What the Preview tab says of a preview cancelled with Ctrl-C.
+const PREVIEW_CANCELLED: &str = "cancelled (4 computes it again)";
 
 /// How many node previews are kept (a root preview of 20 Newsgroups holds two coordinates per document, about
 /// 300 kB).
@@ -37,6 +40,8 @@ pub(super) struct PreviewCache {
     order: VecDeque<PreviewKey>,
     /// The preview being computed, and whether it computes the second direction.
     running: Option<(PreviewKey, bool)>,
+    /// Previews cancelled while computing: the worker cannot be interrupted, so their results are dropped.
+    cancelled: HashSet<PreviewKey>,
     epoch: u64,
 }
 
@@ -46,6 +51,7 @@ impl PreviewCache {
         self.epoch += 1;
         self.entries.clear();
         self.order.clear();
+        self.cancelled.clear();
     }
 
     fn keep(&mut self, key: PreviewKey, entry: PreviewEntry) {
@@ -115,12 +121,59 @@ impl Model {
         }))
     }
 
+    /// Cancel the preview the Preview tab is computing for the selected node: the tab says so until `4` asks
+    /// again, and the worker's result is dropped. Returns whether there was one to cancel.
+    pub(super) fn cancel_preview(&mut self) -> bool {
+        let key = self.preview_key();
+        let cache = &mut self.previews;
+        let Some((running, second_direction)) = cache.running else {
+            return false;
+        };
+        if self.tab != DetailTab::Preview || running != key {
+            return false;
+        }
+        cache.running = None;
+        cache.cancelled.insert(key);
+        let entry = match cache.entries.get(&key) {
+            // The scatter plot's direction was computing: the rest stays, without the plot.
+            Some(PreviewEntry {
+                result: Ok(first), ..
+            }) if second_direction => PreviewEntry {
+                result: Ok(Arc::clone(first)),
+                second_pending: false,
+            },
+            _ => PreviewEntry {
+                result: Err(PREVIEW_CANCELLED.into()),
+                second_pending: false,
+            },
+        };
+        cache.keep(key, entry);
+        true
+    }
+
+    /// Ask again for the selected node's preview if it was cancelled; returns whether it was.
+    pub(super) fn retry_preview(&mut self) -> bool {
+        let key = self.preview_key();
+        let cache = &mut self.previews;
+        if !cache.cancelled.remove(&key) {
+            return false;
+        }
+        match cache.entries.get_mut(&key) {
+            Some(entry) if entry.result.is_ok() => entry.second_pending = true,
+            _ => {
+                cache.entries.remove(&key);
+                cache.order.retain(|k| *k != key);
+            }
+        }
+        true
+    }
+
     pub(super) fn previewed(&mut self, done: PreviewDone) {
         let cache = &mut self.previews;
         if cache.running == Some((done.key, done.second_direction)) {
             cache.running = None;
         }
-        if done.key.epoch != cache.epoch {
+        if done.key.epoch != cache.epoch || cache.cancelled.contains(&done.key) {
             return;
         }
         let entry = match done.result {

@@ -124,8 +124,8 @@ impl Model {
     }
 
     /// Take `session` (read from `path`) if it fits the data: its tree (the start of undo history, and the clean
-    /// state), rule and parameters. The status line says what happened.
-    pub(crate) fn open_session(&mut self, path: &Path, session: Session) {
+    /// state), rule and parameters. The status line says what happened; returns whether the session was taken.
+    pub(crate) fn open_session(&mut self, path: &Path, session: Session) -> bool {
         match session.restore(&self.data) {
             Ok(restored) => {
                 self.params = restored.params;
@@ -143,9 +143,11 @@ impl Model {
                     path.display(),
                     self.derived.leaves.len()
                 );
+                true
             }
             Err(error) => {
-                self.status = format!("started without the session: {}: {error}", path.display())
+                self.status = format!("started without the session: {}: {error}", path.display());
+                false
             }
         }
     }

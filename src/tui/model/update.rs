@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use pdx::choice::Choice;
 
 use super::super::keys::{Command, Context};
+use super::super::recovery::Offer;
+use super::super::session::Session;
 use super::jobs::{Effect, Export, Finished};
 use super::popups::{Popup, popup_command};
 use super::{Action, DETAIL_TERMS, DetailTab, Model, PREVIEW_LINES, Pane, Region};
@@ -157,6 +159,17 @@ fn apply(model: &mut Model, action: Action) -> Vec<Effect> {
             };
             Vec::new()
         }
+        Action::RecoveryRemoved { accepted, result } => {
+            match result {
+                // The status line already says what was reopened.
+                Ok(_) if accepted => {}
+                Ok(path) => {
+                    model.status = format!("recovered tree discarded: {} deleted", path.display())
+                }
+                Err(error) => model.status = error,
+            }
+            Vec::new()
+        }
         Action::Type(c) => {
             match &mut model.popup {
                 Some(Popup::AutoSplit { input }) if c.is_ascii_digit() && input.len() < 6 => {
@@ -228,6 +241,10 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
         }
         Command::Tab(index) => {
             if let Some(&tab) = DetailTab::ALL.get(usize::from(index)) {
+                // The Preview tab's key again, after a cancel: compute it this time.
+                if tab == DetailTab::Preview && model.tab == tab && model.retry_preview() {
+                    model.status = "computing the split preview again".into();
+                }
                 model.tab = tab;
             }
         }
@@ -272,6 +289,18 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
             }
         }
         Command::Cancel => model.cancel_job(),
+        Command::Interrupt => {
+            if model.busy.is_some() {
+                model.cancel_job();
+            } else if model.cancel_preview() {
+                model.status = format!(
+                    "cancelled: the split preview of {}",
+                    model.label(model.selected)
+                );
+            } else {
+                return main_command(model, Command::Quit);
+            }
+        }
         Command::AutoSplit
         | Command::RulePicker
         | Command::Confusion
@@ -360,6 +389,60 @@ impl Model {
                 progress.cancel();
             }
             self.status = format!("cancelled: {what}");
+        }
+    }
+}
+
+impl Model {
+    /// The session to keep when a signal stops pdx: the tree if it is not saved (none when it is, or when the
+    /// model has no source to save a session of).
+    pub(crate) fn unsaved_session(&self) -> Option<Session> {
+        let source = self.source.as_ref().filter(|_| self.dirty())?;
+        Some(self.session(source))
+    }
+
+    /// What the start found of a tree kept by a signal: offer it (a popup), or say why it cannot be offered.
+    pub(crate) fn recovery_found(&mut self, found: Result<Offer, String>) {
+        match found {
+            Ok(offer) => self.popup = Some(Popup::Recovery(Box::new(offer))),
+            Err(error) => self.status = error,
+        }
+    }
+
+    /// The answer to the recovery offer: `Yes` reopens the tree (unsaved: `q` asks, a signal keeps it again) and
+    /// deletes the file, `No` deletes it, `Cancel` leaves it where it is and says where.
+    pub(super) fn answer_recovery(&mut self, offer: &Offer, command: Command) -> Vec<Effect> {
+        let path = offer.path.clone();
+        match command {
+            Command::Yes => {
+                if !self.open_session(&path, Session::clone(&offer.session)) {
+                    // The status line names the file and why; the file stays.
+                    return Vec::new();
+                }
+                // Not saved anywhere the user chose: a new revision, so the tree counts as changed.
+                self.history.revision = self.history.next_revision;
+                self.history.next_revision += 1;
+                self.status = format!(
+                    "reopened the tree {} stopped: {} leaves, not saved (w saves it)",
+                    offer.signal,
+                    self.derived.leaves.len()
+                );
+                vec![Effect::RemoveRecovery {
+                    path,
+                    accepted: true,
+                }]
+            }
+            Command::No => vec![Effect::RemoveRecovery {
+                path,
+                accepted: false,
+            }],
+            _ => {
+                self.status = format!(
+                    "recovered tree kept in {} (pdx --session FILE reopens it)",
+                    path.display()
+                );
+                Vec::new()
+            }
         }
     }
 }

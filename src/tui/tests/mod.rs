@@ -6,7 +6,9 @@ mod files;
 mod mouse;
 mod picker;
 mod preview;
+mod recovery;
 mod screens;
+mod signals;
 
 use std::sync::{Arc, OnceLock};
 

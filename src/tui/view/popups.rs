@@ -106,6 +106,30 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
                 area,
             );
         }
+        Popup::Recovery(offer) => {
+            let area = popup_area(full, 72, 8);
+            let lines = vec![
+                Line::raw(format!(
+                    "pdx was stopped by {} with a tree not saved: {} leaves, rule {}.",
+                    offer.signal,
+                    offer.session.tree.leaves().len(),
+                    offer.session.rule.name()
+                )),
+                Line::styled(offer.path.display().to_string(), theme.dim()),
+                Line::raw(""),
+                Line::styled(
+                    "Reopen it? y reopens (it replaces this tree) · d deletes it · Esc later",
+                    theme.heading(),
+                ),
+            ];
+            frame.render_widget(Clear, area);
+            frame.render_widget(
+                Paragraph::new(lines)
+                    .block(popup_block(" Recovered tree ".into(), theme))
+                    .wrap(Wrap { trim: false }),
+                area,
+            );
+        }
         Popup::Confusion { scroll } => draw_confusion(frame, model, theme, *scroll),
         Popup::Viewer { document, scroll } => {
             let area = popup_area(full, 100, full.height.saturating_sub(2));

@@ -1,0 +1,289 @@
+//! What survives a signal: the signals pdx catches while it owns the terminal, the unsaved tree kept as a
+//! recovery session when one of them stops it, and the offer to reopen that session at the next start on the
+//! same corpus.
+//!
+//! Each recovery gets a folder of its own under the recovery folder (`<seconds>-<pid>-<attempt>-<signal>`, made
+//! with `create_dir`, which fails rather than reuse one), and the session writer writes into it: so a recovery
+//! never replaces another, whatever name the writer picks. A start that offers a recovery first moves its folder
+//! into `offered/`, so that it is offered once; accepting or discarding the offer deletes it, putting it off
+//! leaves it there (and says where).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use pdx::text::StoplistChoice;
+use signal_hook::SigId;
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::flag;
+
+use super::model::Model;
+use super::session::{self, Session, Source};
+
+/// The signals that end a program and can be caught (SIGKILL and SIGSTOP cannot).
+#[cfg(unix)]
+const CAUGHT: &[i32] = &[
+    SIGTERM,
+    SIGINT,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
+];
+#[cfg(not(unix))]
+const CAUGHT: &[i32] = &[SIGTERM, SIGINT];
+
+/// The folder of recoveries already offered once.
+const OFFERED: &str = "offered";
+
+/// How many folder names a recovery tries within one second and process before it gives up.
+const ATTEMPTS: u32 = 1000;
+
+/// The caught signals, as flags the event loop polls: a handler may do nothing but set a flag, so the loop does
+/// the work (keep the tree, restore the terminal, exit with 128 + the signal's number).
+pub(super) struct Signals {
+    /// The number of the first signal caught (0: none yet).
+    caught: Arc<AtomicUsize>,
+    registered: Vec<SigId>,
+}
+
+impl Signals {
+    /// Catch [`CAUGHT`] from now until the value is dropped. A second signal while pdx handles the first ends it
+    /// at once with 128 + its number, so that a stuck recovery never keeps pdx from stopping.
+    pub(super) fn catch() -> std::io::Result<Signals> {
+        let caught = Arc::new(AtomicUsize::new(0));
+        let handling = Arc::new(AtomicBool::new(false));
+        let mut registered = Vec::new();
+        for &signal in CAUGHT {
+            // Registered first, so it runs before this signal sets `handling`: only a second signal exits here.
+            registered.push(flag::register_conditional_shutdown(
+                signal,
+                128 + signal,
+                Arc::clone(&handling),
+            )?);
+            let number = usize::try_from(signal).unwrap_or_else(|_| panic!("signal {signal} > 0"));
+            registered.push(flag::register_usize(signal, Arc::clone(&caught), number)?);
+            registered.push(flag::register(signal, Arc::clone(&handling))?);
+        }
+        Ok(Signals { caught, registered })
+    }
+
+    /// The signal caught, if any.
+    pub(super) fn caught(&self) -> Option<i32> {
+        match self.caught.load(Ordering::SeqCst) {
+            0 => None,
+            number => i32::try_from(number).ok(),
+        }
+    }
+}
+
+impl Drop for Signals {
+    fn drop(&mut self) {
+        for id in self.registered.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
+}
+
+/// A signal's name, e.g. `SIGTERM`.
+pub(super) fn signal_name(signal: i32) -> String {
+    signal_hook::low_level::signal_name(signal)
+        .map_or_else(|| format!("signal {signal}"), str::to_string)
+}
+
+/// The recovery folder: `PDX_STATE_DIR` if set, else pdx's state folder (`$XDG_STATE_HOME/pdx`, by default
+/// `~/.local/state/pdx`, on Linux; the local data folder where there is no state folder), then `recovery`.
+pub(super) fn default_dir() -> Option<PathBuf> {
+    let base = match std::env::var_os("PDX_STATE_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let dirs = directories::ProjectDirs::from("", "", "pdx")?;
+            dirs.state_dir()
+                .unwrap_or_else(|| dirs.data_local_dir())
+                .to_path_buf()
+        }
+    };
+    Some(base.join("recovery"))
+}
+
+/// Keep `model`'s tree in `dir` if it is not saved: the file written, none when there was nothing to keep; the
+/// error is one line naming the folder or file.
+pub(super) fn keep(
+    model: &Model,
+    dir: Option<&Path>,
+    signal: i32,
+) -> Result<Option<PathBuf>, String> {
+    let Some(session) = model.unsaved_session() else {
+        return Ok(None);
+    };
+    let dir = dir.ok_or("no folder for it (set PDX_STATE_DIR)")?;
+    write(&session, &model.data().source, dir, signal).map(Some)
+}
+
+/// Write `session` (of the corpus `source` names) into a new folder of its own in `dir`.
+pub(super) fn write(
+    session: &Session,
+    source: &str,
+    dir: &Path,
+    signal: i32,
+) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    let seconds = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let name = signal_name(signal).replace(' ', "");
+    for attempt in 0..ATTEMPTS {
+        // Zero-padded seconds first, so that the names sort oldest first.
+        let folder_name = format!("{seconds:012}-{}-{attempt}-{name}", std::process::id());
+        // A name offered already is taken too: its folder moved, but the offer's path must stay unique.
+        if dir.join(OFFERED).join(&folder_name).exists() {
+            continue;
+        }
+        let folder = dir.join(folder_name);
+        match std::fs::create_dir(&folder) {
+            Ok(()) => return session::save(session, source, &folder),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(error) => return Err(format!("{}: cannot create: {error}", folder.display())),
+        }
+    }
+    Err(format!(
+        "{}: {ATTEMPTS} recoveries this second already",
+        dir.display()
+    ))
+}
+
+/// A recovered session offered at start: its file (already moved into `offered/`), the session, and the signal
+/// that stopped pdx.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Offer {
+    pub path: PathBuf,
+    pub session: Box<Session>,
+    pub signal: String,
+}
+
+/// The newest recovery in `dir` of the corpus `source` loads, moved into `offered/` so that no later start
+/// offers it again. Recoveries of other corpora stay for a start on theirs. A recovery file that cannot be read
+/// is moved too, and the error (one line naming it) says where it went.
+pub(super) fn claim(dir: &Path, source: &Source) -> Result<Option<Offer>, String> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(format!("{}: cannot read: {error}", dir.display())),
+    };
+    let mut pending: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir() && path.file_name().is_some_and(|n| n != OFFERED))
+        .collect();
+    pending.sort();
+    let wanted = absolute_source(source);
+    for folder in pending.iter().rev() {
+        // A folder without a session is a recovery that did not finish: nothing to offer.
+        let Some(file) = session_file(folder)? else {
+            continue;
+        };
+        match session::read(&file) {
+            Ok(session) if session.source(source.use_cache) == wanted => {
+                let path = move_to_offered(dir, folder, &file)?;
+                let signal = folder_signal(folder);
+                return Ok(Some(Offer {
+                    path,
+                    session: Box::new(session),
+                    signal,
+                }));
+            }
+            Ok(_) => {}
+            Err(error) => {
+                let moved = move_to_offered(dir, folder, &file)?;
+                return Err(format!(
+                    "recovered tree not offered: {error} (moved to {})",
+                    moved.display()
+                ));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Delete an offered recovery file and its folder; returns the file's path.
+pub(super) fn discard(path: &Path) -> Result<PathBuf, String> {
+    std::fs::remove_file(path).map_err(|e| format!("{}: cannot delete: {e}", path.display()))?;
+    if let Some(folder) = path.parent() {
+        // Only an empty folder goes: anything else in it was not pdx's to delete.
+        let _ = std::fs::remove_dir(folder);
+    }
+    Ok(path.to_path_buf())
+}
+
+/// The session file in a recovery folder (the writer's temporary files start with a dot).
+fn session_file(folder: &Path) -> Result<Option<PathBuf>, String> {
+    let entries =
+        std::fs::read_dir(folder).map_err(|e| format!("{}: cannot read: {e}", folder.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| !n.starts_with('.') && n.ends_with(".json"))
+        })
+        .collect();
+    files.sort();
+    Ok(files.pop())
+}
+
+/// Move a recovery's folder into `offered/`; returns where its session file is now.
+fn move_to_offered(dir: &Path, folder: &Path, file: &Path) -> Result<PathBuf, String> {
+    let offered = dir.join(OFFERED);
+    std::fs::create_dir_all(&offered)
+        .map_err(|e| format!("{}: cannot create: {e}", offered.display()))?;
+    let (Some(name), Some(file_name)) = (folder.file_name(), file.file_name()) else {
+        return Err(format!("{}: not a recovery folder", folder.display()));
+    };
+    let target = offered.join(name);
+    // rename() would replace an empty folder of the same name: refuse instead.
+    if target.exists() {
+        return Err(format!("{}: exists already", target.display()));
+    }
+    std::fs::rename(folder, &target).map_err(|e| {
+        format!(
+            "{}: cannot move to {}: {e}",
+            folder.display(),
+            offered.display()
+        )
+    })?;
+    Ok(target.join(file_name))
+}
+
+/// The signal a recovery folder's name ends with.
+fn folder_signal(folder: &Path) -> String {
+    folder
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.rsplit('-').next())
+        .unwrap_or("a signal")
+        .to_string()
+}
+
+/// `source` with absolute paths, as the session writer stores them.
+fn absolute_source(source: &Source) -> Source {
+    let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut source = source.clone();
+    source.paths = source.paths.iter().map(|p| absolute(p)).collect();
+    if let StoplistChoice::File(file) = &mut source.options.text.stoplist {
+        *file = absolute(file);
+    }
+    source
+}
+
+/// What pdx says as it exits after `signal`: the signal, and where the unsaved tree went.
+pub(super) fn farewell(signal: i32, kept: &Result<Option<PathBuf>, String>) -> String {
+    let name = signal_name(signal);
+    match kept {
+        Ok(None) => format!("stopped by {name}"),
+        Ok(Some(path)) => format!(
+            "stopped by {name}; the unsaved tree is kept in {} and offered at the next start on this corpus",
+            path.display()
+        ),
+        Err(error) => format!("stopped by {name}; the unsaved tree could not be kept: {error}"),
+    }
+}

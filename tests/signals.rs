@@ -1,0 +1,350 @@
+//! Signals to the real `pdx` binary in a real terminal: tmux runs it on the demo corpus, the test splits a node,
+//! sends a signal, and reads the pane's state (alternate screen, cursor, mouse reporting, the tty's modes), the
+//! exit code and the recovery folder; then a new start offers the kept tree. Skipped (with a message) when tmux is
+//! not installed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// How long any one expected screen or file may take to appear.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+fn tmux_installed() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A tmux server of its own (a private socket), killed when the test ends, pass or fail.
+struct Tmux {
+    socket: PathBuf,
+    session: String,
+}
+
+impl Tmux {
+    fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.arg("-S").arg(&self.socket);
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let output = self.command().args(args).output().expect("tmux runs");
+        assert!(
+            output.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    /// Type `keys` literally.
+    fn send(&self, keys: &str) {
+        self.run(&["send-keys", "-t", &self.session, "-l", keys]);
+    }
+
+    fn screen(&self) -> String {
+        let output = self
+            .command()
+            .args(["capture-pane", "-p", "-t", &self.session])
+            .output()
+            .expect("tmux runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Poll the screen until it shows `text`; panics with the last screen after [`TIMEOUT`].
+    fn wait_for_text(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!("timed out waiting for {text:?}; the screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The pane's terminal modes as tmux tracks them: `alternate_on cursor_flag mouse_any_flag`.
+    fn modes(&self) -> String {
+        let output = self.run(&[
+            "display-message",
+            "-p",
+            "-t",
+            &self.session,
+            "#{alternate_on} #{cursor_flag} #{mouse_any_flag}",
+        ]);
+        String::from_utf8_lossy(&output.stdout).trim().to_string()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.command().arg("kill-server").output();
+    }
+}
+
+/// The text of `path` once it is written (ends with a newline).
+fn wait_for_file(path: &Path) -> String {
+    let start = Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && text.ends_with('\n')
+        {
+            return text;
+        }
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "timed out waiting for {}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Single-quoted for sh.
+fn quoted(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+/// A run of pdx in tmux and the files its shell writes: pdx's process id, its exit code, and the tty's modes
+/// after it (`stty -a`).
+struct Run {
+    tmux: Tmux,
+    pid_file: PathBuf,
+    exit_file: PathBuf,
+    stty_file: PathBuf,
+}
+
+/// `pdx` running in a tmux session of its own, with its folders under `work` (`state` holds the recoveries).
+/// The guard it returns must be dropped before `work`.
+fn launch(work: &Path, name: &str) -> Run {
+    let file = |suffix: &str| work.join(format!("{name}.{suffix}"));
+    let run = Run {
+        tmux: Tmux {
+            socket: file("sock"),
+            session: format!("pdx-signals-{name}-{}", std::process::id()),
+        },
+        pid_file: file("pid"),
+        exit_file: file("exit"),
+        stty_file: file("stty"),
+    };
+    // The inner shell writes its process id and then becomes pdx (exec), so the id is pdx's; the outer one
+    // records the exit code and the tty's modes after pdx, and stays, so that the pane can be read.
+    let shell = format!(
+        "env PDX_EXPORT_DIR={} PDX_SESSION_DIR={} PDX_CACHE_DIR={} PDX_STATE_DIR={} NO_COLOR=1 \
+         sh -c 'echo $$ > \"$1\"; shift; exec \"$@\"' launch {} {}; echo EXIT=$? > {}; stty -a > {}; \
+         echo PDX-ENDED; sleep 60",
+        quoted(&work.join("export")),
+        quoted(&work.join("sessions")),
+        quoted(&work.join("cache")),
+        quoted(&work.join("state")),
+        quoted(&run.pid_file),
+        quoted(Path::new(env!("CARGO_BIN_EXE_pdx"))),
+        quoted(&run.exit_file),
+        quoted(&run.stty_file),
+    );
+    run.tmux.run(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        &run.tmux.session,
+        "-x",
+        "120",
+        "-y",
+        "40",
+        &shell,
+    ]);
+    run
+}
+
+impl Run {
+    fn kill(&self, signal: &str) {
+        let pid = wait_for_file(&self.pid_file);
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), pid.trim()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill -{signal} {pid}");
+    }
+
+    /// Wait for pdx to exit; assert its exit code and that the terminal is as it was before pdx: the main
+    /// screen, the cursor shown, no mouse reporting, the tty cooked (canonical input, echo, signals).
+    fn assert_restored(&self, code: i32) -> String {
+        let exit = wait_for_file(&self.exit_file);
+        assert_eq!(exit.trim(), format!("EXIT={code}"));
+        let screen = self.tmux.wait_for_text("PDX-ENDED");
+        assert!(!screen.contains("Tree ·"), "{screen}");
+        assert_eq!(
+            self.tmux.modes(),
+            "0 1 0",
+            "alternate screen, cursor, mouse:\n{screen}"
+        );
+        let stty = wait_for_file(&self.stty_file);
+        let modes: Vec<&str> = stty.split_whitespace().collect();
+        for mode in ["icanon", "echo", "isig"] {
+            assert!(modes.contains(&mode), "{mode} off: {stty}");
+        }
+        screen
+    }
+}
+
+/// The recovery files waiting to be offered: one per folder under `state/recovery`, except `offered`.
+fn pending_recoveries(work: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(work.join("state/recovery")) else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    for folder in entries.map(|e| e.expect("a folder entry").path()) {
+        if folder.file_name().is_some_and(|n| n == "offered") {
+            continue;
+        }
+        for file in std::fs::read_dir(&folder).expect("a recovery folder") {
+            files.push(file.expect("a file entry").path());
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The files in `state/recovery/offered`.
+fn offered_files(work: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(work.join("state/recovery/offered")) else {
+        return 0;
+    };
+    entries
+        .map(|e| e.expect("a folder entry").path())
+        .map(|folder| std::fs::read_dir(folder).map_or(0, |files| files.count()))
+        .sum()
+}
+
+#[test]
+fn sigterm_gives_the_terminal_back_and_the_next_start_offers_the_tree() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+
+    let run = launch(work.path(), "first");
+    run.tmux.wait_for_text("Tree · 1 leaf");
+    run.tmux.send("s");
+    run.tmux.wait_for_text("Tree · 2 leaves");
+    run.kill("TERM");
+    let screen = run.assert_restored(128 + 15);
+    assert!(screen.contains("pdx: stopped by SIGTERM"), "{screen}");
+    drop(run);
+    let kept = pending_recoveries(work.path());
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(
+        kept[0].to_string_lossy().ends_with(".session.json"),
+        "{kept:?}"
+    );
+
+    // The next start offers it; y reopens it, unsaved, and deletes the file.
+    let run = launch(work.path(), "second");
+    let screen = run.tmux.wait_for_text("Recovered tree");
+    assert!(
+        screen.contains("stopped by SIGTERM") && screen.contains("2 leaves"),
+        "{screen}"
+    );
+    run.tmux.send("y");
+    let screen = run.tmux.wait_for_text("reopened the tree");
+    assert!(screen.contains("Tree · 2 leaves"), "{screen}");
+    assert!(pending_recoveries(work.path()).is_empty());
+    let start = Instant::now();
+    while offered_files(work.path()) > 0 {
+        assert!(start.elapsed() < TIMEOUT, "the reopened file stays");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    run.tmux.send("q");
+    run.tmux.wait_for_text("Quit anyway?");
+    run.tmux.send("y");
+    run.assert_restored(0);
+    drop(run);
+
+    // Offered once: the start after that has nothing to offer.
+    let run = launch(work.path(), "third");
+    let screen = run.tmux.wait_for_text("Tree · 1 leaf");
+    assert!(!screen.contains("Recovered tree"), "{screen}");
+    run.tmux.send("q");
+    run.assert_restored(0);
+}
+
+#[test]
+fn hup_int_and_quit_give_the_terminal_back_too() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    for (signal, number) in [("HUP", 1), ("INT", 2), ("QUIT", 3)] {
+        // A folder each, so that no run offers the one before it.
+        let folder = work.path().join(signal);
+        std::fs::create_dir(&folder).expect("a folder");
+        let run = launch(&folder, signal);
+        run.tmux.wait_for_text("Tree · 1 leaf");
+        run.tmux.send("s");
+        run.tmux.wait_for_text("Tree · 2 leaves");
+        run.kill(signal);
+        let screen = run.assert_restored(128 + number);
+        assert!(
+            screen.contains(&format!(
+                "pdx: stopped by SIG{signal}; the unsaved tree is kept"
+            )),
+            "{screen}"
+        );
+        drop(run);
+        assert_eq!(pending_recoveries(&folder).len(), 1, "{signal}");
+    }
+}
+
+#[test]
+fn two_recoveries_of_the_same_tree_keep_two_files_and_a_discarded_one_goes() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    // Two pdx at once on the same corpus, each with its 2-leaf tree: the session writer names both files alike.
+    let runs = [launch(work.path(), "a"), launch(work.path(), "b")];
+    for run in &runs {
+        run.tmux.wait_for_text("Tree · 1 leaf");
+        run.tmux.send("s");
+        run.tmux.wait_for_text("Tree · 2 leaves");
+    }
+    for run in &runs {
+        run.kill("TERM");
+    }
+    for run in &runs {
+        run.assert_restored(128 + 15);
+    }
+    drop(runs);
+    let kept = pending_recoveries(work.path());
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert_eq!(kept[0].file_name(), kept[1].file_name());
+
+    // The next start offers one; d deletes it and the other waits for a later start.
+    let run = launch(work.path(), "c");
+    let screen = run.tmux.wait_for_text("Recovered tree");
+    assert!(
+        screen.contains("with a tree not saved: 2 leaves"),
+        "{screen}"
+    );
+    run.tmux.send("d");
+    let screen = run.tmux.wait_for_text("recovered tree discarded");
+    assert!(screen.contains("Tree · 1 leaf"), "{screen}");
+    assert_eq!(pending_recoveries(work.path()).len(), 1);
+    assert_eq!(offered_files(work.path()), 0);
+    // Nothing to keep: a tree that did not change leaves no file.
+    run.kill("TERM");
+    let screen = run.assert_restored(128 + 15);
+    assert!(screen.contains("pdx: stopped by SIGTERM\n"), "{screen}");
+    assert_eq!(pending_recoveries(work.path()).len(), 1);
+}

@@ -365,6 +365,9 @@ fn a_session_that_is_a_pipe_a_device_or_too_large_is_refused() {
     assert_same_tree(&restored.tree, model.tree());
 }
 
+/// A change made to a session's JSON.
+type Change<'a> = dyn Fn(&mut serde_json::Value) + 'a;
+
 #[test]
 fn a_session_with_a_repeated_member_or_parameters_out_of_range_is_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -380,7 +383,7 @@ fn a_session_with_a_repeated_member_or_parameters_out_of_range_is_refused() {
     };
     assert_eq!(outcome(&|_| {}), Ok(()), "the unchanged session restores");
     let members = |node: usize| format!("/tree/nodes/{node}/members");
-    let refusals: [(&str, &dyn Fn(&mut serde_json::Value)); 8] = [
+    let refusals: [(&str, &Change<'_>); 8] = [
         ("the root lists a document twice", &|v| {
             let root = &mut v["tree"]["nodes"][0]["members"];
             root[1] = root[0].clone();

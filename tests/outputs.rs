@@ -330,3 +330,69 @@ fn the_systems_reason_is_printed_once() {
         );
     }
 }
+
+/// An output in place of an input (under any name: a link to it too), of the stop list, or inside an input folder
+/// is refused before any work, and the corpus is left as it was; so are two outputs given one file.
+#[test]
+fn an_output_never_replaces_the_corpus_or_another_output() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rows = "id,label,text\n1,a,alpha beta gamma\n2,b,delta epsilon zeta\n3,a,alpha beta delta\n\
+                4,b,zeta epsilon gamma\n";
+    fs::write(dir.path().join("d.csv"), rows).expect("write");
+    fs::write(dir.path().join("stop.txt"), "the\n").expect("write");
+    fs::create_dir(dir.path().join("folder")).expect("mkdir");
+    fs::write(dir.path().join("folder/one.txt"), "alpha beta").expect("write");
+    std::os::unix::fs::symlink("d.csv", dir.path().join("link.csv")).expect("symlink");
+    let cases: [&[&str]; 6] = [
+        &["cluster", "--k", "2", "--csv", "d.csv", "d.csv"],
+        &["cluster", "--k", "2", "--json", "./link.csv", "d.csv"],
+        &[
+            "cluster",
+            "--k",
+            "2",
+            "--newick",
+            "stop.txt",
+            "--stoplist",
+            "stop.txt",
+            "d.csv",
+        ],
+        &[
+            "cluster",
+            "--k",
+            "2",
+            "--csv",
+            "folder/out.csv",
+            "folder",
+            "d.csv",
+        ],
+        &[
+            "cluster", "--k", "2", "--json", "out", "--csv", "./out", "d.csv",
+        ],
+        &[
+            "cluster", "--k", "2", "--json", "link.csv", "--newick", "d.csv", "stop.txt",
+        ],
+    ];
+    for args in cases {
+        let output = run_in(dir.path(), args);
+        assert_clean_failure(&output, &[]);
+        let message = stderr(&output);
+        assert!(
+            message.contains("into the corpus") || message.contains("given to both"),
+            "{args:?}: {message}"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("d.csv")).expect("reads"),
+            rows
+        );
+        assert_eq!(
+            names_in(dir.path()),
+            ["d.csv", "folder", "link.csv", "stop.txt"],
+            "{args:?}"
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(dir.path().join("stop.txt")).expect("reads"),
+        "the\n"
+    );
+    assert_eq!(names_in(&dir.path().join("folder")), ["one.txt"]);
+}

@@ -139,13 +139,62 @@ fn check_outputs(args: &ClusterArgs) -> anyhow::Result<Option<Output>> {
             second.flag()
         );
     }
-    for output in Output::ALL {
-        if let Some(path) = output.path(args).filter(|path| !is_stdout(path)) {
-            pdx::files::check_writable(path)
-                .map_err(|error| anyhow::anyhow!("{}: cannot write: {error}", path.display()))?;
+    let files: Vec<(Output, &Path)> = Output::ALL
+        .into_iter()
+        .filter_map(|output| Some((output, output.path(args)?)))
+        .filter(|(_, path)| !is_stdout(path))
+        .collect();
+    for (at, &(output, path)) in files.iter().enumerate() {
+        pdx::files::check_writable(path)
+            .map_err(|error| anyhow::anyhow!("{}: cannot write: {error}", path.display()))?;
+        let resolved = resolved(path);
+        // Two outputs may share a device or a pipe (`/dev/null`), not a file.
+        let is_stream = std::fs::metadata(path).is_ok_and(|metadata| !metadata.is_file());
+        if let Some((other, _)) = files[..at]
+            .iter()
+            .find(|(_, earlier)| !is_stream && self::resolved(earlier) == resolved)
+        {
+            anyhow::bail!(
+                "{}: given to both {} and {}; one would replace the other",
+                path.display(),
+                other.flag(),
+                output.flag()
+            );
+        }
+        // An output in place of an input, or below an input folder, would destroy or change the corpus.
+        if let Some(input) = args
+            .corpus
+            .inputs()
+            .find(|input| resolved.starts_with(self::resolved(input)))
+        {
+            anyhow::bail!(
+                "{}: {} would write into the corpus ({}); write it elsewhere",
+                path.display(),
+                output.flag(),
+                input.display()
+            );
         }
     }
     Ok(to_stdout.first().copied())
+}
+
+/// `path` with its links followed, as far as it exists: two names of one file (or of a file and the folder
+/// holding it) resolve alike.
+fn resolved(path: &Path) -> PathBuf {
+    if let Ok(path) = path.canonicalize() {
+        return path;
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            resolved(parent).join(name)
+        }
+        _ => path.to_path_buf(),
+    }
 }
 
 /// Write `text` to `path` (through a link, a pipe or a device; a file is replaced in one step), naming the file in

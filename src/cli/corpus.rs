@@ -1,7 +1,7 @@
 //! The flags every command shares: where the corpus is and how it becomes a matrix. Their defaults are the
 //! library's ([`TextOptions::default`], [`LoadOptions::default`]), read here rather than written again.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
@@ -109,6 +109,14 @@ pub(crate) struct CorpusArgs {
 }
 
 impl CorpusArgs {
+    /// Every file or folder the corpus is read from: the paths and the stop list.
+    pub(crate) fn inputs(&self) -> impl Iterator<Item = &Path> {
+        self.paths
+            .iter()
+            .chain(&self.stoplist)
+            .map(PathBuf::as_path)
+    }
+
     /// The library's options for these flags (checked by the library when the corpus is opened).
     pub(crate) fn options(&self) -> anyhow::Result<DatasetOptions> {
         let weighting = self

@@ -16,6 +16,7 @@ use walkdir::WalkDir;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::files;
+use crate::input::{self, InputError};
 
 /// Bumped whenever the cached layout or the meaning of what it holds changes, so old files are ignored rather
 /// than misread. 2: weights stored at single precision. 3: the key and checksums in the header.
@@ -206,12 +207,12 @@ pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, R
         Ok(metadata) if !metadata.is_file() => return Err(Refused::NotAFile),
         Ok(_) => {}
     }
-    let mut file = open_for_reading(path).map_err(Refused::Unreadable)?;
-    // Looked at again on the open file: the path may have been replaced since.
+    // Looked at again on the open file (the path may have been replaced since), and opened without blocking.
+    let mut file = input::open_regular(path).map_err(|error| match error {
+        InputError::Io(error) => Refused::Unreadable(error),
+        _ => Refused::NotAFile,
+    })?;
     let metadata = file.metadata().map_err(Refused::Unreadable)?;
-    if !metadata.is_file() {
-        return Err(Refused::NotAFile);
-    }
     let size = metadata.len();
     let mut head = vec![0; Header::len().min(usize::try_from(size).unwrap_or(usize::MAX))];
     read_exactly(&mut file, &mut head)?;
@@ -256,20 +257,6 @@ fn read_exactly(file: &mut File, buffer: &mut [u8]) -> Result<(), Refused> {
             Refused::Unreadable(error)
         }
     })
-}
-
-/// Open `path` to read. Without blocking: a FIFO put in the entry's place after it was looked at opens at once
-/// (instead of waiting for a writer) and is then refused; a regular file reads the same either way.
-#[cfg(unix)]
-fn open_for_reading(path: &Path) -> std::io::Result<File> {
-    use rustix::fs::{Mode, OFlags};
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    Ok(File::from(rustix::fs::open(path, flags, Mode::empty())?))
-}
-
-#[cfg(not(unix))]
-fn open_for_reading(path: &Path) -> std::io::Result<File> {
-    File::open(path)
 }
 
 /// Write `value` as the entry for `key` at `path`, in one step ([`files::replace_file`]): readers see the old
@@ -419,9 +406,11 @@ mod tests {
             read::<Numbers>(&path, &key),
             Err(Refused::NotAFile)
         ));
-        // Opening it without blocking works even with no writer: a FIFO swapped in later is refused the same.
-        let file = open_for_reading(&path).expect("opens");
-        assert!(!file.metadata().expect("metadata").is_file());
+        // Opened without blocking even with no writer: a FIFO swapped in after the look is refused the same.
+        assert!(matches!(
+            input::open_regular(&path),
+            Err(InputError::NotRegular("a named pipe"))
+        ));
         std::fs::remove_file(&path).expect("remove");
         std::fs::create_dir(&path).expect("mkdir");
         assert!(matches!(

@@ -117,13 +117,35 @@ fn size_text(bytes: u64) -> String {
     format!("{bytes} bytes")
 }
 
+/// Open `path` to read if it is a regular file, without blocking: a named pipe opens at once (instead of waiting
+/// for a writer) and is then refused, as a folder, a device or a socket is. The open file is what is looked at,
+/// not the path, so a pipe put in a file's place after a look is refused too.
+pub fn open_regular(path: &Path) -> Result<File, InputError> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // The flag's bits are the platform's `O_NONBLOCK`, which fits an `i32` wherever rustix runs. It changes
+        // nothing for a regular file's reads.
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = options.open(path).map_err(InputError::Io)?;
+    match kind_of_type(file.metadata().map_err(InputError::Io)?.file_type()) {
+        InputKind::File => Ok(file),
+        InputKind::Folder => Err(InputError::NotRegular("a folder")),
+        InputKind::Pipe => Err(InputError::NotRegular("a named pipe")),
+        InputKind::Other(kind) => Err(InputError::NotRegular(kind)),
+    }
+}
+
 /// Read a file or a named pipe whole, once, within `bound`; refuse folders, devices and sockets.
 pub fn read(path: &Path, bound: Bound) -> Result<Vec<u8>, InputError> {
     match kind_of(path).map_err(InputError::Io)? {
         InputKind::Folder => Err(InputError::NotRegular("a folder")),
         InputKind::Other(kind) => Err(InputError::NotRegular(kind)),
         InputKind::File => {
-            let file = File::open(path).map_err(InputError::Io)?;
+            let file = open_regular(path)?;
             let size = file.metadata().map_err(InputError::Io)?.len();
             if let Some(limit) = bound.file
                 && size > limit

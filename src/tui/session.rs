@@ -193,24 +193,11 @@ pub(super) fn read(path: &Path) -> Result<Session, String> {
 fn read_regular(path: &Path, limit: u64) -> Result<String, String> {
     use std::io::Read;
     let cannot_read = |e: std::io::Error| format!("cannot read: {e}");
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    // Opened without waiting: opening a pipe would otherwise block until something writes to it.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    }
-    let file = options.open(path).map_err(cannot_read)?;
+    let file = pdx::input::open_regular(path).map_err(|error| match error {
+        pdx::input::InputError::NotRegular(kind) => format!("not a session file: it is {kind}"),
+        other => format!("cannot read: {other}"),
+    })?;
     let metadata = file.metadata().map_err(cannot_read)?;
-    if !metadata.is_file() {
-        let what = if metadata.is_dir() {
-            "a folder"
-        } else {
-            "a pipe or a device"
-        };
-        return Err(format!("not a session file: it is {what}"));
-    }
     if metadata.len() > limit {
         return Err(format!(
             "too large for a session ({}; sessions are at most {})",

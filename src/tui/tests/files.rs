@@ -327,16 +327,14 @@ fn a_session_that_is_a_pipe_a_device_or_too_large_is_refused() {
         rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
     )
     .expect("mkfifo");
-    assert!(
-        refused(&fifo).ends_with("fifo.session.json: not a session file: it is a pipe or a device")
-    );
+    assert!(refused(&fifo).ends_with("fifo.session.json: not a session file: it is a named pipe"));
     // A device is refused before reading: /dev/null stands for them all here, because a pdx that read a device
     // such as /dev/zero would not fail this test but take the machine's memory.
     let null = std::path::Path::new("/dev/null");
     if null.exists() {
         assert_eq!(
             refused(null),
-            "/dev/null: not a session file: it is a pipe or a device"
+            "/dev/null: not a session file: it is a character device"
         );
     }
     assert!(refused(dir.path()).contains("it is a folder"));

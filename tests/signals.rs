@@ -348,3 +348,39 @@ fn two_recoveries_of_the_same_tree_keep_two_files_and_a_discarded_one_goes() {
     assert!(screen.contains("pdx: stopped by SIGTERM\n"), "{screen}");
     assert_eq!(pending_recoveries(work.path()).len(), 1);
 }
+
+/// A terminal that goes away (tmux's server killed, a window closed) ends pdx as SIGHUP does, keeping the tree.
+/// Before, pdx outlived it, spinning a core inside crossterm's poll, and the tree was never kept.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_terminal_that_goes_away_ends_pdx_and_keeps_the_tree() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let run = launch(work.path(), "gone");
+    run.tmux.wait_for_text("Tree · 1 leaf");
+    run.tmux.send("s");
+    run.tmux.wait_for_text("Tree · 2 leaves");
+    let pid = wait_for_file(&run.pid_file).trim().to_string();
+    run.tmux.run(&["kill-server"]);
+    let process = PathBuf::from(format!("/proc/{pid}"));
+    let start = Instant::now();
+    // A zombie has ended too: only its entry is left, for a parent that is gone.
+    let running = || {
+        std::fs::read_to_string(process.join("stat"))
+            .is_ok_and(|stat| stat.split_whitespace().nth(2).is_none_or(|s| s != "Z"))
+    };
+    while running() {
+        if start.elapsed() > TIMEOUT {
+            let _ = Command::new("kill").args(["-9", &pid]).status();
+            panic!("pdx outlived its terminal by {TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(run);
+    let kept = pending_recoveries(work.path());
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(kept[0].to_string_lossy().contains("SIGHUP"), "{kept:?}");
+}

@@ -223,7 +223,7 @@ fn wait_for_load(
         }
         let tick = (start.elapsed().as_millis() / 100) as usize;
         terminal.draw(|frame| view::view_loading(frame, &loading, tick, colors))?;
-        if event::poll(Duration::from_millis(80))?
+        if signals.poll_input(Duration::from_millis(80))?
             && let Event::Key(key) = event::read()?
             && key.kind == KeyEventKind::Press
             && let Some(command) = loading.command_for(&key)
@@ -270,7 +270,7 @@ fn event_loop(
             dispatch(model, *action, sender);
             redraw = true;
         }
-        if event::poll(Duration::from_millis(50))? {
+        if signals.poll_input(Duration::from_millis(50))? {
             match event::read()? {
                 Event::Key(key) if key.kind != KeyEventKind::Release => {
                     if let Some(action) = model.action_for(&key) {

@@ -74,6 +74,62 @@ impl Signals {
             number => i32::try_from(number).ok(),
         }
     }
+
+    /// Whether the terminal has an event for crossterm to read, waiting at most `timeout`; a terminal that went
+    /// away (its window closed, its tmux server killed) counts as SIGHUP, its usual signal. Once the terminal is
+    /// gone, crossterm's own poll never returns, whatever its timeout: its reader retries a read that gives 0 bytes
+    /// or EIO, spinning a core (crossterm issue #793). So the terminal is polled here first, and crossterm is only
+    /// asked, without waiting, when the terminal is still there.
+    #[cfg(unix)]
+    pub(super) fn poll_input(&self, timeout: std::time::Duration) -> std::io::Result<bool> {
+        use std::io::IsTerminal;
+        use std::os::fd::AsFd;
+
+        use ratatui::crossterm::event;
+        use rustix::event::{PollFd, PollFlags, Timespec};
+
+        let stdin = std::io::stdin();
+        // crossterm reads standard input when it is the terminal (else /dev/tty, left to crossterm).
+        if !stdin.is_terminal() {
+            return event::poll(timeout);
+        }
+        let hung_up = |wait: std::time::Duration| -> std::io::Result<bool> {
+            let fd = stdin.as_fd();
+            let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+            let wait = Timespec::try_from(wait).map_err(std::io::Error::other)?;
+            match rustix::event::poll(&mut fds, Some(&wait)) {
+                // A signal: the caller looks at the flags next.
+                Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                Err(error) => return Err(error.into()),
+            }
+            Ok(fds[0]
+                .revents()
+                .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL))
+        };
+        let hang_up = || {
+            let hangup = usize::try_from(signal_hook::consts::SIGHUP).unwrap_or(1);
+            let _ = self
+                .caught
+                .compare_exchange(0, hangup, Ordering::SeqCst, Ordering::SeqCst);
+            Ok(false)
+        };
+        if hung_up(std::time::Duration::ZERO)? {
+            return hang_up();
+        }
+        // Events crossterm already holds (a burst of keys) are handed out at once, not after a wait.
+        if event::poll(std::time::Duration::ZERO)? {
+            return Ok(true);
+        }
+        if hung_up(timeout)? {
+            return hang_up();
+        }
+        event::poll(std::time::Duration::ZERO)
+    }
+
+    #[cfg(not(unix))]
+    pub(super) fn poll_input(&self, timeout: std::time::Duration) -> std::io::Result<bool> {
+        ratatui::crossterm::event::poll(timeout)
+    }
 }
 
 impl Drop for Signals {

@@ -122,10 +122,11 @@ fn read_document(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// [`read_document`] on any reader: the first block, then the rest only when that block is text. `size` (the
-/// file's length, or 0) sizes the buffer once the first block is known to be text, so that a text file is read
-/// into one allocation and a binary one never reserves its size.
+/// file's length, or 0) sizes the buffer, so that a text file is read into one allocation of its own size (not
+/// a first block's, which most documents are far smaller than) and a binary one never reserves its size.
 fn read_unless_binary(reader: impl Read, size: usize) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::with_capacity(FIRST_BLOCK);
+    // One byte more than the size, so that read_to_end sees the end without growing the buffer.
+    let mut bytes = Vec::with_capacity(size.min(FIRST_BLOCK).saturating_add(1));
     let mut reader = reader;
     (&mut reader)
         .take(FIRST_BLOCK as u64)

@@ -4,111 +4,24 @@
 //! not installed.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// How long any one expected screen or file may take to appear.
-const TIMEOUT: Duration = Duration::from_secs(20);
+#[path = "common/tmux.rs"]
+mod tmux;
 
-fn tmux_installed() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+use tmux::{TIMEOUT, Tmux, quoted, tmux_installed, wait_for_file};
 
-/// A tmux server of its own (a private socket), killed when the test ends, pass or fail.
-struct Tmux {
-    socket: PathBuf,
-    session: String,
-}
-
-impl Tmux {
-    fn command(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command.arg("-S").arg(&self.socket);
-        command
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        let output = self.command().args(args).output().expect("tmux runs");
-        assert!(
-            output.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output
-    }
-
-    /// Type `keys` literally.
-    fn send(&self, keys: &str) {
-        self.run(&["send-keys", "-t", &self.session, "-l", keys]);
-    }
-
-    fn screen(&self) -> String {
-        let output = self
-            .command()
-            .args(["capture-pane", "-p", "-t", &self.session])
-            .output()
-            .expect("tmux runs");
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    /// Poll the screen until it shows `text`; panics with the last screen after [`TIMEOUT`].
-    fn wait_for_text(&self, text: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(text) {
-                return screen;
-            }
-            if start.elapsed() > TIMEOUT {
-                panic!("timed out waiting for {text:?}; the screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// The pane's terminal modes as tmux tracks them: `alternate_on cursor_flag mouse_any_flag`.
-    fn modes(&self) -> String {
-        let output = self.run(&[
-            "display-message",
-            "-p",
-            "-t",
-            &self.session,
-            "#{alternate_on} #{cursor_flag} #{mouse_any_flag}",
-        ]);
-        String::from_utf8_lossy(&output.stdout).trim().to_string()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.command().arg("kill-server").output();
-    }
-}
-
-/// The text of `path` once it is written (ends with a newline).
-fn wait_for_file(path: &Path) -> String {
-    let start = Instant::now();
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path)
-            && text.ends_with('\n')
-        {
-            return text;
-        }
-        assert!(
-            start.elapsed() < TIMEOUT,
-            "timed out waiting for {}",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Single-quoted for sh.
-fn quoted(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+/// The pane's terminal modes as tmux tracks them: `alternate_on cursor_flag mouse_any_flag`.
+fn modes(tmux: &Tmux) -> String {
+    let output = tmux.run(&[
+        "display-message",
+        "-p",
+        "-t",
+        &tmux.session,
+        "#{alternate_on} #{cursor_flag} #{mouse_any_flag}",
+    ]);
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
 }
 
 /// A run of pdx in tmux and the files its shell writes: pdx's process id, its exit code, and the tty's modes
@@ -182,7 +95,7 @@ impl Run {
         let screen = self.tmux.wait_for_text("PDX-ENDED");
         assert!(!screen.contains("Tree ·"), "{screen}");
         assert_eq!(
-            self.tmux.modes(),
+            modes(&self.tmux),
             "0 1 0",
             "alternate screen, cursor, mouse:\n{screen}"
         );

@@ -561,6 +561,19 @@ fn read_input(path: &Path) -> Result<Vec<u8>, CorpusError> {
     })
 }
 
+/// Keep `file`, found in a folder's listing, when it is a regular file; a pipe, a device or a socket is skipped
+/// and counted (reading it could block or never end), a folder passed over.
+fn keep_if_regular(file: PathBuf, files: &mut Vec<PathBuf>, report: &mut LoadReport) {
+    match input::kind_of(&file) {
+        Ok(InputKind::File) => files.push(file),
+        Ok(InputKind::Folder) => {}
+        Ok(InputKind::Pipe | InputKind::Other(_)) => {
+            report.skip(reason::NOT_REGULAR, file.display().to_string())
+        }
+        Err(error) => report.skip(reason::UNREADABLE, format!("{}: {error}", file.display())),
+    }
+}
+
 /// The most characters of input an error message quotes: a 17 MB line is not a message.
 const QUOTED_CHARS: usize = 80;
 

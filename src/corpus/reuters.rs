@@ -8,12 +8,11 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::input::{self, InputKind};
 use crate::progress::Progress;
 
 use super::{
     CorpusError, Document, LoadOptions, LoadReport, ReutersSplit, decode_text, file_name,
-    read_input, reason,
+    keep_if_regular, read_input, reason,
 };
 
 /// Every `.sgm` file of a folder, read in parallel, their documents in file-name order.
@@ -79,14 +78,7 @@ fn sgm_files(path: &Path, report: &mut LoadReport) -> Result<Vec<PathBuf>, Corpu
         if !is_sgm || file_name(&file).starts_with('.') {
             continue;
         }
-        match input::kind_of(&file) {
-            Ok(InputKind::File) => files.push(file),
-            Ok(InputKind::Folder) => {}
-            Ok(InputKind::Pipe | InputKind::Other(_)) => {
-                report.skip(reason::NOT_REGULAR, file.display().to_string())
-            }
-            Err(error) => report.skip(reason::UNREADABLE, format!("{}: {error}", file.display())),
-        }
+        keep_if_regular(file, &mut files, report);
     }
     files.sort();
     if files.is_empty() {

@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::input::{self, InputKind};
-
-use super::{CorpusError, Document, LoadReport, decode_text, file_name, read_input, reason};
+use super::{
+    CorpusError, Document, LoadReport, decode_text, file_name, keep_if_regular, read_input, reason,
+};
 
 /// Every SMART file of a folder (hidden files and anything not a regular file left out and counted), in name order.
 pub(super) fn load_folder(
@@ -24,14 +24,7 @@ pub(super) fn load_folder(
         if file_name(&file).starts_with('.') {
             continue;
         }
-        match input::kind_of(&file) {
-            Ok(InputKind::File) => files.push(file),
-            Ok(InputKind::Folder) => {}
-            Ok(InputKind::Pipe | InputKind::Other(_)) => {
-                report.skip(reason::NOT_REGULAR, file.display().to_string())
-            }
-            Err(error) => report.skip(reason::UNREADABLE, format!("{}: {error}", file.display())),
-        }
+        keep_if_regular(file, &mut files, report);
     }
     files.sort();
     let mut documents = Vec::new();

@@ -561,17 +561,34 @@ fn read_input(path: &Path) -> Result<Vec<u8>, CorpusError> {
     })
 }
 
-/// Keep `file`, found in a folder's listing, when it is a regular file; a pipe, a device or a socket is skipped
-/// and counted (reading it could block or never end), a folder passed over.
-fn keep_if_regular(file: PathBuf, files: &mut Vec<PathBuf>, report: &mut LoadReport) {
-    match input::kind_of(&file) {
-        Ok(InputKind::File) => files.push(file),
-        Ok(InputKind::Folder) => {}
-        Ok(InputKind::Pipe | InputKind::Other(_)) => {
-            report.skip(reason::NOT_REGULAR, file.display().to_string())
+/// The regular files directly in `folder` whose names `wanted` accepts, in name order. Hidden files are left
+/// out; a pipe, a device or a socket is skipped and counted (reading it could block or never end), a sub-folder
+/// passed over.
+fn regular_files_in(
+    folder: &Path,
+    report: &mut LoadReport,
+    wanted: impl Fn(&Path) -> bool,
+) -> Result<Vec<PathBuf>, CorpusError> {
+    let entries = std::fs::read_dir(folder).map_err(|error| CorpusError::Io {
+        path: folder.to_path_buf(),
+        error,
+    })?;
+    let mut files = Vec::new();
+    for file in entries.flatten().map(|entry| entry.path()) {
+        if file_name(&file).starts_with('.') || !wanted(&file) {
+            continue;
         }
-        Err(error) => report.skip(reason::UNREADABLE, format!("{}: {error}", file.display())),
+        match input::kind_of(&file) {
+            Ok(InputKind::File) => files.push(file),
+            Ok(InputKind::Folder) => {}
+            Ok(InputKind::Pipe | InputKind::Other(_)) => {
+                report.skip(reason::NOT_REGULAR, file.display().to_string())
+            }
+            Err(error) => report.skip(reason::UNREADABLE, format!("{}: {error}", file.display())),
+        }
     }
+    files.sort();
+    Ok(files)
 }
 
 /// The most characters of input an error message quotes: a 17 MB line is not a message.

@@ -11,8 +11,8 @@ use rayon::prelude::*;
 use crate::progress::Progress;
 
 use super::{
-    CorpusError, Document, LoadOptions, LoadReport, ReutersSplit, decode_text, file_name,
-    keep_if_regular, read_input, reason,
+    CorpusError, Document, LoadOptions, LoadReport, ReutersSplit, decode_text, read_input, reason,
+    regular_files_in,
 };
 
 /// Every `.sgm` file of a folder, read in parallel, their documents in file-name order.
@@ -65,22 +65,10 @@ pub(super) fn load_file(
 
 /// The `.sgm` files of a folder, sorted; anything of that name that is not a regular file is skipped and counted.
 fn sgm_files(path: &Path, report: &mut LoadReport) -> Result<Vec<PathBuf>, CorpusError> {
-    let entries = std::fs::read_dir(path).map_err(|error| CorpusError::Io {
-        path: path.to_path_buf(),
-        error,
+    let files = regular_files_in(path, report, |file| {
+        file.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("sgm"))
     })?;
-    let mut files: Vec<PathBuf> = Vec::new();
-    for entry in entries.flatten() {
-        let file = entry.path();
-        let is_sgm = file
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("sgm"));
-        if !is_sgm || file_name(&file).starts_with('.') {
-            continue;
-        }
-        keep_if_regular(file, &mut files, report);
-    }
-    files.sort();
     if files.is_empty() {
         return Err(CorpusError::Empty {
             path: path.to_path_buf(),

@@ -3,10 +3,10 @@
 //! text is its title plus abstract; its label is the file's name. Records with neither are skipped and counted
 //! (Cranfield 471 and 995), which gives CLASSIC3's 3,891 documents.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{
-    CorpusError, Document, LoadReport, decode_text, file_name, keep_if_regular, read_input, reason,
+    CorpusError, Document, LoadReport, decode_text, file_name, read_input, reason, regular_files_in,
 };
 
 /// Every SMART file of a folder (hidden files and anything not a regular file left out and counted), in name order.
@@ -14,19 +14,7 @@ pub(super) fn load_folder(
     path: &Path,
     report: &mut LoadReport,
 ) -> Result<Vec<Document>, CorpusError> {
-    let entries = std::fs::read_dir(path).map_err(|error| CorpusError::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    let mut files: Vec<PathBuf> = Vec::new();
-    for entry in entries.flatten() {
-        let file = entry.path();
-        if file_name(&file).starts_with('.') {
-            continue;
-        }
-        keep_if_regular(file, &mut files, report);
-    }
-    files.sort();
+    let files = regular_files_in(path, report, |_| true)?;
     let mut documents = Vec::new();
     for file in files {
         let bytes = read_input(&file)?;

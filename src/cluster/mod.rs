@@ -23,7 +23,7 @@ pub use params::{CheckedParams, DEFAULT_BETA, MAX_L, Param, ParamError, Params};
 pub use restore::TreeError;
 pub use rules::Laplacian;
 pub use spec::RuleSpec;
-pub use tree::{KernelScatter, Node, SplitRecord, Tree};
+pub use tree::{Alternative, KernelScatter, Node, SplitRecord, Tree};
 
 use crate::linalg::LinalgError;
 
@@ -42,6 +42,8 @@ pub enum ClusterError {
     Unsplittable { node: usize, reason: &'static str },
     #[error("no node {0} in the tree")]
     NoSuchNode(usize),
+    #[error("node {node} has no split number {index}")]
+    NoSuchSplit { node: usize, index: usize },
     #[error("unknown rule {name:?} (choose one of: {})", registry::all().iter().map(|rule| rule.name).collect::<Vec<_>>().join(", "))]
     UnknownRule { name: String },
     #[error(transparent)]

@@ -1,11 +1,11 @@
 //! A tree read back from a file (a session) is checked here before anything uses it: that it was made for this
 //! data, and that it is a tree at all (every node once, children that divide their parent's members, split
-//! records where there are children, start vectors that fit). What passes gets its centroids, which files do not
+//! records where there are children, start vectors that fit, alternative splits whose subtrees are trees too). What passes gets its centroids, which files do not
 //! keep; what fails is a [`TreeError`] saying what is wrong, and nothing of the file is used.
 
 use std::collections::HashSet;
 
-use super::tree::Tree;
+use super::tree::{Node, Tree};
 use crate::dataset::Dataset;
 
 /// Why a stored tree cannot be used with the data at hand.
@@ -34,6 +34,8 @@ pub enum TreeError {
     Direction(usize),
     #[error("node {0}'s scatter is not a non-negative number")]
     Scatter(usize),
+    #[error("node {0}'s alternative splits do not fit it")]
+    Alternatives(usize),
 }
 
 /// Column norms read back agree with fresh ones to this relative tolerance (a file stores them in decimal).
@@ -62,15 +64,27 @@ impl Tree {
         Ok(self)
     }
 
-    /// Walk the tree from the root by hand (a damaged file may hold a cycle), checking each node.
+    /// Walk the tree from the root by hand (a damaged file may hold a cycle), checking each node, and each
+    /// shelved alternative's subtree the same way.
     fn check_structure(&self, columns: usize) -> Result<(), TreeError> {
         if self.node(self.root()).is_none() {
             return Err(TreeError::NoRoot);
         }
         let mut seen = HashSet::new();
-        let mut stack = vec![self.root()];
+        self.check_subtree(self.root(), &|id| self.node(id), columns, &mut seen)
+    }
+
+    /// Check the subtree under `top`, whose nodes `lookup` finds (the arena, or a shelved alternative's nodes).
+    fn check_subtree<'a>(
+        &'a self,
+        top: usize,
+        lookup: &dyn Fn(usize) -> Option<&'a Node>,
+        columns: usize,
+        seen: &mut HashSet<usize>,
+    ) -> Result<(), TreeError> {
+        let mut stack = vec![top];
         while let Some(id) = stack.pop() {
-            let node = self.node(id).ok_or(TreeError::Missing(id))?;
+            let node = lookup(id).ok_or(TreeError::Missing(id))?;
             if !seen.insert(id) {
                 return Err(TreeError::Repeated(id));
             }
@@ -90,28 +104,63 @@ impl Tree {
             if node.children.is_empty() != node.split.is_none() {
                 return Err(TreeError::SplitRecord(id));
             }
-            if node
-                .direction
-                .as_ref()
-                .is_some_and(|direction| direction.len() != node.members.len())
+            check_split(node, &node.children, node.direction.as_deref(), lookup)?;
+            stack.extend(&node.children);
+            if node.active_alternative > node.alternatives.len()
+                || (node.is_leaf() && !node.alternatives.is_empty())
             {
-                return Err(TreeError::Direction(id));
+                return Err(TreeError::Alternatives(id));
             }
-            let mut divided = Vec::with_capacity(node.members.len());
-            for &child in &node.children {
-                let member_of = self.node(child).filter(|c| c.parent == Some(id));
-                let Some(child_node) = member_of else {
-                    return Err(TreeError::NotAChild { child, parent: id });
-                };
-                divided.extend_from_slice(&child_node.members);
-                stack.push(child);
-            }
-            // The children's members, together and in order, are the parent's: each member in exactly one child.
-            divided.sort_unstable();
-            if !node.children.is_empty() && divided[..] != node.members[..] {
-                return Err(TreeError::NotAPartition(id));
+            for alternative in &node.alternatives {
+                // A shelved node's arena slot is empty and waits for it (switching puts it back there).
+                if let Some(taken) = alternative.nodes.iter().find(|n| !self.is_free_slot(n.id)) {
+                    return Err(TreeError::Repeated(taken.id));
+                }
+                let shelved = |id: usize| alternative.node(id);
+                check_split(
+                    node,
+                    &alternative.children,
+                    alternative.direction.as_deref(),
+                    &shelved,
+                )?;
+                let before = seen.len();
+                for &child in &alternative.children {
+                    self.check_subtree(child, &shelved, columns, seen)?;
+                }
+                // Every shelved node belongs to the alternative's subtree.
+                if seen.len() - before != alternative.nodes.len() {
+                    return Err(TreeError::Alternatives(id));
+                }
             }
         }
         Ok(())
     }
+}
+
+/// Check that `children` (found by `lookup`) divide `node`'s members and that `direction`, if any, has one
+/// entry per member.
+fn check_split<'a>(
+    node: &Node,
+    children: &[usize],
+    direction: Option<&[f64]>,
+    lookup: &dyn Fn(usize) -> Option<&'a Node>,
+) -> Result<(), TreeError> {
+    let id = node.id;
+    if direction.is_some_and(|direction| direction.len() != node.members.len()) {
+        return Err(TreeError::Direction(id));
+    }
+    let mut divided = Vec::with_capacity(node.members.len());
+    for &child in children {
+        let member_of = lookup(child).filter(|c| c.parent == Some(id));
+        let Some(child_node) = member_of else {
+            return Err(TreeError::NotAChild { child, parent: id });
+        };
+        divided.extend_from_slice(&child_node.members);
+    }
+    // The children's members, together and in order, are the parent's: each member in exactly one child.
+    divided.sort_unstable();
+    if !children.is_empty() && divided[..] != node.members[..] {
+        return Err(TreeError::NotAPartition(id));
+    }
+    Ok(())
 }

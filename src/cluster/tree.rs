@@ -33,6 +33,10 @@ use crate::linalg::SparseCentroid;
 use crate::linalg::kernel::KernelSpec;
 use crate::matrix::DataMatrix;
 
+mod alternatives;
+
+pub use alternatives::Alternative;
+
 /// How a node was split: the rule, what it computed, and the objective before and after.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SplitRecord {
@@ -76,6 +80,18 @@ pub struct Node {
     /// module documentation), so saved with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<Arc<[f64]>>,
+    /// The node's other splits, each with the subtree grown under it (see [`Alternative`]); empty for a node
+    /// split once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<Alternative>,
+    /// The place of the active split among all of the node's splits: the shelved ones before it in
+    /// `alternatives` come before it, the rest after.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub active_alternative: usize,
+}
+
+fn is_zero(value: &usize) -> bool {
+    *value == 0
 }
 
 /// A kernel scatter `trace K - e^T K e / n` (Zeimpekis & Gallopoulos, eq. (6)) and the kernel it was measured with.
@@ -173,6 +189,8 @@ impl Tree {
                 name: None,
                 kernel_scatter: None,
                 direction: None,
+                alternatives: Vec::new(),
+                active_alternative: 0,
             })],
             root: 0,
             norms_squared,
@@ -292,15 +310,18 @@ impl Tree {
         if !node.is_leaf() {
             return Ok(Some("it is already split (merge it first)"));
         }
+        Ok(Self::members_refusal(node))
+    }
+
+    /// Why no rule can split `node`'s members: too few, or all the same vector.
+    fn members_refusal(node: &Node) -> Option<&'static str> {
         if node.size() < 2 {
-            return Ok(Some("it has a single member"));
+            return Some("it has a single member");
         }
         if node.scatter == 0.0 {
-            return Ok(Some(
-                "its scatter is zero (all members are the same vector)",
-            ));
+            return Some("its scatter is zero (all members are the same vector)");
         }
-        Ok(None)
+        None
     }
 
     /// Split leaf `id` with `rule`. Returns the new children's ids. The tree is unchanged on error. Kernel rules
@@ -338,7 +359,21 @@ impl Tree {
         if let Some(reason) = self.unsplittable_reason(id)? {
             return Err(ClusterError::Unsplittable { node: id, reason });
         }
+        self.plan_split_of_members(data, id, rule, env)
+    }
+
+    /// The partition `rule` makes of node `id`'s members, leaf or not, leaving the tree as it is.
+    pub(super) fn plan_split_of_members(
+        &self,
+        data: &DataMatrix,
+        id: usize,
+        rule: &RuleSpec,
+        env: SplitEnv,
+    ) -> Result<Partition, ClusterError> {
         let node = self.get(id)?;
+        if let Some(reason) = Self::members_refusal(node) {
+            return Err(ClusterError::Unsplittable { node: id, reason });
+        }
         let start = self.start_guess(id);
         // Dense for the node operator and the cut sweeps, for as long as the split runs.
         let centroid = self.dense_centroid(data, id)?;
@@ -454,6 +489,8 @@ impl Tree {
                 name: None,
                 kernel_scatter,
                 direction: None,
+                alternatives: Vec::new(),
+                active_alternative: 0,
             }));
             children.push(child_id);
         }
@@ -471,7 +508,7 @@ impl Tree {
         Ok(children)
     }
 
-    /// Merge node `id` back: drop its subtree so that it is a leaf again.
+    /// Merge node `id` back: drop its subtree, and its other splits with theirs, so that it is a leaf again.
     pub fn merge(&mut self, id: usize) -> Result<(), ClusterError> {
         let node = self.get(id)?;
         let mut stack = node.children.clone();
@@ -483,6 +520,9 @@ impl Tree {
         let node = self.node_mut(id).ok_or(ClusterError::NoSuchNode(id))?;
         node.children.clear();
         node.split = None;
+        // Its other splits go too (their subtrees are inside them).
+        node.alternatives.clear();
+        node.active_alternative = 0;
         Ok(())
     }
 

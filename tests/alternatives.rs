@@ -161,3 +161,76 @@ fn shelved_subtrees_keep_no_centroids() {
     // Only the active tree's leaves keep centroids: at most the matrix's non-zeros, however many alternatives.
     assert!(tree.stored_centroid_entries() <= data.matrix.nnz().max(one_split));
 }
+
+#[test]
+fn the_comparison_of_splits_lists_each_with_its_figures_and_sides() {
+    let data = demo();
+    let mut tree = grown(&data);
+    tree.split_alternative_in(&data.matrix, 0, &spec("pddp-oc"), Default::default())
+        .expect("an alternative split");
+    let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
+    let names = data.matrix.row_names();
+    let summaries = pdx::report::compare::compare_splits(
+        &tree,
+        &data.matrix,
+        0,
+        Some((&labels, data.label_names.len())),
+        names,
+        5,
+    )
+    .expect("compares");
+    assert_eq!(summaries.len(), 2);
+    assert_eq!(summaries[0].rule, spec("pddp").text());
+    assert!(!summaries[0].active && summaries[1].active);
+    for summary in &summaries {
+        assert_eq!(
+            summary.child_sizes.iter().sum::<usize>(),
+            tree.node(0).expect("root").size()
+        );
+        assert_eq!(summary.sides.len(), summary.child_sizes.len());
+        assert!(
+            summary
+                .sides
+                .iter()
+                .all(|side| !side.is_empty() && side.len() <= 5)
+        );
+        assert!(summary.objective_after < summary.objective_before);
+        let figures = summary.figures.as_ref().expect("the demo has labels");
+        assert!((0.0..=1.0).contains(&figures.purity));
+    }
+    // Each side's first term weighs more in that child than in the other.
+    let (_, children) = tree.split_children(0, 0).expect("the first split");
+    let first = &summaries[0].sides[0][0].term;
+    let row = names.iter().position(|n| n == first).expect("a term");
+    let weight = |members: &[usize]| data.matrix.centroid(members)[row];
+    assert!(weight(children[0].1) > weight(children[1].1));
+}
+
+#[test]
+fn two_nodes_compare_by_their_top_terms_in_three_columns() {
+    let data = demo();
+    let tree = grown(&data);
+    let names = data.matrix.row_names();
+    let leaves = tree.leaves();
+    let comparison =
+        pdx::report::compare::compare_nodes(&tree, &data.matrix, leaves[0], leaves[2], names, 10)
+            .expect("compares");
+    assert_eq!(comparison.common_members, 0);
+    assert_eq!(comparison.only_a.len() + comparison.shared.len(), 10);
+    assert_eq!(comparison.only_b.len() + comparison.shared.len(), 10);
+    assert!(
+        comparison
+            .only_a
+            .iter()
+            .all(|t| !comparison.only_b.iter().any(|u| u.term == t.term))
+    );
+    // A node against its ancestor: every member in common, and the same top terms are shared.
+    let with_root =
+        pdx::report::compare::compare_nodes(&tree, &data.matrix, 0, leaves[0], names, 10)
+            .expect("compares");
+    assert_eq!(with_root.common_members, with_root.size_b);
+    let self_compare = pdx::report::compare::compare_nodes(&tree, &data.matrix, 0, 0, names, 10)
+        .expect("compares");
+    assert_eq!(self_compare.shared.len(), 10);
+    assert!(self_compare.only_a.is_empty() && self_compare.only_b.is_empty());
+}

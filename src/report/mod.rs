@@ -1,6 +1,7 @@
 //! Reports on a cluster tree: metrics against labels, top and discriminating terms, representative documents, and
 //! the export formats of `pdx cluster` (JSON, CSV, Newick).
 
+pub mod compare;
 pub mod metrics;
 pub mod preview;
 pub mod terms;

@@ -203,7 +203,7 @@ fn the_comparison_of_splits_lists_each_with_its_figures_and_sides() {
     let first = &summaries[0].sides[0][0].term;
     let row = names.iter().position(|n| n == first).expect("a term");
     let weight = |members: &[usize]| data.matrix.centroid(members)[row];
-    assert!(weight(children[0].1) > weight(children[1].1));
+    assert!(weight(&children[0].members) > weight(&children[1].members));
 }
 
 #[test]

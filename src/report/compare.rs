@@ -44,10 +44,11 @@ pub fn compare_splits(
         let Some((record, children)) = tree.split_children(id, index) else {
             continue;
         };
-        let child_sizes: Vec<usize> = children.iter().map(|(_, members)| members.len()).collect();
+        let child_sizes: Vec<usize> = children.iter().map(|child| child.size()).collect();
         let sides = children
             .iter()
-            .map(|(_, members)| {
+            .map(|child| {
+                let members = &child.members;
                 let centroid = data.centroid(members);
                 let rest =
                     terms::rest_centroid(&node_centroid, node.size(), &centroid, members.len());
@@ -57,9 +58,10 @@ pub fn compare_splits(
         let figures = labels.and_then(|(labels, label_count)| {
             let counts = children
                 .iter()
-                .map(|(_, members)| {
+                .map(|child| {
                     let mut row = vec![0usize; label_count];
-                    for label in members
+                    for label in child
+                        .members
                         .iter()
                         .filter_map(|&j| labels.get(j).copied().flatten())
                     {

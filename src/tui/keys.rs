@@ -36,6 +36,17 @@ pub(super) enum Command {
     Find,
     /// Save the session: corpus, options, rule and tree.
     Save,
+    /// Make the selected node's next (or previous) alternative split the active one.
+    NextSplit,
+    PrevSplit,
+    /// The selected node's alternative splits side by side.
+    CompareSplits,
+    /// Keep the selected node's active split, drop its alternatives.
+    KeepSplit,
+    /// Mark the selected node for comparison (or clear the mark).
+    Mark,
+    /// The marked node and the selected one side by side.
+    CompareNodes,
     Help,
     Quit,
     /// Close a popup, or cancel the running job.
@@ -188,10 +199,16 @@ const fn hint(
 pub(super) static BINDINGS: &[Binding] = &[
     // The main screen, whichever pane has the focus.
     hint(&[Plain(Char('?'))], Command::Help, Context::Main, "show this help", "help"),
-    hint(&[Plain(Char('s'))], Command::Split, Context::Main, "split the selected node with the current rule", "split"),
+    hint(&[Plain(Char('s'))], Command::Split, Context::Main, "split the node with the rule (split already: alternative)", "split"),
     hint(&[Plain(Char('n'))], Command::SplitSuggested, Context::Main, "split the suggested node (marked ◆)", "next"),
     hint(&[Plain(Char('a'))], Command::AutoSplit, Context::Main, "auto-split until K leaves", "auto"),
-    hint(&[Plain(Char('m'))], Command::Merge, Context::Main, "merge the selected node back into a leaf", "merge"),
+    hint(&[Plain(Char('m'))], Command::Merge, Context::Main, "merge the node back into a leaf (drops its alternatives)", "merge"),
+    bind(&[Plain(Char(']'))], Command::NextSplit, Context::Main, "alternatives: make the node's next split active"),
+    bind(&[Plain(Char('['))], Command::PrevSplit, Context::Main, "alternatives: make the node's previous split active"),
+    bind(&[Plain(Char('A'))], Command::CompareSplits, Context::Main, "alternatives: the node's splits side by side"),
+    bind(&[Plain(Char('K'))], Command::KeepSplit, Context::Main, "alternatives: keep the active split, drop the others"),
+    bind(&[Plain(Char(' '))], Command::Mark, Context::Main, "mark the node as A for v (Space again clears)"),
+    bind(&[Plain(Char('v'))], Command::CompareNodes, Context::Main, "compare the marked node A with the selected node B"),
     hint(&[Plain(Char('u'))], Command::Undo, Context::Main, "undo", "undo"),
     bind(&[Ctrl('r')], Command::Redo, Context::Main, "redo"),
     hint(&[Plain(Char('r'))], Command::RulePicker, Context::Main, "choose the split rule and its parameters", "rule"),

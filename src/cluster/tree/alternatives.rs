@@ -51,13 +51,9 @@ impl Tree {
         self.node(id).map_or(0, |node| node.active_alternative)
     }
 
-    /// The members of each child of node `id`'s split number `index` (see [`Tree::split_count`]), with the
+    /// The children of node `id`'s split number `index` (see [`Tree::split_count`]), in split order, with the
     /// split's record; `None` when there is no such split.
-    pub fn split_children(
-        &self,
-        id: usize,
-        index: usize,
-    ) -> Option<(&SplitRecord, Vec<(usize, &Arc<[usize]>)>)> {
+    pub fn split_children(&self, id: usize, index: usize) -> Option<(&SplitRecord, Vec<&Node>)> {
         let node = self.node(id)?;
         if node.is_leaf() {
             return None;
@@ -67,7 +63,7 @@ impl Tree {
             let children = node
                 .children
                 .iter()
-                .filter_map(|&child| self.node(child).map(|c| (child, &c.members)))
+                .filter_map(|&child| self.node(child))
                 .collect();
             return Some((record, children));
         }
@@ -80,7 +76,7 @@ impl Tree {
         let children = alternative
             .children
             .iter()
-            .filter_map(|&child| alternative.node(child).map(|c| (child, &c.members)))
+            .filter_map(|&child| alternative.node(child))
             .collect();
         Some((&alternative.split, children))
     }

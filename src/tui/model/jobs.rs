@@ -117,7 +117,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
     };
     let outcome = match work {
         Work::Split { node, rule } => tree
-            .split_in(&data.matrix, node, &rule, env)
+            .split_alternative_in(&data.matrix, node, &rule, env)
             .map(|children| {
                 let record = tree.node(node).and_then(|n| n.split.as_ref());
                 let (before, after) =
@@ -126,9 +126,16 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                 let kernel = record
                     .and_then(|r| r.detail.kernel_summary())
                     .map_or(String::new(), |summary| format!(" · {summary}"));
+                // A node split again: say which alternative this is and how to reach the others.
+                let splits = tree.split_count(node);
+                let alternative = if splits > 1 {
+                    format!(" · split {splits} of {splits} ([ ] switch, A compare, K keep)")
+                } else {
+                    String::new()
+                };
                 Outcome {
                     message: format!(
-                        "split #{node} into {} with {}: scatter {before:.3} → {after:.3}{kernel}",
+                        "split #{node} into {} with {}: scatter {before:.3} → {after:.3}{kernel}{alternative}",
                         ids.join(" "),
                         rule.name()
                     ),

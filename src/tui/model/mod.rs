@@ -3,6 +3,7 @@
 //! here touches a terminal, so the whole of it is tested with actions in and state out. The fields are private:
 //! the view reads them through the methods below, and only `update` writes them.
 
+mod alternatives;
 mod jobs;
 pub(super) mod picker;
 mod popups;
@@ -25,6 +26,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use super::keys::{self, Command, Context};
 use super::session::Source;
 
+pub(super) use alternatives::{AlternativesView, ComparisonView};
 pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
 pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(super) use popups::Popup;
@@ -240,6 +242,8 @@ pub(super) struct Model {
     derived: Derived,
     detail: Detail,
     previews: preview_cache::PreviewCache,
+    /// The node marked for comparison with the selected one.
+    mark: Option<usize>,
 }
 
 impl Model {
@@ -290,6 +294,7 @@ impl Model {
             },
             detail: Detail::default(),
             previews: preview_cache::PreviewCache::default(),
+            mark: None,
         };
         model.tree_changed();
         model
@@ -376,6 +381,11 @@ impl Model {
 
     pub(super) fn has_labels(&self) -> bool {
         self.derived.global.is_some()
+    }
+
+    /// Whether label figures are shown.
+    pub(super) fn labels_shown(&self) -> bool {
+        self.has_labels()
     }
 
     /// Key contexts in the order they are searched.

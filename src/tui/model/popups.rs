@@ -6,9 +6,10 @@ use super::super::recovery::Offer;
 use super::jobs::{Effect, Work};
 use super::picker::{RulePicker, field_message, row_of, rule_at, rule_count};
 use super::update::scrolled;
-use super::{DetailTab, Model};
+use super::{AlternativesView, ComparisonView, DetailTab, Model};
 use pdx::cluster::{ClusterError, Params, RuleSpec};
 use pdx::report::preview;
+use std::sync::Arc;
 
 /// An open popup and what it holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,12 +41,26 @@ pub(crate) enum Popup {
     },
     /// Offers to reopen the tree kept when a signal stopped pdx.
     Recovery(Box<Offer>),
+    /// A node's splits side by side.
+    Alternatives {
+        view: Arc<AlternativesView>,
+        scroll: usize,
+    },
+    /// The marked node and the selected one side by side.
+    Compare {
+        view: Arc<ComparisonView>,
+        scroll: usize,
+    },
 }
 
 impl Popup {
     pub(crate) fn context(&self) -> Context {
         match self {
-            Popup::Help { .. } | Popup::Confusion { .. } | Popup::Viewer { .. } => Context::Reader,
+            Popup::Help { .. }
+            | Popup::Confusion { .. }
+            | Popup::Viewer { .. }
+            | Popup::Alternatives { .. }
+            | Popup::Compare { .. } => Context::Reader,
             Popup::Rules(_) => Context::RulePicker,
             Popup::AutoSplit { .. } => Context::Prompt,
             Popup::Name { .. } | Popup::Find { .. } => Context::TextPrompt,
@@ -113,6 +128,16 @@ impl Model {
                 .documents
                 .get(*document)
                 .map_or(0, |d| d.text.lines().count() + 4),
+            Popup::Alternatives { view, .. } => view
+                .splits
+                .iter()
+                .map(|s| s.sides.iter().map(|side| side.len() + 1).sum::<usize>() + 6)
+                .max()
+                .unwrap_or(0),
+            Popup::Compare { view, .. } => {
+                let c = &view.comparison;
+                view.label_rows.len() + c.only_a.len().max(c.shared.len()).max(c.only_b.len()) + 6
+            }
             _ => 0,
         }
     }
@@ -134,7 +159,11 @@ pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Comman
         }
         (Popup::ConfirmQuit, Command::No) => false,
         (
-            Popup::Help { scroll } | Popup::Confusion { scroll } | Popup::Viewer { scroll, .. },
+            Popup::Help { scroll }
+            | Popup::Confusion { scroll }
+            | Popup::Viewer { scroll, .. }
+            | Popup::Alternatives { scroll, .. }
+            | Popup::Compare { scroll, .. },
             _,
         ) => {
             *scroll = scrolled(*scroll, command, lines.saturating_sub(1));

@@ -75,7 +75,15 @@ impl Model {
         })]
     }
 
+    /// Split `node` with the current rule: a leaf, or a node already split, which keeps its split as an
+    /// alternative.
     pub(super) fn split(&mut self, node: usize) -> Vec<Effect> {
+        let split_already = self.tree.node(node).is_some_and(|n| !n.is_leaf());
+        if split_already {
+            let rule = self.rule.clone();
+            let what = format!("splitting #{node} again with {}", self.rule_text());
+            return self.start(Work::Split { node, rule }, what);
+        }
         match self.tree.unsplittable_reason(node) {
             Ok(Some(reason)) => {
                 self.status = format!("#{node} cannot be split: {reason}");

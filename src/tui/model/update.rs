@@ -266,6 +266,11 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
             None => model.status = "no leaf left to split".into(),
         },
         Command::Merge => model.merge_selected(),
+        Command::NextSplit | Command::PrevSplit => model.step_split(command == Command::NextSplit),
+        Command::CompareSplits => model.open_alternatives(),
+        Command::KeepSplit => model.keep_split(),
+        Command::Mark => model.toggle_mark(),
+        Command::CompareNodes => model.open_comparison(),
         Command::Undo => model.step_history(true),
         Command::Redo => model.step_history(false),
         Command::CyclePolicy => {

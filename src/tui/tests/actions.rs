@@ -126,19 +126,6 @@ fn merge_folds_a_split_node_or_a_leafs_parent() {
 }
 
 #[test]
-fn splitting_a_split_node_is_refused_with_a_reason() {
-    let mut model = two_splits();
-    key(&mut model, KeyCode::Char('g'));
-    key(&mut model, KeyCode::Char('s'));
-    assert_eq!(model.derived().leaves.len(), 3);
-    assert!(
-        model.status().contains("already split"),
-        "{}",
-        model.status()
-    );
-}
-
-#[test]
 fn a_cancelled_split_is_ignored_when_it_finishes() {
     let mut model = model();
     let effects = update(&mut model, Action::Command(Command::Split));

@@ -1,6 +1,7 @@
 //! Drawing: [`view`] draws the main screen from `&Model`, [`hit`] finds what a mouse event points at on it, and
 //! [`view_loading`] draws the loading screen. Reads the model, never changes it. One file per part of the screen.
 
+mod compare;
 mod detail;
 mod loading;
 mod popups;

@@ -131,6 +131,12 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
             );
         }
         Popup::Confusion { scroll } => draw_confusion(frame, model, theme, *scroll),
+        Popup::Alternatives { view, scroll } => {
+            super::compare::draw_alternatives(frame, model, theme, view, *scroll)
+        }
+        Popup::Compare { view, scroll } => {
+            super::compare::draw_comparison(frame, model, theme, view, *scroll)
+        }
         Popup::Viewer { document, scroll } => {
             let area = popup_area(full, 100, full.height.saturating_sub(2));
             let Some(doc) = model.data().documents.get(*document) else {

@@ -69,9 +69,10 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
             } else {
                 ""
             };
+            let marked = if model.mark() == Some(id) { " (A)" } else { "" };
             let mut cells = vec![
                 Cell::from(format!(
-                    "{}{marker} {}{suggestion}",
+                    "{}{marker} {}{suggestion}{marked}",
                     "  ".repeat(depth),
                     node_label(model, id)
                 )),
@@ -86,11 +87,16 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
                 0.0
             };
             cells.push(Cell::from(format!("{:>5}", percent(share))));
-            cells.push(Cell::from(
-                node.split
-                    .as_ref()
-                    .map_or(String::new(), |s| s.rule.name().to_string()),
-            ));
+            // A node with alternatives shows which of its splits is active: `pddp 2/3`.
+            let splits = model.tree().split_count(id);
+            let alternative = if splits > 1 {
+                format!(" {}/{splits}", model.tree().active_split(id) + 1)
+            } else {
+                String::new()
+            };
+            cells.push(Cell::from(node.split.as_ref().map_or(String::new(), |s| {
+                format!("{}{alternative}", s.rule.name())
+            })));
             if labels {
                 match model.derived().node_figures.get(&id) {
                     Some(f) => {

@@ -1,0 +1,211 @@
+//! Side-by-side popups: a node's alternative splits in columns, and two nodes' terms in three columns (only in
+//! A, shared, only in B).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout};
+use ratatui::text::Line;
+use ratatui::widgets::{Clear, Paragraph};
+
+use pdx::report::compare::SharedTerm;
+
+use super::super::model::{AlternativesView, ComparisonView, Model};
+use super::popups::{popup_area, popup_block};
+use super::{Theme, fit, node_label, percent};
+
+/// The narrowest column an alternative gets; fewer columns show when the screen is narrower.
+const SPLIT_COLUMN: usize = 26;
+
+fn scroll_offset(scroll: usize) -> (u16, u16) {
+    (u16::try_from(scroll).unwrap_or(u16::MAX), 0)
+}
+
+/// One alternative's column: its rule, sizes, scatter, figures, then what each child holds.
+fn split_lines(
+    model: &Model,
+    theme: Theme,
+    split: &pdx::report::compare::SplitSummary,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let mark = if split.active { "● active" } else { "○" };
+    let mut lines = vec![
+        Line::styled(
+            fit(&format!("{} · {mark}", split.index + 1), width),
+            theme.heading(),
+        ),
+        Line::styled(fit(&split.rule, width), theme.heading()),
+    ];
+    let sizes: Vec<String> = split.child_sizes.iter().map(usize::to_string).collect();
+    lines.push(Line::raw(fit(
+        &format!("sizes {}", sizes.join(" · ")),
+        width,
+    )));
+    let drop = if split.objective_before > 0.0 {
+        format!(
+            " (-{})",
+            percent(1.0 - split.objective_after / split.objective_before)
+        )
+    } else {
+        String::new()
+    };
+    lines.push(Line::raw(fit(
+        &format!(
+            "scatter {:.3} → {:.3}{drop}",
+            split.objective_before, split.objective_after
+        ),
+        width,
+    )));
+    if let Some(figures) = split.figures.as_ref().filter(|_| model.labels_shown()) {
+        lines.push(Line::raw(fit(
+            &format!(
+                "purity {} · entropy {:.2} · NMI {:.2}",
+                percent(figures.purity),
+                figures.entropy,
+                figures.nmi
+            ),
+            width,
+        )));
+    }
+    for (child, (side, size)) in split.sides.iter().zip(&split.child_sizes).enumerate() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            fit(&format!("child {} ({size}) holds:", child + 1), width),
+            theme.dim(),
+        ));
+        for term in side {
+            let weight = format!("{:.3}", term.weight);
+            let room = width.saturating_sub(weight.len() + 1);
+            lines.push(Line::raw(format!(
+                "{:<room$} {weight}",
+                fit(&term.term, room)
+            )));
+        }
+    }
+    lines
+}
+
+pub(super) fn draw_alternatives(
+    frame: &mut Frame,
+    model: &Model,
+    theme: Theme,
+    view: &AlternativesView,
+    scroll: usize,
+) {
+    let full = frame.area();
+    let area = popup_area(
+        full,
+        full.width.saturating_sub(2),
+        full.height.saturating_sub(2),
+    );
+    let title = format!(
+        " Splits of {} · [ ] switch · K keep the active · Esc closes ",
+        node_label(model, view.node)
+    );
+    let block = popup_block(fit(&title, usize::from(area.width)), theme);
+    let inner = block.inner(area);
+    frame.render_widget(Clear, area);
+    frame.render_widget(block, area);
+    let count = view.splits.len().max(1);
+    let fitting = (usize::from(inner.width) / SPLIT_COLUMN).clamp(1, count);
+    // The columns shown start so that the active split is among them.
+    let active = view.splits.iter().position(|s| s.active).unwrap_or(0);
+    let first = active.saturating_sub(fitting - 1);
+    // Columns no wider than a term list needs, so that a word and its weight stay close.
+    let width = (usize::from(inner.width) / fitting).min(SPLIT_COLUMN * 2);
+    let constraints = vec![Constraint::Length(u16::try_from(width).unwrap_or(u16::MAX)); fitting];
+    let columns = Layout::horizontal(constraints).spacing(1).split(inner);
+    for (split, column) in view.splits.iter().skip(first).zip(columns.iter()) {
+        let lines = split_lines(model, theme, split, usize::from(column.width));
+        frame.render_widget(Paragraph::new(lines).scroll(scroll_offset(scroll)), *column);
+    }
+}
+
+/// A term with its weights in A and B, in one column's width.
+fn term_cell(term: &SharedTerm, width: usize, both: bool) -> String {
+    let weights = if both {
+        format!("{:.3}/{:.3}", term.weight_a, term.weight_b)
+    } else if term.weight_a >= term.weight_b {
+        format!("{:.3}", term.weight_a)
+    } else {
+        format!("{:.3}", term.weight_b)
+    };
+    let room = width.saturating_sub(weights.len() + 1);
+    format!("{:<room$} {weights}", fit(&term.term, room))
+}
+
+pub(super) fn draw_comparison(
+    frame: &mut Frame,
+    model: &Model,
+    theme: Theme,
+    view: &ComparisonView,
+    scroll: usize,
+) {
+    let full = frame.area();
+    let area = popup_area(
+        full,
+        full.width.saturating_sub(2).min(120),
+        full.height.saturating_sub(2),
+    );
+    let c = &view.comparison;
+    let (a, b) = (node_label(model, c.a), node_label(model, c.b));
+    let block = popup_block(
+        fit(
+            &format!(" Compare A {a} with B {b} · Esc closes "),
+            usize::from(area.width),
+        ),
+        theme,
+    );
+    let width = usize::from(area.width.saturating_sub(2));
+    let mut lines = vec![Line::raw(fit(
+        &format!(
+            "A {a}: {} documents · B {b}: {} documents · {} in both",
+            c.size_a, c.size_b, c.common_members
+        ),
+        width,
+    ))];
+    lines.push(Line::raw(""));
+    let column = width.saturating_sub(2) / 3;
+    lines.push(Line::styled(
+        format!(
+            "{:<column$} {:<column$} {:<column$}",
+            fit("only in A", column),
+            fit("in both (A/B)", column),
+            fit("only in B", column)
+        ),
+        theme.heading(),
+    ));
+    let rows = c.only_a.len().max(c.shared.len()).max(c.only_b.len());
+    for row in 0..rows {
+        let cell = |terms: &[SharedTerm], both: bool| {
+            terms
+                .get(row)
+                .map_or(String::new(), |t| term_cell(t, column, both))
+        };
+        lines.push(Line::raw(format!(
+            "{:<column$} {:<column$} {:<column$}",
+            cell(&c.only_a, false),
+            cell(&c.shared, true),
+            cell(&c.only_b, false)
+        )));
+    }
+    if !view.label_rows.is_empty() {
+        let name_width = width.saturating_sub(14).min(40);
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!("{:<name_width$} {:>6} {:>6}", "label", "A", "B"),
+            theme.heading(),
+        ));
+        for (label, in_a, in_b) in &view.label_rows {
+            lines.push(Line::raw(format!(
+                "{:<name_width$} {in_a:>6} {in_b:>6}",
+                fit(label, name_width)
+            )));
+        }
+    }
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .scroll(scroll_offset(scroll)),
+        area,
+    );
+}

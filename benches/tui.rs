@@ -274,4 +274,87 @@ fn main() {
             );
         }
     }
+    redraw_only_keys(&mut model, runs);
+    alternatives(&mut model, runs);
+}
+
+/// The time of `command` on `model`: the update and a full redraw at 160x48, as a key press costs.
+fn press(model: &mut Model, terminal: &mut Terminal<TestBackend>, command: Command) -> f64 {
+    let start = Instant::now();
+    act(model, Action::Command(command));
+    terminal
+        .draw(|frame| view::view(frame, model))
+        .expect("draw");
+    ms(start)
+}
+
+/// Every key on the main screen that changes only what is shown (tabs, panes, popups, collapse, mark), each
+/// pressed `runs` times on the 64-leaf tree with the root selected.
+fn redraw_only_keys(model: &mut Model, runs: usize) {
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("test terminal");
+    act(model, Action::Command(Command::Top));
+    // Pairs that undo each other, so that each press starts from the same screen.
+    let pairs: [(&str, Command, Command); 7] = [
+        ("tab Terms / Labels", Command::Tab(1), Command::Tab(0)),
+        ("tab Documents / Terms", Command::Tab(2), Command::Tab(0)),
+        ("pane switch", Command::NextPane, Command::NextPane),
+        ("collapse / expand", Command::Collapse, Command::Expand),
+        ("help open / close", Command::Help, Command::Cancel),
+        (
+            "confusion open / close",
+            Command::Confusion,
+            Command::Cancel,
+        ),
+        ("mark / unmark", Command::Mark, Command::Mark),
+    ];
+    let mut worst: f64 = 0.0;
+    for (what, there, back) in pairs {
+        let mut times = Vec::new();
+        for _ in 0..runs.min(21) {
+            times.push(press(model, &mut terminal, there));
+            times.push(press(model, &mut terminal, back));
+        }
+        worst = worst.max(max(&times));
+        println!(
+            "redraw-only key, {what:<24} median {:.2} ms, max {:.2} ms",
+            median(times.clone()),
+            max(&times)
+        );
+    }
+    println!("redraw-only keys on the 64-leaf tree: worst {worst:.2} ms");
+}
+
+/// The root of the 64-leaf tree split again (an alternative, the 64 leaves shelved), then switched back and
+/// forth, kept, and compared side by side.
+fn alternatives(model: &mut Model, runs: usize) {
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("test terminal");
+    act(model, Action::Command(Command::Top));
+    let start = Instant::now();
+    act(model, Action::Command(Command::Split));
+    println!(
+        "alternative split of the root (PDDP again): {:.0} ms, {} leaves active, {} splits on the root",
+        ms(start),
+        model.derived().leaves.len(),
+        model.tree().split_count(model.tree().root())
+    );
+    let mut switches = Vec::new();
+    for _ in 0..runs.min(21) {
+        switches.push(press(model, &mut terminal, Command::PrevSplit));
+        switches.push(press(model, &mut terminal, Command::NextSplit));
+    }
+    println!(
+        "switching alternatives (64 leaves <-> 2), update + redraw: median {:.2} ms, max {:.2} ms",
+        median(switches.clone()),
+        max(&switches)
+    );
+    let mut compare = Vec::new();
+    for _ in 0..runs.min(11) {
+        compare.push(press(model, &mut terminal, Command::CompareSplits));
+        act(model, Action::Command(Command::Cancel));
+    }
+    println!(
+        "side-by-side view of the root's splits: median {:.2} ms, max {:.2} ms",
+        median(compare.clone()),
+        max(&compare)
+    );
 }

@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Node, SplitRecord, Tree};
@@ -128,16 +129,21 @@ impl Tree {
         node.children = chosen.children;
         node.split = Some(chosen.split);
         node.direction = chosen.direction;
-        for mut restored in chosen.nodes {
+        let mut restored = chosen.nodes;
+        // One pass over each leaf's columns, side by side (each sequential, so the bits do not depend on the
+        // thread count).
+        restored.par_iter_mut().for_each(|node| {
+            node.centroid = node
+                .is_leaf()
+                .then(|| Arc::new(data.sparse_centroid(&node.members)));
+        });
+        for node in restored {
             let slot = self
                 .nodes
-                .get_mut(restored.id)
+                .get_mut(node.id)
                 .expect("a shelved node's slot stays in the arena");
-            assert!(slot.is_none(), "node {} is shelved and live", restored.id);
-            restored.centroid = restored
-                .is_leaf()
-                .then(|| Arc::new(data.sparse_centroid(&restored.members)));
-            *slot = Some(restored);
+            assert!(slot.is_none(), "node {} is shelved and live", node.id);
+            *slot = Some(node);
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 mod actions;
 mod files;
+mod keys;
 mod mouse;
 mod picker;
 mod preview;

@@ -19,6 +19,9 @@ mod export;
 #[path = "../src/tui/keys.rs"]
 mod keys;
 #[allow(dead_code, unused_imports)]
+#[path = "../src/tui/help.rs"]
+mod help;
+#[allow(dead_code, unused_imports)]
 #[path = "../src/tui/loading.rs"]
 mod loading;
 #[allow(dead_code, unused_imports)]

@@ -110,6 +110,8 @@ pub(super) enum Key {
     Digits,
     /// Any printable character (text prompts).
     Text,
+    /// Any ASCII letter, either case (the rule picker's jump to a rule).
+    Letters,
 }
 
 impl Key {
@@ -122,6 +124,9 @@ impl Key {
                 !ctrl && matches!(event.code, KeyCode::Char(c) if c.is_ascii_digit() || c == '.')
             }
             Key::Text => !ctrl && matches!(event.code, KeyCode::Char(c) if !c.is_control()),
+            Key::Letters => {
+                !ctrl && matches!(event.code, KeyCode::Char(c) if c.is_ascii_alphabetic())
+            }
         }
     }
 
@@ -147,6 +152,7 @@ impl Key {
             Key::Ctrl(c) => format!("Ctrl-{c}"),
             Key::Digits => "0-9 .".into(),
             Key::Text => "any char".into(),
+            Key::Letters => "a-z".into(),
         }
     }
 }
@@ -160,7 +166,7 @@ pub(super) struct Binding {
     pub hint: Option<&'static str>,
 }
 
-use Key::{Ctrl, Digits, Plain, Text};
+use Key::{Ctrl, Digits, Letters, Plain, Text};
 use KeyCode::{Backspace, Char, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Up};
 
 const fn bind(
@@ -233,7 +239,8 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Right), Plain(Char('l'))], Command::Expand, Context::Tree, "expand the node"),
     bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Tree, "select the root"),
     bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Tree, "select the last node"),
-    bind(&[Plain(Enter)], Command::Split, Context::Tree, "split the selected node"),
+    // Enter looks into the node, as lazygit's and gitui's Enter moves into what the cursor is on: it never splits.
+    bind(&[Plain(Enter)], Command::NextPane, Context::Tree, "look into the node: the detail pane takes the focus"),
     // The detail pane.
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Detail, "previous document / scroll up"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Detail, "next document / scroll down"),
@@ -245,8 +252,10 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Right), Plain(Char('l'))], Command::NextTab, Context::Detail, "next tab"),
     bind(&[Plain(Enter)], Command::OpenDocument, Context::Detail, "open the document (Documents tab)"),
     // The rule picker.
-    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::RulePicker, "previous row"),
-    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::RulePicker, "next row"),
+    // Letters jump to rules here (helix's and lazygit's pickers type, too), so j and k do not move.
+    bind(&[Plain(Up)], Command::Up, Context::RulePicker, "previous row"),
+    bind(&[Plain(Down)], Command::Down, Context::RulePicker, "next row"),
+    bind(&[Letters], Command::Type, Context::RulePicker, "jump to the next rule whose name starts with the letter"),
     bind(&[Plain(Char(' '))], Command::Choose, Context::RulePicker, "choose the rule under the cursor"),
     bind(&[Plain(Char('+')), Plain(Right)], Command::Increase, Context::RulePicker, "increase the parameter"),
     bind(&[Plain(Char('-')), Plain(Left)], Command::Decrease, Context::RulePicker, "decrease the parameter"),
@@ -390,7 +399,8 @@ mod tests {
     #[test]
     fn the_pane_comes_before_the_main_screen() {
         let contexts = [Context::Tree, Context::Main];
-        assert_eq!(lookup(&contexts, &key(Enter)), Some(Command::Split));
+        assert_eq!(lookup(&contexts, &key(Enter)), Some(Command::NextPane));
+        assert_eq!(lookup(&contexts, &key(Char('s'))), Some(Command::Split));
         assert_eq!(lookup(&contexts, &key(Char('j'))), Some(Command::Down));
         assert_eq!(lookup(&contexts, &key(Char('q'))), Some(Command::Quit));
         let ctrl_r = KeyEvent::new(Char('r'), KeyModifiers::CONTROL);

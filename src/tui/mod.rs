@@ -5,6 +5,7 @@
 
 mod effects;
 mod export;
+mod help;
 mod keys;
 mod loading;
 mod model;

@@ -28,6 +28,9 @@ fn step_usize(value: usize, up: bool, low: usize, high: usize) -> usize {
     .clamp(low, high)
 }
 
+/// The most characters a field takes typed.
+const MAX_TYPED: usize = 12;
+
 /// The largest tau the picker steps to (the rule takes any tau in [0, 1)).
 const MAX_TAU_STEP: f64 = 0.95;
 
@@ -150,24 +153,30 @@ fn step_kernel(current: &KernelSpec, up: bool) -> KernelSpec {
     choices[next % choices.len()].clone()
 }
 
-/// `current` with its number replaced by `text`: sigma of a Gaussian, degree of a polynomial, neighbours of a
-/// geodesic kernel, length of a string kernel. `None` when the text is not such a number (or the kernel has none).
-fn with_kernel_number(current: &KernelSpec, text: &str) -> Option<KernelSpec> {
-    let spec = match current {
-        KernelSpec::Gaussian { .. } => format!("gaussian:{text}"),
-        KernelSpec::Polynomial { offset, .. } => format!("poly:{text}:{offset}"),
+/// The kernel's spec around its number, as (before, after): `("poly:", ":1")` for `poly:2:1`. `None` for a kernel
+/// without a number.
+fn kernel_number_frame(current: &KernelSpec) -> Option<(&'static str, String)> {
+    Some(match current {
+        KernelSpec::Gaussian { .. } => ("gaussian:", String::new()),
+        KernelSpec::Polynomial { offset, .. } => ("poly:", format!(":{offset}")),
         KernelSpec::Geodesic { metric, .. } => {
             let metric = match metric {
                 GeodesicMetric::Euclid => "euclid",
                 GeodesicMetric::Cosine => "cosine",
             };
-            format!("geodesic:{text}:{metric}")
+            ("geodesic:", format!(":{metric}"))
         }
-        KernelSpec::Spectrum { .. } => format!("string:spectrum:{text}"),
-        KernelSpec::BoundRange { .. } => format!("string:boundrange:{text}"),
+        KernelSpec::Spectrum { .. } => ("string:spectrum:", String::new()),
+        KernelSpec::BoundRange { .. } => ("string:boundrange:", String::new()),
         KernelSpec::Linear | KernelSpec::Cosine => return None,
-    };
-    spec.parse().ok()
+    })
+}
+
+/// `current` with its number replaced by `text`: sigma of a Gaussian, degree of a polynomial, neighbours of a
+/// geodesic kernel, length of a string kernel. `None` when the text is not such a number (or the kernel has none).
+fn with_kernel_number(current: &KernelSpec, text: &str) -> Option<KernelSpec> {
+    let (before, after) = kernel_number_frame(current)?;
+    format!("{before}{text}{after}").parse().ok()
 }
 
 /// The rules that use `param`, or "every kernel rule" when those are exactly the kernel rules.
@@ -240,6 +249,94 @@ impl RulePicker {
         self.typed = None;
         self.error = None;
         (field.step)(&mut self.params, up);
+    }
+
+    /// A typed character: a letter jumps to the next rule whose name starts with it, wherever the cursor is; a digit
+    /// or `.` is typed into the field under the cursor (and ignored on a rule).
+    pub(crate) fn type_char(&mut self, c: char) {
+        if c.is_ascii_alphabetic() {
+            self.jump_to_rule(c);
+            return;
+        }
+        if self.field().is_none() {
+            return;
+        }
+        let typed = self.typed.get_or_insert_with(String::new);
+        if typed.len() < MAX_TYPED {
+            typed.push(c);
+        }
+        self.apply_typed();
+    }
+
+    /// Move the cursor to the next rule after it (in registry order, from the top when the cursor is on a field)
+    /// whose name starts with `letter`, either case; say so when none does.
+    fn jump_to_rule(&mut self, letter: char) {
+        let letter = letter.to_ascii_lowercase();
+        let count = rule_count();
+        let first = if self.cursor < count {
+            self.cursor + 1
+        } else {
+            0
+        };
+        let found = (0..count)
+            .map(|offset| (first + offset) % count)
+            .find(|&row| rule_at(row).is_some_and(|rule| rule.name.starts_with(letter)));
+        match found {
+            Some(row) => {
+                self.cursor = row;
+                self.typed = None;
+                self.error = None;
+            }
+            None => self.error = Some(format!("no rule starts with {letter}")),
+        }
+    }
+
+    /// The value the picker shows on field row `index` of [`FIELDS`]: what is being typed, with a cursor, on the
+    /// row under the cursor; the kernel field shows its whole spec around the typed number (`gaussian:0.5▏`).
+    pub(crate) fn shown_value(&self, index: usize) -> String {
+        let Some(field) = FIELDS.get(index) else {
+            return String::new();
+        };
+        match (&self.typed, self.cursor == rule_count() + index) {
+            (Some(typed), true) => match (field.param, kernel_number_frame(&self.params.kernel)) {
+                (Param::Kernel, Some((before, after))) => format!("{before}{typed}▏{after}"),
+                _ => format!("{typed}▏"),
+            },
+            _ => field.param.value_text(&self.params),
+        }
+    }
+
+    /// What the cursor is on, from the registry and the parameter table: on a rule, its summary and source, then
+    /// the fields it takes; on a field, the parameter's meaning and range, then the rules that use it.
+    pub(crate) fn about(&self) -> (String, String) {
+        match (rule_at(self.cursor), self.field()) {
+            (Some(rule), _) => {
+                let fields: Vec<&str> = FIELDS
+                    .iter()
+                    .filter(|field| rule.uses(field.param))
+                    .map(|field| field.name)
+                    .collect();
+                let takes = if fields.is_empty() {
+                    format!("{} takes no parameters", rule.name)
+                } else {
+                    format!("{} takes: {}", rule.name, fields.join(", "))
+                };
+                (
+                    format!("{}: {} ({})", rule.name, rule.summary, rule.source),
+                    takes,
+                )
+            }
+            (None, Some(field)) => (
+                format!(
+                    "{}: {}; {}",
+                    field.name,
+                    field.param.describe(),
+                    field.param.range()
+                ),
+                format!("used by {}", used_by(field.param)),
+            ),
+            (None, None) => (String::new(), String::new()),
+        }
     }
 
     /// Set the field under the cursor from the typed text; say so when it is not a value.

@@ -1,7 +1,8 @@
 //! Popups: what each one holds, which keys it takes, and what a key does while it is open (the rule picker's
 //! keys included).
 
-use super::super::keys::{self, Command, Context};
+use super::super::help::{HELP_WIDTH, help_rows};
+use super::super::keys::{Command, Context};
 use super::super::recovery::Offer;
 use super::jobs::{Effect, Work};
 use super::picker::{RulePicker, field_message, row_of, rule_at, rule_count};
@@ -121,7 +122,7 @@ impl Model {
     /// Lines a scrollable popup holds, to bound its scrolling.
     pub(super) fn popup_lines(&self, popup: &Popup) -> usize {
         match popup {
-            Popup::Help { .. } => keys::help_lines().len() + 2,
+            Popup::Help { .. } => help_rows(usize::from(HELP_WIDTH - 2)).len(),
             Popup::Confusion { .. } => self.derived.leaves.len() + 4,
             Popup::Viewer { document, .. } => self
                 .data

@@ -180,13 +180,7 @@ fn apply(model: &mut Model, action: Action) -> Vec<Effect> {
                 {
                     input.push(c);
                 }
-                Some(Popup::Rules(picker)) if picker.field().is_some() => {
-                    let typed = picker.typed.get_or_insert_with(String::new);
-                    if typed.len() < 12 {
-                        typed.push(c);
-                    }
-                    picker.apply_typed();
-                }
+                Some(Popup::Rules(picker)) => picker.type_char(c),
                 _ => {}
             }
             Vec::new()

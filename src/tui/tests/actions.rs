@@ -9,7 +9,7 @@ fn a_split_runs_through_the_worker_path_and_can_be_undone_and_redone() {
     assert!(!model.dirty());
     let before = model.derived().objective;
 
-    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Char('s'));
     assert_eq!(model.derived().leaves.len(), 2);
     assert!(model.busy().is_none());
     assert!(model.dirty());

@@ -4,6 +4,7 @@
 mod actions;
 mod alternatives;
 mod files;
+mod keys;
 mod mouse;
 mod picker;
 mod preview;

@@ -5,7 +5,7 @@ use pdx::cluster::registry::{self, Family};
 use pdx::cluster::Param;
 
 use super::*;
-use crate::tui::model::picker::{FIELDS, row_of, rule_count, used_by};
+use crate::tui::model::picker::{FIELDS, row_of, rule_at, rule_count, used_by};
 
 /// The picker row of the field of `name`.
 fn field_row(name: &str) -> usize {
@@ -259,4 +259,156 @@ fn stepping_keeps_every_field_in_range() {
             );
         }
     }
+}
+
+/// The open picker.
+fn picker(model: &Model) -> &crate::tui::model::RulePicker {
+    match model.popup() {
+        Some(Popup::Rules(picker)) => picker,
+        other => panic!("the picker is not open: {other:?}"),
+    }
+}
+
+#[test]
+fn a_letter_jumps_to_the_next_rule_that_starts_with_it() {
+    let mut model = model();
+    key(&mut model, KeyCode::Char('r'));
+    let at = |model: &Model| rule_at(picker(model).cursor).map(|rule| rule.name);
+    assert_eq!(at(&model), Some("pddp"));
+    // The next k rule after the cursor, in the registry's order, then the one after it; either case.
+    let mut expected: Vec<&str> = registry::all()
+        .iter()
+        .map(|rule| rule.name)
+        .filter(|name| name.starts_with('k'))
+        .collect();
+    expected.push(expected[0]);
+    for name in expected {
+        key(&mut model, KeyCode::Char('k'));
+        assert_eq!(at(&model), Some(name));
+    }
+    key(&mut model, KeyCode::Char('S'));
+    assert_eq!(at(&model), Some("soft-kernel-kmeans"));
+    key(&mut model, KeyCode::Char('s'));
+    assert_eq!(at(&model), Some("spectral"));
+    // No rule starts with z: the cursor stays and the picker says so.
+    key(&mut model, KeyCode::Char('z'));
+    assert_eq!(at(&model), Some("spectral"));
+    assert_eq!(
+        picker(&model).error.as_deref(),
+        Some("no rule starts with z")
+    );
+    // From a field, a letter goes back to the rules; digits still type values there.
+    for _ in 0..(field_row("trials") - row_of("spectral").expect("listed")) {
+        key(&mut model, KeyCode::Down);
+    }
+    key(&mut model, KeyCode::Char('7'));
+    assert_eq!(picker(&model).params.trials, 7);
+    key(&mut model, KeyCode::Char('a'));
+    assert_eq!(at(&model), Some("alignment"));
+    // Enter uses the rule under the cursor, and the typed trials.
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.popup(), None);
+    assert_eq!(*model.rule(), spec_with("alignment", |p| p.trials = 7));
+}
+
+#[test]
+fn the_picker_describes_the_rule_and_the_parameter_under_the_cursor() {
+    let mut model = model();
+    key(&mut model, KeyCode::Char('r'));
+    key(&mut model, KeyCode::Char('p'));
+    let pddp_2means = registry::find("pddp-2means").expect("a rule");
+    let (rule, param) = picker(&model).about();
+    assert!(
+        rule.starts_with(&format!("pddp-2means: {}", pddp_2means.summary)),
+        "{rule}"
+    );
+    assert_eq!(param, "pddp-2means takes no parameters");
+    key(&mut model, KeyCode::Char('k'));
+    key(&mut model, KeyCode::Char('k'));
+    assert_eq!(picker(&model).about().1, "kpddp takes: l, kernel");
+    // On a field: the parameter's meaning and range, and the rules that use it.
+    for _ in 0..(field_row("seed") - row_of("kpddp").expect("listed")) {
+        key(&mut model, KeyCode::Down);
+    }
+    let (rule, param) = picker(&model).about();
+    assert_eq!(
+        rule,
+        format!("seed: {}; {}", Param::Seed.describe(), Param::Seed.range())
+    );
+    assert_eq!(param, format!("used by {}", used_by(Param::Seed)));
+    // Both are on the screen whole, wrapped rather than cut, at 80x24 and 160x48.
+    for (width, height) in [(80, 24), (160, 48)] {
+        let words =
+            |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_string).collect() };
+        let screen = screen_text(&model, width, height);
+        let on_screen: Vec<String> = screen
+            .lines()
+            .flat_map(|line| line.split('│').map(str::to_string).collect::<Vec<_>>())
+            .flat_map(|cell| words(&cell))
+            .collect();
+        let joined = on_screen.join(" ");
+        for text in [&rule, &param] {
+            assert!(
+                joined.contains(&words(text).join(" ")),
+                "{width}x{height}: {text}\n{screen}"
+            );
+        }
+        if width >= 100 {
+            assert!(
+                !screen.contains('…'),
+                "{width}x{height}: nothing cut\n{screen}"
+            );
+        }
+    }
+    // At 80x24, whatever the cursor is on, its description and the keys' line fit.
+    key(&mut model, KeyCode::Esc);
+    key(&mut model, KeyCode::Char('r'));
+    for _ in 0..crate::tui::model::RulePicker::rows() {
+        let screen = screen_text(&model, 80, 24);
+        assert!(screen.contains("Esc cancel"), "{screen}");
+        key(&mut model, KeyCode::Down);
+    }
+}
+
+#[test]
+fn the_kernel_field_shows_the_whole_spec_while_typing() {
+    let mut model = model();
+    key(&mut model, KeyCode::Char('r'));
+    for _ in 0..field_row("kernel") {
+        key(&mut model, KeyCode::Down);
+    }
+    let kernel = FIELDS
+        .iter()
+        .position(|field| field.name == "kernel")
+        .expect("a kernel field");
+    type_text(&mut model, "0.5");
+    assert_eq!(picker(&model).shown_value(kernel), "gaussian:0.5▏");
+    assert!(screen_text(&model, 80, 24).contains("gaussian:0.5▏"));
+    // A polynomial: the degree is typed between the family and the offset.
+    for _ in 0..3 {
+        key(&mut model, KeyCode::Right);
+    }
+    assert_eq!(picker(&model).params.kernel.to_string(), "poly:2:1");
+    type_text(&mut model, "4");
+    assert_eq!(picker(&model).shown_value(kernel), "poly:4▏:1");
+    assert_eq!(picker(&model).params.kernel.to_string(), "poly:4:1");
+    // Other fields show the typed text alone.
+    key(&mut model, KeyCode::Down);
+    type_text(&mut model, "2.5");
+    assert_eq!(picker(&model).shown_value(kernel + 1), "2.5▏");
+    assert_eq!(picker(&model).shown_value(kernel), "poly:4:1");
+}
+
+#[test]
+fn snapshot_rule_picker_80x24() {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('r'));
+    insta::assert_snapshot!("rule_picker_80x24", draw(&model, 80, 24).backend());
+    // Typing a Gaussian's sigma, at both sizes.
+    for _ in 0..field_row("kernel") {
+        key(&mut model, KeyCode::Down);
+    }
+    type_text(&mut model, "0.5");
+    insta::assert_snapshot!("rule_picker_typing_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("rule_picker_typing_160x48", draw(&model, 160, 48).backend());
 }

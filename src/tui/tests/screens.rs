@@ -182,7 +182,7 @@ fn the_help_screen_shows_every_binding() {
     use crate::tui::keys::{BINDINGS, MOUSE, keys_label};
     let mut model = model();
     key(&mut model, KeyCode::Char('?'));
-    let height = u16::try_from(BINDINGS.len() + MOUSE.len() + 40).expect("a screen height");
+    let height = u16::try_from(crate::tui::help::help_rows(98).len() + 4).expect("a screen height");
     let text = screen_text(&model, 100, height);
     for binding in BINDINGS {
         let line = format!("{:<14}{}", keys_label(binding), binding.help);

@@ -6,7 +6,7 @@ use ratatui::style::Color;
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Wrap};
 
-use super::super::keys;
+use super::super::help::{HELP_WIDTH, help_rows, wrap};
 use super::super::model::{FIELDS, Model, Popup, RulePicker, rule_at, rule_count, used_by};
 use pdx::cluster::registry::Family;
 
@@ -31,29 +31,35 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
     let full = frame.area();
     match popup {
         Popup::Help { scroll } => {
-            let area = popup_area(full, 76, full.height.saturating_sub(2));
-            let mut lines = vec![
-                Line::styled(
-                    "Tree: • leaf  ▾ split node  ▸ collapsed  ◆ the suggested next split",
-                    theme.dim(),
-                ),
-                Line::raw(""),
-            ];
-            for (heading, keys, help) in keys::help_lines() {
-                match heading {
-                    Some(title) => lines.push(Line::styled(title, theme.heading())),
-                    None => lines.push(Line::from(vec![
-                        Span::styled(format!("  {keys:<14}"), theme.fg(Color::Cyan)),
-                        Span::raw(help),
-                    ])),
-                }
-            }
-            let block = popup_block(" Keys · ↑↓ scroll · Esc closes ".into(), theme);
+            let area = popup_area(full, HELP_WIDTH, full.height.saturating_sub(2));
+            let rows = help_rows(usize::from(area.width.saturating_sub(2)));
+            // The last page stays full: scrolling stops where the last row reaches the bottom.
+            let scroll = (*scroll).min(
+                rows.len()
+                    .saturating_sub(usize::from(area.height.saturating_sub(2))),
+            );
+            let lines: Vec<Line> = rows
+                .into_iter()
+                .map(|row| {
+                    if row.heading {
+                        Line::styled(row.text, theme.heading())
+                    } else {
+                        Line::from(vec![
+                            Span::styled(row.label, theme.fg(Color::Cyan)),
+                            Span::raw(row.text),
+                        ])
+                    }
+                })
+                .collect();
+            let block = popup_block(
+                " Help: the tree, keys, rules · ↑↓ PgDn scroll · Esc closes ".into(),
+                theme,
+            );
             frame.render_widget(Clear, area);
             frame.render_widget(
                 Paragraph::new(lines)
                     .block(block)
-                    .scroll((u16::try_from(*scroll).unwrap_or(u16::MAX), 0)),
+                    .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
                 area,
             );
         }
@@ -172,6 +178,9 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
     }
 }
 
+/// The rule picker's width on a screen wide enough: every "used by" list shows whole.
+const PICKER_WIDTH: u16 = 104;
+
 /// A one-line text prompt: a question, the typed text, the keys.
 pub(super) fn draw_text_prompt(
     frame: &mut Frame,
@@ -206,8 +215,17 @@ pub(super) fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePic
         .filter(|&i| rule_at(i).is_some_and(|rule| rule.family() == Family::Kernel))
         .collect();
     let rule_rows = linear.len().max(kernel.len());
-    let height = u16::try_from(rule_rows + FIELDS.len() + 5).unwrap_or(u16::MAX);
-    let area = popup_area(full, 76, height);
+    // Wide enough for the longest "used by" list when the screen allows; the two descriptions of what the cursor is
+    // on are wrapped, never cut.
+    let width = PICKER_WIDTH.min(full.width.saturating_sub(2));
+    let text_width = usize::from(width.saturating_sub(2));
+    let (rule_about, param_about) = picker.about();
+    let about: Vec<String> = [rule_about, param_about]
+        .iter()
+        .flat_map(|text| wrap(text, text_width))
+        .collect();
+    let height = u16::try_from(rule_rows + FIELDS.len() + about.len() + 3).unwrap_or(u16::MAX);
+    let area = popup_area(full, width, height);
     let mut lines = Vec::new();
     let cell = |index: Option<&usize>| -> Span<'static> {
         let Some((index, rule)) = index.and_then(|&i| rule_at(i).map(|rule| (i, rule))) else {
@@ -231,40 +249,41 @@ pub(super) fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePic
             cell(kernel.get(row)),
         ]));
     }
+    // The values' column as wide as the widest value, so that the lists of rules have the room.
+    let value_width = (0..FIELDS.len())
+        .map(|index| picker.shown_value(index).chars().count() + 2)
+        .max()
+        .unwrap_or(0)
+        .max(10);
     for (index, field) in FIELDS.iter().enumerate() {
         let row = rule_count() + index;
-        let value = match (&picker.typed, row == picker.cursor) {
-            (Some(typed), true) => format!("{typed}▏"),
-            _ => field.param.value_text(&picker.params),
-        };
+        let value = picker.shown_value(index);
         let name = field.name;
-        let mut line = Line::from(vec![
-            Span::raw(format!("     {name:<10}{value:<20}")),
-            Span::styled(used_by(field.param), theme.dim()),
-        ]);
+        let values = format!("     {name:<10}{value:<value_width$}");
+        // A list too long for a narrow screen is marked cut; the field's description lists it whole.
+        let users = fit(
+            &used_by(field.param),
+            text_width.saturating_sub(values.chars().count()),
+        );
+        let mut line = Line::from(vec![Span::raw(values), Span::styled(users, theme.dim())]);
         if row == picker.cursor {
             line = line.style(theme.selected(true));
         }
         lines.push(line);
     }
-    // What the rule (or the field) under the cursor is, from the registry.
-    let about = match (rule_at(picker.cursor), picker.field()) {
-        (Some(rule), _) => format!("{}: {} ({})", rule.name, rule.summary, rule.source),
-        (None, Some(field)) => format!("{}: {}", field.name, field.param.describe()),
-        (None, None) => String::new(),
-    };
-    lines.push(Line::styled(
-        fit(&about, usize::from(area.width.saturating_sub(2))),
-        theme.dim(),
-    ));
-    match &picker.error {
-        Some(error) => lines.push(Line::styled(error.clone(), theme.fg(Color::Red))),
-        None => lines.push(Line::raw("")),
-    }
-    lines.push(Line::styled(
-        "Space choose · +/- or digits set · Enter use · Esc cancel",
-        theme.dim(),
-    ));
+    lines.extend(
+        about
+            .into_iter()
+            .map(|line| Line::styled(line, theme.dim())),
+    );
+    // An error takes the keys' line: the help (?) lists them too.
+    lines.push(match &picker.error {
+        Some(error) => Line::styled(error.clone(), theme.fg(Color::Red)),
+        None => Line::styled(
+            "a-z jump · Space choose · +/- or digits set · Enter use · Esc cancel",
+            theme.dim(),
+        ),
+    });
     frame.render_widget(Clear, area);
     frame.render_widget(
         Paragraph::new(lines).block(popup_block(" Split rule ".into(), theme)),

@@ -7,6 +7,7 @@ mod jobs;
 pub(super) mod picker;
 mod popups;
 mod preview_cache;
+mod reading;
 mod tree_ops;
 mod update;
 
@@ -28,6 +29,7 @@ use super::session::Source;
 pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
 pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(super) use popups::Popup;
+pub(super) use reading::{Clock, LogEntry, shorten_path};
 pub(super) use update::update;
 
 /// Undo depth. A snapshot shares the nodes' members and centroids with the live tree, so it costs little, but
@@ -142,6 +144,8 @@ pub(super) struct Derived {
     pub confusion: Confusion,
     pub leaf_figures: Vec<ClusterFigures>,
     pub global: Option<GlobalFigures>,
+    /// Per node: its top words, which describe a node without a name.
+    pub words: HashMap<usize, Vec<String>>,
 }
 
 /// What the detail pane shows of the selected node, recomputed when the selection or the tree changes.
@@ -190,6 +194,10 @@ pub(super) struct Start {
     pub rule: RuleSpec,
     /// What the status line says first (the default: how to get help).
     pub note: Option<String>,
+    /// Start label-blind: labels and the figures measured against them hidden.
+    pub blind: bool,
+    /// The message log's clock.
+    pub clock: Clock,
 }
 
 impl Start {
@@ -204,6 +212,8 @@ impl Start {
             session_dir: None,
             rule: RuleSpec::default(),
             note: None,
+            blind: false,
+            clock: std::time::SystemTime::now,
         }
     }
 }
@@ -240,6 +250,11 @@ pub(super) struct Model {
     derived: Derived,
     detail: Detail,
     previews: preview_cache::PreviewCache,
+    /// Labels and the figures against them hidden.
+    blind: bool,
+    clock: Clock,
+    /// Every status message of the session.
+    log: Vec<LogEntry>,
 }
 
 impl Model {
@@ -287,11 +302,16 @@ impl Model {
                 confusion: Confusion { counts: Vec::new() },
                 leaf_figures: Vec::new(),
                 global: None,
+                words: HashMap::new(),
             },
             detail: Detail::default(),
             previews: preview_cache::PreviewCache::default(),
+            blind: start.blind,
+            clock: start.clock,
+            log: Vec::new(),
         };
         model.tree_changed();
+        model.record_status();
         model
     }
 
@@ -438,6 +458,7 @@ impl Model {
             confusion: metrics::confusion(&assignments, &labels, leaves.len(), label_count),
             leaf_figures: Vec::new(),
             global: None,
+            words: reading::top_words(tree, &data.matrix),
         };
         let (per_leaf, global) = metrics::figures(&derived.confusion, label_count);
         if label_count > 0 && global.labelled > 0 {
@@ -499,7 +520,7 @@ impl Model {
                     .collect();
                 let (other, against) = match siblings.as_slice() {
                     [one] => match centroid_of(*one) {
-                        Some(sibling) => (sibling, format!("#{one}")),
+                        Some(sibling) => (sibling, self.label(*one)),
                         None => (vec![0.0; centroid.len()], String::new()),
                     },
                     _ => (
@@ -509,7 +530,7 @@ impl Model {
                             &centroid,
                             node.size(),
                         ),
-                        format!("the rest of #{}", parent.id),
+                        format!("the rest of {}", self.label(parent.id)),
                     ),
                 };
                 (

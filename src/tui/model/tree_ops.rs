@@ -78,7 +78,7 @@ impl Model {
     pub(super) fn split(&mut self, node: usize) -> Vec<Effect> {
         match self.tree.unsplittable_reason(node) {
             Ok(Some(reason)) => {
-                self.status = format!("#{node} cannot be split: {reason}");
+                self.status = format!("{} cannot be split: {reason}", self.label(node));
                 Vec::new()
             }
             Ok(None) => {

@@ -6,6 +6,7 @@ mod files;
 mod mouse;
 mod picker;
 mod preview;
+mod reading;
 mod recovery;
 mod screens;
 mod signals;

@@ -145,7 +145,7 @@ pub(super) struct Derived {
     pub leaf_figures: Vec<ClusterFigures>,
     pub global: Option<GlobalFigures>,
     /// Per node: its top words, which describe a node without a name.
-    pub words: HashMap<usize, Vec<String>>,
+    pub words: HashMap<usize, reading::NodeWords>,
 }
 
 /// What the detail pane shows of the selected node, recomputed when the selection or the tree changes.
@@ -458,7 +458,7 @@ impl Model {
             confusion: metrics::confusion(&assignments, &labels, leaves.len(), label_count),
             leaf_figures: Vec::new(),
             global: None,
-            words: reading::top_words(tree, &data.matrix),
+            words: reading::top_words(tree, &data.matrix, std::mem::take(&mut self.derived.words)),
         };
         let (per_leaf, global) = metrics::figures(&derived.confusion, label_count);
         if label_count > 0 && global.labelled > 0 {

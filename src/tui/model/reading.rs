@@ -2,6 +2,7 @@
 //! message log with its injectable clock, and the confusion view's grid in a layout that suits its labels.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use pdx::cluster::Tree;
@@ -64,22 +65,51 @@ fn entries(centroid: &SparseCentroid) -> impl Iterator<Item = (usize, f64)> + '_
         .map(|(&row, &value)| (row as usize, value))
 }
 
-/// Every node's top words: the largest entries of its centroid. A leaf's are read from the sparse centroid it
-/// keeps; an inner node's centroid is the size-weighted sum of its leaves' centroids (its members are theirs),
-/// accumulated in one reused dense buffer, so the cost is the leaves' stored entries times the depth, with no
-/// pass over the documents.
-pub(crate) fn top_words(tree: &Tree, matrix: &DataMatrix) -> HashMap<usize, Vec<String>> {
+/// A node's top words and the members they were computed for.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeWords {
+    members: Arc<[usize]>,
+    pub words: Vec<String>,
+}
+
+/// Every node's top words: the largest entries of its centroid. A node whose members are those `previous` has
+/// for it (the same shared list: a split, a merge or an undo leaves the other nodes' members as they were) keeps
+/// its words, so a split computes only its two children's. A leaf's are read from the sparse centroid it keeps;
+/// an inner node's centroid is the size-weighted sum of its leaves' centroids (its members are theirs),
+/// accumulated in one reused dense buffer: the cost is the leaves' stored entries times the depth, with no pass
+/// over the documents.
+pub(crate) fn top_words(
+    tree: &Tree,
+    matrix: &DataMatrix,
+    mut previous: HashMap<usize, NodeWords>,
+) -> HashMap<usize, NodeWords> {
     let names = matrix.row_names();
     let word = |row: usize| names.get(row).cloned().unwrap_or_default();
+    let mut words = HashMap::new();
+    let mut todo = Vec::new();
+    for id in tree.depth_first() {
+        let Some(node) = tree.node(id) else {
+            continue;
+        };
+        match previous.remove(&id) {
+            Some(known) if Arc::ptr_eq(&known.members, &node.members) => {
+                words.insert(id, known);
+            }
+            _ => todo.push(id),
+        }
+    }
+    if todo.is_empty() {
+        return words;
+    }
+    // The leaves' centroids, when some node needs them (a leaf keeps its own; one merged back is computed).
     let centroids: HashMap<usize, _> = tree
         .leaves()
         .into_iter()
         .filter_map(|id| Some((id, tree.centroid(matrix, id).ok()?)))
         .collect();
-    let mut words = HashMap::new();
     let mut sum = vec![0.0; matrix.rows()];
     let mut touched: Vec<usize> = Vec::new();
-    for id in tree.depth_first() {
+    for id in todo {
         let Some(node) = tree.node(id) else {
             continue;
         };
@@ -119,7 +149,13 @@ pub(crate) fn top_words(tree: &Tree, matrix: &DataMatrix) -> HashMap<usize, Vec<
             touched.clear();
             rows
         };
-        words.insert(id, rows.into_iter().map(word).collect());
+        words.insert(
+            id,
+            NodeWords {
+                members: Arc::clone(&node.members),
+                words: rows.into_iter().map(word).collect(),
+            },
+        );
     }
     words
 }
@@ -223,7 +259,10 @@ impl Model {
 
     /// A node's top words (computed when the tree changes).
     pub(crate) fn node_words(&self, id: usize) -> &[String] {
-        self.derived.words.get(&id).map_or(&[], Vec::as_slice)
+        self.derived
+            .words
+            .get(&id)
+            .map_or(&[], |known| known.words.as_slice())
     }
 
     /// A node's short description: its name if given, else its top words.

@@ -83,7 +83,7 @@ impl Model {
             }
             Ok(None) => {
                 let rule = self.rule.clone();
-                let what = format!("splitting #{node} with {}", self.rule_text());
+                let what = format!("splitting {} with {}", self.label(node), self.rule_text());
                 self.start(Work::Split { node, rule }, what)
             }
             Err(error) => {

@@ -440,3 +440,55 @@ fn snapshot_the_message_log() {
     key(&mut model, KeyCode::Esc);
     assert_eq!(model.popup(), None);
 }
+
+#[test]
+fn messages_name_named_nodes() {
+    let mut model = two_splits_from(fixed_start());
+    let leaf = model.derived().leaves[0];
+    select(&mut model, leaf);
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, "sky");
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Char('s'));
+    let messages: Vec<&str> = model.log().iter().map(|e| e.message.as_str()).collect();
+    assert!(
+        messages.iter().any(|m| m.starts_with("splitting sky with")),
+        "{messages:?}"
+    );
+    assert!(
+        model.status().starts_with("split sky into #"),
+        "{}",
+        model.status()
+    );
+    key(&mut model, KeyCode::Char('m'));
+    assert_eq!(model.status(), "merged sky back into a leaf");
+}
+
+#[test]
+fn a_split_keeps_the_other_nodes_words_and_describes_its_children() {
+    let mut model = two_splits_from(fixed_start());
+    let before: Vec<(usize, Vec<String>)> = model
+        .tree()
+        .depth_first()
+        .into_iter()
+        .map(|id| (id, model.node_words(id).to_vec()))
+        .collect();
+    key(&mut model, KeyCode::Char('n'));
+    for (id, words) in &before {
+        assert_eq!(model.node_words(*id), words.as_slice(), "node {id}");
+    }
+    for &leaf in &model.derived().leaves {
+        let centroid = model
+            .tree()
+            .dense_centroid(&model.data().matrix, leaf)
+            .expect("a leaf");
+        let top = pdx::report::terms::top_terms(&centroid, model.data().matrix.row_names(), 3);
+        let top: Vec<String> = top.into_iter().map(|t| t.term).collect();
+        assert_eq!(model.node_words(leaf), top.as_slice(), "leaf {leaf}");
+    }
+    // Undo and merge: the words of the nodes left are the same.
+    key(&mut model, KeyCode::Char('u'));
+    for (id, words) in &before {
+        assert_eq!(model.node_words(*id), words.as_slice(), "node {id}");
+    }
+}

@@ -413,7 +413,6 @@ impl Model {
             Ok(offer) => self.popup = Some(Popup::Recovery(Box::new(offer))),
             Err(error) => self.status = error,
         }
-        self.record_status();
     }
 
     /// The answer to the recovery offer: `Yes` reopens the tree (unsaved: `q` asks, a signal keeps it again) and

@@ -16,11 +16,11 @@ mod effects;
 #[path = "../src/tui/export.rs"]
 mod export;
 #[allow(dead_code, unused_imports)]
-#[path = "../src/tui/keys.rs"]
-mod keys;
-#[allow(dead_code, unused_imports)]
 #[path = "../src/tui/help.rs"]
 mod help;
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/keys.rs"]
+mod keys;
 #[allow(dead_code, unused_imports)]
 #[path = "../src/tui/loading.rs"]
 mod loading;

@@ -35,6 +35,10 @@ pub(crate) struct Cli {
     // Not defaulted here, so that a run that cannot use it (standard output not a terminal) knows it was given.
     #[arg(long, value_parser = memory_size, help = mem_budget_help(), help_heading = "Kernels")]
     mem_budget: Option<MemorySize>,
+    /// Explore as if the corpus had no labels: hide labels, purity, entropy, NMI and the confusion view (b in the
+    /// TUI shows them again).
+    #[arg(long)]
+    hide_labels: bool,
 }
 
 /// The help of the TUI's `--mem-budget`, with its default (which clap shows only for defaulted flags).
@@ -87,14 +91,16 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<()> {
                 use_cache: !cli.corpus.no_cache,
             };
             let memory_budget = cli.mem_budget.map_or(DEFAULT_MEMORY_BUDGET, |size| size.0);
-            tui::run(source, cli.session, memory_budget)
+            tui::run(source, cli.session, memory_budget, cli.hide_labels)
         }
         // The statistics use neither flag: refused rather than ignored.
-        None if cli.session.is_some() || cli.mem_budget.is_some() => {
+        None if cli.session.is_some() || cli.mem_budget.is_some() || cli.hide_labels => {
             let flag = if cli.session.is_some() {
                 "--session"
-            } else {
+            } else if cli.mem_budget.is_some() {
                 "--mem-budget"
+            } else {
+                "--hide-labels"
             };
             anyhow::bail!(
                 "{flag} is for the terminal interface, and standard output is not a terminal (without one, pdx \

@@ -105,11 +105,11 @@ pub(super) fn help_rows(width: usize) -> Vec<HelpRow> {
                 text: String::new(),
             });
         }
-        rows.push(HelpRow {
+        rows.extend(wrap(heading, width).into_iter().map(|text| HelpRow {
             heading: true,
             label: String::new(),
-            text: heading.to_string(),
-        });
+            text,
+        }));
         let label_width = entries
             .iter()
             .map(|(label, _)| label.chars().count() + 2)

@@ -64,6 +64,13 @@ pub(super) enum Command {
     Backspace,
     /// Pick the rule under the cursor in the rule picker.
     Choose,
+    /// Hide or show the labels and every figure measured against them (label-blind exploration).
+    ToggleLabels,
+    /// The message log: every status message of the session with its time.
+    MessageLog,
+    /// Scroll a wide popup (the confusion view) sideways.
+    Left,
+    Right,
 }
 
 /// Where a binding applies: the main screen (either pane, or one of them) or one popup.
@@ -79,7 +86,7 @@ pub(super) enum Context {
     Confirm,
     /// The offer, at start, to reopen a tree kept when a signal stopped pdx.
     Recovery,
-    /// Help, confusion view and document viewer: scrollable read-only popups.
+    /// Help, confusion view, message log and document viewer: scrollable read-only popups.
     Reader,
     /// The screen shown while the corpus loads.
     Loading,
@@ -96,7 +103,7 @@ impl Context {
             Context::TextPrompt => "Name and find prompts",
             Context::Confirm => "Question",
             Context::Recovery => "Recovered tree (offered at start)",
-            Context::Reader => "Help, confusion view, document viewer",
+            Context::Reader => "Read-only popups: help, confusion, log, viewer, comparisons",
             Context::Loading => "While loading",
         }
     }
@@ -232,6 +239,8 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Esc)], Command::Cancel, Context::Main, "cancel the running split"),
     hint(&[Plain(Char('q'))], Command::Quit, Context::Main, "quit (asks first if the tree changed)", "quit"),
     bind(&[Ctrl('c')], Command::Interrupt, Context::Main, "cancel the running split or preview; else quit as q"),
+    bind(&[Plain(Char('b'))], Command::ToggleLabels, Context::Main, "label-blind: hide (or show) labels, purity, entropy, NMI"),
+    bind(&[Plain(Char('L'))], Command::MessageLog, Context::Main, "message log: every message of the session, newest first"),
     // The tree pane.
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Tree, "select the node above"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Tree, "select the node below"),
@@ -287,6 +296,8 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(PageDown), Plain(Char(' '))], Command::PageDown, Context::Reader, "page down"),
     bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Reader, "top"),
     bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Reader, "bottom"),
+    bind(&[Plain(Left), Plain(Char('h'))], Command::Left, Context::Reader, "scroll left (confusion view)"),
+    bind(&[Plain(Right), Plain(Char('l'))], Command::Right, Context::Reader, "scroll right (confusion view)"),
     bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Reader, "close"),
     // The loading screen.
     bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Loading, "stop loading and quit"),

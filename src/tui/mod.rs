@@ -52,11 +52,12 @@ fn colors_enabled() -> bool {
 
 /// Open the TUI on the corpus of `source`, or, with `session_file`, on the session's corpus and tree. A session
 /// file that cannot be used is reported in the status line and pdx starts on `source` without it.
-/// `memory_budget` bounds the kernel matrix of a kernel split (`--mem-budget`).
+/// `memory_budget` bounds the kernel matrix of a kernel split (`--mem-budget`); `hide_labels` starts label-blind.
 pub(crate) fn run(
     source: Source,
     session_file: Option<PathBuf>,
     memory_budget: u64,
+    hide_labels: bool,
 ) -> anyhow::Result<()> {
     let colors = colors_enabled();
     let (session, note) = match session_file {
@@ -79,6 +80,7 @@ pub(crate) fn run(
         note,
         memory_budget,
         recovery_dir: recovery::default_dir(),
+        hide_labels,
     };
     // Caught from before the terminal is set up to after it is restored: a signal in between is handled by the
     // loops below, which give the terminal back.
@@ -132,6 +134,8 @@ struct Start {
     memory_budget: u64,
     /// Where a signal's recovery goes and where the start looks for one (none: no folder for it).
     recovery_dir: Option<PathBuf>,
+    /// Start label-blind (`--hide-labels`).
+    hide_labels: bool,
 }
 
 /// How a run of the TUI ended.
@@ -187,6 +191,7 @@ fn run_in(
         note: start
             .note
             .or_else(|| opened.warnings.first().map(|w| format!("warning: {w}"))),
+        blind: start.hide_labels,
         ..model::Start::new(Arc::new(opened.dataset), colors)
     });
     if let Some((path, session)) = start.session {
@@ -197,6 +202,8 @@ fn run_in(
         Some(Err(error)) => model.recovery_found(Err(error)),
         Some(Ok(None)) | None => {}
     }
+    // A session's message is set outside `update`: logged here, at the start.
+    model.record_status();
     if let Some(signal) = event_loop(terminal, &mut model, &sender, &receiver, signals)? {
         let kept = recovery::keep(&model, start.recovery_dir.as_deref(), signal);
         return Ok(Ended::Signalled { signal, kept });

@@ -123,6 +123,10 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                 let (before, after) =
                     record.map_or((0.0, 0.0), |r| (r.objective_before, r.objective_after));
                 let ids: Vec<String> = children.iter().map(|c| format!("#{c}")).collect();
+                let split = tree
+                    .node(node)
+                    .and_then(|n| n.name.clone())
+                    .unwrap_or_else(|| format!("#{node}"));
                 let kernel = record
                     .and_then(|r| r.detail.kernel_summary())
                     .map_or(String::new(), |summary| format!(" · {summary}"));
@@ -135,7 +139,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                 };
                 Outcome {
                     message: format!(
-                        "split #{node} into {} with {}: scatter {before:.3} → {after:.3}{kernel}{alternative}",
+                        "split {split} into {} with {}: scatter {before:.3} → {after:.3}{kernel}{alternative}",
                         ids.join(" "),
                         rule.name()
                     ),

@@ -8,6 +8,7 @@ mod jobs;
 pub(super) mod picker;
 mod popups;
 mod preview_cache;
+mod reading;
 mod tree_ops;
 mod update;
 
@@ -30,6 +31,7 @@ pub(super) use alternatives::{AlternativesView, ComparisonView};
 pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
 pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(super) use popups::Popup;
+pub(super) use reading::{Clock, LogEntry, shorten_path};
 pub(super) use update::update;
 
 /// Undo depth. A snapshot shares the nodes' members and centroids with the live tree, so it costs little, but
@@ -144,6 +146,8 @@ pub(super) struct Derived {
     pub confusion: Confusion,
     pub leaf_figures: Vec<ClusterFigures>,
     pub global: Option<GlobalFigures>,
+    /// Per node: its top words, which describe a node without a name.
+    pub words: HashMap<usize, reading::NodeWords>,
 }
 
 /// What the detail pane shows of the selected node, recomputed when the selection or the tree changes.
@@ -192,6 +196,10 @@ pub(super) struct Start {
     pub rule: RuleSpec,
     /// What the status line says first (the default: how to get help).
     pub note: Option<String>,
+    /// Start label-blind: labels and the figures measured against them hidden.
+    pub blind: bool,
+    /// The message log's clock.
+    pub clock: Clock,
 }
 
 impl Start {
@@ -206,6 +214,8 @@ impl Start {
             session_dir: None,
             rule: RuleSpec::default(),
             note: None,
+            blind: false,
+            clock: std::time::SystemTime::now,
         }
     }
 }
@@ -244,6 +254,11 @@ pub(super) struct Model {
     previews: preview_cache::PreviewCache,
     /// The node marked for comparison with the selected one.
     mark: Option<usize>,
+    /// Labels and the figures against them hidden.
+    blind: bool,
+    clock: Clock,
+    /// Every status message of the session.
+    log: Vec<LogEntry>,
 }
 
 impl Model {
@@ -291,12 +306,17 @@ impl Model {
                 confusion: Confusion { counts: Vec::new() },
                 leaf_figures: Vec::new(),
                 global: None,
+                words: HashMap::new(),
             },
             detail: Detail::default(),
             previews: preview_cache::PreviewCache::default(),
             mark: None,
+            blind: start.blind,
+            clock: start.clock,
+            log: Vec::new(),
         };
         model.tree_changed();
+        model.record_status();
         model
     }
 
@@ -383,11 +403,6 @@ impl Model {
         self.derived.global.is_some()
     }
 
-    /// Whether label figures are shown.
-    pub(super) fn labels_shown(&self) -> bool {
-        self.has_labels()
-    }
-
     /// Key contexts in the order they are searched.
     pub(super) fn contexts(&self) -> Vec<Context> {
         match &self.popup {
@@ -448,6 +463,7 @@ impl Model {
             confusion: metrics::confusion(&assignments, &labels, leaves.len(), label_count),
             leaf_figures: Vec::new(),
             global: None,
+            words: reading::top_words(tree, &data.matrix, std::mem::take(&mut self.derived.words)),
         };
         let (per_leaf, global) = metrics::figures(&derived.confusion, label_count);
         if label_count > 0 && global.labelled > 0 {
@@ -509,7 +525,7 @@ impl Model {
                     .collect();
                 let (other, against) = match siblings.as_slice() {
                     [one] => match centroid_of(*one) {
-                        Some(sibling) => (sibling, format!("#{one}")),
+                        Some(sibling) => (sibling, self.label(*one)),
                         None => (vec![0.0; centroid.len()], String::new()),
                     },
                     _ => (
@@ -519,7 +535,7 @@ impl Model {
                             &centroid,
                             node.size(),
                         ),
-                        format!("the rest of #{}", parent.id),
+                        format!("the rest of {}", self.label(parent.id)),
                     ),
                 };
                 (

@@ -24,7 +24,13 @@ pub(crate) enum Popup {
         input: String,
     },
     ConfirmQuit,
+    /// The confusion view, scrolled down `scroll` rows and right `column` columns.
     Confusion {
+        scroll: usize,
+        column: usize,
+    },
+    /// The message log, newest first, scrolled down `scroll` messages.
+    Log {
         scroll: usize,
     },
     Viewer {
@@ -59,6 +65,7 @@ impl Popup {
         match self {
             Popup::Help { .. }
             | Popup::Confusion { .. }
+            | Popup::Log { .. }
             | Popup::Viewer { .. }
             | Popup::Alternatives { .. }
             | Popup::Compare { .. } => Context::Reader,
@@ -89,7 +96,14 @@ impl Model {
                     error: None,
                 }))
             }
-            Command::Confusion if self.has_labels() => Some(Popup::Confusion { scroll: 0 }),
+            Command::Confusion if self.labels_shown() => Some(Popup::Confusion {
+                scroll: 0,
+                column: 0,
+            }),
+            Command::Confusion if self.blind() => {
+                self.status = "labels are hidden (b shows them): no confusion view".into();
+                None
+            }
             Command::Confusion => {
                 self.status = "the corpus has no labels: no confusion view".into();
                 None
@@ -115,6 +129,7 @@ impl Model {
                 input: String::new(),
             }),
             Command::Help => Some(Popup::Help { scroll: 0 }),
+            Command::MessageLog => Some(Popup::Log { scroll: 0 }),
             other => panic!("{other:?} opens no popup"),
         };
     }
@@ -123,7 +138,8 @@ impl Model {
     pub(super) fn popup_lines(&self, popup: &Popup) -> usize {
         match popup {
             Popup::Help { .. } => help_rows(usize::from(HELP_WIDTH - 2)).len(),
-            Popup::Confusion { .. } => self.derived.leaves.len() + 4,
+            Popup::Confusion { .. } => self.confusion_grid().rows.len(),
+            Popup::Log { .. } => self.log().len(),
             Popup::Viewer { document, .. } => self
                 .data
                 .documents
@@ -159,9 +175,19 @@ pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Comman
             false
         }
         (Popup::ConfirmQuit, Command::No) => false,
+        (Popup::Confusion { column, .. }, Command::Left | Command::Right) => {
+            let last = model.confusion_grid().columns.len().saturating_sub(1);
+            *column = if command == Command::Left {
+                column.saturating_sub(1)
+            } else {
+                (*column + 1).min(last)
+            };
+            true
+        }
         (
             Popup::Help { scroll }
-            | Popup::Confusion { scroll }
+            | Popup::Confusion { scroll, .. }
+            | Popup::Log { scroll }
             | Popup::Viewer { scroll, .. }
             | Popup::Alternatives { scroll, .. }
             | Popup::Compare { scroll, .. },

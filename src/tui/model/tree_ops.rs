@@ -86,12 +86,12 @@ impl Model {
         }
         match self.tree.unsplittable_reason(node) {
             Ok(Some(reason)) => {
-                self.status = format!("#{node} cannot be split: {reason}");
+                self.status = format!("{} cannot be split: {reason}", self.label(node));
                 Vec::new()
             }
             Ok(None) => {
                 let rule = self.rule.clone();
-                let what = format!("splitting #{node} with {}", self.rule_text());
+                let what = format!("splitting {} with {}", self.label(node), self.rule_text());
                 self.start(Work::Split { node, rule }, what)
             }
             Err(error) => {

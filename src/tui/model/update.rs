@@ -124,6 +124,8 @@ pub(crate) fn update(model: &mut Model, action: Action) -> Vec<Effect> {
     let mut effects = apply(model, action);
     // Whatever changed the selection, the tree or the tab, the Preview tab asks for its preview here.
     effects.extend(model.request_preview());
+    // The one place messages are logged: whatever set the status line, the new message goes in the log.
+    model.record_status();
     effects
 }
 
@@ -306,7 +308,9 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
         | Command::OpenDocument
         | Command::Rename
         | Command::Find
+        | Command::MessageLog
         | Command::Help => model.open_popup(command),
+        Command::ToggleLabels => model.toggle_labels(),
         Command::Confirm
         | Command::Yes
         | Command::No
@@ -314,7 +318,9 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
         | Command::Decrease
         | Command::Type
         | Command::Backspace
-        | Command::Choose => {}
+        | Command::Choose
+        | Command::Left
+        | Command::Right => {}
     }
     Vec::new()
 }
@@ -351,7 +357,7 @@ impl Model {
                     Ok(()) => {
                         self.selected = id;
                         self.replace_tree(tree);
-                        self.status = format!("merged #{id} back into a leaf");
+                        self.status = format!("merged {} back into a leaf", self.label(id));
                     }
                     Err(error) => self.status = error.to_string(),
                 }

@@ -8,6 +8,7 @@ mod keys;
 mod mouse;
 mod picker;
 mod preview;
+mod reading;
 mod recovery;
 mod screens;
 mod signals;

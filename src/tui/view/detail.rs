@@ -9,9 +9,10 @@ use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tab
 
 use pdx::report::terms::TermWeight;
 
+use super::super::model::shorten_path;
 use super::super::model::{DetailTab, Model, Pane};
 use super::preview::draw_preview;
-use super::{Theme, bar, fit, list_offset, node_label, percent, tab_titles};
+use super::{Theme, bar, fit, list_offset, percent, tab_titles};
 
 pub(super) fn term_lines(
     title: String,
@@ -24,7 +25,13 @@ pub(super) fn term_lines(
         lines.push(Line::styled("  (none)", theme.dim()));
     }
     let max = terms.first().map_or(0.0, |t| t.weight);
-    let value_width = 6;
+    // As wide as the largest weight written out (a corpus of large values has weights of several digits).
+    let value_width = terms
+        .iter()
+        .map(|t| format!("{:.3}", t.weight).len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
     let term_width = (width.saturating_sub(value_width + 2) / 2).clamp(6, 18);
     let bar_width = width.saturating_sub(term_width + value_width + 2);
     for t in terms {
@@ -41,12 +48,17 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
     let focused = model.focus() == Pane::Detail;
     let detail = &model.detail();
     let size = model.tree().node(detail.node).map_or(0, |n| n.size());
+    // The node's path from the root, cut from the left when the pane is narrow: the node's end always shows.
+    let documents = format!(" · {size} documents ");
+    let room = usize::from(area.width)
+        .saturating_sub(documents.chars().count() + 3)
+        .max(1);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border(focused))
         .title(format!(
-            " {} · {size} documents ",
-            node_label(model, detail.node)
+            " {}{documents}",
+            shorten_path(&model.path(detail.node), room)
         ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -107,9 +119,8 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
                     let Some(document) = model.data().documents.get(j) else {
                         return ListItem::new("");
                     };
-                    let label = document
-                        .label
-                        .and_then(|l| model.data().label_names.get(l as usize))
+                    let label = model
+                        .document_label(j)
                         .map_or(String::new(), |l| format!("{:<18} ", fit(l, 18)));
                     let title = document.title.as_deref().unwrap_or(&document.id);
                     let mark = if rank == 0 { "★ " } else { "  " };
@@ -127,10 +138,13 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
 
 pub(super) fn label_lines(model: &Model, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let id = model.detail().node;
-    let (Some(counts), Some(figures)) = (
-        model.derived().label_counts.get(&id),
-        model.derived().node_figures.get(&id),
-    ) else {
+    if model.blind() {
+        return vec![Line::styled(
+            "Labels are hidden (b shows them).",
+            theme.dim(),
+        )];
+    }
+    let (Some(counts), Some(figures)) = (model.label_counts(id), model.node_figures(id)) else {
         return vec![Line::styled("The corpus has no labels.", theme.dim())];
     };
     let mut lines = vec![Line::from(vec![

@@ -17,10 +17,16 @@ use ratatui::style::{Color, Modifier, Style};
 use super::model::{DetailTab, Model, Region};
 use detail::draw_detail;
 use popups::draw_popup;
-use status::draw_status;
+use status::{draw_status, status_height};
 use tree::draw_tree;
 
 pub(super) use loading::view_loading;
+// What the tests check directly: the status area's wrapping and the tree's column widths.
+#[cfg(test)]
+pub(super) use status::wrap;
+#[cfg(test)]
+pub(super) use tree::TreeWidths;
+use tree::number_width;
 
 /// Styles, or plain text attributes when colours are off (NO_COLOR).
 #[derive(Clone, Copy)]
@@ -142,9 +148,13 @@ struct Areas {
 }
 
 impl Areas {
-    fn of(area: Rect) -> Areas {
-        let [main, status] =
-            Layout::vertical([Constraint::Min(4), Constraint::Length(2)]).areas(area);
+    /// The parts of `area` for `model` (the status area grows when its message wraps).
+    fn of(area: Rect, model: &Model) -> Areas {
+        let [main, status] = Layout::vertical([
+            Constraint::Min(4),
+            Constraint::Length(status_height(model, area.width)),
+        ])
+        .areas(area);
         let [tree, detail] = if area.width >= 120 {
             Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(main)
         } else {
@@ -188,7 +198,7 @@ pub(super) fn hit(model: &Model, area: Rect, column: u16, row: u16) -> Region {
     if model.popup().is_some() {
         return Region::Popup;
     }
-    let areas = Areas::of(area);
+    let areas = Areas::of(area, model);
     let position = ratatui::layout::Position::new(column, row);
     if areas.tree.contains(position) {
         let rows = areas.tree_rows();
@@ -234,7 +244,7 @@ pub(super) fn view(frame: &mut Frame, model: &Model) {
     let theme = Theme {
         color: model.colors(),
     };
-    let areas = Areas::of(frame.area());
+    let areas = Areas::of(frame.area(), model);
     draw_tree(frame, model, theme, areas.tree);
     draw_detail(frame, model, theme, areas.detail);
     draw_status(frame, model, theme, areas.status);

@@ -10,7 +10,7 @@ use super::super::help::{HELP_WIDTH, help_rows, wrap};
 use super::super::model::{FIELDS, Model, Popup, RulePicker, rule_at, rule_count, used_by};
 use pdx::cluster::registry::Family;
 
-use super::{Theme, fit, node_label, percent};
+use super::{Theme, fit, number_width, percent};
 
 /// A popup rectangle of at most `width` x `height` centred in `area`.
 pub(super) fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
@@ -136,7 +136,10 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
                 area,
             );
         }
-        Popup::Confusion { scroll } => draw_confusion(frame, model, theme, *scroll),
+        Popup::Confusion { scroll, column } => {
+            draw_confusion(frame, model, theme, *scroll, *column)
+        }
+        Popup::Log { scroll } => draw_log(frame, model, theme, *scroll),
         Popup::Alternatives { view, scroll } => {
             super::compare::draw_alternatives(frame, model, theme, view, *scroll)
         }
@@ -148,9 +151,8 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
             let Some(doc) = model.data().documents.get(*document) else {
                 return;
             };
-            let label = doc
-                .label
-                .and_then(|l| model.data().label_names.get(l as usize))
+            let label = model
+                .document_label(*document)
                 .map(|l| format!(" [{l}]"))
                 .unwrap_or_default();
             let mut text = Text::default();
@@ -291,82 +293,169 @@ pub(super) fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePic
     );
 }
 
-pub(super) fn draw_confusion(frame: &mut Frame, model: &Model, theme: Theme, scroll: usize) {
+/// The confusion view: a table of counts, rows and columns as [`ConfusionGrid`] lays them out, scrolled down
+/// `scroll` rows and right `column` columns. Every column is wide enough for its heading and its largest `[n]`,
+/// and the title is short enough for an 80-column screen.
+pub(super) fn draw_confusion(
+    frame: &mut Frame,
+    model: &Model,
+    theme: Theme,
+    scroll: usize,
+    column: usize,
+) {
     let full = frame.area();
-    let derived = &model.derived();
-    let labels = &model.data().label_names;
-    let accuracy = derived.global.as_ref().map_or(0.0, |g| g.accuracy);
-    // Columns: leaf name, size, then one per label, as wide as the screen allows (at least 3 characters).
-    let leaf_width = derived
-        .leaves
+    let grid = model.confusion_grid();
+    let accuracy = model.global_figures().map_or(0.0, |g| g.accuracy);
+    let name_width = number_width(grid.rows.iter().map(|r| r.name.clone()), grid.corner);
+    let sizes = grid.rows.iter().any(|r| r.size.is_some());
+    let size_width = if sizes {
+        number_width(
+            grid.rows.iter().map(|r| r.size.unwrap_or(0).to_string()),
+            "size",
+        )
+    } else {
+        0
+    };
+    let largest = grid
+        .rows
         .iter()
-        .map(|&id| node_label(model, id).chars().count())
+        .flat_map(|r| r.cells.iter().map(|c| c.count))
         .max()
-        .unwrap_or(0)
-        .max(4);
-    let label_count = labels.len().max(1);
-    let available = usize::from(full.width).saturating_sub(2 + leaf_width + 1 + 5);
-    let cell = (available / label_count).saturating_sub(1).clamp(3, 6);
-    let width =
-        u16::try_from(2 + leaf_width + 1 + 5 + label_count * (cell + 1)).unwrap_or(u16::MAX);
-    let height = u16::try_from(derived.leaves.len() + 3).unwrap_or(u16::MAX);
-    let area = popup_area(full, width, height);
-    // Column headings: label names cut to the cell width (the full names are in the Labels tab).
-    let mut header = vec![Cell::from("leaf"), Cell::from("size")];
-    header.extend(
-        labels
-            .iter()
-            .map(|l| Cell::from(fit(l.rsplit('/').next().unwrap_or(l), cell))),
+        .unwrap_or(0);
+    let cell = number_width(grid.columns.iter().cloned(), "")
+        .max(format!("[{largest}]").len())
+        .max(
+            grid.column_sizes
+                .iter()
+                .flatten()
+                .map(|s| s.to_string().len())
+                .max()
+                .unwrap_or(0),
+        )
+        .max(3);
+    let title = format!(
+        " Confusion · accuracy {} · [n] best match · Esc closes ",
+        percent(accuracy)
     );
-    let rows: Vec<Row> = derived
-        .leaves
+    let fixed = 2 + name_width + if sizes { size_width + 1 } else { 0 };
+    let wanted = (fixed + grid.columns.len() * (cell + 1)).max(title.chars().count() + 2);
+    let width = u16::try_from(wanted).unwrap_or(u16::MAX).min(full.width);
+    let shown_columns = usize::from(width)
+        .saturating_sub(fixed)
+        .checked_div(cell + 1)
+        .unwrap_or(0)
+        .max(1);
+    // Scrolled no further than shows the last column and row at the popup's edge.
+    let first = column.min(grid.columns.len().saturating_sub(shown_columns));
+    let last = (first + shown_columns).min(grid.columns.len());
+    let header_height = if grid.column_sizes.is_some() { 2 } else { 1 };
+    let height = u16::try_from(grid.rows.len() + header_height + 2).unwrap_or(u16::MAX);
+    let area = popup_area(full, width, height);
+    let shown_rows = usize::from(area.height).saturating_sub(header_height + 2);
+    let scroll = scroll.min(grid.rows.len().saturating_sub(shown_rows));
+
+    let mut corner = vec![Line::raw(grid.corner)];
+    if grid.column_sizes.is_some() {
+        corner.push(Line::styled("size", theme.dim()));
+    }
+    let mut header = vec![Cell::from(Text::from(corner))];
+    if sizes {
+        header.push(Cell::from(format!("{:>size_width$}", "size")));
+    }
+    for index in first..last {
+        let mut lines = vec![Line::raw(format!("{:>cell$}", grid.columns[index]))];
+        if let Some(size) = grid.column_sizes.as_ref().and_then(|s| s.get(index)) {
+            lines.push(Line::styled(format!("{size:>cell$}"), theme.dim()));
+        }
+        header.push(Cell::from(Text::from(lines)));
+    }
+    let rows: Vec<Row> = grid
+        .rows
         .iter()
-        .enumerate()
         .skip(scroll)
-        .map(|(index, &id)| {
-            let row = derived.confusion.counts.get(index);
-            let total: usize = row.map_or(0, |r| r.iter().sum());
-            let mut cells = vec![
-                Cell::from(node_label(model, id)),
-                Cell::from(format!("{total:>4}")),
-            ];
-            for l in 0..labels.len() {
-                let count = row.and_then(|r| r.get(l)).copied().unwrap_or(0);
-                let share = if total > 0 {
-                    count as f64 / total as f64
-                } else {
-                    0.0
-                };
-                let matched = derived
-                    .leaf_figures
-                    .get(index)
-                    .and_then(|f| f.matched_label)
-                    == Some(l);
-                let bracketed = format!("[{count}]");
-                let text = match (count, matched) {
+        .map(|row| {
+            let mut cells = vec![Cell::from(row.name.clone())];
+            if let Some(size) = row.size {
+                cells.push(Cell::from(format!("{size:>size_width$}")));
+            }
+            for c in row.cells.get(first..last).unwrap_or(&[]) {
+                let text = match (c.count, c.matched) {
                     (0, _) => format!("{:>cell$}", "·"),
-                    (_, true) if bracketed.len() <= cell => format!("{bracketed:>cell$}"),
-                    (c, _) => format!("{c:>cell$}"),
+                    (n, true) => format!("{:>cell$}", format!("[{n}]")),
+                    (n, false) => format!("{n:>cell$}"),
                 };
-                cells.push(Cell::from(text).style(theme.heat(share)));
+                cells.push(Cell::from(text).style(theme.heat(c.share)));
             }
             Row::new(cells)
         })
         .collect();
-    let mut widths = vec![
-        Constraint::Length(u16::try_from(leaf_width).unwrap_or(u16::MAX)),
-        Constraint::Length(4),
-    ];
-    let cell_width = u16::try_from(cell).unwrap_or(u16::MAX);
-    widths.extend(labels.iter().map(|_| Constraint::Length(cell_width)));
-    let title = format!(
-        " Confusion: leaves x labels · accuracy {} ([n] = best matching) · Esc closes ",
-        percent(accuracy)
-    );
+    let length = |width: usize| Constraint::Length(u16::try_from(width).unwrap_or(u16::MAX));
+    let mut widths = vec![length(name_width)];
+    if sizes {
+        widths.push(length(size_width));
+    }
+    widths.extend((first..last).map(|_| length(cell)));
+    // Where the view is, when it does not show everything: which rows and columns, and how to see the others.
+    let mut position = Vec::new();
+    if last - first < grid.columns.len() {
+        position.push(format!(
+            "←→ columns {}–{} of {}",
+            first + 1,
+            last,
+            grid.columns.len()
+        ));
+    }
+    if scroll > 0 || shown_rows < grid.rows.len() {
+        position.push(format!(
+            "↑↓ rows {}–{} of {}",
+            (scroll + 1).min(grid.rows.len()),
+            (scroll + shown_rows).min(grid.rows.len()),
+            grid.rows.len()
+        ));
+    }
+    let mut block = popup_block(title, theme);
+    if !position.is_empty() {
+        block = block.title_bottom(format!(" {} ", position.join(" · ")));
+    }
     let table = Table::new(rows, widths)
-        .header(Row::new(header).style(theme.heading()))
+        .header(
+            Row::new(header)
+                .style(theme.heading())
+                .height(u16::try_from(header_height).unwrap_or(1)),
+        )
         .column_spacing(1)
-        .block(popup_block(title, theme));
+        .block(block);
     frame.render_widget(Clear, area);
     frame.render_widget(table, area);
+}
+
+/// The message log: every status message of the session with its time, newest first, scrolled `scroll`
+/// messages down; long messages wrap.
+pub(super) fn draw_log(frame: &mut Frame, model: &Model, theme: Theme, scroll: usize) {
+    let full = frame.area();
+    let area = popup_area(full, 100, full.height.saturating_sub(2));
+    let mut lines = Vec::new();
+    for entry in model.log().iter().rev().skip(scroll) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{}  ", entry.time), theme.dim()),
+            Span::raw(entry.message.clone()),
+        ]));
+    }
+    if model.log().is_empty() {
+        lines.push(Line::styled("No messages yet.", theme.dim()));
+    }
+    let block = popup_block(
+        format!(
+            " Messages ({}) · newest first · times UTC · Esc closes ",
+            model.log().len()
+        ),
+        theme,
+    );
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        area,
+    );
 }

@@ -211,7 +211,7 @@ pub(super) fn preview_lines(
     ));
 
     // The rule table.
-    let labels = model.has_labels();
+    let labels = model.labels_shown();
     let mut header = format!(
         "  {:<15}{:>8} {:<13}{:>10}",
         "rule", "cut", "children", "scatter"

@@ -1,14 +1,55 @@
-//! The tree pane: a table of the visible nodes with their size, scatter, share, rule and label figures.
+//! The tree pane: a table of the visible nodes with their description, size, scatter, share, rule and label
+//! figures, each column as wide as what it shows.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Row, Table, TableState};
 
 use pdx::choice::Choice;
 
 use super::super::model::{Model, Pane};
 use super::{Theme, leaves_text, list_offset, node_label, percent};
+
+/// The narrowest the node column gets before the label column takes what is left.
+const NODE_MIN: usize = 10;
+
+/// The width of a column of `texts` under `heading`: the longest of them.
+pub(crate) fn number_width(texts: impl Iterator<Item = String>, heading: &str) -> usize {
+    texts
+        .map(|t| t.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(heading.chars().count())
+}
+
+/// The widths of the tree pane's value columns, from the values shown: a root of a million documents gets a
+/// seven-digit size column, a scatter of 123456.789 a ten-character one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TreeWidths {
+    pub size: usize,
+    pub scatter: usize,
+    pub split: usize,
+}
+
+impl TreeWidths {
+    /// The widths for rows of (size, scatter, rule name).
+    pub(crate) fn of<'a>(rows: impl Iterator<Item = (usize, f64, &'a str)> + Clone) -> TreeWidths {
+        TreeWidths {
+            size: number_width(rows.clone().map(|(size, _, _)| size.to_string()), "size"),
+            scatter: number_width(
+                rows.clone().map(|(_, scatter, _)| scatter_text(scatter)),
+                "scatter",
+            ),
+            split: number_width(rows.map(|(_, _, rule)| rule.to_string()), "split by"),
+        }
+    }
+}
+
+fn scatter_text(scatter: f64) -> String {
+    format!("{scatter:.3}")
+}
 
 pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
     let focused = model.focus() == Pane::Tree;
@@ -21,65 +62,148 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         .borders(Borders::ALL)
         .border_style(theme.border(focused))
         .title(title);
-    let inner_width = area.width.saturating_sub(2);
+    let inner_width = usize::from(area.width.saturating_sub(2));
     let wide = inner_width >= 72;
-    let labels = model.has_labels();
+    let labels = model.labels_shown();
     let total = model
         .tree()
         .node(model.tree().root())
         .map_or(0.0, |root| root.scatter);
 
-    let mut header = vec!["node", "size"];
-    if wide {
-        header.push("scatter");
-    }
-    header.extend(["share", "split by"]);
-    if labels {
-        header.extend(["label", "purity"]);
-    }
-    let mut widths = vec![Constraint::Min(10), Constraint::Length(5)];
-    if wide {
-        widths.push(Constraint::Length(9));
-    }
-    widths.extend([
-        Constraint::Length(5),
-        Constraint::Length(if wide { 14 } else { 9 }),
-    ]);
-    if labels {
-        widths.extend([
-            Constraint::Length(if wide { 16 } else { 11 }),
-            Constraint::Length(6),
-        ]);
-    }
-
     let rows_data = model.visible();
-    let rows: Vec<Row> = rows_data
+    let nodes: Vec<_> = rows_data
         .iter()
-        .filter_map(|&(id, depth)| {
-            let node = model.tree().node(id)?;
+        .filter_map(|&(id, depth)| Some((model.tree().node(id)?, depth)))
+        .collect();
+    // The rule that split each node; with alternatives, which of its splits is active: `pddp 2/3`.
+    let rules: Vec<String> = nodes
+        .iter()
+        .map(|(node, _)| {
+            let Some(split) = &node.split else {
+                return String::new();
+            };
+            match model.tree().split_count(node.id) {
+                count if count > 1 => format!(
+                    "{} {}/{count}",
+                    split.rule.name(),
+                    model.tree().active_split(node.id) + 1
+                ),
+                _ => split.rule.name().to_string(),
+            }
+        })
+        .collect();
+    let value_widths = TreeWidths::of(
+        nodes
+            .iter()
+            .zip(&rules)
+            .map(|((node, _), rule)| (node.size(), node.scatter, rule.as_str())),
+    );
+    let dominant = |id: usize| {
+        model
+            .node_figures(id)
+            .and_then(|f| f.dominant_label)
+            .and_then(|l| model.data().label_names.get(l))
+            .cloned()
+            .unwrap_or_default()
+    };
+
+    // Each node's first part (indent, marker, name or #id, suggestion) and, for a node without a name, its words.
+    let node_texts: Vec<(String, String)> = nodes
+        .iter()
+        .map(|(node, depth)| {
             let marker = if node.is_leaf() {
                 "•"
-            } else if model.is_collapsed(id) {
+            } else if model.is_collapsed(node.id) {
                 "▸"
             } else {
                 "▾"
             };
-            let suggestion = if model.derived().suggestion == Some(id) {
+            let suggestion = if model.derived().suggestion == Some(node.id) {
                 " ◆"
             } else {
                 ""
             };
-            let marked = if model.mark() == Some(id) { " (A)" } else { "" };
+            let marked = if model.mark() == Some(node.id) {
+                " (A)"
+            } else {
+                ""
+            };
+            let head = format!(
+                "{}{marker} {}{suggestion}{marked}",
+                "  ".repeat(*depth),
+                node_label(model, node.id)
+            );
+            let words = if node.name.is_some() {
+                String::new()
+            } else {
+                model.description(node.id)
+            };
+            (head, words)
+        })
+        .collect();
+
+    let mut header = vec!["node", "size"];
+    let mut fixed = vec![value_widths.size];
+    if wide {
+        header.push("scatter");
+        fixed.push(value_widths.scatter);
+    }
+    header.extend(["share", "split by"]);
+    fixed.extend([5, value_widths.split]);
+    if labels {
+        header.extend(["label", "purity"]);
+        fixed.push(6);
+    }
+    // What the node and label columns share: the pane less the value columns and the gaps between columns.
+    let columns = fixed.len() + 1 + usize::from(labels);
+    let room = inner_width.saturating_sub(fixed.iter().sum::<usize>() + columns - 1);
+    let node_natural = number_width(
+        node_texts.iter().map(|(head, words)| {
+            if words.is_empty() {
+                head.clone()
+            } else {
+                format!("{head} {words}")
+            }
+        }),
+        "node",
+    );
+    let label_width = if labels {
+        let natural = number_width(nodes.iter().map(|(node, _)| dominant(node.id)), "label");
+        let node_claim = node_natural.min(room * 3 / 5).max(NODE_MIN);
+        natural.min(room.saturating_sub(node_claim))
+    } else {
+        0
+    };
+    let node_width = room.saturating_sub(label_width);
+    let length = |width: usize| Constraint::Length(u16::try_from(width).unwrap_or(u16::MAX));
+    let mut widths = vec![length(node_width), length(value_widths.size)];
+    if wide {
+        widths.push(length(value_widths.scatter));
+    }
+    widths.extend([length(5), length(value_widths.split)]);
+    if labels {
+        widths.extend([length(label_width), length(6)]);
+    }
+
+    let rows: Vec<Row> = nodes
+        .iter()
+        .zip(node_texts)
+        .zip(rules)
+        .map(|(((node, _), (head, words)), rule)| {
+            let mut line = vec![Span::raw(head)];
+            if !words.is_empty() {
+                line.push(Span::styled(format!(" {words}"), theme.dim()));
+            }
             let mut cells = vec![
-                Cell::from(format!(
-                    "{}{marker} {}{suggestion}{marked}",
-                    "  ".repeat(depth),
-                    node_label(model, id)
-                )),
-                Cell::from(format!("{:>5}", node.size())),
+                Cell::from(Line::from(line)),
+                Cell::from(format!("{:>w$}", node.size(), w = value_widths.size)),
             ];
             if wide {
-                cells.push(Cell::from(format!("{:>9.3}", node.scatter)));
+                cells.push(Cell::from(format!(
+                    "{:>w$}",
+                    scatter_text(node.scatter),
+                    w = value_widths.scatter
+                )));
             }
             let share = if total > 0.0 {
                 node.scatter / total
@@ -87,25 +211,11 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
                 0.0
             };
             cells.push(Cell::from(format!("{:>5}", percent(share))));
-            // A node with alternatives shows which of its splits is active: `pddp 2/3`.
-            let splits = model.tree().split_count(id);
-            let alternative = if splits > 1 {
-                format!(" {}/{splits}", model.tree().active_split(id) + 1)
-            } else {
-                String::new()
-            };
-            cells.push(Cell::from(node.split.as_ref().map_or(String::new(), |s| {
-                format!("{}{alternative}", s.rule.name())
-            })));
+            cells.push(Cell::from(rule));
             if labels {
-                match model.derived().node_figures.get(&id) {
+                match model.node_figures(node.id) {
                     Some(f) => {
-                        let name = f
-                            .dominant_label
-                            .and_then(|l| model.data().label_names.get(l))
-                            .cloned()
-                            .unwrap_or_default();
-                        cells.push(Cell::from(name));
+                        cells.push(Cell::from(dominant(node.id)));
                         cells.push(Cell::from(format!("{:>6}", percent(f.purity))));
                     }
                     None => cells.extend([Cell::from(""), Cell::from("")]),
@@ -116,7 +226,7 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
             } else {
                 theme.dim()
             };
-            Some(Row::new(cells).style(style))
+            Row::new(cells).style(style)
         })
         .collect();
     let selected = rows_data.iter().position(|&(id, _)| id == model.selected());

@@ -1,0 +1,494 @@
+//! Reading the tree: label-blind exploration, node descriptions and paths, the message log, the confusion view
+//! with long labels, wrapped status messages and tree columns as wide as their numbers.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::*;
+use crate::tui::view::{TreeWidths, wrap};
+
+/// 13:05:09 UTC on the fourth day of 1970: the log's times in snapshots.
+fn fixed_time() -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(3 * 86_400 + 13 * 3600 + 5 * 60 + 9)
+}
+
+fn fixed_start() -> Start {
+    Start {
+        clock: fixed_time,
+        ..start()
+    }
+}
+
+/// 20 Newsgroups' label names: long, and alike in their first characters.
+const NEWSGROUPS: [&str; 20] = [
+    "alt.atheism",
+    "comp.graphics",
+    "comp.os.ms-windows.misc",
+    "comp.sys.ibm.pc.hardware",
+    "comp.sys.mac.hardware",
+    "comp.windows.x",
+    "misc.forsale",
+    "rec.autos",
+    "rec.motorcycles",
+    "rec.sport.baseball",
+    "rec.sport.hockey",
+    "sci.crypt",
+    "sci.electronics",
+    "sci.med",
+    "sci.space",
+    "soc.religion.christian",
+    "talk.politics.guns",
+    "talk.politics.mideast",
+    "talk.politics.misc",
+    "talk.religion.misc",
+];
+
+/// The demo corpus with its documents spread over the 20 newsgroups' labels.
+fn newsgroups_model() -> Model {
+    let mut data = Dataset::clone(&demo());
+    data.label_names = NEWSGROUPS.iter().map(|l| l.to_string()).collect();
+    for (j, document) in data.documents.iter_mut().enumerate() {
+        document.label = Some(u32::try_from(j % NEWSGROUPS.len()).expect("a label index"));
+    }
+    let mut model = Model::new(Start {
+        clock: fixed_time,
+        ..Start::new(Arc::new(data), false)
+    });
+    key(&mut model, KeyCode::Char('a'));
+    type_text(&mut model, "24");
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.derived().leaves.len(), 24, "{}", model.status());
+    model
+}
+
+/// Select node `id` with the keys, from the root down.
+fn select(model: &mut Model, id: usize) {
+    key(model, KeyCode::Char('g'));
+    for _ in 0..model.visible().len() {
+        if model.selected() == id {
+            return;
+        }
+        key(model, KeyCode::Char('j'));
+    }
+    assert_eq!(model.selected(), id, "node {id} is visible");
+}
+
+#[test]
+fn blind_hides_every_figure_against_the_labels() {
+    let mut model = two_splits_from(fixed_start());
+    let root = model.tree().root();
+    assert!(model.labels_shown());
+    assert!(model.global_figures().is_some());
+    assert!(model.node_figures(root).is_some());
+    assert!(model.label_counts(root).is_some());
+    assert!(model.document_label(0).is_some());
+    key(&mut model, KeyCode::Char('b'));
+    assert!(!model.labels_shown());
+    assert!(model.global_figures().is_none());
+    assert!(model.node_figures(root).is_none());
+    assert!(model.label_counts(root).is_none());
+    assert!(model.document_label(0).is_none());
+    assert!(
+        model.status().contains("labels hidden"),
+        "{}",
+        model.status()
+    );
+    // No confusion view while blind: the status line says why.
+    key(&mut model, KeyCode::Char('c'));
+    assert_eq!(model.popup(), None);
+    assert!(
+        model.status().contains("b shows them"),
+        "{}",
+        model.status()
+    );
+    // Nothing of the labels on screen, at either size.
+    for (width, height) in [(80, 24), (160, 48)] {
+        for tab in ['1', '2', '3'] {
+            key(&mut model, KeyCode::Char(tab));
+            let text = screen_text(&model, width, height);
+            for label in &model.data().label_names {
+                // A folder corpus's document ids hold the label's folder (`demo/cooking/baking/01.txt`): the
+                // Documents tab shows them, but not the label column before them.
+                let shown = if tab == '3' {
+                    text.contains(&format!("  {label:<18} "))
+                } else {
+                    text.contains(label.as_str())
+                };
+                assert!(!shown, "{label} shown at {width}x{height}: {text}");
+            }
+            for figure in ["purity", "NMI", " pur ", "entropy"] {
+                assert!(!text.contains(figure), "{figure} shown at {width}x{height}");
+            }
+            assert!(text.contains("labels hidden"));
+        }
+    }
+    key(&mut model, KeyCode::Char('b'));
+    assert!(model.labels_shown());
+    assert!(model.global_figures().is_some());
+}
+
+#[test]
+fn the_flag_starts_blind() {
+    let model = Model::new(Start {
+        blind: true,
+        ..fixed_start()
+    });
+    assert!(!model.labels_shown());
+    assert!(model.global_figures().is_none());
+}
+
+#[test]
+fn the_command_line_flag_is_parsed() {
+    use clap::Parser;
+    let cli = crate::cli::Cli::try_parse_from(["pdx", "--hide-labels", "corpus"]).expect("parses");
+    assert!(format!("{cli:?}").contains("hide_labels: true"));
+}
+
+#[test]
+fn the_log_records_each_message_once_with_its_time() {
+    let mut model = two_splits_from(fixed_start());
+    let before = model.log().len();
+    assert!(
+        before >= 3,
+        "the start note and two splits: {:?}",
+        model.log()
+    );
+    assert_eq!(model.log()[0].message, "? for help");
+    assert!(model.log().iter().all(|e| e.time == "13:05:09"));
+    // A key that changes nothing says nothing new.
+    key(&mut model, KeyCode::Char('j'));
+    assert_eq!(model.log().len(), before);
+    key(&mut model, KeyCode::Char('u'));
+    key(&mut model, KeyCode::Char('u'));
+    key(&mut model, KeyCode::Char('u'));
+    let messages: Vec<&str> = model.log()[before..]
+        .iter()
+        .map(|e| e.message.as_str())
+        .collect();
+    assert_eq!(messages, ["undone", "nothing to undo"]);
+    assert_eq!(
+        model.log().last().map(|e| e.message.as_str()),
+        Some(model.status())
+    );
+    // Consecutive entries differ: each message once.
+    assert!(model.log().windows(2).all(|w| w[0].message != w[1].message));
+}
+
+#[test]
+fn descriptions_are_the_name_else_the_top_three_words() {
+    let mut model = two_splits_from(fixed_start());
+    for id in model.tree().depth_first() {
+        let words = model.node_words(id);
+        assert_eq!(words.len(), 3, "node {id}: {words:?}");
+        assert_eq!(model.description(id), words.join(" "));
+    }
+    // A leaf's words are the top three of its centroid, as the Terms tab lists them; an inner node's too (its
+    // centroid is computed from its leaves').
+    for id in model.tree().depth_first() {
+        let centroid = model
+            .tree()
+            .dense_centroid(&model.data().matrix, id)
+            .expect("a node");
+        let top = pdx::report::terms::top_terms(&centroid, model.data().matrix.row_names(), 3);
+        let top: Vec<String> = top.into_iter().map(|t| t.term).collect();
+        assert_eq!(model.node_words(id), top.as_slice(), "node {id}");
+    }
+    let leaf = model.derived().leaves[0];
+    select(&mut model, leaf);
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, "sport");
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.description(leaf), "sport");
+    assert!(screen_text(&model, 80, 24).contains("sport"));
+}
+
+#[test]
+fn the_detail_title_is_the_path_from_the_root() {
+    let mut model = two_splits_from(fixed_start());
+    key(&mut model, KeyCode::Char('G'));
+    let id = model.selected();
+    let path = model.path(id);
+    assert!(path.len() >= 2, "{path:?}");
+    assert_eq!(path.first().map(String::as_str), Some("#0"));
+    assert_eq!(path.last(), Some(&format!("#{id}")));
+    // Name the parent: the path and the Terms tab's "Against" use the names.
+    let parent = model
+        .tree()
+        .node(id)
+        .and_then(|n| n.parent)
+        .expect("a parent");
+    select(&mut model, parent);
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, "sport");
+    key(&mut model, KeyCode::Enter);
+    select(&mut model, id);
+    let mut expected: Vec<String> = model
+        .tree()
+        .path_to(id)
+        .iter()
+        .map(|&n| format!("#{n}"))
+        .collect();
+    let at = expected.len() - 2;
+    expected[at] = "sport".into();
+    assert_eq!(model.path(id), expected);
+    let text = screen_text(&model, 160, 48);
+    assert!(text.contains(&expected.join(" › ")), "{text}");
+    let sibling = model
+        .tree()
+        .node(parent)
+        .and_then(|p| p.children.iter().copied().find(|&c| c != id))
+        .expect("a sibling");
+    assert_eq!(model.detail().against, Some(format!("#{sibling}")));
+    // A named sibling: "Against" names it.
+    select(&mut model, sibling);
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, "the others");
+    key(&mut model, KeyCode::Enter);
+    select(&mut model, id);
+    assert_eq!(model.detail().against.as_deref(), Some("the others"));
+}
+
+#[test]
+fn a_long_path_is_cut_from_the_left() {
+    use crate::tui::model::shorten_path;
+    let parts: Vec<String> = ["#0", "politics", "guns", "#17"].map(String::from).to_vec();
+    assert_eq!(shorten_path(&parts, 80), "#0 › politics › guns › #17");
+    assert_eq!(shorten_path(&parts, 20), "… › guns › #17");
+    assert_eq!(shorten_path(&parts, 8), "… › #17");
+    assert_eq!(shorten_path(&parts, 4), "…#17");
+    assert!(shorten_path(&parts, 3).chars().count() <= 3);
+}
+
+#[test]
+fn tree_columns_are_as_wide_as_their_numbers() {
+    let widths = TreeWidths::of([(1_000_000, 123_456.789, "pddp"), (3, 0.5, "")].into_iter());
+    assert_eq!(widths.size, 7, "1000000");
+    assert_eq!(widths.scatter, 10, "123456.789");
+    assert_eq!(widths.split, 8, "the heading 'split by'");
+    let small = TreeWidths::of([(12, 1.0, "kernel-kmeans-cut")].into_iter());
+    assert_eq!((small.size, small.scatter, small.split), (4, 7, 17));
+}
+
+#[test]
+fn long_messages_wrap() {
+    assert_eq!(wrap("one two three", 7, 5), ["one two", "three"]);
+    assert_eq!(wrap("abcdefghij", 4, 4), ["abcd", "efgh", "ij"]);
+    assert_eq!(wrap("", 5, 5), [""]);
+}
+
+/// A tree whose numbers are wide: the demo's values made 10,000 times larger, so that its scatters have six
+/// digits before the point.
+fn wide_numbers_model() -> Model {
+    let mut data = Dataset::clone(&demo());
+    data.matrix = match data.matrix {
+        pdx::matrix::DataMatrix::Sparse { matrix, terms, .. } => {
+            pdx::matrix::DataMatrix::sparse(matrix.map(|v| v * 10_000.0), terms)
+        }
+        other => other,
+    };
+    two_splits_from(Start {
+        clock: fixed_time,
+        ..Start::new(Arc::new(data), false)
+    })
+}
+
+#[test]
+fn snapshot_wide_numbers() {
+    let model = wide_numbers_model();
+    let root = model.tree().node(model.tree().root()).expect("a root");
+    let scatter = format!("{:.3}", root.scatter);
+    assert!(scatter.len() >= 10, "{scatter}");
+    let text = screen_text(&model, 160, 48);
+    assert!(text.contains(&format!(" {scatter} ")), "{text}");
+    insta::assert_snapshot!("wide_numbers_160x48", draw(&model, 160, 48).backend());
+    insta::assert_snapshot!("wide_numbers_80x24", draw(&model, 80, 24).backend());
+}
+
+#[test]
+fn snapshot_main_screen_labelled_and_blind() {
+    let mut model = two_splits_from(fixed_start());
+    insta::assert_snapshot!("labelled_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("labelled_160x48", draw(&model, 160, 48).backend());
+    key(&mut model, KeyCode::Char('b'));
+    insta::assert_snapshot!("blind_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("blind_160x48", draw(&model, 160, 48).backend());
+}
+
+#[test]
+fn the_confusion_view_with_long_labels() {
+    let mut model = newsgroups_model();
+    assert!(model.confusion_by_label());
+    key(&mut model, KeyCode::Char('c'));
+    let grid = model.confusion_grid();
+    assert_eq!(grid.rows.len(), 20);
+    assert_eq!(grid.columns.len(), 24);
+    for (width, height) in [(80, 24), (160, 48)] {
+        let text = screen_text(&model, width, height);
+        // Every label shows whole, as a row; the title is not cut.
+        for label in NEWSGROUPS.iter().take(usize::from(height) - 6) {
+            assert!(text.contains(label), "{label} at {width}x{height}");
+        }
+        assert!(text.contains("[n] best match · Esc closes"), "{text}");
+    }
+    insta::assert_snapshot!("confusion_long_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("confusion_long_160x48", draw(&model, 160, 48).backend());
+    // Right and down: the other leaves and labels.
+    for _ in 0..4 {
+        key(&mut model, KeyCode::Char('l'));
+    }
+    for _ in 0..6 {
+        key(&mut model, KeyCode::Char('j'));
+    }
+    assert_eq!(
+        model.popup(),
+        Some(&Popup::Confusion {
+            scroll: 6,
+            column: 4
+        })
+    );
+    let text = screen_text(&model, 80, 24);
+    assert!(text.contains("columns 5–"), "{text}");
+    // At 80x24 the 20 labels fit; on a shorter screen the first six scroll away.
+    let text = screen_text(&model, 80, 16);
+    assert!(text.contains("rows 7–"), "{text}");
+    assert!(!text.contains("alt.atheism"), "{text}");
+    assert!(text.contains("rec.motorcycles"), "{text}");
+    insta::assert_snapshot!(
+        "confusion_long_scrolled_80x24",
+        draw(&model, 80, 24).backend()
+    );
+    insta::assert_snapshot!(
+        "confusion_long_scrolled_160x48",
+        draw(&model, 160, 48).backend()
+    );
+    // Scrolling stops at the last column and row.
+    for _ in 0..40 {
+        key(&mut model, KeyCode::Right);
+        key(&mut model, KeyCode::Down);
+    }
+    assert_eq!(
+        model.popup(),
+        Some(&Popup::Confusion {
+            scroll: 19,
+            column: 23
+        })
+    );
+    key(&mut model, KeyCode::Left);
+    assert!(matches!(
+        model.popup(),
+        Some(Popup::Confusion { column: 22, .. })
+    ));
+}
+
+#[test]
+fn every_bracketed_count_shows_whole() {
+    let mut model = newsgroups_model();
+    key(&mut model, KeyCode::Char('c'));
+    let grid = model.confusion_grid();
+    let text = screen_text(&model, 160, 48);
+    for row in &grid.rows {
+        for cell in row.cells.iter().filter(|c| c.matched && c.count > 0) {
+            assert!(
+                text.contains(&format!("[{}]", cell.count)),
+                "[{}]",
+                cell.count
+            );
+        }
+    }
+}
+
+#[test]
+fn snapshot_a_long_status_message_wraps() {
+    let mut model = two_splits_from(fixed_start());
+    let name = "the documents about telescopes, planets and the night sky";
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, name);
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Char('m'));
+    let message = model.status().to_string();
+    assert_eq!(message, format!("merged {name} back into a leaf"));
+    for (width, height) in [(80, 24), (160, 48)] {
+        let text = screen_text(&model, width, height);
+        // Every word of the message shows, across the status area's lines.
+        for word in message.split(' ') {
+            assert!(
+                text.contains(word),
+                "{word:?} cut at {width}x{height}: {text}"
+            );
+        }
+    }
+    insta::assert_snapshot!("long_status_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("long_status_160x48", draw(&model, 160, 48).backend());
+    // Longer than two lines: the status area says where the whole message is.
+    let text = screen_text(&model, 40, 24);
+    assert!(text.contains("(L: whole message)"), "{text}");
+}
+
+#[test]
+fn snapshot_the_message_log() {
+    let mut model = two_splits_from(fixed_start());
+    key(&mut model, KeyCode::Char('u'));
+    key(&mut model, KeyCode::Char('b'));
+    key(&mut model, KeyCode::Char('L'));
+    assert!(matches!(model.popup(), Some(Popup::Log { scroll: 0 })));
+    let text = screen_text(&model, 80, 24);
+    for entry in model.log() {
+        let start: String = entry.message.chars().take(30).collect();
+        assert!(text.contains(&start), "{start:?}");
+    }
+    insta::assert_snapshot!("message_log_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("message_log_160x48", draw(&model, 160, 48).backend());
+    key(&mut model, KeyCode::Esc);
+    assert_eq!(model.popup(), None);
+}
+
+#[test]
+fn messages_name_named_nodes() {
+    let mut model = two_splits_from(fixed_start());
+    let leaf = model.derived().leaves[0];
+    select(&mut model, leaf);
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, "sky");
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Char('s'));
+    let messages: Vec<&str> = model.log().iter().map(|e| e.message.as_str()).collect();
+    assert!(
+        messages.iter().any(|m| m.starts_with("splitting sky with")),
+        "{messages:?}"
+    );
+    assert!(
+        model.status().starts_with("split sky into #"),
+        "{}",
+        model.status()
+    );
+    key(&mut model, KeyCode::Char('m'));
+    assert_eq!(model.status(), "merged sky back into a leaf");
+}
+
+#[test]
+fn a_split_keeps_the_other_nodes_words_and_describes_its_children() {
+    let mut model = two_splits_from(fixed_start());
+    let before: Vec<(usize, Vec<String>)> = model
+        .tree()
+        .depth_first()
+        .into_iter()
+        .map(|id| (id, model.node_words(id).to_vec()))
+        .collect();
+    key(&mut model, KeyCode::Char('n'));
+    for (id, words) in &before {
+        assert_eq!(model.node_words(*id), words.as_slice(), "node {id}");
+    }
+    for &leaf in &model.derived().leaves {
+        let centroid = model
+            .tree()
+            .dense_centroid(&model.data().matrix, leaf)
+            .expect("a leaf");
+        let top = pdx::report::terms::top_terms(&centroid, model.data().matrix.row_names(), 3);
+        let top: Vec<String> = top.into_iter().map(|t| t.term).collect();
+        assert_eq!(model.node_words(leaf), top.as_slice(), "leaf {leaf}");
+    }
+    // Undo and merge: the words of the nodes left are the same.
+    key(&mut model, KeyCode::Char('u'));
+    for (id, words) in &before {
+        assert_eq!(model.node_words(*id), words.as_slice(), "node {id}");
+    }
+}

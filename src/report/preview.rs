@@ -2,7 +2,7 @@
 //! linear rule would cut the leading one, and what each linear rule's split would give (child sizes, objective,
 //! entropy and purity against the labels, the terms that set each side apart). One Lanczos run serves every rule
 //! ([`SplitRule::split_along`](crate::cluster::rules::SplitRule::split_along)). The split a node already had is
-//! in [`made`].
+//! in [`preview_made`].
 
 mod made;
 
@@ -159,8 +159,7 @@ pub fn preview_with_terms(
                 &directions,
                 leaf.scatter,
                 &centroid,
-                labels,
-                names,
+                Annotations { labels, names },
             )
         })
         .collect();
@@ -180,6 +179,14 @@ fn scaled(directions: &Directions, i: usize) -> Vec<f64> {
         .collect()
 }
 
+/// What a preview measures a split against: the labels (each column's label index and the number of labels) and
+/// the term names (one per row).
+#[derive(Clone, Copy)]
+struct Annotations<'a> {
+    labels: Option<(&'a [Option<u32>], usize)>,
+    names: Option<&'a [String]>,
+}
+
 fn preview_rule(
     rule: &RuleSpec,
     partition: Result<Partition, ClusterError>,
@@ -187,8 +194,7 @@ fn preview_rule(
     directions: &Directions,
     objective_before: f64,
     centroid: &[f64],
-    labels: Option<(&[Option<u32>], usize)>,
-    names: Option<&[String]>,
+    Annotations { labels, names }: Annotations,
 ) -> RulePreview {
     let implementation = rule.rule();
     let sigma = directions.values[0];

@@ -53,6 +53,10 @@ pub(super) enum Command {
     Backspace,
     /// Pick the rule under the cursor in the rule picker.
     Choose,
+    /// Split the selected node with the rule under the cursor of the Preview's rule table.
+    SplitWithRow,
+    /// Make the rule under the cursor of the Preview's rule table the current rule.
+    UseRow,
 }
 
 /// Where a binding applies: the main screen (either pane, or one of them) or one popup.
@@ -61,6 +65,8 @@ pub(super) enum Context {
     Main,
     Tree,
     Detail,
+    /// The detail pane on the Preview tab: its rule table has a cursor.
+    PreviewTable,
     RulePicker,
     Prompt,
     /// A prompt for text: a node's name, a search.
@@ -80,6 +86,7 @@ impl Context {
             Context::Main => "Everywhere on the main screen",
             Context::Tree => "Tree pane",
             Context::Detail => "Detail pane",
+            Context::PreviewTable => "Preview tab (detail pane)",
             Context::RulePicker => "Rule picker",
             Context::Prompt => "Prompt",
             Context::TextPrompt => "Name and find prompts",
@@ -227,6 +234,11 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Left), Plain(Char('h'))], Command::PrevTab, Context::Detail, "previous tab"),
     bind(&[Plain(Right), Plain(Char('l'))], Command::NextTab, Context::Detail, "next tab"),
     bind(&[Plain(Enter)], Command::OpenDocument, Context::Detail, "open the document (Documents tab)"),
+
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::PreviewTable, "previous rule in the table (PgUp/PgDn scroll)"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::PreviewTable, "next rule in the table; its sides' terms show below"),
+    bind(&[Plain(Char('s'))], Command::SplitWithRow, Context::PreviewTable, "split the node with the rule under the cursor"),
+    bind(&[Plain(Enter)], Command::UseRow, Context::PreviewTable, "make the rule under the cursor the current rule (no split)"),
     // The rule picker.
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::RulePicker, "previous row"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::RulePicker, "next row"),

@@ -76,14 +76,19 @@ impl Model {
     }
 
     pub(super) fn split(&mut self, node: usize) -> Vec<Effect> {
+        self.split_with(node, self.rule.clone())
+    }
+
+    /// Split `node` with `rule` on a worker thread. A split node is refused for now: this is where a re-split
+    /// would add an alternative.
+    pub(super) fn split_with(&mut self, node: usize, rule: pdx::cluster::RuleSpec) -> Vec<Effect> {
         match self.tree.unsplittable_reason(node) {
             Ok(Some(reason)) => {
                 self.status = format!("#{node} cannot be split: {reason}");
                 Vec::new()
             }
             Ok(None) => {
-                let rule = self.rule.clone();
-                let what = format!("splitting #{node} with {}", self.rule_text());
+                let what = format!("splitting #{node} with {}", rule.text());
                 self.start(Work::Split { node, rule }, what)
             }
             Err(error) => {

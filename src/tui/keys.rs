@@ -212,7 +212,7 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Char('1'))], Command::Tab(0), Context::Main, "detail tab: Terms"),
     bind(&[Plain(Char('2'))], Command::Tab(1), Context::Main, "detail tab: Labels"),
     bind(&[Plain(Char('3'))], Command::Tab(2), Context::Main, "detail tab: Documents"),
-    bind(&[Plain(Char('4'))], Command::Tab(3), Context::Main, "detail tab: split preview of the selected leaf"),
+    bind(&[Plain(Char('4'))], Command::Tab(3), Context::Main, "detail tab: Preview (each rule's split, or the split made)"),
     bind(&[Plain(Esc)], Command::Cancel, Context::Main, "cancel the running split"),
     hint(&[Plain(Char('q'))], Command::Quit, Context::Main, "quit (asks first if the tree changed)", "quit"),
     bind(&[Ctrl('c')], Command::Interrupt, Context::Main, "cancel the running split or preview; else quit as q"),

@@ -51,7 +51,7 @@ pub(super) enum DetailTab {
     Terms,
     Labels,
     Documents,
-    /// What the linear rules would do to the selected leaf.
+    /// What the linear rules would do to the selected leaf, or the split the selected node had.
     Preview,
 }
 

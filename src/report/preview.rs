@@ -1,12 +1,18 @@
 //! The split preview of a node: its documents' coordinates on the leading principal directions, where each
 //! linear rule would cut the leading one, and what each linear rule's split would give (child sizes, objective,
-//! entropy and purity against the labels). One Lanczos run serves every rule
-//! ([`SplitRule::split_along`](crate::cluster::rules::SplitRule::split_along)).
+//! entropy and purity against the labels, the terms that set each side apart). One Lanczos run serves every rule
+//! ([`SplitRule::split_along`](crate::cluster::rules::SplitRule::split_along)). The split a node already had is
+//! in [`preview_made`].
+
+mod made;
+
+pub use made::{MadeDirection, MadeSplit, preview_made};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::metrics;
+use super::terms::{self, TermWeight};
 use crate::cluster::rules::{
     Directions, Partition, SplitContext, principal_directions, split_all_along,
 };
@@ -24,6 +30,23 @@ pub struct RuleOutcome {
     /// Normalised entropy and purity of the children against the labels, when there are labels.
     pub entropy_after: Option<f64>,
     pub purity_after: Option<f64>,
+    /// Each child, in the rule's order, with the terms that set it apart (empty when no term names were given).
+    pub sides: Vec<Side>,
+}
+
+/// How many distinctive terms a preview lists for each side of a split.
+pub const SIDE_TERMS: usize = 8;
+
+/// One side of a split: how many members it takes, where they lie on the leading direction, and what they are
+/// about.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Side {
+    pub size: usize,
+    /// The mean of its members' leading coordinates, `u_1^T (c_side - c)`: which side of the cut it is on.
+    pub mean_coordinate: Option<f64>,
+    /// The largest entries of `c_side - c_other` ([`terms::discriminating_terms`]), `c_other` the other side's
+    /// centroid for a split in two and the rest of the node's for more.
+    pub terms: Vec<TermWeight>,
 }
 
 /// One linear rule on the previewed node.
@@ -80,6 +103,20 @@ pub fn preview(
     labels: Option<(&[Option<u32>], usize)>,
     second_direction: bool,
 ) -> Result<SplitPreview, ClusterError> {
+    preview_with_terms(tree, data, node, rules, labels, second_direction, None)
+}
+
+/// [`preview`], and with the term names `names` (one per row of `data`), each rule's [`RuleOutcome::sides`] with
+/// [`SIDE_TERMS`] distinctive terms each.
+pub fn preview_with_terms(
+    tree: &Tree,
+    data: &DataMatrix,
+    node: usize,
+    rules: &[RuleSpec],
+    labels: Option<(&[Option<u32>], usize)>,
+    second_direction: bool,
+    names: Option<&[String]>,
+) -> Result<SplitPreview, ClusterError> {
     if let Some(reason) = tree.unsplittable_reason(node)? {
         return Err(ClusterError::Unsplittable { node, reason });
     }
@@ -122,7 +159,7 @@ pub fn preview(
                 &directions,
                 leaf.scatter,
                 &centroid,
-                labels,
+                Annotations { labels, names },
             )
         })
         .collect();
@@ -142,6 +179,14 @@ fn scaled(directions: &Directions, i: usize) -> Vec<f64> {
         .collect()
 }
 
+/// What a preview measures a split against: the labels (each column's label index and the number of labels) and
+/// the term names (one per row).
+#[derive(Clone, Copy)]
+struct Annotations<'a> {
+    labels: Option<(&'a [Option<u32>], usize)>,
+    names: Option<&'a [String]>,
+}
+
 fn preview_rule(
     rule: &RuleSpec,
     partition: Result<Partition, ClusterError>,
@@ -149,7 +194,7 @@ fn preview_rule(
     directions: &Directions,
     objective_before: f64,
     centroid: &[f64],
-    labels: Option<(&[Option<u32>], usize)>,
+    Annotations { labels, names }: Annotations,
 ) -> RulePreview {
     let implementation = rule.rule();
     let sigma = directions.values[0];
@@ -184,20 +229,15 @@ fn preview_rule(
         }
         _ => None,
     };
-    let (entropy_after, purity_after) = match labels {
-        Some((labels, label_count)) if label_count > 0 => {
-            let mut assignment: Vec<Option<usize>> = vec![None; labels.len()];
-            for (g, group) in groups.iter().enumerate() {
-                for &j in group {
-                    assignment[j] = Some(g);
-                }
-            }
-            let confusion = metrics::confusion(&assignment, labels, groups.len(), label_count);
-            let (_, global) = metrics::figures(&confusion, label_count);
-            (Some(global.entropy), Some(global.purity))
-        }
-        _ => (None, None),
-    };
+    let (entropy_after, purity_after) = label_figures(groups, labels);
+    let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
+    let sides = sides(
+        &group_centroids,
+        &sizes,
+        centroid,
+        directions.left.first().map(Vec::as_slice),
+        names,
+    );
     RulePreview {
         rule: rule.clone(),
         cut,
@@ -207,8 +247,69 @@ fn preview_rule(
             objective_after,
             entropy_after,
             purity_after,
+            sides,
         }),
     }
+}
+
+/// Normalised entropy and purity of `groups` against the labels, when there are labels.
+fn label_figures(
+    groups: &[impl AsRef<[usize]>],
+    labels: Option<(&[Option<u32>], usize)>,
+) -> (Option<f64>, Option<f64>) {
+    let Some((labels, label_count)) = labels.filter(|&(_, count)| count > 0) else {
+        return (None, None);
+    };
+    let mut assignment: Vec<Option<usize>> = vec![None; labels.len()];
+    for (g, group) in groups.iter().enumerate() {
+        for &j in group.as_ref() {
+            assignment[j] = Some(g);
+        }
+    }
+    let confusion = metrics::confusion(&assignment, labels, groups.len(), label_count);
+    let (_, global) = metrics::figures(&confusion, label_count);
+    (Some(global.entropy), Some(global.purity))
+}
+
+/// The sides of a split into groups of `sizes` with `centroids`, of a node with centroid `centroid`: where each
+/// lies along `u1` (the leading left singular vector, when the split has one) and, given `names`, its
+/// distinctive terms.
+fn sides(
+    centroids: &[Vec<f64>],
+    sizes: &[usize],
+    centroid: &[f64],
+    u1: Option<&[f64]>,
+    names: Option<&[String]>,
+) -> Vec<Side> {
+    let total: usize = sizes.iter().sum();
+    centroids
+        .iter()
+        .zip(sizes)
+        .enumerate()
+        .map(|(g, (side, &size))| {
+            let mean_coordinate = u1.map(|u1| {
+                u1.iter()
+                    .zip(side.iter().zip(centroid))
+                    .map(|(u, (s, c))| u * (s - c))
+                    .sum()
+            });
+            let terms = match names {
+                Some(names) if centroids.len() == 2 => {
+                    terms::discriminating_terms(side, &centroids[1 - g], names, SIDE_TERMS)
+                }
+                Some(names) => {
+                    let rest = terms::rest_centroid(centroid, total, side, size);
+                    terms::discriminating_terms(side, &rest, names, SIDE_TERMS)
+                }
+                None => Vec::new(),
+            };
+            Side {
+                size,
+                mean_coordinate,
+                terms,
+            }
+        })
+        .collect()
 }
 
 /// The centroid of each group. Every group but the largest is one pass over its columns; the largest follows
@@ -266,7 +367,7 @@ mod tests {
     }
 
     /// Two clumps on the x axis, (0..4, 0) and (10..13, 0), plus a little y.
-    fn clumps() -> DataMatrix {
+    pub(super) fn clumps() -> DataMatrix {
         let xs = [0.0, 1.0, 2.0, 3.0, 10.0, 11.0, 12.0];
         let mut values = Vec::new();
         for (i, x) in xs.iter().enumerate() {
@@ -326,6 +427,45 @@ mod tests {
         }
         // PDDP cuts at 0.
         assert_eq!(preview.rules[0].cut, Some(0.0));
+    }
+
+    #[test]
+    fn each_side_of_a_previewed_split_says_what_it_holds() {
+        let data = clumps();
+        let tree = Tree::new(&data, (0..7).collect(), Vec::new());
+        let rules = compared_rules(&checked_defaults());
+        let names: Vec<String> = vec!["x".into(), "y".into()];
+        let preview = preview_with_terms(&tree, &data, 0, &rules, None, false, Some(&names))
+            .expect("previews");
+        for rule_preview in &preview.rules {
+            let outcome = rule_preview.outcome.as_ref().expect("splits");
+            let sizes: Vec<usize> = outcome.sides.iter().map(|s| s.size).collect();
+            assert_eq!(sizes, outcome.child_sizes);
+            // The clump of large x (3 documents, mean x 11 against 1.5) is about x, by 9.5.
+            let large = outcome
+                .sides
+                .iter()
+                .find(|s| s.size == 3)
+                .expect("the small clump");
+            assert_eq!(large.terms[0].term, "x");
+            assert!((large.terms[0].weight - 9.5).abs() < 1e-9);
+            // The sides lie on either side of the cut.
+            let cut = rule_preview.cut.expect("a cut");
+            let means: Vec<f64> = outcome
+                .sides
+                .iter()
+                .map(|s| s.mean_coordinate.expect("a direction"))
+                .collect();
+            assert!(
+                (means[0] - cut) * (means[1] - cut) < 0.0,
+                "{}",
+                rule_preview.rule.name()
+            );
+        }
+        // Without names, no terms.
+        let plain = super::preview(&tree, &data, 0, &rules, None, false).expect("previews");
+        let outcome = plain.rules[0].outcome.as_ref().expect("splits");
+        assert!(outcome.sides.iter().all(|s| s.terms.is_empty()));
     }
 
     #[test]

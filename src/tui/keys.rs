@@ -71,6 +71,10 @@ pub(super) enum Command {
     /// Scroll a wide popup (the confusion view) sideways.
     Left,
     Right,
+    /// Split the selected node with the rule under the cursor of the Preview's rule table.
+    SplitWithRow,
+    /// Make the rule under the cursor of the Preview's rule table the current rule.
+    UseRow,
 }
 
 /// Where a binding applies: the main screen (either pane, or one of them) or one popup.
@@ -79,6 +83,8 @@ pub(super) enum Context {
     Main,
     Tree,
     Detail,
+    /// The detail pane on the Preview tab: its rule table has a cursor.
+    PreviewTable,
     RulePicker,
     Prompt,
     /// A prompt for text: a node's name, a search.
@@ -98,6 +104,7 @@ impl Context {
             Context::Main => "Everywhere on the main screen",
             Context::Tree => "Tree pane",
             Context::Detail => "Detail pane",
+            Context::PreviewTable => "Preview tab (detail pane)",
             Context::RulePicker => "Rule picker",
             Context::Prompt => "Prompt",
             Context::TextPrompt => "Name and find prompts",
@@ -235,7 +242,7 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Char('1'))], Command::Tab(0), Context::Main, "detail tab: Terms"),
     bind(&[Plain(Char('2'))], Command::Tab(1), Context::Main, "detail tab: Labels"),
     bind(&[Plain(Char('3'))], Command::Tab(2), Context::Main, "detail tab: Documents"),
-    bind(&[Plain(Char('4'))], Command::Tab(3), Context::Main, "detail tab: split preview of the selected leaf"),
+    bind(&[Plain(Char('4'))], Command::Tab(3), Context::Main, "detail tab: Preview (each rule's split, or the split made)"),
     bind(&[Plain(Esc)], Command::Cancel, Context::Main, "cancel the running split"),
     hint(&[Plain(Char('q'))], Command::Quit, Context::Main, "quit (asks first if the tree changed)", "quit"),
     bind(&[Ctrl('c')], Command::Interrupt, Context::Main, "cancel the running split or preview; else quit as q"),
@@ -260,6 +267,11 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Left), Plain(Char('h'))], Command::PrevTab, Context::Detail, "previous tab"),
     bind(&[Plain(Right), Plain(Char('l'))], Command::NextTab, Context::Detail, "next tab"),
     bind(&[Plain(Enter)], Command::OpenDocument, Context::Detail, "open the document (Documents tab)"),
+
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::PreviewTable, "previous rule in the table (PgUp/PgDn scroll)"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::PreviewTable, "next rule in the table; its sides' terms show below"),
+    bind(&[Plain(Char('s'))], Command::SplitWithRow, Context::PreviewTable, "split the node with the rule under the cursor"),
+    bind(&[Plain(Enter)], Command::UseRow, Context::PreviewTable, "make the rule under the cursor the current rule (no split)"),
     // The rule picker.
     // Letters jump to rules here (helix's and lazygit's pickers type, too), so j and k do not move.
     bind(&[Plain(Up)], Command::Up, Context::RulePicker, "previous row"),

@@ -8,7 +8,7 @@ use pdx::cluster::rules::SplitEnv;
 use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
 use pdx::dataset::Dataset;
 use pdx::progress::Progress;
-use pdx::report::preview::{self, SplitPreview};
+use pdx::report::preview::{self, MadeSplit, SplitPreview};
 
 use super::super::session::Session;
 use super::preview_cache::PreviewKey;
@@ -68,7 +68,7 @@ pub(crate) struct Save {
 }
 
 /// A split preview to compute on a worker thread: `rules` on leaf `key.node` of `tree` (the model's tree at
-/// `key.revision`).
+/// `key.revision`), or, when that node is split, the split it had (`rules` is then empty).
 #[derive(Debug, Clone)]
 pub(crate) struct PreviewJob {
     pub key: PreviewKey,
@@ -83,7 +83,19 @@ pub(crate) struct PreviewJob {
 pub(crate) struct PreviewDone {
     pub key: PreviewKey,
     pub second_direction: bool,
-    pub result: Result<SplitPreview, String>,
+    pub result: PreviewResult,
+}
+
+/// What a preview job found: a leaf's preview of every rule, or the split an inner node had.
+#[derive(Debug, Clone)]
+pub(crate) enum PreviewResult {
+    Leaf(Result<SplitPreview, String>),
+    Made(Result<Box<MadeSplit>, String>),
+}
+
+/// The names previews show terms by: the one place to change what a term is shown as.
+pub(crate) fn term_names(data: &Dataset) -> &[String] {
+    data.matrix.row_names()
 }
 
 #[derive(Debug, Clone)]
@@ -179,15 +191,32 @@ pub(crate) fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
     let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
     let label_count = data.label_names.len();
     let labels = (label_count > 0).then_some((labels.as_slice(), label_count));
-    let result = preview::preview(
-        &job.tree,
-        &data.matrix,
-        job.key.node,
-        &job.rules,
-        labels,
-        job.second_direction,
-    )
-    .map_err(|e| e.to_string());
+    let names = Some(term_names(data));
+    let split = job
+        .tree
+        .node(job.key.node)
+        .is_some_and(|n| n.split.is_some());
+    let result = if split {
+        PreviewResult::Made(
+            preview::preview_made(&job.tree, &data.matrix, job.key.node, labels, names)
+                .map_err(|e| e.to_string())
+                .and_then(|made| made.ok_or_else(|| format!("#{} is a leaf", job.key.node)))
+                .map(Box::new),
+        )
+    } else {
+        PreviewResult::Leaf(
+            preview::preview_with_terms(
+                &job.tree,
+                &data.matrix,
+                job.key.node,
+                &job.rules,
+                labels,
+                job.second_direction,
+                names,
+            )
+            .map_err(|e| e.to_string()),
+        )
+    };
     PreviewDone {
         key: job.key,
         second_direction: job.second_direction,

@@ -55,7 +55,7 @@ pub(super) enum DetailTab {
     Terms,
     Labels,
     Documents,
-    /// What the linear rules would do to the selected leaf.
+    /// What the linear rules would do to the selected leaf, or the split the selected node had.
     Preview,
 }
 
@@ -232,6 +232,9 @@ pub(super) struct Model {
     document_cursor: usize,
     /// Scroll of the Terms and Labels tabs.
     detail_scroll: usize,
+    /// Row under the cursor in the Preview's rule table, kept from leaf to leaf (the same rule's row); none until
+    /// it moves: the current rule's row.
+    preview_cursor: Option<usize>,
     /// The parameters last chosen in the picker, for every rule.
     params: CheckedParams,
     memory_budget: u64,
@@ -283,6 +286,7 @@ impl Model {
             tab: DetailTab::Terms,
             document_cursor: 0,
             detail_scroll: 0,
+            preview_cursor: None,
             params,
             memory_budget: start.memory_budget,
             rule: start.rule,
@@ -409,6 +413,9 @@ impl Model {
             Some(popup) => vec![popup.context()],
             None => match self.focus {
                 Pane::Tree => vec![Context::Tree, Context::Main],
+                Pane::Detail if self.tab == DetailTab::Preview => {
+                    vec![Context::PreviewTable, Context::Detail, Context::Main]
+                }
                 Pane::Detail => vec![Context::Detail, Context::Main],
             },
         }

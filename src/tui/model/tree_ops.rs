@@ -75,13 +75,17 @@ impl Model {
         })]
     }
 
-    /// Split `node` with the current rule: a leaf, or a node already split, which keeps its split as an
-    /// alternative.
+    /// Split `node` with the current rule.
     pub(super) fn split(&mut self, node: usize) -> Vec<Effect> {
+        self.split_with(node, self.rule.clone())
+    }
+
+    /// Split `node` with `rule` on a worker thread: a leaf, or a node already split, which keeps its split as
+    /// an alternative.
+    pub(super) fn split_with(&mut self, node: usize, rule: pdx::cluster::RuleSpec) -> Vec<Effect> {
         let split_already = self.tree.node(node).is_some_and(|n| !n.is_leaf());
         if split_already {
-            let rule = self.rule.clone();
-            let what = format!("splitting #{node} again with {}", self.rule_text());
+            let what = format!("splitting {} again with {}", self.label(node), rule.text());
             return self.start(Work::Split { node, rule }, what);
         }
         match self.tree.unsplittable_reason(node) {
@@ -90,8 +94,7 @@ impl Model {
                 Vec::new()
             }
             Ok(None) => {
-                let rule = self.rule.clone();
-                let what = format!("splitting {} with {}", self.label(node), self.rule_text());
+                let what = format!("splitting {} with {}", self.label(node), rule.text());
                 self.start(Work::Split { node, rule }, what)
             }
             Err(error) => {

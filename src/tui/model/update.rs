@@ -10,7 +10,7 @@ use super::super::recovery::Offer;
 use super::super::session::Session;
 use super::jobs::{Effect, Export, Finished};
 use super::popups::{Popup, popup_command};
-use super::{Action, DETAIL_TERMS, DetailTab, Model, PREVIEW_LINES, Pane, Region};
+use super::{Action, DETAIL_TERMS, DetailTab, Model, Pane, Region};
 
 /// Rows a wheel notch scrolls text by (a selection moves by one).
 const WHEEL_LINES: usize = 3;
@@ -51,8 +51,8 @@ impl Model {
             ),
             DetailTab::Terms => (&mut self.detail_scroll, DETAIL_TERMS * 2),
             DetailTab::Labels => (&mut self.detail_scroll, self.data.label_names.len() + 4),
-            // The summary, histogram and rule table: a few dozen lines at most.
-            DetailTab::Preview => (&mut self.detail_scroll, PREVIEW_LINES),
+            // The arrows move the rule table's cursor, the page keys scroll.
+            DetailTab::Preview => return self.move_in_preview(command),
         };
         *value = scrolled(*value, command, last);
     }
@@ -261,6 +261,8 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
             }
             None => model.status = "no leaf left to split".into(),
         },
+        Command::SplitWithRow => return model.split_with_row(),
+        Command::UseRow => model.use_preview_row(),
         Command::Merge => model.merge_selected(),
         Command::NextSplit | Command::PrevSplit => model.step_split(command == Command::NextSplit),
         Command::CompareSplits => model.open_alternatives(),

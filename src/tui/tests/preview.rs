@@ -1,4 +1,5 @@
-//! The Preview tab: which previews are asked for, when, and what is kept.
+//! The Preview tab: which previews are asked for, when, and what is kept; a split node's Preview; the rule
+//! table's cursor and what its keys do.
 
 use super::*;
 
@@ -85,7 +86,11 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
     // A split changes the tree: the root is no leaf any more, a child gets its own preview.
     act(&mut model, Action::Command(Command::Split));
     assert!(model.current_preview().is_none());
-    assert!(screen_text(&model, 80, 24).contains("split already"));
+    assert!(
+        screen_text(&model, 80, 24).contains("#0 was split by pddp"),
+        "{}",
+        screen_text(&model, 80, 24)
+    );
     act(&mut model, Action::Command(Command::Down));
     assert_ne!(model.selected(), 0);
     let child = model.current_preview().expect("computed through act");
@@ -181,4 +186,203 @@ fn a_rule_with_two_directions_previews_in_one_job() {
         previewed_rules() + 1,
         "and the current rule"
     );
+}
+
+/// The demo's model after a split of the root with `rule`, the root selected, on the Preview tab, its preview
+/// computed.
+fn split_root_previewed(rule: pdx::cluster::RuleSpec) -> Model {
+    let mut model = model_with_rule(rule);
+    key(&mut model, KeyCode::Char('s'));
+    assert_eq!(model.tree().leaves().len(), 2, "{}", model.status());
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Char('4'));
+    model
+}
+
+#[test]
+fn a_split_nodes_preview_is_the_split_it_had_cut_where_its_children_part() {
+    let model = split_root_previewed(spec("pddp"));
+    assert_eq!(model.selected(), 0);
+    let made = model
+        .current_made()
+        .expect("computed")
+        .as_ref()
+        .expect("a preview")
+        .clone();
+    let root = model.tree().node(0).expect("the root");
+    assert_eq!(made.children, root.children);
+    assert_eq!(made.rule, spec("pddp"));
+    let direction = made.direction.as_ref().expect("PDDP cuts a direction");
+    assert!(direction.reproduces);
+    assert_eq!(direction.coordinates.len(), root.members.len());
+    // The members on each side of the drawn cut are exactly the children.
+    let cut = direction.cut.expect("a cut");
+    let (mut low, mut high) = (Vec::new(), Vec::new());
+    for (position, &j) in root.members.iter().enumerate() {
+        if direction.coordinates[position] > cut {
+            high.push(j);
+        } else {
+            low.push(j);
+        }
+    }
+    let mut children: Vec<Vec<usize>> = root
+        .children
+        .iter()
+        .map(|&c| model.tree().node(c).expect("a child").members.to_vec())
+        .collect();
+    let mut sides = vec![low, high];
+    children.sort();
+    sides.sort();
+    assert_eq!(sides, children);
+    // The record's figures, and each child's terms.
+    let record = root.split.as_ref().expect("split");
+    assert_eq!(made.objective_after, record.objective_after);
+    assert!(made.purity_after > made.purity_before);
+    assert!(made.sides.iter().all(|side| side.terms.len() == 8));
+    let screen = screen_text(&model, 160, 48);
+    assert!(screen.contains("#0 was split by pddp"), "{screen}");
+    assert!(screen.contains("What each child holds"), "{screen}");
+    // No table here: with the focus in the pane, the arrows scroll.
+    let mut model = model;
+    key(&mut model, KeyCode::Tab);
+    key(&mut model, KeyCode::Char('j'));
+    assert_eq!(model.detail_scroll(), 1);
+}
+
+#[test]
+fn a_kernel_splits_preview_shows_its_figures() {
+    let model = split_root_previewed(spec("alignment"));
+    let made = model
+        .current_made()
+        .expect("computed")
+        .as_ref()
+        .expect("a preview")
+        .clone();
+    assert!(made.direction.is_none());
+    assert!(made.detail.alignment.is_some());
+    let screen = screen_text(&model, 160, 48);
+    assert!(screen.contains("alignment 0."), "{screen}");
+    assert!(screen.contains("upper bound"), "{screen}");
+}
+
+/// The demo's root on the Preview tab with the focus in the detail pane, its preview computed.
+fn table_focused() -> Model {
+    let mut model = model();
+    key(&mut model, KeyCode::Char('4'));
+    key(&mut model, KeyCode::Tab);
+    assert_eq!(model.focus(), Pane::Detail);
+    assert!(model.current_preview().is_some());
+    model
+}
+
+#[test]
+fn the_arrows_move_the_rule_tables_cursor_and_its_sides_follow() {
+    let mut model = table_focused();
+    let rules: Vec<pdx::cluster::RuleSpec> = {
+        let entry = model.current_preview().expect("cached");
+        let preview = entry.result.as_ref().expect("a preview");
+        preview.rules.iter().map(|r| r.rule.clone()).collect()
+    };
+    // The cursor starts on the current rule's row.
+    assert_eq!(model.preview_cursor(), 0);
+    assert_eq!(rules[0], *model.rule());
+    key(&mut model, KeyCode::Down);
+    key(&mut model, KeyCode::Char('j'));
+    assert_eq!(model.preview_cursor(), 2);
+    key(&mut model, KeyCode::Char('k'));
+    assert_eq!(model.preview_cursor(), 1);
+    assert_eq!(model.preview_row().expect("a row").rule, rules[1]);
+    key(&mut model, KeyCode::End);
+    assert_eq!(model.preview_cursor(), rules.len() - 1);
+    for _ in 0..rules.len() + 2 {
+        key(&mut model, KeyCode::Up);
+    }
+    assert_eq!(model.preview_cursor(), 0);
+    // The row's sides show under the table; at 80x24 the view scrolls to keep the cursor in sight.
+    key(&mut model, KeyCode::Char('j'));
+    let screen = screen_text(&model, 80, 24);
+    let name = rules[1].name();
+    assert!(screen.contains(&format!("▸{name}")), "{screen}");
+    let screen = screen_text(&model, 160, 48);
+    assert!(
+        screen.contains(&format!("What each side of {name} holds")),
+        "{screen}"
+    );
+}
+
+#[test]
+fn s_on_the_table_splits_with_the_rows_rule_and_elsewhere_with_the_current_rule() {
+    let mut model = table_focused();
+    key(&mut model, KeyCode::Down);
+    key(&mut model, KeyCode::Down);
+    let row = model.preview_row().expect("a row").rule.clone();
+    assert_ne!(row, *model.rule());
+    key(&mut model, KeyCode::Char('s'));
+    let record = |model: &Model| {
+        model
+            .tree()
+            .node(0)
+            .and_then(|n| n.split.as_ref())
+            .map(|s| s.rule.clone())
+    };
+    assert_eq!(record(&model), Some(row.clone()), "{}", model.status());
+    assert_eq!(model.rule(), &spec("pddp"), "the current rule stays");
+    // On a split node, the split key adds an alternative with the current rule, keeping the first split.
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Char('s'));
+    assert_eq!(model.tree().split_count(0), 2, "{}", model.status());
+    assert_eq!(record(&model), Some(spec("pddp")));
+    // From the tree pane, `s` splits with the current rule.
+    key(&mut model, KeyCode::Char('u'));
+    key(&mut model, KeyCode::Char('u'));
+    key(&mut model, KeyCode::Tab);
+    assert_eq!(model.focus(), Pane::Tree);
+    key(&mut model, KeyCode::Char('s'));
+    assert_eq!(record(&model), Some(spec("pddp")));
+}
+
+#[test]
+fn enter_on_a_row_makes_it_the_current_rule_without_splitting() {
+    let mut model = table_focused();
+    for _ in 0..3 {
+        key(&mut model, KeyCode::Down);
+    }
+    let row = model.preview_row().expect("a row").rule.clone();
+    let effects = update(&mut model, Action::Command(Command::UseRow));
+    assert!(effects.is_empty(), "nothing to compute: {effects:?}");
+    assert_eq!(model.rule(), &row);
+    assert_eq!(model.tree().leaves().len(), 1, "no split");
+    assert!(model.current_preview().is_some(), "the same rules: kept");
+    assert_eq!(model.preview_cursor(), 3);
+    // Through the key: Enter on another row.
+    key(&mut model, KeyCode::Up);
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.rule().name(), "pddp-oc");
+    assert_eq!(model.tree().leaves().len(), 1);
+    assert!(
+        model.status().contains("rule: pddp-oc"),
+        "{}",
+        model.status()
+    );
+}
+
+#[test]
+fn snapshot_a_leafs_preview_with_the_cursor_and_side_terms() {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('G'));
+    key(&mut model, KeyCode::Char('4'));
+    key(&mut model, KeyCode::Tab);
+    key(&mut model, KeyCode::Char('j'));
+    insta::assert_snapshot!("leaf_cursor_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("leaf_cursor_160x48", draw(&model, 160, 48).backend());
+}
+
+#[test]
+fn snapshot_a_split_nodes_preview() {
+    let model = split_root_previewed(spec("pddp"));
+    insta::assert_snapshot!("made_linear_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("made_linear_160x48", draw(&model, 160, 48).backend());
+    let model = split_root_previewed(spec("alignment"));
+    insta::assert_snapshot!("made_kernel_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("made_kernel_160x48", draw(&model, 160, 48).backend());
 }

@@ -1,5 +1,6 @@
 //! The Preview tab: what the current rule and every previewed rule would do to the selected leaf, as a histogram
-//! of the leading coordinates with each rule's cut marked under it and a table of the rules' outcomes.
+//! of the leading coordinates with each rule's cut marked under it, a table of the rules' outcomes with a cursor,
+//! and what each side of the split under the cursor holds; for a split node, the split it had.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -8,9 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use pdx::cluster::Param;
-use pdx::report::preview::{RulePreview, SplitPreview};
+use pdx::cluster::rules::SplitDetail;
+use pdx::report::preview::{MadeSplit, RulePreview, Side, SplitPreview};
 
-use super::super::model::Model;
+use super::super::model::{Model, Pane};
 use super::scatter::draw_scatter;
 use super::{Theme, fit, percent};
 
@@ -40,11 +42,11 @@ pub(super) fn short_number(value: f64) -> String {
 /// The Preview tab: what each linear rule would do to the selected leaf.
 pub(super) fn draw_preview(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
     let id = model.selected();
+    if model.tree().node(id).is_some_and(|n| n.split.is_some()) {
+        draw_made(frame, model, theme, area);
+        return;
+    }
     let message = match model.tree().unsplittable_reason(id) {
-        Ok(Some(_)) if model.tree().node(id).is_some_and(|n| !n.is_leaf()) => Some(format!(
-            "{} is split already; select a leaf to preview its split.",
-            model.label(id)
-        )),
         Ok(Some(reason)) => Some(format!("{} cannot be split: {reason}.", model.label(id))),
         Ok(None) => None,
         Err(error) => Some(error.to_string()),
@@ -75,7 +77,7 @@ pub(super) fn draw_preview(frame: &mut Frame, model: &Model, theme: Theme, area:
         12..30 => 3,
         _ => 6,
     };
-    let lines = preview_lines(model, theme, preview, width, histogram_rows);
+    let (lines, cursor_line) = preview_lines(model, theme, preview, width, histogram_rows);
     let text_height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     // The scatter plot takes what the text leaves, if that is enough to read it.
     let plot_height = area.height.saturating_sub(text_height + 1);
@@ -96,42 +98,131 @@ pub(super) fn draw_preview(frame: &mut Frame, model: &Model, theme: Theme, area:
             plot_area,
         );
     } else {
-        let scroll = u16::try_from(model.detail_scroll()).unwrap_or(u16::MAX);
+        // With the focus here, the page keys scroll as far as the table's cursor stays in sight.
+        let height = usize::from(area.height).max(1);
+        let scroll = match model.focus() {
+            Pane::Detail => model
+                .detail_scroll()
+                .clamp((cursor_line + 1).saturating_sub(height), cursor_line),
+            Pane::Tree => model.detail_scroll(),
+        };
+        let scroll = u16::try_from(scroll).unwrap_or(u16::MAX);
         frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), area);
     }
 }
 
-/// The text part of the preview: the current rule's outcome, the histogram with the cuts, the rule table.
+/// The text part of the preview: the current rule's outcome, the histogram with the cuts, the rule table with its
+/// cursor, and what each side of the split under the cursor holds; with the line the cursor is on.
 pub(super) fn preview_lines(
     model: &Model,
     theme: Theme,
     preview: &SplitPreview,
     width: usize,
     histogram_rows: usize,
-) -> Vec<Line<'static>> {
+) -> (Vec<Line<'static>>, usize) {
     let current = preview.rules.iter().find(|r| r.rule == *model.rule());
     let mut lines = current_rule_lines(model, theme, current, width);
-
-    // The histogram of the leading coordinates, over a range that holds every cut.
-    let cuts: Vec<(usize, f64)> = preview
+    lines.push(Line::styled(
+        format!(
+            "Leading coordinate σ1·v1 of {} documents (σ1 = {:.3})",
+            preview.coordinates.len(),
+            preview.singular_values.first().copied().unwrap_or(0.0)
+        ),
+        theme.heading(),
+    ));
+    // One letter per rule under the histogram (the table below names them).
+    let cuts: Vec<Cut> = preview
         .rules
         .iter()
         .enumerate()
-        .filter_map(|(i, r)| r.cut.filter(|c| c.is_finite()).map(|c| (i, c)))
+        .filter_map(|(i, r)| {
+            r.cut.filter(|c| c.is_finite()).map(|at| Cut {
+                symbol: rule_symbol(i, &preview.rules),
+                at,
+                current: r.rule == *model.rule(),
+            })
+        })
         .collect();
-    let (mut low, mut high) = preview
-        .coordinates
+    lines.extend(histogram_lines(
+        theme,
+        &preview.coordinates,
+        &cuts,
+        width,
+        histogram_rows,
+    ));
+
+    // The rule table.
+    let labels = model.labels_shown();
+    let mut header = format!(
+        "  {:<15}{:>8} {:<13}{:>10}",
+        "rule", "cut", "children", "scatter"
+    );
+    if labels {
+        header.push_str(&format!("{:>8}{:>7}", "entropy", "purity"));
+    }
+    lines.push(Line::styled(header, theme.heading()));
+    let cursor = model.preview_cursor();
+    let cursor_line = lines.len() + cursor;
+    for i in 0..preview.rules.len() {
+        lines.push(rule_row(
+            i,
+            &preview.rules,
+            model,
+            theme,
+            labels,
+            i == cursor,
+        ));
+    }
+    if let Some(row) = preview.rules.get(cursor)
+        && let Ok(outcome) = &row.outcome
+        && !outcome.sides.is_empty()
+    {
+        let names: Vec<String> = outcome
+            .sides
+            .iter()
+            .map(|side| format!("{} documents", side.size))
+            .collect();
+        lines.push(Line::styled(
+            format!(
+                "What each side of {} holds (terms by centroid difference):",
+                row.rule.name()
+            ),
+            theme.heading(),
+        ));
+        lines.extend(side_lines(theme, &outcome.sides, &names, width));
+    }
+    (lines, cursor_line)
+}
+
+/// A cut to mark under a histogram: its letter, where it is, and whether it is the current rule's.
+pub(super) struct Cut {
+    pub symbol: char,
+    pub at: f64,
+    pub current: bool,
+}
+
+/// A histogram of `coordinates` over a range that holds every cut, `rows` high, with the cuts marked under it
+/// (`*` where several share a column) and the range's ends.
+pub(super) fn histogram_lines(
+    theme: Theme,
+    coordinates: &[f64],
+    cuts: &[Cut],
+    width: usize,
+    rows: usize,
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let (mut low, mut high) = coordinates
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
             (lo.min(x), hi.max(x))
         });
-    for &(_, cut) in &cuts {
-        low = low.min(cut);
-        high = high.max(cut);
+    for cut in cuts {
+        low = low.min(cut.at);
+        high = high.max(cut.at);
     }
     // Bins a few columns wide when there are few documents, so that the shape shows rather than single dots.
     let width = width.max(1);
-    let bins_wanted = (preview.coordinates.len() / 3).max(8).min(width);
+    let bins_wanted = (coordinates.len() / 3).max(8).min(width);
     let columns_per_bin = width.div_ceil(bins_wanted);
     let bins = (width / columns_per_bin).max(1);
     let used = bins * columns_per_bin;
@@ -147,24 +238,16 @@ pub(super) fn preview_lines(
             .clamp(0.0, (used - 1) as f64) as usize
     };
     let mut counts = vec![0usize; bins];
-    for &x in &preview.coordinates {
+    for &x in coordinates {
         counts[column(x) / columns_per_bin] += 1;
     }
     let max = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
-    lines.push(Line::styled(
-        format!(
-            "Leading coordinate σ1·v1 of {} documents (σ1 = {:.3})",
-            preview.coordinates.len(),
-            preview.singular_values.first().copied().unwrap_or(0.0)
-        ),
-        theme.heading(),
-    ));
     const LEVELS: [&str; 9] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
-    for row in (0..histogram_rows).rev() {
+    for row in (0..rows).rev() {
         let text: String = counts
             .iter()
             .flat_map(|&count| {
-                let eighths = (count as f64 / max * (histogram_rows * 8) as f64).round() as usize;
+                let eighths = (count as f64 / max * (rows * 8) as f64).round() as usize;
                 // A non-empty bin shows at least a sliver.
                 let eighths = if count > 0 { eighths.max(1) } else { 0 };
                 std::iter::repeat_n(
@@ -175,17 +258,12 @@ pub(super) fn preview_lines(
             .collect();
         lines.push(Line::styled(text, theme.fg(Color::Green)));
     }
-    // The cut marks: one letter per rule (the table below names them); `*` where several cuts share a column.
     let mut marks = vec![' '; used];
     let mut current_column = None;
-    for &(i, cut) in &cuts {
-        let c = column(cut);
-        marks[c] = if marks[c] == ' ' {
-            rule_symbol(i, &preview.rules)
-        } else {
-            '*'
-        };
-        if preview.rules[i].rule == *model.rule() {
+    for cut in cuts {
+        let c = column(cut.at);
+        marks[c] = if marks[c] == ' ' { cut.symbol } else { '*' };
+        if cut.current {
             current_column = Some(c);
         }
     }
@@ -209,19 +287,81 @@ pub(super) fn preview_lines(
         format!("{left}{}{right}", " ".repeat(gap)),
         theme.dim(),
     ));
+    lines
+}
 
-    // The rule table.
-    let labels = model.labels_shown();
-    let mut header = format!(
-        "  {:<15}{:>8} {:<13}{:>10}",
-        "rule", "cut", "children", "scatter"
-    );
-    if labels {
-        header.push_str(&format!("{:>8}{:>7}", "entropy", "purity"));
+/// The sides of a split side by side, left to right along the leading direction when they have coordinates:
+/// a heading per side (`names`, with arrows for the two ends), then its terms with their weights.
+pub(super) fn side_lines(
+    theme: Theme,
+    sides: &[Side],
+    names: &[String],
+    width: usize,
+) -> Vec<Line<'static>> {
+    let mut order: Vec<usize> = (0..sides.len()).collect();
+    if sides.iter().all(|s| s.mean_coordinate.is_some()) {
+        order.sort_by(|&a, &b| {
+            let at = |i: usize| sides[i].mean_coordinate.unwrap_or(0.0);
+            at(a).total_cmp(&at(b)).then(a.cmp(&b))
+        });
     }
-    lines.push(Line::styled(header, theme.heading()));
-    for i in 0..preview.rules.len() {
-        lines.push(rule_row(i, &preview.rules, model, theme, labels));
+    // As many columns as fit at 20 characters or more each; the rest of the sides are left out, and said so.
+    let columns = order.len().min((width / 20).max(1));
+    let column_width = width / columns.max(1);
+    let shown = &order[..columns];
+    let last = shown.len().saturating_sub(1);
+    let arrows = sides.iter().all(|s| s.mean_coordinate.is_some()) && shown.len() > 1;
+    let mut lines = Vec::new();
+    let heading: String = shown
+        .iter()
+        .enumerate()
+        .map(|(position, &i)| {
+            let name = match position {
+                0 if arrows => format!("◀ {}", names[i]),
+                p if arrows && p == last => format!("{} ▶", names[i]),
+                _ => names[i].clone(),
+            };
+            format!(
+                "{:<column_width$}",
+                fit(&name, column_width.saturating_sub(1))
+            )
+        })
+        .collect();
+    lines.push(Line::styled(
+        heading.trim_end().to_string(),
+        theme.fg(Color::Cyan),
+    ));
+    let rows = shown
+        .iter()
+        .map(|&i| sides[i].terms.len())
+        .max()
+        .unwrap_or(0);
+    for row in 0..rows {
+        let text: String = shown
+            .iter()
+            .map(|&i| match sides[i].terms.get(row) {
+                Some(term) => {
+                    // The weight close to its term: a term takes up to 20 characters.
+                    let weight = short_number(term.weight);
+                    let room = column_width
+                        .saturating_sub(weight.chars().count() + 2)
+                        .min(20);
+                    let cell = format!("{:<room$} {weight}", fit(&term.term, room));
+                    format!("{cell:<column_width$}")
+                }
+                None => " ".repeat(column_width),
+            })
+            .collect();
+        lines.push(Line::raw(text.trim_end().to_string()));
+    }
+    if shown.len() < order.len() {
+        lines.push(Line::styled(
+            format!(
+                "({} more sides: a wider pane shows them)",
+                order.len() - shown.len()
+            ),
+            theme.dim(),
+        ));
     }
     lines
 }
@@ -289,8 +429,11 @@ pub(super) fn rule_row(
     model: &Model,
     theme: Theme,
     labels: bool,
+    cursor: bool,
 ) -> Line<'static> {
     let symbol = rule_symbol(index, rules);
+    // The cursor's mark goes between the letter and the name.
+    let gap = if cursor { '▸' } else { ' ' };
     let rule_preview = &rules[index];
     // The preview compares cuts of the leading direction, so l = 1 goes without saying.
     let params: Vec<String> = rule_preview
@@ -317,7 +460,7 @@ pub(super) fn rule_row(
         Ok(outcome) => {
             let sizes: Vec<String> = outcome.child_sizes.iter().map(|s| s.to_string()).collect();
             let mut text = format!(
-                "{symbol} {:<15}{cut:>8} {:<13}{:>10}",
+                "{symbol}{gap}{:<15}{cut:>8} {:<13}{:>10}",
                 fit(&name, 15),
                 fit(&sizes.join("+"), 13),
                 short_number(outcome.objective_after)
@@ -331,12 +474,218 @@ pub(super) fn rule_row(
             }
             text
         }
-        Err(error) => format!("{symbol} {:<15}{cut:>8} refuses: {error}", fit(&name, 15)),
+        Err(error) => format!(
+            "{symbol}{gap}{:<15}{cut:>8} refuses: {error}",
+            fit(&name, 15)
+        ),
     };
     let style = if rule_preview.rule == *model.rule() {
         theme.heading()
     } else {
         Style::new()
     };
+    let style = if cursor {
+        style.add_modifier(Modifier::REVERSED)
+    } else {
+        style
+    };
     Line::styled(text, style)
+}
+
+/// A split node's Preview: the split it had.
+fn draw_made(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
+    let made = match model.current_made() {
+        None => Err("computing the split it had…".to_string()),
+        Some(Err(error)) => Err(format!("no preview: {error}")),
+        Some(Ok(made)) => Ok(made),
+    };
+    let lines = match made {
+        Ok(made) => {
+            let histogram_rows = match area.height {
+                0..12 => 2,
+                12..30 => 3,
+                _ => 6,
+            };
+            made_lines(model, theme, made, usize::from(area.width), histogram_rows)
+        }
+        Err(text) => vec![Line::styled(text, theme.dim())],
+    };
+    let scroll = u16::try_from(model.detail_scroll()).unwrap_or(u16::MAX);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0)),
+        area,
+    );
+}
+
+/// The split a node had: the rule and the figures before and after, the histogram of the direction it cut (a
+/// linear rule) or the figures the rule recorded, and what each child holds.
+pub(super) fn made_lines(
+    model: &Model,
+    theme: Theme,
+    made: &MadeSplit,
+    width: usize,
+    histogram_rows: usize,
+) -> Vec<Line<'static>> {
+    let tree = model.tree();
+    let sizes: Vec<String> = made.sides.iter().map(|s| s.size.to_string()).collect();
+    let change = if made.objective_before > 0.0 {
+        format!(
+            " ({:+.0}%)",
+            (made.objective_after / made.objective_before - 1.0) * 100.0
+        )
+    } else {
+        String::new()
+    };
+    let style = theme.fg(Color::Cyan).add_modifier(Modifier::BOLD);
+    let mut lines = vec![Line::styled(
+        format!(
+            "{} was split by {}: {} children {} · scatter {} → {}{change}",
+            model.label(made.node),
+            made.rule.text(),
+            made.children.len(),
+            sizes.join("+"),
+            short_number(made.objective_before),
+            short_number(made.objective_after),
+        ),
+        style,
+    )];
+    if let (Some(pb), Some(pa), Some(eb), Some(ea)) = (
+        made.purity_before,
+        made.purity_after,
+        made.entropy_before,
+        made.entropy_after,
+    ) {
+        lines.push(Line::styled(
+            format!(
+                "purity {} → {} · entropy {eb:.3} → {ea:.3} in the children",
+                percent(pb),
+                percent(pa)
+            ),
+            style,
+        ));
+    }
+    match &made.direction {
+        Some(direction) => {
+            let cut = direction.cut.map_or("no single cut point".into(), |c| {
+                format!("cut at {}", short_number(c))
+            });
+            lines.push(Line::styled(
+                format!(
+                    "Leading coordinate σ1·v1 of {} documents (σ1 = {:.3}), {cut}",
+                    direction.coordinates.len(),
+                    direction.singular_values.first().copied().unwrap_or(0.0)
+                ),
+                theme.heading(),
+            ));
+            let cuts: Vec<Cut> = direction
+                .cut
+                .filter(|c| c.is_finite())
+                .map(|at| Cut {
+                    symbol: made.rule.def().preview_symbol.unwrap_or('|'),
+                    at,
+                    current: false,
+                })
+                .into_iter()
+                .collect();
+            lines.extend(histogram_lines(
+                theme,
+                &direction.coordinates,
+                &cuts,
+                width,
+                histogram_rows,
+            ));
+            if !direction.reproduces {
+                lines.push(Line::styled(
+                    "(the direction computed again does not give exactly these children: the tree was grown \
+                     by another version)",
+                    theme.dim(),
+                ));
+            }
+        }
+        None => {
+            lines.push(Line::styled("What the rule measured:", theme.heading()));
+            lines.extend(detail_lines(&made.detail).into_iter().map(Line::raw));
+        }
+    }
+    if made.sides.iter().any(|side| !side.terms.is_empty()) {
+        let names: Vec<String> = made
+            .children
+            .iter()
+            .zip(&made.sides)
+            .map(|(&child, side)| {
+                let name = tree
+                    .node(child)
+                    .and_then(|n| n.name.clone())
+                    .unwrap_or_else(|| format!("#{child}"));
+                format!("{name} · {} documents", side.size)
+            })
+            .collect();
+        lines.push(Line::styled(
+            "What each child holds (terms by centroid difference):",
+            theme.heading(),
+        ));
+        lines.extend(side_lines(theme, &made.sides, &names, width));
+    }
+    lines
+}
+
+/// The figures a rule recorded of its split, one per line, those it has.
+fn detail_lines(detail: &SplitDetail) -> Vec<String> {
+    let list = |values: &[f64]| {
+        values
+            .iter()
+            .map(|v| format!("{v:.4}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut lines = Vec::new();
+    if let (Some(alignment), Some(bound)) = (detail.alignment, detail.alignment_bound) {
+        lines.push(format!(
+            "alignment {alignment:.4} (its upper bound λmax/‖K‖F {bound:.4})"
+        ));
+    }
+    if let (Some(cost), Some(bound)) = (detail.cut_cost, detail.cut_cost_bound) {
+        lines.push(format!(
+            "cut cost {cost:.4} (an even split's lower bound λ/(2‖K‖F) {bound:.4})"
+        ));
+    }
+    if let Some(components) = detail.kernel_components {
+        lines.push(format!(
+            "geodesic graph: {components} connected component(s)"
+        ));
+    }
+    if let Some(c_star) = detail.kernel_c_star {
+        lines.push(format!("c* {c_star:.4}"));
+    }
+    if let Some(sigma) = detail.kernel_sigma {
+        lines.push(format!("Gaussian width σ {sigma:.4}"));
+    }
+    if let Some(scatter) = detail.kernel_scatter {
+        let children = detail
+            .child_kernel_scatters
+            .as_deref()
+            .map_or(String::new(), |c| format!(" → children {}", list(c)));
+        lines.push(format!("kernel scatter {scatter:.4}{children}"));
+    }
+    if let Some(values) = detail.eigenvalues.as_deref().filter(|v| !v.is_empty()) {
+        lines.push(format!("eigenvalues used: {}", list(values)));
+    }
+    if !detail.singular_values.is_empty() {
+        lines.push(format!(
+            "singular values: {}",
+            list(&detail.singular_values)
+        ));
+    }
+    if let Some(iterations) = detail.iterations {
+        lines.push(format!("{iterations} Lloyd iterations"));
+    }
+    if let Some(start) = detail.start_objective {
+        lines.push(format!("objective of the starting split {start:.4}"));
+    }
+    if lines.is_empty() {
+        lines.push("no figures beyond the children's sizes and scatter".into());
+    }
+    lines
 }

@@ -196,3 +196,77 @@ fn the_preview_tab_and_a_mouse_click_in_a_real_terminal() {
     tmux.send("q");
     assert_clean_exit(&tmux, &exit_file);
 }
+
+/// The workbench in a real terminal: a split, the root's Preview showing the cut it made, an alternative split of
+/// the root, switching between the two, the side-by-side view, two nodes compared, and keeping one split.
+#[test]
+fn alternatives_and_comparisons_in_a_real_terminal() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let (tmux, exit_file) = launch(work.path(), "alternatives", &[]);
+    let key = |name: &str| {
+        tmux.run(&["send-keys", "-t", &tmux.session, name]);
+    };
+    tmux.wait_for_text("Tree · 1 leaf");
+    tmux.send("s");
+    tmux.wait_for_text("Tree · 2 leaves");
+
+    // The root is split: its Preview shows the split it had, cut included.
+    tmux.send("4");
+    let screen = tmux.wait_for_text("was split by pddp");
+    assert!(screen.contains("cut at"), "{screen}");
+    assert!(screen.contains("What each child holds"), "{screen}");
+
+    // Another rule (the picker jumps by initial: pddp → pddp-2means → pddp-oc), then the root split again.
+    tmux.send("r");
+    tmux.wait_for_text("Split rule");
+    tmux.send("pp");
+    key("Enter");
+    tmux.wait_for_text("rule: pddp-oc");
+    tmux.send("s");
+    let screen = tmux.wait_for_text("pddp-oc 2/2");
+    assert!(screen.contains("Tree · 2 leaves"), "{screen}");
+
+    // Back to the first split, whose subtree is as it was; forth again.
+    tmux.send("[");
+    let screen = tmux.wait_for_text("split 1 of 2 active");
+    assert!(screen.contains("pddp 1/2"), "{screen}");
+    tmux.send("]");
+    tmux.wait_for_text("split 2 of 2 active");
+
+    // Both splits side by side.
+    tmux.send("A");
+    let screen = tmux.wait_for_text("Splits of #0");
+    assert!(
+        screen.contains("● active") && screen.contains("child 1"),
+        "{screen}"
+    );
+    key("Escape");
+    tmux.wait_for("the side-by-side view closed", |screen| {
+        !screen.contains("Splits of #0")
+    });
+
+    // Mark the first leaf, select the second, compare.
+    tmux.send("j ");
+    tmux.wait_for_text("marked: select another node");
+    tmux.send("jv");
+    let screen = tmux.wait_for_text("only in A");
+    assert!(
+        screen.contains("only in B") && screen.contains("in both"),
+        "{screen}"
+    );
+    key("Escape");
+
+    // Keep the active split on the root.
+    tmux.send("gK");
+    let screen = tmux.wait_for_text("dropped 1 alternative");
+    assert!(!screen.contains("2/2"), "{screen}");
+
+    tmux.send("q");
+    tmux.wait_for_text("Quit anyway?");
+    tmux.send("y");
+    assert_clean_exit(&tmux, &exit_file);
+}

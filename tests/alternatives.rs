@@ -234,3 +234,24 @@ fn two_nodes_compare_by_their_top_terms_in_three_columns() {
     assert_eq!(self_compare.shared.len(), 10);
     assert!(self_compare.only_a.is_empty() && self_compare.only_b.is_empty());
 }
+
+#[test]
+fn shelved_nodes_are_listed_nested_alternatives_included() {
+    let data = demo();
+    // The root split into #1 #2, #1 into #3 #4.
+    let mut tree = grown(&data);
+    assert!(tree.shelved_nodes().is_empty());
+    // #1 split again: #3 #4 are shelved in #1, #5 #6 active.
+    tree.split_alternative_in(&data.matrix, 1, &spec("pddp-oc"), Default::default())
+        .expect("an alternative of #1");
+    let mut shelved = tree.shelved_nodes();
+    shelved.sort_unstable();
+    assert_eq!(shelved, vec![3, 4]);
+    // The root split again: #1 (holding its own alternative) #2 #5 #6 are shelved in the root.
+    tree.split_alternative_in(&data.matrix, 0, &spec("pddp-oc"), Default::default())
+        .expect("an alternative of the root");
+    let mut shelved = tree.shelved_nodes();
+    shelved.sort_unstable();
+    assert_eq!(shelved, vec![1, 2, 3, 4, 5, 6]);
+    assert!(shelved.iter().all(|&id| tree.node(id).is_none()));
+}

@@ -157,6 +157,22 @@ impl Tree {
         Ok(dropped)
     }
 
+    /// The ids of every node kept aside in an alternative split (nested alternatives included).
+    pub fn shelved_nodes(&self) -> Vec<usize> {
+        let mut ids = Vec::new();
+        let mut alternatives: Vec<&Alternative> = self
+            .live_nodes()
+            .flat_map(|node| &node.alternatives)
+            .collect();
+        while let Some(alternative) = alternatives.pop() {
+            for node in &alternative.nodes {
+                ids.push(node.id);
+                alternatives.extend(&node.alternatives);
+            }
+        }
+        ids
+    }
+
     /// Whether `id` is a slot of the arena that holds no node: where a shelved node waits to come back.
     pub(in crate::cluster) fn is_free_slot(&self, id: usize) -> bool {
         self.nodes.get(id).is_some_and(Option::is_none)

@@ -77,7 +77,7 @@ pub(crate) struct NodeWords {
 /// its words, so a split computes only its two children's. A leaf's are read from the sparse centroid it keeps;
 /// an inner node's centroid is the size-weighted sum of its leaves' centroids (its members are theirs),
 /// accumulated in one reused dense buffer: the cost is the leaves' stored entries times the depth, with no pass
-/// over the documents.
+/// over the documents. The words of nodes shelved in alternative splits are kept for when they come back.
 pub(crate) fn top_words(
     tree: &Tree,
     matrix: &DataMatrix,
@@ -96,6 +96,13 @@ pub(crate) fn top_words(
                 words.insert(id, known);
             }
             _ => todo.push(id),
+        }
+    }
+    // The nodes of splits kept aside as alternatives keep their words too, so that switching back to a split
+    // (its members unchanged) describes nothing again.
+    for id in tree.shelved_nodes() {
+        if let Some(known) = previous.remove(&id) {
+            words.insert(id, known);
         }
     }
     if todo.is_empty() {

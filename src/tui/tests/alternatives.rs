@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// The nodes under the root after [`two_splits`]: #1 #2, and #1's children #3 #4.
+const FIRST_SPLIT: [usize; 4] = [1, 2, 3, 4];
+
 /// The demo after two splits, the root then split again with `pddp-oc`: two splits on the root, the second
 /// active.
 fn with_alternative() -> Model {
@@ -33,8 +36,19 @@ fn splitting_a_split_node_adds_an_alternative_and_keeps_the_subtree() {
     key(&mut first, KeyCode::Char('g'));
 
     let mut model = first;
+    let first_words: Vec<Vec<String>> = FIRST_SPLIT
+        .iter()
+        .map(|&id| model.node_words(id).to_vec())
+        .collect();
     pick_rule(&mut model, "pddp-oc", &[]);
     key(&mut model, KeyCode::Char('s'));
+    // The shelved split's nodes keep their words for when they come back (nothing to describe again).
+    let shelved: Vec<Vec<String>> = FIRST_SPLIT
+        .iter()
+        .map(|&id| model.node_words(id).to_vec())
+        .collect();
+    assert_eq!(shelved, first_words);
+    assert!(shelved.iter().all(|words| !words.is_empty()));
     let root = model.tree().root();
     assert_eq!(model.tree().split_count(root), 2);
     assert_eq!(model.derived().leaves.len(), 2, "{}", model.status());

@@ -486,7 +486,7 @@ impl Dataset {
 
 /// A dataset in the cache: a decoded one must be one a load could make.
 impl cache::Entry for Dataset {
-    /// What a fresh load guarantees: the matrix has a column per document and a row per name, its values are
+    /// What a fresh load guarantees: the matrix has a column per document and a row per name and word, its values are
     /// finite, a sparse one is stored by columns with offsets from 0 (the decoder checked that its offsets
     /// and indices are in range and sorted), and every label names a label.
     fn check(&self) -> Result<(), String> {
@@ -503,6 +503,13 @@ impl cache::Entry for Dataset {
                 "{} rows for {} row names",
                 matrix.rows(),
                 matrix.row_names().len()
+            ));
+        }
+        if matrix.row_words().len() != matrix.rows() {
+            return Err(format!(
+                "{} words for {} rows",
+                matrix.row_words().len(),
+                matrix.rows()
             ));
         }
         let finite = match matrix {

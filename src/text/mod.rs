@@ -218,6 +218,9 @@ pub fn parse_stoplist(text: &str) -> HashSet<String> {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TermCounts {
     pub terms: Vec<String>,
+    /// Each term as a reader would write it: the most frequent word that stems to it (ties: the
+    /// alphabetically first), `words[t]` for `terms[t]`. Empty when every term is its own word (no stemming).
+    pub words: Vec<String>,
     pub documents: Vec<Vec<(u32, u32)>>,
     /// Tokens each document kept after the token filters (before the document-frequency filters).
     pub token_counts: Vec<usize>,
@@ -226,8 +229,9 @@ pub struct TermCounts {
 /// Tokenise, filter and stem every text, then apply the document-frequency filters.
 ///
 /// Three passes, each parallel: (1) chunks of documents are tokenised and the filters applied, each chunk
-/// numbering its own distinct words; (2) the distinct words of all chunks are merged and each is stemmed once;
-/// (3) every chunk's documents are renumbered from words to stems (terms), sorted alphabetically.
+/// numbering its own distinct words and counting how often each occurs; (2) the distinct words of all chunks are
+/// merged and each is stemmed once, and each stem is given its most frequent word, to show it by; (3) every
+/// chunk's documents are renumbered from words to stems (terms), sorted alphabetically.
 pub fn count_terms(
     texts: &[&str],
     options: &TextOptions,
@@ -306,6 +310,16 @@ pub fn count_terms_with_progress(
         .collect();
     let term_of_word: Vec<u32> = stems.iter().map(|stem| term_ids[stem.as_ref()]).collect();
     drop(term_ids);
+    let words_of_terms = match algorithm {
+        Some(_) => most_frequent_words(
+            &chunks,
+            &chunk_to_global,
+            &words,
+            &term_of_word,
+            terms.len(),
+        ),
+        None => Vec::new(),
+    };
 
     let renumbered: Vec<ChunkTerms> = chunks
         .par_iter()
@@ -347,10 +361,47 @@ pub fn count_terms_with_progress(
     }
     let counts = TermCounts {
         terms: terms.into_iter().map(str::to_string).collect(),
+        words: words_of_terms,
         documents,
         token_counts,
     };
     Ok(filter_terms(counts, options))
+}
+
+/// The word to show for each term: of the words that stem to it, the one that occurs most often in the
+/// collection, the alphabetically first among equals, so that the choice depends neither on chunking nor on
+/// thread count. The occurrences were counted while tokenising; this only adds them up per distinct word.
+fn most_frequent_words(
+    chunks: &[ChunkWords],
+    chunk_to_global: &[Vec<u32>],
+    words: &[&str],
+    term_of_word: &[u32],
+    term_count: usize,
+) -> Vec<String> {
+    let mut occurrences = vec![0u64; words.len()];
+    for (chunk, to_global) in chunks.iter().zip(chunk_to_global) {
+        for (&count, &word) in chunk.occurrences.iter().zip(to_global) {
+            occurrences[word as usize] += count;
+        }
+    }
+    let mut best = vec![u32::MAX; term_count];
+    for (word, &term) in term_of_word.iter().enumerate() {
+        let slot = &mut best[term as usize];
+        let better = *slot == u32::MAX || {
+            let current = *slot as usize;
+            occurrences[word]
+                .cmp(&occurrences[current])
+                .then_with(|| words[current].cmp(words[word]))
+                .is_gt()
+        };
+        if better {
+            *slot = word as u32;
+        }
+    }
+    // Every term is the stem of at least one word, so every slot is filled.
+    best.iter()
+        .map(|&word| words[word as usize].to_string())
+        .collect()
 }
 
 /// Distinct words per stemming task.
@@ -396,13 +447,21 @@ fn filter_terms(counts: TermCounts, options: &TextOptions) -> TermCounts {
             new != u32::MAX
         });
     });
-    let mut terms_by_index: Vec<Option<String>> = counts.terms.into_iter().map(Some).collect();
-    let terms = kept
-        .iter()
-        .map(|&old| terms_by_index[old].take().unwrap_or_default())
-        .collect();
+    let keep_kept = |names: Vec<String>| -> Vec<String> {
+        let mut by_index: Vec<Option<String>> = names.into_iter().map(Some).collect();
+        kept.iter()
+            .map(|&old| by_index[old].take().unwrap_or_default())
+            .collect()
+    };
+    let terms = keep_kept(counts.terms);
+    let words = if counts.words.is_empty() {
+        Vec::new()
+    } else {
+        keep_kept(counts.words)
+    };
     TermCounts {
         terms,
+        words,
         documents,
         token_counts: counts.token_counts,
     }

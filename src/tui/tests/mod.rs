@@ -9,6 +9,7 @@ mod preview;
 mod recovery;
 mod screens;
 mod signals;
+mod words;
 
 use std::sync::{Arc, OnceLock};
 

@@ -361,23 +361,24 @@ pub fn count_terms_with_progress(
     }
     let counts = TermCounts {
         terms: terms.into_iter().map(str::to_string).collect(),
-        words: words_of_terms,
+        words: Vec::new(),
         documents,
         token_counts,
     };
-    Ok(filter_terms(counts, options))
+    Ok(filter_terms(counts, &words_of_terms, options))
 }
 
 /// The word to show for each term: of the words that stem to it, the one that occurs most often in the
 /// collection, the alphabetically first among equals, so that the choice depends neither on chunking nor on
 /// thread count. The occurrences were counted while tokenising; this only adds them up per distinct word.
-fn most_frequent_words(
+/// Borrowed, so that only the words of the terms the filters keep are copied.
+fn most_frequent_words<'w>(
     chunks: &[ChunkWords],
     chunk_to_global: &[Vec<u32>],
-    words: &[&str],
+    words: &[&'w str],
     term_of_word: &[u32],
     term_count: usize,
-) -> Vec<String> {
+) -> Vec<&'w str> {
     let mut occurrences = vec![0u64; words.len()];
     for (chunk, to_global) in chunks.iter().zip(chunk_to_global) {
         for (&count, &word) in chunk.occurrences.iter().zip(to_global) {
@@ -399,9 +400,7 @@ fn most_frequent_words(
         }
     }
     // Every term is the stem of at least one word, so every slot is filled.
-    best.iter()
-        .map(|&word| words[word as usize].to_string())
-        .collect()
+    best.iter().map(|&word| words[word as usize]).collect()
 }
 
 /// Distinct words per stemming task.
@@ -413,8 +412,10 @@ const MIN_DOCUMENTS_PER_CHUNK: usize = 64;
 /// One chunk's documents over the global term numbering, and their kept token counts.
 type ChunkTerms = (Vec<Vec<(u32, u32)>>, Vec<usize>);
 
-/// Keep terms with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df, and renumber.
-fn filter_terms(counts: TermCounts, options: &TextOptions) -> TermCounts {
+/// Keep terms with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df, and renumber; the
+/// kept terms' words come from `words` (one per term of `counts`, or none when the terms are their own words).
+fn filter_terms(counts: TermCounts, words: &[&str], options: &TextOptions) -> TermCounts {
+    assert!(words.is_empty() || words.len() == counts.terms.len());
     let document_count = counts.documents.len();
     let mut df = vec![0usize; counts.terms.len()];
     for document in &counts.documents {
@@ -447,17 +448,14 @@ fn filter_terms(counts: TermCounts, options: &TextOptions) -> TermCounts {
             new != u32::MAX
         });
     });
-    let keep_kept = |names: Vec<String>| -> Vec<String> {
-        let mut by_index: Vec<Option<String>> = names.into_iter().map(Some).collect();
-        kept.iter()
-            .map(|&old| by_index[old].take().unwrap_or_default())
-            .collect()
-    };
-    let terms = keep_kept(counts.terms);
-    let words = if counts.words.is_empty() {
-        Vec::new()
-    } else {
-        keep_kept(counts.words)
+    let mut terms_by_index: Vec<Option<String>> = counts.terms.into_iter().map(Some).collect();
+    let terms = kept
+        .iter()
+        .map(|&old| terms_by_index[old].take().unwrap_or_default())
+        .collect();
+    let words = match words {
+        [] => Vec::new(),
+        words => kept.iter().map(|&old| words[old].to_string()).collect(),
     };
     TermCounts {
         terms,

@@ -392,7 +392,9 @@ fn build(
             }
             let start = Instant::now();
             let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
-            let matrix = weight_counts(&counts, weighting);
+            // The words move into the matrix: weight_counts would copy them, as it copies what it borrows.
+            let words = std::mem::take(&mut counts.words);
+            let matrix = weight_counts(&counts, weighting).with_words(words);
             let weight = millis(start);
 
             let (label_names, labels) = index_labels(documents.iter().map(|d| d.label.as_deref()));

@@ -67,24 +67,31 @@ impl DataMatrix {
         }
     }
 
-    /// A sparse data matrix over `terms`, shown to readers as `words` (one per term, or none when every term is
-    /// its own word).
-    pub fn sparse_with_words(
-        matrix: CsMat<f64>,
-        terms: Vec<String>,
-        words: Vec<String>,
-    ) -> DataMatrix {
+    /// The matrix with its rows shown to readers as `words` (one per row, or none when every row name is its own
+    /// word). Numeric data has no words but its feature names.
+    pub fn with_words(self, words: Vec<String>) -> DataMatrix {
         assert!(
-            words.is_empty() || words.len() == terms.len(),
-            "{} words for {} terms",
+            words.is_empty() || words.len() == self.rows(),
+            "{} words for {} rows",
             words.len(),
-            terms.len()
+            self.rows()
         );
-        DataMatrix::Sparse {
-            matrix,
-            terms,
-            words,
-            single: SinglePrecision::default(),
+        match self {
+            DataMatrix::Sparse {
+                matrix,
+                terms,
+                single,
+                ..
+            } => DataMatrix::Sparse {
+                matrix,
+                terms,
+                words,
+                single,
+            },
+            DataMatrix::Dense { .. } => {
+                assert!(words.is_empty(), "numeric data has no words");
+                self
+            }
         }
     }
 

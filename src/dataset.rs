@@ -392,7 +392,9 @@ fn build(
             }
             let start = Instant::now();
             let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
-            let matrix = weight_counts(&counts, weighting);
+            // The words move into the matrix: weight_counts would copy them, as it copies what it borrows.
+            let words = std::mem::take(&mut counts.words);
+            let matrix = weight_counts(&counts, weighting).with_words(words);
             let weight = millis(start);
 
             let (label_names, labels) = index_labels(documents.iter().map(|d| d.label.as_deref()));
@@ -486,7 +488,7 @@ impl Dataset {
 
 /// A dataset in the cache: a decoded one must be one a load could make.
 impl cache::Entry for Dataset {
-    /// What a fresh load guarantees: the matrix has a column per document and a row per name, its values are
+    /// What a fresh load guarantees: the matrix has a column per document and a row per name and word, its values are
     /// finite, a sparse one is stored by columns with offsets from 0 (the decoder checked that its offsets
     /// and indices are in range and sorted), and every label names a label.
     fn check(&self) -> Result<(), String> {
@@ -503,6 +505,13 @@ impl cache::Entry for Dataset {
                 "{} rows for {} row names",
                 matrix.rows(),
                 matrix.row_names().len()
+            ));
+        }
+        if matrix.row_words().len() != matrix.rows() {
+            return Err(format!(
+                "{} words for {} rows",
+                matrix.row_words().len(),
+                matrix.rows()
             ));
         }
         let finite = match matrix {

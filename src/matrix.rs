@@ -15,7 +15,11 @@ pub enum DataMatrix {
     /// Build it with [`DataMatrix::sparse`].
     Sparse {
         matrix: CsMat<f64>,
+        /// The terms (stems, when stemming), one per row: what the matrix is keyed by.
         terms: Vec<String>,
+        /// Each term as a reader would write it (see [`crate::text::TermCounts::words`]); empty when every
+        /// term is its own word. Read it through [`DataMatrix::row_words`].
+        words: Vec<String>,
         /// The same values in single precision, when they all are single-precision numbers; derived from
         /// `matrix` on first use (see [`DataMatrix::single_precision_values`]).
         #[serde(skip)]
@@ -58,7 +62,36 @@ impl DataMatrix {
         DataMatrix::Sparse {
             matrix,
             terms,
+            words: Vec::new(),
             single: SinglePrecision::default(),
+        }
+    }
+
+    /// The matrix with its rows shown to readers as `words` (one per row, or none when every row name is its own
+    /// word). Numeric data has no words but its feature names.
+    pub fn with_words(self, words: Vec<String>) -> DataMatrix {
+        assert!(
+            words.is_empty() || words.len() == self.rows(),
+            "{} words for {} rows",
+            words.len(),
+            self.rows()
+        );
+        match self {
+            DataMatrix::Sparse {
+                matrix,
+                terms,
+                single,
+                ..
+            } => DataMatrix::Sparse {
+                matrix,
+                terms,
+                words,
+                single,
+            },
+            DataMatrix::Dense { .. } => {
+                assert!(words.is_empty(), "numeric data has no words");
+                self
+            }
         }
     }
 
@@ -69,6 +102,7 @@ impl DataMatrix {
         DataMatrix::Sparse {
             matrix,
             terms,
+            words: Vec::new(),
             single: SinglePrecision(OnceLock::from(None)),
         }
     }
@@ -116,10 +150,20 @@ impl DataMatrix {
         }
     }
 
-    /// Row names: terms or feature names.
+    /// Row names: terms (stems, when stemming) or feature names. The keys; show [`DataMatrix::row_words`].
     pub fn row_names(&self) -> &[String] {
         match self {
             DataMatrix::Sparse { terms, .. } => terms,
+            DataMatrix::Dense { features, .. } => features,
+        }
+    }
+
+    /// Row names as a reader would write them, one per row: each stem's most frequent word in the collection
+    /// ("company" for "compani"); the terms themselves without stemming, the feature names for numeric data.
+    pub fn row_words(&self) -> &[String] {
+        match self {
+            DataMatrix::Sparse { terms, words, .. } if words.is_empty() => terms,
+            DataMatrix::Sparse { words, .. } => words,
             DataMatrix::Dense { features, .. } => features,
         }
     }

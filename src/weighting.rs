@@ -272,7 +272,7 @@ pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
         indptr.push(indices.len());
     }
     let matrix = CsMat::new_csc((terms, documents), indptr, indices, data);
-    DataMatrix::sparse(matrix, counts.terms.clone())
+    DataMatrix::sparse(matrix, counts.terms.clone()).with_words(counts.words.clone())
 }
 
 /// Scale values to unit Euclidean length (left alone when all zero).

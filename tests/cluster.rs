@@ -607,6 +607,7 @@ fn the_tree_does_not_depend_on_the_number_of_threads() {
             .collect();
         let counts = pdx::text::TermCounts {
             terms: (0..2000).map(|t| format!("t{t}")).collect(),
+            words: Vec::new(),
             token_counts: vec![30; documents.len()],
             documents,
         };

@@ -15,6 +15,7 @@ use pdx::weighting::{Weighting, weight_counts};
 fn counts() -> TermCounts {
     TermCounts {
         terms: vec!["a".into(), "b".into(), "c".into()],
+        words: Vec::new(),
         documents: vec![vec![(0, 2), (1, 1)], vec![(0, 1), (2, 3)], vec![(1, 2)]],
         token_counts: vec![3, 4, 2],
     }
@@ -194,6 +195,7 @@ fn a_term_in_every_document_gets_idf_zero_and_is_not_stored() {
     // Two documents both holding "x": idf = ln(2/2) = 0, so lfc stores nothing for it; "y" (df 1) survives.
     let counts = TermCounts {
         terms: vec!["x".into(), "y".into()],
+        words: Vec::new(),
         documents: vec![vec![(0, 1), (1, 1)], vec![(0, 2)]],
         token_counts: vec![2, 2],
     };

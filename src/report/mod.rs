@@ -33,9 +33,14 @@ pub struct LeafReport {
     pub name: Option<String>,
     pub size: usize,
     pub scatter: f64,
+    /// The largest entries of the leaf's centroid, as terms (stems, when stemming: the matrix's row names).
     pub top_terms: Vec<String>,
+    /// The same rows as `top_terms`, as words: each term's most frequent word in the collection.
+    pub top_words: Vec<String>,
     /// Terms that set the leaf apart from every other document (largest `c_leaf - c_rest`).
     pub discriminating_terms: Vec<String>,
+    /// The same rows as `discriminating_terms`, as words.
+    pub discriminating_words: Vec<String>,
     /// Ids of the members nearest the leaf's centroid, nearest first.
     pub representatives: Vec<String>,
     /// Label -> members with it.
@@ -125,6 +130,14 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
     let name_of = |label: Option<usize>| label.and_then(|l| dataset.label_names.get(l).cloned());
     let root = tree.node(tree.root());
     let term_names = dataset.matrix.row_names();
+    let term_words = dataset.matrix.row_words();
+    // Each listed row, by its term and by its word.
+    let names_of = |listed: Vec<terms::TermWeight>| -> (Vec<String>, Vec<String>) {
+        listed
+            .into_iter()
+            .map(|t| (term_names[t.row].clone(), term_words[t.row].clone()))
+            .unzip()
+    };
     // What sets a leaf apart from the rest of the collection is measured against the root's centroid, which a
     // split root no longer keeps: one pass over every column, once.
     let root_centroid = tree.dense_centroid(&dataset.matrix, tree.root()).ok();
@@ -162,6 +175,9 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
                     terms::discriminating_terms(&centroid, &rest, term_names, TOP_TERMS)
                 })
                 .unwrap_or_default();
+            let (top_terms, top_words) =
+                names_of(terms::top_terms(&centroid, term_names, TOP_TERMS));
+            let (discriminating_terms, discriminating_words) = names_of(discriminating);
             let representatives = terms::representatives(
                 &dataset.matrix,
                 &node.members,
@@ -175,11 +191,10 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
                 name: node.name.clone(),
                 size: node.size(),
                 scatter: node.scatter,
-                top_terms: terms::top_terms(&centroid, term_names, TOP_TERMS)
-                    .into_iter()
-                    .map(|t| t.term)
-                    .collect(),
-                discriminating_terms: discriminating.into_iter().map(|t| t.term).collect(),
+                top_terms,
+                top_words,
+                discriminating_terms,
+                discriminating_words,
                 representatives: representatives
                     .into_iter()
                     .filter_map(|j| dataset.documents.get(j).map(|d| d.id.clone()))
@@ -343,7 +358,7 @@ pub fn leaf_table(report: &ClusterReport, label_names: &[String]) -> String {
         );
     }
     for leaf in &report.leaves {
-        let top: Vec<&str> = leaf.top_terms.iter().take(6).map(String::as_str).collect();
+        let top: Vec<&str> = leaf.top_words.iter().take(6).map(String::as_str).collect();
         match &leaf.figures {
             Some(f) => {
                 let dominant: String = f

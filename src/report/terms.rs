@@ -7,7 +7,10 @@ use crate::matrix::DataMatrix;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TermWeight {
+    /// The name given for the row: a word or a stem, whichever names the caller passed.
     pub term: String,
+    /// The row of the matrix, to look the term up under its other name.
+    pub row: usize,
     pub weight: f64,
 }
 
@@ -24,6 +27,7 @@ fn largest(scores: &[f64], names: &[String], count: usize) -> Vec<TermWeight> {
         .into_iter()
         .map(|i| TermWeight {
             term: names.get(i).cloned().unwrap_or_default(),
+            row: i,
             weight: scores[i],
         })
         .collect()

@@ -218,6 +218,9 @@ pub fn parse_stoplist(text: &str) -> HashSet<String> {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TermCounts {
     pub terms: Vec<String>,
+    /// Each term as a reader would write it: the most frequent word that stems to it (ties: the
+    /// alphabetically first), `words[t]` for `terms[t]`. Empty when every term is its own word (no stemming).
+    pub words: Vec<String>,
     pub documents: Vec<Vec<(u32, u32)>>,
     /// Tokens each document kept after the token filters (before the document-frequency filters).
     pub token_counts: Vec<usize>,
@@ -226,8 +229,9 @@ pub struct TermCounts {
 /// Tokenise, filter and stem every text, then apply the document-frequency filters.
 ///
 /// Three passes, each parallel: (1) chunks of documents are tokenised and the filters applied, each chunk
-/// numbering its own distinct words; (2) the distinct words of all chunks are merged and each is stemmed once;
-/// (3) every chunk's documents are renumbered from words to stems (terms), sorted alphabetically.
+/// numbering its own distinct words and counting how often each occurs; (2) the distinct words of all chunks are
+/// merged and each is stemmed once, and each stem is given its most frequent word, to show it by; (3) every
+/// chunk's documents are renumbered from words to stems (terms), sorted alphabetically.
 pub fn count_terms(
     texts: &[&str],
     options: &TextOptions,
@@ -306,6 +310,16 @@ pub fn count_terms_with_progress(
         .collect();
     let term_of_word: Vec<u32> = stems.iter().map(|stem| term_ids[stem.as_ref()]).collect();
     drop(term_ids);
+    let words_of_terms = match algorithm {
+        Some(_) => most_frequent_words(
+            &chunks,
+            &chunk_to_global,
+            &words,
+            &term_of_word,
+            terms.len(),
+        ),
+        None => Vec::new(),
+    };
 
     let renumbered: Vec<ChunkTerms> = chunks
         .par_iter()
@@ -347,10 +361,46 @@ pub fn count_terms_with_progress(
     }
     let counts = TermCounts {
         terms: terms.into_iter().map(str::to_string).collect(),
+        words: Vec::new(),
         documents,
         token_counts,
     };
-    Ok(filter_terms(counts, options))
+    Ok(filter_terms(counts, &words_of_terms, options))
+}
+
+/// The word to show for each term: of the words that stem to it, the one that occurs most often in the
+/// collection, the alphabetically first among equals, so that the choice depends neither on chunking nor on
+/// thread count. The occurrences were counted while tokenising; this only adds them up per distinct word.
+/// Borrowed, so that only the words of the terms the filters keep are copied.
+fn most_frequent_words<'w>(
+    chunks: &[ChunkWords],
+    chunk_to_global: &[Vec<u32>],
+    words: &[&'w str],
+    term_of_word: &[u32],
+    term_count: usize,
+) -> Vec<&'w str> {
+    let mut occurrences = vec![0u64; words.len()];
+    for (chunk, to_global) in chunks.iter().zip(chunk_to_global) {
+        for (&count, &word) in chunk.occurrences.iter().zip(to_global) {
+            occurrences[word as usize] += count;
+        }
+    }
+    let mut best = vec![u32::MAX; term_count];
+    for (word, &term) in term_of_word.iter().enumerate() {
+        let slot = &mut best[term as usize];
+        let better = *slot == u32::MAX || {
+            let current = *slot as usize;
+            occurrences[word]
+                .cmp(&occurrences[current])
+                .then_with(|| words[current].cmp(words[word]))
+                .is_gt()
+        };
+        if better {
+            *slot = word as u32;
+        }
+    }
+    // Every term is the stem of at least one word, so every slot is filled.
+    best.iter().map(|&word| words[word as usize]).collect()
 }
 
 /// Distinct words per stemming task.
@@ -362,8 +412,10 @@ const MIN_DOCUMENTS_PER_CHUNK: usize = 64;
 /// One chunk's documents over the global term numbering, and their kept token counts.
 type ChunkTerms = (Vec<Vec<(u32, u32)>>, Vec<usize>);
 
-/// Keep terms with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df, and renumber.
-fn filter_terms(counts: TermCounts, options: &TextOptions) -> TermCounts {
+/// Keep terms with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df, and renumber; the
+/// kept terms' words come from `words` (one per term of `counts`, or none when the terms are their own words).
+fn filter_terms(counts: TermCounts, words: &[&str], options: &TextOptions) -> TermCounts {
+    assert!(words.is_empty() || words.len() == counts.terms.len());
     let document_count = counts.documents.len();
     let mut df = vec![0usize; counts.terms.len()];
     for document in &counts.documents {
@@ -401,8 +453,13 @@ fn filter_terms(counts: TermCounts, options: &TextOptions) -> TermCounts {
         .iter()
         .map(|&old| terms_by_index[old].take().unwrap_or_default())
         .collect();
+    let words = match words {
+        [] => Vec::new(),
+        words => kept.iter().map(|&old| words[old].to_string()).collect(),
+    };
     TermCounts {
         terms,
+        words,
         documents,
         token_counts: counts.token_counts,
     }

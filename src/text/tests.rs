@@ -237,3 +237,100 @@ fn unknown_stemmer_is_refused() {
     };
     assert!(matches!(opts.check(), Err(TextError::UnknownStemmer(_))));
 }
+
+/// The word shown for `stem`, as the counts give it.
+fn word_of(counts: &TermCounts, stem: &str) -> String {
+    let row = counts
+        .terms
+        .iter()
+        .position(|term| term == stem)
+        .unwrap_or_else(|| panic!("no term {stem:?} in {:?}", counts.terms));
+    counts.words[row].clone()
+}
+
+#[test]
+fn each_stem_is_shown_as_its_most_frequent_word() {
+    // "company" twice and "companies" once, over two documents: both stem to "compani".
+    let texts = ["company companies", "the company"];
+    let stop = options().stop_words().expect("default list");
+    let counts = count_terms(&texts, &options(), &stop);
+    assert_eq!(word_of(&counts, "compani"), "company");
+    // The other way round, the other word wins: counted over occurrences, not documents.
+    let counts = count_terms(&["companies companies company"], &options(), &stop);
+    assert_eq!(word_of(&counts, "compani"), "companies");
+}
+
+#[test]
+fn a_stem_whose_only_word_is_itself_shows_itself() {
+    let stop = options().stop_words().expect("default list");
+    let counts = count_terms(&["dog dogs", "dog"], &options(), &stop);
+    assert_eq!(counts.terms, ["dog"]);
+    assert_eq!(counts.words, ["dog"]);
+}
+
+#[test]
+fn equally_frequent_words_give_the_alphabetically_first_whatever_the_chunking() {
+    // "running" and "runs" (both "run") once each per document, in either order; with enough documents to
+    // make several chunks, each chunk seeing its words in a different order.
+    let documents: Vec<String> = (0..1000)
+        .map(|i| {
+            if i % 2 == 0 {
+                "runs running".to_string()
+            } else {
+                "running runs".to_string()
+            }
+        })
+        .collect();
+    let texts: Vec<&str> = documents.iter().map(String::as_str).collect();
+    let stop = options().stop_words().expect("default list");
+    let counts = count_terms(&texts, &options(), &stop);
+    assert_eq!(word_of(&counts, "run"), "running");
+    let reversed: Vec<&str> = texts.iter().rev().copied().collect();
+    assert_eq!(
+        count_terms(&reversed, &options(), &stop).words,
+        counts.words
+    );
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    assert_eq!(
+        one_thread
+            .install(|| count_terms(&texts, &options(), &stop))
+            .words,
+        counts.words
+    );
+}
+
+#[test]
+fn words_follow_their_terms_through_the_document_frequency_filters() {
+    // "galaxies" occurs in one document only, so min_df 2 drops "galaxi"; the words left stay beside their terms.
+    let opts = TextOptions {
+        min_df: 2,
+        ..options()
+    };
+    let stop = opts.stop_words().expect("default list");
+    let counts = count_terms(
+        &[
+            "libraries library galaxies",
+            "libraries injuries",
+            "injury injuries",
+        ],
+        &opts,
+        &stop,
+    );
+    assert_eq!(counts.terms, ["injuri", "librari"]);
+    assert_eq!(counts.words, ["injuries", "libraries"]);
+}
+
+#[test]
+fn without_stemming_no_words_are_stored() {
+    let opts = TextOptions {
+        stem: None,
+        ..options()
+    };
+    let stop = opts.stop_words().expect("default list");
+    let counts = count_terms(&["companies company"], &opts, &stop);
+    assert_eq!(counts.terms, ["companies", "company"]);
+    assert!(counts.words.is_empty(), "the terms are their own words");
+}

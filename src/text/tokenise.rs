@@ -13,6 +13,8 @@ use crate::progress::Progress;
 /// One chunk's documents over its own numbering of the distinct words it kept.
 pub(super) struct ChunkWords {
     pub(super) words: Vec<String>,
+    /// How often each word occurred in the chunk, so that a stem can be shown as its most frequent word.
+    pub(super) occurrences: Vec<u64>,
     pub(super) documents: Vec<Vec<(u32, u32)>>,
     pub(super) token_counts: Vec<usize>,
 }
@@ -30,6 +32,8 @@ struct ChunkBuilder<'o> {
     /// Every other word, lower-cased.
     long_ids: FxHashMap<String, u32>,
     words: Vec<String>,
+    /// Occurrences of each word in the chunk so far, added once per document from `counts`.
+    occurrences: Vec<u64>,
     counts: Vec<u32>,
     touched: Vec<u32>,
     lowered: String,
@@ -41,6 +45,7 @@ impl ChunkBuilder<'_> {
     fn intern(&mut self, lowered: &str) -> u32 {
         if keep_word(lowered, self.options, self.stop_words) {
             self.words.push(lowered.to_string());
+            self.occurrences.push(0);
             self.counts.push(0);
             (self.words.len() - 1) as u32
         } else {
@@ -103,10 +108,15 @@ impl ChunkBuilder<'_> {
     /// The (word id, count) pairs of the document just read, resetting for the next one.
     fn finish_document(&mut self) -> (Vec<(u32, u32)>, usize) {
         let counts = &mut self.counts;
+        let occurrences = &mut self.occurrences;
         let document = self
             .touched
             .drain(..)
-            .map(|id| (id, std::mem::take(&mut counts[id as usize])))
+            .map(|id| {
+                let count = std::mem::take(&mut counts[id as usize]);
+                occurrences[id as usize] += u64::from(count);
+                (id, count)
+            })
             .collect();
         (document, std::mem::take(&mut self.kept_tokens))
     }
@@ -126,6 +136,7 @@ pub(super) fn tokenise_chunk(
         short_ids: FxHashMap::default(),
         long_ids: FxHashMap::default(),
         words: Vec::new(),
+        occurrences: Vec::new(),
         counts: Vec::new(),
         touched: Vec::new(),
         lowered: String::new(),
@@ -152,6 +163,7 @@ pub(super) fn tokenise_chunk(
     }
     ChunkWords {
         words: builder.words,
+        occurrences: builder.occurrences,
         documents,
         token_counts,
     }

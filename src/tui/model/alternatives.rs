@@ -105,7 +105,7 @@ impl Model {
         let label_count = self.data.label_names.len();
         let labelled =
             (self.labels_shown() && label_count > 0).then_some((&labels[..], label_count));
-        let names = self.data.matrix.row_names();
+        let names = super::jobs::term_names(&self.data);
         match compare::compare_splits(
             &self.tree,
             &self.data.matrix,
@@ -146,7 +146,7 @@ impl Model {
             return;
         };
         let b = self.selected;
-        let names = self.data.matrix.row_names();
+        let names = super::jobs::term_names(&self.data);
         let comparison = match compare::compare_nodes(
             &self.tree,
             &self.data.matrix,

@@ -95,7 +95,7 @@ pub(crate) enum PreviewResult {
 
 /// The names previews show terms by: the one place to change what a term is shown as.
 pub(crate) fn term_names(data: &Dataset) -> &[String] {
-    data.matrix.row_names()
+    data.matrix.row_words()
 }
 
 #[derive(Debug, Clone)]

@@ -519,7 +519,8 @@ impl Model {
             self.detail = Detail::default();
             return;
         };
-        let names = matrix.row_names();
+        // Shown as words ("company"), not the stems the matrix is keyed by ("compani").
+        let names = matrix.row_words();
         let top_terms = terms::top_terms(&centroid, names, DETAIL_TERMS);
         let parent = node.parent.and_then(|p| self.tree.node(p));
         let (discriminating, against) = match parent {

@@ -83,7 +83,7 @@ pub(crate) fn top_words(
     matrix: &DataMatrix,
     mut previous: HashMap<usize, NodeWords>,
 ) -> HashMap<usize, NodeWords> {
-    let names = matrix.row_names();
+    let names = matrix.row_words();
     let word = |row: usize| names.get(row).cloned().unwrap_or_default();
     let mut words = HashMap::new();
     let mut todo = Vec::new();

@@ -211,7 +211,8 @@ impl Model {
     }
 
     /// Find `text`: the leaf of the first document whose title holds it, else the leaf where the term it names
-    /// (equal to the stemmed or lower-cased text, or starting with it) weighs most.
+    /// weighs most: the term whose word or stem equals the lower-cased or stemmed text, else the first whose
+    /// word or stem starts with it.
     pub(super) fn find(&mut self, text: &str) {
         let data = Arc::clone(&self.data);
         let wanted = text.trim().to_lowercase();
@@ -239,13 +240,14 @@ impl Model {
             .stem(&wanted)
             .into_owned();
         let names = data.matrix.row_names();
-        let row = names
-            .iter()
-            .position(|n| *n == stemmed || *n == wanted)
+        let words = data.matrix.row_words();
+        let rows = || names.iter().zip(words);
+        let row = rows()
+            .position(|(n, w)| *n == stemmed || *n == wanted || *w == wanted)
             .or_else(|| {
-                names
-                    .iter()
-                    .position(|n| n.starts_with(&wanted) || n.starts_with(&stemmed))
+                rows().position(|(n, w)| {
+                    n.starts_with(&wanted) || n.starts_with(&stemmed) || w.starts_with(&wanted)
+                })
             });
         let best = row.and_then(|row| {
             self.derived
@@ -263,7 +265,7 @@ impl Model {
                 self.reveal(leaf);
                 self.status = format!(
                     "term \"{}\": heaviest in {} (weight {weight:.3})",
-                    names[row],
+                    words[row],
                     self.label(leaf)
                 );
             }

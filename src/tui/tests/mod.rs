@@ -12,6 +12,7 @@ mod reading;
 mod recovery;
 mod screens;
 mod signals;
+mod words;
 
 use std::sync::{Arc, OnceLock};
 

@@ -188,7 +188,7 @@ fn descriptions_are_the_name_else_the_top_three_words() {
             .tree()
             .dense_centroid(&model.data().matrix, id)
             .expect("a node");
-        let top = pdx::report::terms::top_terms(&centroid, model.data().matrix.row_names(), 3);
+        let top = pdx::report::terms::top_terms(&centroid, model.data().matrix.row_words(), 3);
         let top: Vec<String> = top.into_iter().map(|t| t.term).collect();
         assert_eq!(model.node_words(id), top.as_slice(), "node {id}");
     }
@@ -482,7 +482,7 @@ fn a_split_keeps_the_other_nodes_words_and_describes_its_children() {
             .tree()
             .dense_centroid(&model.data().matrix, leaf)
             .expect("a leaf");
-        let top = pdx::report::terms::top_terms(&centroid, model.data().matrix.row_names(), 3);
+        let top = pdx::report::terms::top_terms(&centroid, model.data().matrix.row_words(), 3);
         let top: Vec<String> = top.into_iter().map(|t| t.term).collect();
         assert_eq!(model.node_words(leaf), top.as_slice(), "leaf {leaf}");
     }

@@ -199,3 +199,41 @@ fn model_select(model: &mut Model, id: usize) {
     }
     assert_eq!(model.selected(), id, "node {id} is visible");
 }
+
+/// Each column of the comparison shows its own node's weight: a term only in A's top terms, heavier in B (whose
+/// top terms it misses, B having heavier ones), still shows A's weight.
+#[test]
+fn each_column_of_the_comparison_shows_its_nodes_weight() {
+    let mut model = two_splits();
+    // #1 (206 documents) against #2 (64): "years" is among #1's top terms and weighs more in #2.
+    model_select(&mut model, 1);
+    key(&mut model, KeyCode::Char(' '));
+    model_select(&mut model, 2);
+    key(&mut model, KeyCode::Char('v'));
+    let Some(Popup::Compare { view, .. }) = model.popup() else {
+        panic!("the comparison opens");
+    };
+    let only_a = view.comparison.only_a.clone();
+    assert!(
+        only_a.iter().any(|t| t.weight_b > t.weight_a),
+        "a term of A's column heavier in B"
+    );
+    let text = screen_text(&model, 160, 48);
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|line| !line.contains("only in A"))
+        .skip(1)
+        .collect();
+    for (term, row) in only_a.iter().zip(&rows) {
+        let cell: String = row
+            .split_once(&format!("│{} ", term.term))
+            .map(|(_, rest)| rest.trim_start().chars().take(5).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            cell,
+            format!("{:.3}", term.weight_a),
+            "{}: {row}",
+            term.term
+        );
+    }
+}

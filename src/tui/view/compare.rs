@@ -119,14 +119,20 @@ pub(super) fn draw_alternatives(
     }
 }
 
-/// A term with its weights in A and B, in one column's width.
-fn term_cell(term: &SharedTerm, width: usize, both: bool) -> String {
-    let weights = if both {
-        format!("{:.3}/{:.3}", term.weight_a, term.weight_b)
-    } else if term.weight_a >= term.weight_b {
-        format!("{:.3}", term.weight_a)
-    } else {
-        format!("{:.3}", term.weight_b)
+/// Which weights a column of the comparison shows.
+#[derive(Clone, Copy)]
+enum Column {
+    OnlyA,
+    Both,
+    OnlyB,
+}
+
+/// A term with its weight in its column's node (both weights in the shared column), in one column's width.
+fn term_cell(term: &SharedTerm, width: usize, column: Column) -> String {
+    let weights = match column {
+        Column::OnlyA => format!("{:.3}", term.weight_a),
+        Column::Both => format!("{:.3}/{:.3}", term.weight_a, term.weight_b),
+        Column::OnlyB => format!("{:.3}", term.weight_b),
     };
     let room = width.saturating_sub(weights.len() + 1);
     format!("{:<room$} {weights}", fit(&term.term, room))
@@ -175,16 +181,16 @@ pub(super) fn draw_comparison(
     ));
     let rows = c.only_a.len().max(c.shared.len()).max(c.only_b.len());
     for row in 0..rows {
-        let cell = |terms: &[SharedTerm], both: bool| {
+        let cell = |terms: &[SharedTerm], which: Column| {
             terms
                 .get(row)
-                .map_or(String::new(), |t| term_cell(t, column, both))
+                .map_or(String::new(), |t| term_cell(t, column, which))
         };
         lines.push(Line::raw(format!(
             "{:<column$} {:<column$} {:<column$}",
-            cell(&c.only_a, false),
-            cell(&c.shared, true),
-            cell(&c.only_b, false)
+            cell(&c.only_a, Column::OnlyA),
+            cell(&c.shared, Column::Both),
+            cell(&c.only_b, Column::OnlyB)
         )));
     }
     if !view.label_rows.is_empty() {

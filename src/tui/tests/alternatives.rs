@@ -29,7 +29,7 @@ fn splitting_a_split_node_adds_an_alternative_and_keeps_the_subtree() {
     let mut first = two_splits();
     let original = leaf_members(&first);
     let named = first.derived().leaves[2];
-    model_select(&mut first, named);
+    select(&mut first, named);
     key(&mut first, KeyCode::Char('e'));
     type_text(&mut first, "kept");
     key(&mut first, KeyCode::Enter);
@@ -141,11 +141,11 @@ fn a_marked_node_compares_with_the_selected_one() {
         model.status()
     );
     let leaves = model.derived().leaves.clone();
-    model_select(&mut model, leaves[0]);
+    select(&mut model, leaves[0]);
     key(&mut model, KeyCode::Char(' '));
     assert_eq!(model.mark(), Some(leaves[0]));
     assert!(screen_text(&model, 160, 48).contains("(A)"));
-    model_select(&mut model, leaves[2]);
+    select(&mut model, leaves[2]);
     key(&mut model, KeyCode::Char('v'));
     let Some(Popup::Compare { view, .. }) = model.popup() else {
         panic!("the comparison opens: {:?}", model.popup());
@@ -161,7 +161,7 @@ fn a_marked_node_compares_with_the_selected_one() {
     insta::assert_snapshot!("compare_160x48", draw(&model, 160, 48).backend());
     key(&mut model, KeyCode::Esc);
     // Space on the marked node clears the mark.
-    model_select(&mut model, leaves[0]);
+    select(&mut model, leaves[0]);
     key(&mut model, KeyCode::Char(' '));
     assert_eq!(model.mark(), None);
 }
@@ -188,27 +188,15 @@ fn a_saved_session_keeps_every_alternative_and_exports_the_active_one() {
     assert_eq!(leaf_ids.len(), 2, "{leaf_ids:?}");
 }
 
-/// Select node `id` by moving through the tree pane as a user would.
-fn model_select(model: &mut Model, id: usize) {
-    key(model, KeyCode::Char('g'));
-    for _ in 0..model.visible().len() {
-        if model.selected() == id {
-            return;
-        }
-        key(model, KeyCode::Char('j'));
-    }
-    assert_eq!(model.selected(), id, "node {id} is visible");
-}
-
 /// Each column of the comparison shows its own node's weight: a term only in A's top terms, heavier in B (whose
 /// top terms it misses, B having heavier ones), still shows A's weight.
 #[test]
 fn each_column_of_the_comparison_shows_its_nodes_weight() {
     let mut model = two_splits();
     // #1 (206 documents) against #2 (64): "years" is among #1's top terms and weighs more in #2.
-    model_select(&mut model, 1);
+    select(&mut model, 1);
     key(&mut model, KeyCode::Char(' '));
-    model_select(&mut model, 2);
+    select(&mut model, 2);
     key(&mut model, KeyCode::Char('v'));
     let Some(Popup::Compare { view, .. }) = model.popup() else {
         panic!("the comparison opens");

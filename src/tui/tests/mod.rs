@@ -97,6 +97,18 @@ fn ctrl(model: &mut Model, c: char) {
     }
 }
 
+/// Select node `id` with the keys, from the root down, as a user would.
+fn select(model: &mut Model, id: usize) {
+    key(model, KeyCode::Char('g'));
+    for _ in 0..model.visible().len() {
+        if model.selected() == id {
+            return;
+        }
+        key(model, KeyCode::Char('j'));
+    }
+    assert_eq!(model.selected(), id, "node {id} is visible");
+}
+
 /// The demo tree after two splits with the default rule: the root, then the suggested leaf.
 fn two_splits() -> Model {
     two_splits_from(start())

@@ -60,18 +60,6 @@ fn newsgroups_model() -> Model {
     model
 }
 
-/// Select node `id` with the keys, from the root down.
-fn select(model: &mut Model, id: usize) {
-    key(model, KeyCode::Char('g'));
-    for _ in 0..model.visible().len() {
-        if model.selected() == id {
-            return;
-        }
-        key(model, KeyCode::Char('j'));
-    }
-    assert_eq!(model.selected(), id, "node {id} is visible");
-}
-
 #[test]
 fn blind_hides_every_figure_against_the_labels() {
     let mut model = two_splits_from(fixed_start());

@@ -12,7 +12,8 @@ pub(super) const HELP_WIDTH: u16 = 76;
 pub(super) static TREE_COLUMNS: &[(&str, &str)] = &[
     (
         "node",
-        "• a leaf, ▾ a split node, ▸ a collapsed one, ◆ the suggested next split; then #id, or the name",
+        "• a leaf, ▾ a split node, ▸ a collapsed one, ◆ the suggested next split, (A) the node marked for v; \
+         then its name, or #id and its top three words",
     ),
     ("size", "how many documents the node holds"),
     (
@@ -20,7 +21,11 @@ pub(super) static TREE_COLUMNS: &[(&str, &str)] = &[
         "the spread of its documents (see the figures below); on wide screens",
     ),
     ("share", "its scatter as a share of the root's"),
-    ("split by", "the rule that split the node (empty on a leaf)"),
+    (
+        "split by",
+        "the rule that split the node (empty on a leaf); pddp 2/3: the second of its three alternative splits \
+         is active",
+    ),
     (
         "label",
         "the most frequent label among its documents (corpora with labels)",

@@ -56,7 +56,10 @@ impl Model {
             self.status = error.to_string();
             return;
         }
-        self.replace_tree(tree);
+        self.replace_tree(
+            tree,
+            format!("switched {} to split {}", self.label(id), target + 1),
+        );
         let rule = self
             .tree
             .node(id)
@@ -83,7 +86,7 @@ impl Model {
         let mut tree = self.tree.clone();
         match tree.keep_active_split(id) {
             Ok(dropped) => {
-                self.replace_tree(tree);
+                self.replace_tree(tree, format!("kept {}'s active split", self.label(id)));
                 self.status = format!(
                     "{}: kept the active split, dropped {dropped} alternative{} (u undoes)",
                     self.label(id),

@@ -104,6 +104,8 @@ pub(crate) struct Outcome {
     /// The node to select and show afterwards (none: keep the selection).
     pub select: Option<usize>,
     pub message: String,
+    /// The change in a few words, for undo and redo to say what they did.
+    pub change: String,
 }
 
 /// A job's result, sent back by the worker.
@@ -150,6 +152,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                     String::new()
                 };
                 Outcome {
+                    change: format!("split {split} with {}", rule.name()),
                     message: format!(
                         "split {split} into {} with {}: scatter {before:.3} → {after:.3}{kernel}{alternative}",
                         ids.join(" "),
@@ -176,6 +179,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                     message.push_str(&format!("; stopped early: {reason}"));
                 }
                 Outcome {
+                    change: format!("{} splits with {}", report.splits, rule.name()),
                     tree,
                     select: None,
                     message,

@@ -166,6 +166,9 @@ pub(super) struct Detail {
 struct Snapshot {
     tree: Tree,
     revision: u64,
+    /// The change made from this state (kept in the undo stack) or to it (in the redo stack): what undo and
+    /// redo say they did.
+    change: String,
 }
 
 /// Undo and redo, and the revision that tells whether the tree is saved.

@@ -16,13 +16,14 @@ impl Model {
         self.rule.text()
     }
 
-    /// Replace the tree, keeping the old one for undo.
-    pub(super) fn replace_tree(&mut self, tree: pdx::cluster::Tree) {
+    /// Replace the tree after `change` (what undo will say it undid), keeping the old one for undo.
+    pub(super) fn replace_tree(&mut self, tree: pdx::cluster::Tree, change: String) {
         let old = std::mem::replace(&mut self.tree, tree);
         let history = &mut self.history;
         history.undo.push(Snapshot {
             tree: old,
             revision: history.revision,
+            change,
         });
         if history.undo.len() > MAX_UNDO {
             history.undo.remove(0);
@@ -33,13 +34,15 @@ impl Model {
         self.tree_changed();
     }
 
-    /// Go back (or forward) to `snapshot`, keeping the current tree for the other direction.
-    pub(super) fn restore(&mut self, snapshot: Snapshot, into_redo: bool) {
+    /// Go back (or forward) to `snapshot`, keeping the current tree for the other direction; returns the change
+    /// undone (or redone).
+    pub(super) fn restore(&mut self, snapshot: Snapshot, into_redo: bool) -> String {
         let path = self.tree.path_to(self.selected);
         let old = std::mem::replace(&mut self.tree, snapshot.tree);
         let old = Snapshot {
             tree: old,
             revision: self.history.revision,
+            change: snapshot.change.clone(),
         };
         if into_redo {
             self.history.redo.push(old);
@@ -52,6 +55,7 @@ impl Model {
             self.selected = id;
         }
         self.tree_changed();
+        snapshot.change
     }
 
     /// Start `work` on a worker thread, unless a job runs already.
@@ -184,11 +188,12 @@ impl Model {
             self.status = error.to_string();
             return;
         }
-        self.replace_tree(tree);
-        self.status = match name {
+        let change = match name {
             Some(name) => format!("named #{node} \"{name}\""),
             None => format!("cleared the name of #{node}"),
         };
+        self.replace_tree(tree, change.clone());
+        self.status = change;
     }
 
     /// Select `id`, expanding its ancestors so that it shows.

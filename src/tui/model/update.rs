@@ -203,7 +203,7 @@ fn finish(model: &mut Model, finished: Finished) {
     model.job_progress = None;
     match finished.outcome {
         Ok(outcome) => {
-            model.replace_tree(outcome.tree);
+            model.replace_tree(outcome.tree, outcome.change);
             if let Some(id) = outcome.select {
                 model.collapsed.remove(&id);
                 model.select(id);
@@ -358,8 +358,9 @@ impl Model {
                 match tree.merge(id) {
                     Ok(()) => {
                         self.selected = id;
-                        self.replace_tree(tree);
-                        self.status = format!("merged {} back into a leaf", self.label(id));
+                        let change = format!("merged {} back into a leaf", self.label(id));
+                        self.replace_tree(tree, change.clone());
+                        self.status = change;
                     }
                     Err(error) => self.status = error.to_string(),
                 }
@@ -381,8 +382,9 @@ impl Model {
         };
         match snapshot {
             Some(snapshot) => {
-                self.restore(snapshot, undo);
-                self.status = if undo { "undone" } else { "redone" }.into();
+                let change = self.restore(snapshot, undo);
+                let done = if undo { "undone" } else { "redone" };
+                self.status = format!("{done}: {change}");
             }
             None => self.status = format!("nothing to {}", if undo { "undo" } else { "redo" }),
         }

@@ -403,3 +403,24 @@ fn find_selects_the_leaf_of_a_title_or_of_a_term() {
     key(&mut model, KeyCode::Enter);
     assert_eq!(model.status(), "no match for \"zqxjzqxj\"");
 }
+
+#[test]
+fn undo_and_redo_say_what_they_undid() {
+    let mut model = model();
+    key(&mut model, KeyCode::Char('s'));
+    key(&mut model, KeyCode::Char('e'));
+    type_text(&mut model, "all");
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Char('u'));
+    assert_eq!(model.status(), "undone: named #0 \"all\"");
+    key(&mut model, KeyCode::Char('u'));
+    assert_eq!(model.status(), "undone: split #0 with pddp");
+    ctrl(&mut model, 'r');
+    assert_eq!(model.status(), "redone: split #0 with pddp");
+    ctrl(&mut model, 'r');
+    assert_eq!(model.status(), "redone: named #0 \"all\"");
+    // Merging, switching and keeping say so too.
+    key(&mut model, KeyCode::Char('m'));
+    key(&mut model, KeyCode::Char('u'));
+    assert_eq!(model.status(), "undone: merged all back into a leaf");
+}

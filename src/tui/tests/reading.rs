@@ -152,7 +152,14 @@ fn the_log_records_each_message_once_with_its_time() {
         .iter()
         .map(|e| e.message.as_str())
         .collect();
-    assert_eq!(messages, ["undone", "nothing to undo"]);
+    assert_eq!(
+        messages,
+        [
+            "undone: split #1 with pddp",
+            "undone: split #0 with pddp",
+            "nothing to undo"
+        ]
+    );
     assert_eq!(
         model.log().last().map(|e| e.message.as_str()),
         Some(model.status())

@@ -212,6 +212,15 @@ pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Comman
             false
         }
         (Popup::AutoSplit { input }, Command::Confirm) => match input.parse::<usize>() {
+            // Growing never merges: a K the tree has reached already would do nothing, so say so.
+            Ok(k) if k >= 1 && k <= model.derived.leaves.len() => {
+                let leaves = model.derived.leaves.len();
+                model.status = format!(
+                    "the tree has {leaves} leaves already: growing to {k} splits nothing (type more than \
+                     {leaves}; m merges)"
+                );
+                true
+            }
             Ok(k) if k >= 1 => {
                 let what = format!("growing to {k} leaves with {}", model.rule_text());
                 effects = model.start(

@@ -424,3 +424,23 @@ fn undo_and_redo_say_what_they_undid() {
     key(&mut model, KeyCode::Char('u'));
     assert_eq!(model.status(), "undone: merged all back into a leaf");
 }
+
+#[test]
+fn growing_to_no_more_leaves_than_the_tree_has_says_why_nothing_happens() {
+    let mut model = two_splits();
+    let leaves = model.derived().leaves.clone();
+    key(&mut model, KeyCode::Char('a'));
+    type_text(&mut model, "3");
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.derived().leaves, leaves);
+    assert!(
+        model.status().contains("has 3 leaves already"),
+        "{}",
+        model.status()
+    );
+    // The prompt stays open for another number.
+    key(&mut model, KeyCode::Backspace);
+    type_text(&mut model, "4");
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.derived().leaves.len(), 4, "{}", model.status());
+}

@@ -131,11 +131,7 @@ fn the_wheel_moves_the_tree_selection_and_scrolls_the_detail_and_popups() {
     key(&mut model, KeyCode::Char('G'));
     let last = model.document_cursor();
     assert_eq!(last, model.detail().documents.len() - 1);
-    let document = &model.data().documents[model.detail().documents[last]];
-    let title = document
-        .title
-        .clone()
-        .unwrap_or_else(|| document.id.clone());
+    let title = model.document_heading(model.detail().documents[last]);
     let start: String = title.trim().chars().take(20).collect();
     let (column, row) = find_on_screen(&model, 160, 48, &start).expect("the last document shown");
     assert_eq!(

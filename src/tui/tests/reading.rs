@@ -487,3 +487,29 @@ fn a_split_keeps_the_other_nodes_words_and_describes_its_children() {
         assert_eq!(model.node_words(*id), words.as_slice(), "node {id}");
     }
 }
+
+/// A CSV without titles: the Documents tab lists each document by its text's first line, not by `file:line`.
+#[test]
+fn documents_without_titles_are_listed_by_their_first_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("notes.csv");
+    let mut csv = String::from("text\n");
+    for i in 0..6 {
+        csv.push_str(&format!(
+            "\"Interest rates rose again {i}\nbanks lend less and markets fall\"\n\"Tennis player {i} wins\nthe final set in a tiebreak\"\n"
+        ));
+    }
+    std::fs::write(&path, csv).expect("write");
+    let opened = pdx::dataset::open(&[path], &Default::default(), false).expect("opens");
+    let mut model = Model::new(Start::new(Arc::new(opened.dataset), false));
+    key(&mut model, KeyCode::Char('3'));
+    let text = screen_text(&model, 100, 30);
+    assert!(text.contains("Interest rates rose again"), "{text}");
+    // Ids are `notes.csv:LINE`; only the status line names the file.
+    assert!(
+        !text.contains("notes.csv:2") && !text.contains("notes.csv:4"),
+        "{text}"
+    );
+    let first = model.detail().documents[0];
+    assert!(model.document_heading(first).ends_with(char::is_numeric));
+}

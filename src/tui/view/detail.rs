@@ -116,15 +116,11 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
                 .take(usize::from(body.height));
             let items: Vec<ListItem> = shown
                 .map(|(rank, &j)| {
-                    let Some(document) = model.data().documents.get(j) else {
-                        return ListItem::new("");
-                    };
                     let label = model
                         .document_label(j)
                         .map_or(String::new(), |l| format!("{:<18} ", fit(l, 18)));
-                    let title = document.title.as_deref().unwrap_or(&document.id);
                     let mark = if rank == 0 { "★ " } else { "  " };
-                    ListItem::new(format!("{mark}{label}{}", title.trim()))
+                    ListItem::new(format!("{mark}{label}{}", model.document_heading(j)))
                 })
                 .collect();
             let list = List::new(items).highlight_style(theme.selected(focused));

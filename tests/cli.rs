@@ -393,11 +393,15 @@ fn cluster_writes_json_csv_and_newick() {
 
     let csv_text = std::fs::read_to_string(&csv).expect("csv written");
     let mut lines = csv_text.lines();
-    assert_eq!(lines.next(), Some("id,leaf,path"));
+    assert_eq!(lines.next(), Some("id,leaf,path,node,name,names"));
     let first = lines.next().expect("a row");
     let fields: Vec<&str> = first.split(',').collect();
-    assert_eq!(fields.len(), 3);
+    assert_eq!(fields.len(), 6);
     assert!(fields[2].starts_with("0/"), "path from the root: {first}");
+    // The leaf's node id ends the path; unnamed nodes are named by id in the path of names.
+    assert!(fields[2].ends_with(&format!("/{}", fields[3])), "{first}");
+    assert_eq!(fields[4], "", "no names given: {first}");
+    assert!(fields[5].starts_with("#0 / "), "{first}");
     assert_eq!(csv_text.lines().count(), 271);
 
     let tree = std::fs::read_to_string(&newick).expect("newick written");

@@ -193,7 +193,10 @@ fn a_dash_is_standard_output_for_every_output() {
     let output = run_in(dir.path(), &["cluster", "--k", "3", "--csv", "-"]);
     assert_success(&output);
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.starts_with("id,leaf,path\n"), "{stdout}");
+    assert!(
+        stdout.starts_with("id,leaf,path,node,name,names\n"),
+        "{stdout}"
+    );
     assert!(stderr(&output).contains("3 leaves") || stderr(&output).contains("leaves 3"));
 
     let output = run_in(dir.path(), &["cluster", "--k", "3", "--newick", "-"]);

@@ -268,30 +268,43 @@ fn csv_field(text: &str) -> String {
     }
 }
 
-/// CSV: document id, leaf index, and the node ids from the root to the leaf joined by `/`.
+/// CSV: document id, leaf index, the node ids from the root to the leaf joined by `/`, then the leaf's node id,
+/// its name, and the path of names from the root (each node's name, or `#id`) joined by ` / `. The last three
+/// came later, so they go last: a reader of the first three finds them where they were.
 pub fn to_csv(dataset: &Dataset, tree: &Tree) -> String {
-    let mut leaf_of_column: Vec<Option<(usize, usize)>> = vec![None; dataset.matrix.cols()];
-    for (index, &leaf) in tree.leaves().iter().enumerate() {
+    let leaves = tree.leaves();
+    // Each leaf's row end, made once: `leaf,path,node,name,names`.
+    let leaf_fields: Vec<String> = leaves
+        .iter()
+        .enumerate()
+        .map(|(index, &leaf)| {
+            let path = tree.path_to(leaf);
+            let ids: Vec<String> = path.iter().map(usize::to_string).collect();
+            let name_of = |id: usize| tree.node(id).and_then(|n| n.name.clone());
+            let names: Vec<String> = path
+                .iter()
+                .map(|&id| name_of(id).unwrap_or_else(|| format!("#{id}")))
+                .collect();
+            format!(
+                "{index},{},{leaf},{},{}",
+                ids.join("/"),
+                csv_field(&name_of(leaf).unwrap_or_default()),
+                csv_field(&names.join(" / "))
+            )
+        })
+        .collect();
+    let mut leaf_of_column: Vec<Option<usize>> = vec![None; dataset.matrix.cols()];
+    for (index, &leaf) in leaves.iter().enumerate() {
         if let Some(node) = tree.node(leaf) {
             for &j in node.members.iter() {
-                leaf_of_column[j] = Some((index, leaf));
+                leaf_of_column[j] = Some(index);
             }
         }
     }
-    let mut out = String::from("id,leaf,path\n");
+    let mut out = String::from("id,leaf,path,node,name,names\n");
     for (document, place) in dataset.documents.iter().zip(&leaf_of_column) {
-        let (leaf, path) = match place {
-            Some((index, node)) => (
-                index.to_string(),
-                tree.path_to(*node)
-                    .iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join("/"),
-            ),
-            None => (String::new(), String::new()),
-        };
-        let _ = writeln!(out, "{},{leaf},{path}", csv_field(&document.id));
+        let fields = place.map_or(",,,,", |index| leaf_fields[index].as_str());
+        let _ = writeln!(out, "{},{fields}", csv_field(&document.id));
     }
     out
 }

@@ -271,6 +271,15 @@ fn naming_a_node_shows_in_the_tree_goes_into_exports_and_undoes() {
     let report = pdx::report::build(model.data(), model.tree());
     let json = serde_json::to_string(&report).expect("json");
     assert!(json.contains("\"sports\""), "{json}");
+    // The CSV names each document's leaf and the path of names from the root; the named node is inner here,
+    // so it shows in the paths of its leaves.
+    let csv = pdx::report::to_csv(model.data(), model.tree());
+    assert!(csv.starts_with("id,leaf,path,node,name,names\n"), "{csv}");
+    assert!(
+        csv.lines()
+            .any(|row| row.ends_with(&format!("#0 / sports / #{}", model.derived().leaves[0]))),
+        "{csv}"
+    );
 
     // Esc cancels; the prompt opens with the current name.
     key(&mut model, KeyCode::Char('e'));

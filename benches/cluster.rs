@@ -135,6 +135,7 @@ fn main() {
                 &rules,
                 Some((&labels, dataset.label_names.len())),
                 false,
+                None,
             );
             if let Err(error) = preview {
                 eprintln!("preview: {error}");

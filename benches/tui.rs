@@ -180,6 +180,7 @@ fn main() {
                     std::slice::from_ref(&rule),
                     Some((&labels, data.label_names.len())),
                     false,
+                    None,
                 );
                 std::hint::black_box(result.is_ok());
                 ms(start)

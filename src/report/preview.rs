@@ -92,23 +92,12 @@ pub fn compared_rules(params: &CheckedParams) -> Vec<RuleSpec> {
 
 /// Preview `rules` on leaf `node`. `labels` gives each column's label index and the number of labels. With
 /// `second_direction`, the second principal coordinate is computed too (for a scatter plot); it costs a larger
-/// Lanczos run, so an interface can ask for the histogram and the rule table first and the plot after.
+/// Lanczos run, so an interface can ask for the histogram and the rule table first and the plot after. With the
+/// term names `names` (one per row of `data`), each rule's [`RuleOutcome::sides`] holds [`SIDE_TERMS`]
+/// distinctive terms per side.
 ///
 /// The rules run in parallel (each on its own data, so the results do not depend on the scheduling).
 pub fn preview(
-    tree: &Tree,
-    data: &DataMatrix,
-    node: usize,
-    rules: &[RuleSpec],
-    labels: Option<(&[Option<u32>], usize)>,
-    second_direction: bool,
-) -> Result<SplitPreview, ClusterError> {
-    preview_with_terms(tree, data, node, rules, labels, second_direction, None)
-}
-
-/// [`preview`], and with the term names `names` (one per row of `data`), each rule's [`RuleOutcome::sides`] with
-/// [`SIDE_TERMS`] distinctive terms each.
-pub fn preview_with_terms(
     tree: &Tree,
     data: &DataMatrix,
     node: usize,
@@ -394,7 +383,8 @@ mod tests {
             Some(1),
         ];
         let rules = compared_rules(&checked_defaults());
-        let preview = preview(&tree, &data, 0, &rules, Some((&labels, 2)), true).expect("previews");
+        let preview =
+            preview(&tree, &data, 0, &rules, Some((&labels, 2)), true, None).expect("previews");
         assert_eq!(preview.coordinates.len(), 7);
         assert!(preview.second.is_some());
         for rule_preview in &preview.rules {
@@ -435,8 +425,8 @@ mod tests {
         let tree = Tree::new(&data, (0..7).collect(), Vec::new());
         let rules = compared_rules(&checked_defaults());
         let names: Vec<String> = vec!["x".into(), "y".into()];
-        let preview = preview_with_terms(&tree, &data, 0, &rules, None, false, Some(&names))
-            .expect("previews");
+        let preview =
+            preview(&tree, &data, 0, &rules, None, false, Some(&names)).expect("previews");
         for rule_preview in &preview.rules {
             let outcome = rule_preview.outcome.as_ref().expect("splits");
             let sizes: Vec<usize> = outcome.sides.iter().map(|s| s.size).collect();
@@ -463,7 +453,7 @@ mod tests {
             );
         }
         // Without names, no terms.
-        let plain = super::preview(&tree, &data, 0, &rules, None, false).expect("previews");
+        let plain = super::preview(&tree, &data, 0, &rules, None, false, None).expect("previews");
         let outcome = plain.rules[0].outcome.as_ref().expect("splits");
         assert!(outcome.sides.iter().all(|s| s.terms.is_empty()));
     }
@@ -479,7 +469,8 @@ mod tests {
                 0,
                 &compared_rules(&checked_defaults()),
                 None,
-                false
+                false,
+                None
             )
             .is_err()
         );
@@ -493,7 +484,8 @@ mod tests {
                 0,
                 &compared_rules(&checked_defaults()),
                 None,
-                false
+                false,
+                None
             )
             .is_err(),
             "an inner node"

@@ -209,7 +209,7 @@ pub(crate) fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
         )
     } else {
         PreviewResult::Leaf(
-            preview::preview_with_terms(
+            preview::preview(
                 &job.tree,
                 &data.matrix,
                 job.key.node,

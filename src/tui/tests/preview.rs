@@ -199,16 +199,22 @@ fn split_root_previewed(rule: pdx::cluster::RuleSpec) -> Model {
     model
 }
 
-#[test]
-fn a_split_nodes_preview_is_the_split_it_had_cut_where_its_children_part() {
-    let model = split_root_previewed(spec("pddp"));
-    assert_eq!(model.selected(), 0);
-    let made = model
+/// The selected split node's preview, computed.
+fn made_preview(model: &Model) -> pdx::report::preview::MadeSplit {
+    model
         .current_made()
         .expect("computed")
         .as_ref()
         .expect("a preview")
-        .clone();
+        .as_ref()
+        .clone()
+}
+
+#[test]
+fn a_split_nodes_preview_is_the_split_it_had_cut_where_its_children_part() {
+    let model = split_root_previewed(spec("pddp"));
+    assert_eq!(model.selected(), 0);
+    let made = made_preview(&model);
     let root = model.tree().node(0).expect("the root");
     assert_eq!(made.children, root.children);
     assert_eq!(made.rule, spec("pddp"));
@@ -252,12 +258,7 @@ fn a_split_nodes_preview_is_the_split_it_had_cut_where_its_children_part() {
 #[test]
 fn a_kernel_splits_preview_shows_its_figures() {
     let model = split_root_previewed(spec("alignment"));
-    let made = model
-        .current_made()
-        .expect("computed")
-        .as_ref()
-        .expect("a preview")
-        .clone();
+    let made = made_preview(&model);
     assert!(made.direction.is_none());
     assert!(made.detail.alignment.is_some());
     let screen = screen_text(&model, 160, 48);

@@ -29,6 +29,15 @@ pub(super) fn rule_symbol(index: usize, rules: &[RulePreview]) -> char {
 }
 
 /// A figure for a narrow column: three decimals, fewer as it grows.
+/// The histogram's heading: how many documents it counts and the leading singular value.
+fn coordinate_heading(coordinates: &[f64], singular_values: &[f64]) -> String {
+    format!(
+        "Leading coordinate σ1·v1 of {} documents (σ1 = {:.3})",
+        coordinates.len(),
+        singular_values.first().copied().unwrap_or(0.0)
+    )
+}
+
 pub(super) fn short_number(value: f64) -> String {
     if value.abs() >= 1000.0 {
         format!("{value:.0}")
@@ -123,11 +132,7 @@ pub(super) fn preview_lines(
     let current = preview.rules.iter().find(|r| r.rule == *model.rule());
     let mut lines = current_rule_lines(model, theme, current, width);
     lines.push(Line::styled(
-        format!(
-            "Leading coordinate σ1·v1 of {} documents (σ1 = {:.3})",
-            preview.coordinates.len(),
-            preview.singular_values.first().copied().unwrap_or(0.0)
-        ),
+        coordinate_heading(&preview.coordinates, &preview.singular_values),
         theme.heading(),
     ));
     // One letter per rule under the histogram (the table below names them).
@@ -573,9 +578,8 @@ pub(super) fn made_lines(
             });
             lines.push(Line::styled(
                 format!(
-                    "Leading coordinate σ1·v1 of {} documents (σ1 = {:.3}), {cut}",
-                    direction.coordinates.len(),
-                    direction.singular_values.first().copied().unwrap_or(0.0)
+                    "{}, {cut}",
+                    coordinate_heading(&direction.coordinates, &direction.singular_values)
                 ),
                 theme.heading(),
             ));

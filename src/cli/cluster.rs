@@ -61,6 +61,10 @@ pub(crate) struct ClusterArgs {
     /// Write the tree in Newick format to FILE, or to standard output with '-'.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     newick: Option<PathBuf>,
+    /// Write a self-contained HTML report (the tree, its words, documents and labels) to FILE, or to standard
+    /// output with '-'.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    html: Option<PathBuf>,
 }
 
 impl ClusterArgs {
@@ -91,22 +95,24 @@ impl ClusterArgs {
     }
 }
 
-/// The file outputs asked for, each with its flag: `--json`, `--csv`, `--newick`.
+/// The file outputs asked for, each with its flag: `--json`, `--csv`, `--newick`, `--html`.
 #[derive(Clone, Copy, PartialEq)]
 enum Output {
     Json,
     Csv,
     Newick,
+    Html,
 }
 
 impl Output {
-    const ALL: [Output; 3] = [Output::Json, Output::Csv, Output::Newick];
+    const ALL: [Output; 4] = [Output::Json, Output::Csv, Output::Newick, Output::Html];
 
     fn flag(self) -> &'static str {
         match self {
             Output::Json => "--json",
             Output::Csv => "--csv",
             Output::Newick => "--newick",
+            Output::Html => "--html",
         }
     }
 
@@ -115,6 +121,7 @@ impl Output {
             Output::Json => args.json.as_deref(),
             Output::Csv => args.csv.as_deref(),
             Output::Newick => args.newick.as_deref(),
+            Output::Html => args.html.as_deref(),
         }
     }
 }
@@ -266,11 +273,16 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
         grown.splits,
         cluster_ms
     );
+    let html_settings = report::html::Settings {
+        options: Some(args.corpus.options()?),
+        rule: Some(rule.clone()),
+    };
     let text_of = |output: Output| -> anyhow::Result<String> {
         Ok(match output {
             Output::Json => serde_json::to_string(&report)?,
             Output::Csv => report::to_csv(dataset, &tree),
             Output::Newick => report::to_newick(&tree),
+            Output::Html => report::html::to_html(dataset, &tree, &html_settings),
         })
     };
     // Standard output carries the summary, or the output asked for there (the summary then goes to stderr).

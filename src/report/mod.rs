@@ -2,6 +2,7 @@
 //! the export formats of `pdx cluster` (JSON, CSV, Newick).
 
 pub mod compare;
+pub mod html;
 pub mod metrics;
 pub mod preview;
 pub mod terms;

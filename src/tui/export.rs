@@ -1,5 +1,5 @@
-//! The `x` export: the tree as JSON, CSV and Newick, the same files `pdx cluster --json --csv --newick` writes,
-//! under names no file has yet.
+//! The `x` export: the tree as JSON, CSV, Newick and an HTML report, the same files `pdx cluster --json --csv
+//! --newick --html` writes, under names no file has yet.
 
 use std::path::{Path, PathBuf};
 
@@ -106,13 +106,19 @@ pub(super) fn write_new_files(
     ))
 }
 
-/// Write the three files into `dir`, under names no file has yet; returns their paths.
-pub(super) fn export(data: &Dataset, tree: &Tree, dir: &Path) -> Result<Vec<PathBuf>, String> {
+/// Write the four files into `dir`, under names no file has yet; returns their paths.
+pub(super) fn export(
+    data: &Dataset,
+    tree: &Tree,
+    dir: &Path,
+    settings: &report::html::Settings,
+) -> Result<Vec<PathBuf>, String> {
     let stem = file_stem(&data.source, tree.leaves().len());
     let report = report::build(data, tree);
     let json = serde_json::to_string(&report).map_err(|e| format!("cannot export: {e}"))?;
     let csv = report::to_csv(data, tree);
     let newick = report::to_newick(tree);
+    let html = report::html::to_html(data, tree, settings);
     write_new_files(
         dir,
         &stem,
@@ -120,6 +126,7 @@ pub(super) fn export(data: &Dataset, tree: &Tree, dir: &Path) -> Result<Vec<Path
             ("json", json.as_bytes()),
             ("csv", csv.as_bytes()),
             ("nwk", newick.as_bytes()),
+            ("html", html.as_bytes()),
         ],
     )
 }

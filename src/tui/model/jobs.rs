@@ -52,11 +52,14 @@ pub(crate) struct Job {
     pub memory_budget: u64,
 }
 
-/// An export: write `tree` as JSON, CSV and Newick into `dir`.
+/// An export: write `tree` as JSON, CSV, Newick and HTML into `dir`.
 #[derive(Debug, Clone)]
 pub(crate) struct Export {
     pub tree: Tree,
     pub dir: PathBuf,
+    /// What the HTML report says of the corpus's options and the rule (boxed: the options are large, and every
+    /// effect would be as large as the largest).
+    pub settings: Box<pdx::report::html::Settings>,
 }
 
 /// A session to save into `dir`; `revision` is the tree's, to mark the model clean once saved.

@@ -281,6 +281,10 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
             return vec![Effect::Export(Export {
                 tree: model.tree.clone(),
                 dir: model.export_dir.clone(),
+                settings: Box::new(pdx::report::html::Settings {
+                    options: model.source.as_ref().map(|s| s.options.clone()),
+                    rule: Some(model.rule.clone()),
+                }),
             })];
         }
         Command::Save => return model.save(),

@@ -4,6 +4,7 @@
 mod actions;
 mod alternatives;
 mod files;
+mod html_export;
 mod keys;
 mod mouse;
 mod picker;

@@ -1,0 +1,708 @@
+//! A clustering as one self-contained HTML page to read in any browser and send to anyone: the corpus and its
+//! settings, the tree as nested `<details>`, each node's words, representative documents and labels, and, when
+//! there are labels, the confusion heat map and the global figures. Style and script are inline and nothing is
+//! fetched, so the page opens offline and tells no server it was opened.
+
+use std::collections::BTreeMap;
+use std::fmt::{self, Write};
+
+use rayon::prelude::*;
+
+use super::metrics::{self, ClusterFigures, GlobalFigures};
+use super::{REPRESENTATIVES, TOP_TERMS, terms};
+use crate::choice::Choice;
+use crate::cluster::{RuleSpec, Tree};
+use crate::dataset::{Dataset, DatasetOptions};
+use crate::matrix::DataMatrix;
+use crate::text::StoplistChoice;
+
+/// What the page says of how the tree was made beyond what the dataset records.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// The options the corpus was loaded with (tokens, stop list, stemming, document-frequency limits); `None`
+    /// when the caller does not know them, and the page says so.
+    pub options: Option<DatasetOptions>,
+    /// The rule the tree was grown with, or the one in use; each split names its own rule besides.
+    pub rule: Option<RuleSpec>,
+}
+
+/// Documents listed per node: its representatives, so that the page grows with the tree, not the corpus.
+pub const DOCUMENTS_PER_NODE: usize = REPRESENTATIVES;
+
+/// Longest document heading, in characters (a title, or a text's first line).
+const HEADING_CHARS: usize = 160;
+
+/// Labels drawn in their own colour and heat-map column; the rarer ones are summed as "other labels", so that a
+/// corpus with a label per document does not make the page as large as the corpus.
+pub const LABEL_COLUMNS: usize = 40;
+
+/// Longest label in a heat-map column heading (written upwards); a longer one is cut, with its full name in the
+/// heading's `title`.
+pub const LABEL_HEADING_CHARS: usize = 24;
+
+/// `text` made safe as HTML text and as a quoted attribute value.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` cut to `limit` characters, with an ellipsis when cut.
+fn shortened(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        text.to_string()
+    } else {
+        let mut cut: String = text.chars().take(limit.saturating_sub(1)).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// What a node is about, computed once per node.
+struct NodeText {
+    descriptive: Vec<String>,
+    /// Against every document outside the node (empty for the root, which has no outside).
+    discriminating: Vec<String>,
+    /// Columns of the members nearest the centroid, nearest first.
+    documents: Vec<usize>,
+}
+
+/// Every node's words and documents, in `order`: words, not stems (the matrix's row words), the way
+/// [`super::build`] describes leaves.
+fn describe(dataset: &Dataset, tree: &Tree, order: &[usize]) -> Vec<Option<NodeText>> {
+    let names = dataset.matrix.row_names();
+    let words = dataset.matrix.row_words();
+    let as_words = |listed: Vec<terms::TermWeight>| -> Vec<String> {
+        listed.into_iter().map(|t| words[t.row].clone()).collect()
+    };
+    let root = tree.node(tree.root());
+    let root_centroid = tree.dense_centroid(&dataset.matrix, tree.root()).ok();
+    // Nodes are described independently, each with a dense centroid that lives as long as its description, so
+    // they go side by side (collected in order: no sum crosses threads).
+    order
+        .par_iter()
+        .map(|&id| {
+            let node = tree.node(id)?;
+            let centroid = tree.dense_centroid(&dataset.matrix, id).ok()?;
+            let discriminating = match (root, root_centroid.as_deref()) {
+                (Some(root), Some(root_centroid)) if root.id != id => {
+                    let rest =
+                        terms::rest_centroid(root_centroid, root.size(), &centroid, node.size());
+                    terms::discriminating_terms(&centroid, &rest, names, TOP_TERMS)
+                }
+                _ => Vec::new(),
+            };
+            Some(NodeText {
+                descriptive: as_words(terms::top_terms(&centroid, names, TOP_TERMS)),
+                discriminating: as_words(discriminating),
+                documents: terms::representatives(
+                    &dataset.matrix,
+                    &node.members,
+                    &centroid,
+                    tree.norms_squared(),
+                    DOCUMENTS_PER_NODE,
+                ),
+            })
+        })
+        .collect()
+}
+
+/// The labels as the page draws them: the most frequent [`LABEL_COLUMNS`] each with a column and a colour, in
+/// name order, the rest together as "other labels".
+struct Labels<'a> {
+    names: &'a [String],
+    /// Per label: its column, or `None` when it goes under "other labels".
+    column: Vec<Option<usize>>,
+    /// The labels with a column, in column order.
+    shown: Vec<usize>,
+    /// How many labels go under "other labels".
+    others: usize,
+}
+
+impl<'a> Labels<'a> {
+    fn new(dataset: &'a Dataset) -> Labels<'a> {
+        let names = dataset.label_names.as_slice();
+        let mut totals = vec![0usize; names.len()];
+        for label in dataset.documents.iter().filter_map(|d| d.label) {
+            if let Some(total) = totals.get_mut(label as usize) {
+                *total += 1;
+            }
+        }
+        let mut by_count: Vec<usize> = (0..names.len()).collect();
+        by_count.sort_by(|a, b| totals[*b].cmp(&totals[*a]).then(a.cmp(b)));
+        let mut shown: Vec<usize> = by_count.into_iter().take(LABEL_COLUMNS).collect();
+        shown.sort_unstable();
+        let mut column = vec![None; names.len()];
+        for (at, &label) in shown.iter().enumerate() {
+            column[label] = Some(at);
+        }
+        Labels {
+            names,
+            others: names.len() - shown.len(),
+            column,
+            shown,
+        }
+    }
+
+    /// The columns' counts of `members` (the shown labels, then "other labels" when there are others).
+    fn counts(&self, dataset: &Dataset, members: &[usize]) -> Vec<usize> {
+        let mut counts = vec![0usize; self.shown.len() + usize::from(self.others > 0)];
+        for &j in members {
+            let label = dataset.documents.get(j).and_then(|d| d.label);
+            if let Some(label) = label {
+                match self.column.get(label as usize).copied().flatten() {
+                    Some(column) => counts[column] += 1,
+                    None => counts[self.shown.len()] += 1,
+                }
+            }
+        }
+        counts
+    }
+
+    /// The full name of column `column` ("other labels" past the shown ones).
+    fn name(&self, column: usize) -> String {
+        match self.shown.get(column) {
+            Some(&label) => self.names[label].clone(),
+            None => format!("other labels ({})", self.others),
+        }
+    }
+
+    /// The colour of column `column`: hues spread evenly over the shown labels; grey for "other labels".
+    fn colour(&self, column: usize) -> String {
+        if column < self.shown.len() {
+            format!("hsl({},62%,52%)", column * 360 / self.shown.len().max(1))
+        } else {
+            "#9a9a9a".into()
+        }
+    }
+}
+
+const STYLE: &str = "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:1200px;\
+padding:16px 24px;color:#1d1d1f;background:#fff}h1{font-size:22px;margin:0 0 8px}h2{font-size:17px;margin:24px 0 8px;\
+border-bottom:1px solid #ddd}dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0}\
+dl.facts dt{color:#666}dl.facts dd{margin:0}.chip{display:inline-block;padding:0 6px;margin:1px 4px 1px 0;\
+border-radius:3px;color:#fff;font-size:12px}table{border-collapse:collapse}th,td{padding:2px 6px;text-align:right}\
+th{font-weight:600}td.l,th.l{text-align:left}.figures td{border-bottom:1px solid #eee}\
+.scroll{overflow-x:auto}.heat td.c{min-width:34px;text-align:center;font-size:12px;border:1px solid #fff}\
+.heat th.lab{font-size:11px;font-weight:normal;white-space:nowrap;writing-mode:vertical-rl;\
+transform:rotate(180deg);text-align:left;padding:4px 2px}details.node{margin:2px 0 2px 0;border-left:2px solid #d0d7de;padding-left:10px}\
+details.node>summary{cursor:pointer;padding:2px 0}.nid{color:#0969da;font-weight:600}.nname{font-weight:600}\
+.unnamed{font-weight:normal;font-style:italic;color:#555}.meta{color:#666;font-size:12px;margin-left:8px}\
+.leaf{background:#eef6ee;color:#1a7f37;border-radius:3px;padding:0 4px;font-size:11px;margin-left:6px}\
+.body{margin:2px 0 6px 4px}.words{margin:2px 0}.words b{color:#555;font-weight:600;margin-right:6px}\
+.bar{display:flex;height:12px;width:100%;max-width:520px;border-radius:2px;overflow:hidden;background:#eee;\
+margin:4px 0}.bar span{display:block;height:100%}.mix{font-size:12px;color:#555}ol.docs{margin:2px 0 4px;\
+padding-left:22px}ol.docs li{font-size:13px}.doc-id{color:#888;font-size:11px;margin-left:6px}\
+button{font:inherit;margin-right:6px}.note{color:#666;font-size:12px}";
+
+/// Expand or collapse every node, and open a node's ancestors when a link (a heat-map row) leads to it. Its last
+/// step marks the body, so that a test in a real browser can see that the script ran to its end.
+const SCRIPT: &str = "(function(){\
+function all(open){document.querySelectorAll('details.node').forEach(function(d){d.open=open;});}\
+document.getElementById('expand-all').addEventListener('click',function(){all(true);});\
+document.getElementById('collapse-all').addEventListener('click',function(){all(false);});\
+function reveal(id){var e=document.getElementById(id);if(!e)return;\
+for(var p=e;p;p=p.parentElement){if(p.tagName==='DETAILS')p.open=true;}e.scrollIntoView({block:'start'});}\
+document.querySelectorAll('a.to-node').forEach(function(a){a.addEventListener('click',function(ev){\
+ev.preventDefault();var id=a.getAttribute('href').slice(1);reveal(id);history.replaceState(null,'','#'+id);});});\
+if(location.hash)reveal(decodeURIComponent(location.hash.slice(1)));\
+document.body.setAttribute('data-script','ran');\
+})();";
+
+/// The page's anchor of node `id`.
+fn anchor(id: usize) -> String {
+    format!("node-{id}")
+}
+
+/// The whole report as one HTML page (see the module documentation).
+pub fn to_html(dataset: &Dataset, tree: &Tree, settings: &Settings) -> String {
+    let mut out = String::with_capacity(64 * 1024);
+    // Writing to a `String` cannot fail.
+    let _ = write_page(&mut out, dataset, tree, settings);
+    out
+}
+
+fn write_page(
+    out: &mut String,
+    dataset: &Dataset,
+    tree: &Tree,
+    settings: &Settings,
+) -> fmt::Result {
+    let leaves = tree.leaves();
+    let labels = Labels::new(dataset);
+    let document_labels: Vec<Option<u32>> = dataset.documents.iter().map(|d| d.label).collect();
+    let confusion = metrics::confusion(
+        &tree.assignments(dataset.matrix.cols()),
+        &document_labels,
+        leaves.len(),
+        labels.names.len(),
+    );
+    let (per_leaf, global) = metrics::figures(&confusion, labels.names.len());
+    let has_labels = !labels.names.is_empty() && global.labelled > 0;
+    let source = escape(&dataset.source);
+    write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <title>pdx report: {source}</title><style>{STYLE}</style></head><body>\n\
+         <header><h1>pdx report: {source}</h1>\n"
+    )?;
+    write_facts(out, dataset, tree, settings, has_labels.then_some(&labels))?;
+    out.push_str("</header>\n");
+    if has_labels {
+        write_figures(out, &global)?;
+        write_heat_map(out, dataset, tree, &leaves, &labels, &per_leaf)?;
+    }
+    write_tree(out, dataset, tree, has_labels.then_some(&labels))?;
+    write!(out, "<script>{SCRIPT}</script>\n</body></html>\n")
+}
+
+/// The header's table: the corpus, the settings that made the matrix, and the rules.
+fn write_facts(
+    out: &mut String,
+    dataset: &Dataset,
+    tree: &Tree,
+    settings: &Settings,
+    labels: Option<&Labels>,
+) -> fmt::Result {
+    let fact = |out: &mut String, name: &str, value: &str| -> fmt::Result {
+        writeln!(out, "<dt>{name}</dt><dd>{value}</dd>")
+    };
+    out.push_str("<dl class=\"facts\">\n");
+    fact(out, "corpus", &escape(&dataset.source))?;
+    let clustered = tree.node(tree.root()).map_or(0, |root| root.size());
+    let mut documents = format!("{} ({clustered} in the tree)", dataset.documents.len());
+    if !dataset.empty_documents.is_empty() {
+        let _ = write!(
+            documents,
+            "; {} empty after filtering",
+            dataset.empty_documents.len()
+        );
+    }
+    fact(out, "documents", &documents)?;
+    let numeric = matches!(dataset.matrix, DataMatrix::Dense { .. });
+    let rows = if numeric { "features" } else { "terms" };
+    fact(out, rows, &dataset.matrix.rows().to_string())?;
+    if let Some(labels) = labels {
+        let mut chips = format!("{}: ", labels.names.len());
+        for column in 0..labels.shown.len() + usize::from(labels.others > 0) {
+            let _ = write!(
+                chips,
+                "<span class=\"chip\" style=\"background:{}\">{}</span>",
+                labels.colour(column),
+                escape(&labels.name(column))
+            );
+        }
+        fact(out, "labels", &chips)?;
+    }
+    let report = &dataset.report;
+    let mut read = format!("{} files read", report.files_read);
+    if report.fallback_decoded > 0 {
+        let _ = write!(
+            read,
+            ", {} decoded as Windows-1252",
+            report.fallback_decoded
+        );
+    }
+    for (reason, skipped) in &report.skipped {
+        let _ = write!(read, "; skipped {}: {}", escape(reason), skipped.count);
+    }
+    fact(out, "loading", &read)?;
+    fact(out, "weighting", &escape(&dataset.weighting.code()))?;
+    match &settings.options {
+        Some(options) if !numeric => {
+            let text = &options.text;
+            fact(out, "format", options.load.format.name())?;
+            fact(
+                out,
+                "stemming",
+                &escape(text.stem.as_deref().unwrap_or("none")),
+            )?;
+            let stoplist = match &text.stoplist {
+                StoplistChoice::Default => "the shipped English list".to_string(),
+                StoplistChoice::File(path) => escape(&path.display().to_string()),
+                StoplistChoice::None => "none".to_string(),
+            };
+            fact(out, "stop list", &stoplist)?;
+            let numbers = if text.keep_numbers { "kept" } else { "dropped" };
+            let tokens = format!(
+                "{} to {} characters; numbers {numbers}",
+                text.min_len, text.max_len
+            );
+            fact(out, "tokens", &tokens)?;
+            let mut df = format!(
+                "in at least {} documents and at most {}% of them",
+                text.min_df,
+                text.max_df * 100.0
+            );
+            if let Some(max_terms) = text.max_terms {
+                let _ = write!(df, "; the {max_terms} most frequent terms");
+            }
+            fact(out, "document frequency", &df)?;
+        }
+        Some(_) => {}
+        None => fact(out, "text settings", "not recorded")?,
+    }
+    if let Some(rule) = &settings.rule {
+        fact(out, "rule", &escape(&rule.text()))?;
+    }
+    // Each rule that split a node, with how many splits it made, in the order first used.
+    let mut used: Vec<(String, usize)> = Vec::new();
+    for id in tree.depth_first() {
+        if let Some(split) = tree.node(id).and_then(|node| node.split.as_ref()) {
+            let text = split.rule.text();
+            match used.iter_mut().find(|(rule, _)| *rule == text) {
+                Some((_, count)) => *count += 1,
+                None => used.push((text, 1)),
+            }
+        }
+    }
+    let splits: Vec<String> = used
+        .iter()
+        .map(|(rule, count)| format!("{} &times; {count}", escape(rule)))
+        .collect();
+    if !splits.is_empty() {
+        fact(out, "splits", &splits.join(", "))?;
+    }
+    let leaves = format!(
+        "{}, k-means objective {:.4}",
+        tree.leaves().len(),
+        tree.objective()
+    );
+    fact(out, "leaves", &leaves)?;
+    out.push_str("</dl>\n");
+    Ok(())
+}
+
+/// The figures of the whole clustering against the labels, each with what it measures.
+fn write_figures(out: &mut String, global: &GlobalFigures) -> fmt::Result {
+    writeln!(
+        out,
+        "<h2>Against the labels</h2>\n<table class=\"figures\">\n\
+         <tr><td class=\"l\">labelled documents</td><td>{}</td><td class=\"l note\"></td></tr>",
+        global.labelled
+    )?;
+    let rows = [
+        (
+            "purity",
+            global.purity,
+            "share of documents carrying their leaf's most frequent label",
+        ),
+        (
+            "entropy",
+            global.entropy,
+            "leaves' label entropies weighted by size, each normalised by log L for L labels (0 is best)",
+        ),
+        (
+            "NMI",
+            global.nmi,
+            "normalised mutual information, I(C;K) / ((H(C) + H(K)) / 2): the arithmetic-mean normalisation",
+        ),
+        (
+            "ARI",
+            global.ari,
+            "adjusted Rand index (Hubert &amp; Arabie)",
+        ),
+        (
+            "accuracy",
+            global.accuracy,
+            "share on the diagonal of the best one-to-one matching of leaves to labels",
+        ),
+        (
+            "VI",
+            global.vi,
+            "variation of information H(C|K) + H(K|C), in nats (Meila; 0 is best)",
+        ),
+    ];
+    for (name, value, what) in rows {
+        writeln!(
+            out,
+            "<tr><td class=\"l\">{name}</td><td>{value:.4}</td><td class=\"l note\">{what}</td></tr>"
+        )?;
+    }
+    out.push_str("</table>\n");
+    Ok(())
+}
+
+/// The leaves against the labels: each cell coloured by its share of the leaf's labelled documents; a leaf
+/// links to its node.
+fn write_heat_map(
+    out: &mut String,
+    dataset: &Dataset,
+    tree: &Tree,
+    leaves: &[usize],
+    labels: &Labels,
+    per_leaf: &[ClusterFigures],
+) -> fmt::Result {
+    let columns = labels.shown.len() + usize::from(labels.others > 0);
+    out.push_str(
+        "<h2>Leaves and labels</h2>\n<p class=\"note\">Each row is a leaf (click it to open its node), each \
+         column a label; a cell's colour is its share of the leaf's labelled documents.</p>\n\
+         <div class=\"scroll\"><table class=\"heat\">\n<tr><th class=\"l\">leaf</th><th>size</th>",
+    );
+    for column in 0..columns {
+        let name = labels.name(column);
+        write!(
+            out,
+            "<th class=\"lab\" title=\"{}\">{}</th>",
+            escape(&name),
+            escape(&shortened(&name, LABEL_HEADING_CHARS))
+        )?;
+    }
+    out.push_str(
+        "<th>purity</th><th>precision</th><th>recall</th><th class=\"l\">matched label</th></tr>\n",
+    );
+    let percent = |value: Option<f64>| value.map_or("-".to_string(), |v| format!("{v:.3}"));
+    for (index, &id) in leaves.iter().enumerate() {
+        let Some(node) = tree.node(id) else { continue };
+        let counts = labels.counts(dataset, &node.members);
+        let labelled: usize = counts.iter().sum();
+        write!(
+            out,
+            "<tr><td class=\"l\"><a class=\"to-node\" href=\"#{}\">{}</a></td><td>{}</td>",
+            anchor(id),
+            node_title(tree, id),
+            node.size()
+        )?;
+        for (column, &count) in counts.iter().enumerate() {
+            let share = if labelled > 0 {
+                count as f64 / labelled as f64
+            } else {
+                0.0
+            };
+            let ink = if share > 0.55 { "#fff" } else { "#1d1d1f" };
+            write!(
+                out,
+                "<td class=\"c\" style=\"background:rgba(9,105,218,{share:.3});color:{ink}\" \
+                 title=\"{}: {count} ({:.1}%)\">{}</td>",
+                escape(&labels.name(column)),
+                share * 100.0,
+                if count > 0 {
+                    count.to_string()
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+        let figures = per_leaf.get(index);
+        let matched = figures
+            .and_then(|f| f.matched_label)
+            .and_then(|l| labels.names.get(l))
+            .map_or("-".to_string(), |name| escape(name));
+        writeln!(
+            out,
+            "<td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{matched}</td></tr>",
+            percent(figures.map(|f| f.purity)),
+            percent(figures.and_then(|f| f.precision)),
+            percent(figures.and_then(|f| f.recall)),
+        )?;
+    }
+    out.push_str("</table></div>\n");
+    Ok(())
+}
+
+/// `#id` and the node's name, escaped.
+fn node_title(tree: &Tree, id: usize) -> String {
+    match tree.node(id).and_then(|node| node.name.as_deref()) {
+        Some(name) => format!("#{id} {}", escape(name)),
+        None => format!("#{id}"),
+    }
+}
+
+/// What a document is listed by: its title, else its text's first non-empty line, else its id; cut to
+/// [`HEADING_CHARS`].
+fn heading(dataset: &Dataset, column: usize) -> String {
+    let Some(document) = dataset.documents.get(column) else {
+        return String::new();
+    };
+    let first_line = || {
+        document
+            .text
+            .lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+    };
+    let text = document
+        .title
+        .as_deref()
+        .map(str::trim)
+        .filter(|title| !title.is_empty())
+        .or_else(first_line)
+        .unwrap_or(&document.id);
+    shortened(text, HEADING_CHARS)
+}
+
+/// One step of the walk that writes the tree: open a node (and write what it holds), or close one.
+enum Step {
+    Open { id: usize, depth: usize },
+    Close,
+}
+
+/// The tree as nested `<details>`, the first two levels open. Written with a stack rather than by recursion, so
+/// that a tree of any depth (a leaf per document, one at a time) cannot overflow a worker thread's stack.
+fn write_tree(
+    out: &mut String,
+    dataset: &Dataset,
+    tree: &Tree,
+    labels: Option<&Labels>,
+) -> fmt::Result {
+    out.push_str(
+        "<h2>Tree</h2>\n<p><button type=\"button\" id=\"expand-all\">expand all</button>\
+         <button type=\"button\" id=\"collapse-all\">collapse all</button></p>\n<div class=\"tree\">\n",
+    );
+    let order = tree.depth_first();
+    let described = describe(dataset, tree, &order);
+    let described: BTreeMap<usize, NodeText> = order
+        .iter()
+        .zip(described)
+        .filter_map(|(&id, text)| Some((id, text?)))
+        .collect();
+    let text_of = |id: usize| described.get(&id);
+    let mut steps = vec![Step::Open {
+        id: tree.root(),
+        depth: 0,
+    }];
+    while let Some(step) = steps.pop() {
+        let (id, depth) = match step {
+            Step::Close => {
+                out.push_str("</div></details>\n");
+                continue;
+            }
+            Step::Open { id, depth } => (id, depth),
+        };
+        let Some(node) = tree.node(id) else { continue };
+        let text = text_of(id);
+        let open = if depth < 2 { " open" } else { "" };
+        write!(
+            out,
+            "<details class=\"node\" id=\"{}\"{open}><summary><span class=\"nid\">#{id}</span> ",
+            anchor(id)
+        )?;
+        match &node.name {
+            Some(name) => write!(out, "<span class=\"nname\">{}</span>", escape(name))?,
+            None => {
+                let words: Vec<&str> = text
+                    .map(|t| t.descriptive.iter().take(3).map(String::as_str).collect())
+                    .unwrap_or_default();
+                write!(
+                    out,
+                    "<span class=\"nname unnamed\">{}</span>",
+                    escape(&words.join(" "))
+                )?;
+            }
+        }
+        if node.is_leaf() {
+            out.push_str("<span class=\"leaf\">leaf</span>");
+        }
+        write!(out, "<span class=\"meta\">{} documents", node.size())?;
+        if let Some(parent) = node.parent.and_then(|p| tree.node(p)) {
+            let share = node.size() as f64 / parent.size().max(1) as f64;
+            write!(out, " &middot; {:.1}% of #{}", share * 100.0, parent.id)?;
+        }
+        write!(out, " &middot; scatter {:.4}", node.scatter)?;
+        if let Some(split) = &node.split {
+            write!(
+                out,
+                " &middot; split by {} into {} (scatter {:.4} &rarr; {:.4})",
+                escape(&split.rule.text()),
+                node.children.len(),
+                split.objective_before,
+                split.objective_after
+            )?;
+        }
+        out.push_str("</span></summary>\n<div class=\"body\">\n");
+        if let Some(text) = text {
+            write_words(out, "descriptive", &text.descriptive)?;
+            write_words(out, "discriminating", &text.discriminating)?;
+        }
+        if let Some(labels) = labels {
+            write_label_bar(out, labels, &labels.counts(dataset, &node.members))?;
+        }
+        if let Some(text) = text.filter(|t| !t.documents.is_empty()) {
+            out.push_str("<ol class=\"docs\">\n");
+            for &column in &text.documents {
+                let Some(document) = dataset.documents.get(column) else {
+                    continue;
+                };
+                let mut about = escape(&document.id);
+                let label = document
+                    .label
+                    .and_then(|l| dataset.label_names.get(l as usize));
+                if let Some(label) = label.filter(|_| labels.is_some()) {
+                    let _ = write!(about, " &middot; {}", escape(label));
+                }
+                writeln!(
+                    out,
+                    "<li>{}<span class=\"doc-id\">{about}</span></li>",
+                    escape(&heading(dataset, column))
+                )?;
+            }
+            out.push_str("</ol>\n");
+        }
+        steps.push(Step::Close);
+        for &child in node.children.iter().rev() {
+            steps.push(Step::Open {
+                id: child,
+                depth: depth + 1,
+            });
+        }
+    }
+    out.push_str("</div>\n");
+    Ok(())
+}
+
+/// One line of words, when there are any.
+fn write_words(out: &mut String, what: &str, words: &[String]) -> fmt::Result {
+    if words.is_empty() {
+        return Ok(());
+    }
+    let words: Vec<String> = words.iter().map(|w| escape(w)).collect();
+    writeln!(
+        out,
+        "<div class=\"words\"><b>{what}</b>{}</div>",
+        words.join(", ")
+    )
+}
+
+/// A node's labels as one bar of coloured segments (each with its name and count in a `title`), and the three
+/// most frequent in words.
+fn write_label_bar(out: &mut String, labels: &Labels, counts: &[usize]) -> fmt::Result {
+    let labelled: usize = counts.iter().sum();
+    if labelled == 0 {
+        return Ok(());
+    }
+    out.push_str("<div class=\"bar\">");
+    for (column, &count) in counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+        let share = count as f64 / labelled as f64 * 100.0;
+        write!(
+            out,
+            "<span style=\"width:{share:.2}%;background:{}\" title=\"{}: {count} ({share:.1}%)\"></span>",
+            labels.colour(column),
+            escape(&labels.name(column))
+        )?;
+    }
+    out.push_str("</div>\n");
+    let mut order: Vec<usize> = (0..counts.len()).filter(|&c| counts[c] > 0).collect();
+    order.sort_by(|a, b| counts[*b].cmp(&counts[*a]).then(a.cmp(b)));
+    let mix: Vec<String> = order
+        .iter()
+        .take(3)
+        .map(|&column| {
+            format!(
+                "{} {:.0}%",
+                escape(&labels.name(column)),
+                counts[column] as f64 / labelled as f64 * 100.0
+            )
+        })
+        .collect();
+    writeln!(out, "<div class=\"mix\">{}</div>", mix.join(", "))
+}

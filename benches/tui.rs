@@ -23,6 +23,9 @@ mod help;
 #[path = "../src/tui/keys.rs"]
 mod keys;
 #[allow(dead_code, unused_imports)]
+#[path = "../src/tui/keymap.rs"]
+mod keymap;
+#[allow(dead_code, unused_imports)]
 #[path = "../src/tui/loading.rs"]
 mod loading;
 #[allow(dead_code, unused_imports)]

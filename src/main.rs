@@ -12,7 +12,19 @@ mod cli;
 mod tui;
 
 fn main() -> ExitCode {
-    let parsed = match cli::Cli::try_parse() {
+    // The config file's settings go in as flags the command line did not give; its errors are one line each.
+    let (args, keys) = match cli::config::prepare(std::env::args_os().collect()) {
+        Ok(cli::config::Prepared::Run { args, keys }) => (args, keys),
+        Ok(cli::config::Prepared::PrintConfig(text)) => {
+            print!("{text}");
+            return ExitCode::SUCCESS;
+        }
+        Err(error) => {
+            eprintln!("pdx: {error:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let parsed = match cli::Cli::try_parse_from(args) {
         Ok(parsed) => parsed,
         Err(error) => {
             use clap::error::ErrorKind;
@@ -30,7 +42,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match cli::run(parsed) {
+    match cli::run(parsed, keys) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             // Broken pipe (e.g. `pdx stats | head`) is not an error worth a message.

@@ -10,7 +10,11 @@ use pdx::cluster::registry::{self, Children};
 use pdx::cluster::rules::{DEFAULT_MEMORY_BUDGET, SplitEnv};
 use pdx::cluster::{Param, Params, RuleSpec, SelectPolicy, Tree};
 use pdx::linalg::kernel::{KernelError, KernelSpec};
-use pdx::report;
+use pdx::report::{
+    self,
+    summary::{self, BatchContext, WrittenFile},
+};
+use pdx::stats::Stats;
 
 use super::corpus::CorpusArgs;
 use super::flags::{MemorySize, choice, memory_size, param_help, rule_help, rule_long_help};
@@ -65,6 +69,10 @@ pub(crate) struct ClusterArgs {
     /// output with '-'.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     html: Option<PathBuf>,
+    /// Print the short leaf table of earlier versions instead of the report (loading notes, leaves with their
+    /// labels and words, confusion, figures, files written, legend).
+    #[arg(long, help_heading = "Output")]
+    brief: bool,
 }
 
 impl ClusterArgs {
@@ -215,7 +223,12 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     let k = usize::try_from(args.k).context("--k is too large")?;
     let rule = args.rule(k)?;
     let to_stdout = check_outputs(args)?;
-    let opened = args.corpus.open()?;
+    // The report lists the loading warnings itself; the brief table leaves them to standard error, as it did.
+    let opened = if args.brief {
+        args.corpus.open()?
+    } else {
+        args.corpus.open_quietly()?
+    };
     let dataset = &opened.dataset;
     let start = std::time::Instant::now();
     let mut tree = Tree::for_dataset(dataset);
@@ -235,7 +248,6 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     );
     report.timings_ms.insert("cluster".into(), cluster_ms);
 
-    let table = report::leaf_table(&report, &dataset.label_names);
     let mut notes = String::new();
     for (node, reason) in &grown.refused {
         notes.push_str(&format!("note: node {node} not split: {reason}\n"));
@@ -265,7 +277,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
             notes.push_str(&format!("kernel split of node {id}: {summary}\n"));
         }
     }
-    let summary = format!(
+    let heading = format!(
         "{}: {} documents, rule {}, {} splits in {:.0} ms\n",
         dataset.source,
         dataset.documents.len(),
@@ -285,11 +297,45 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
             Output::Html => report::html::to_html(dataset, &tree, &html_settings),
         })
     };
-    // Standard output carries the summary, or the output asked for there (the summary then goes to stderr).
+    // The files first, so that the report can name them all (a file that cannot be written stops the run before
+    // anything is printed).
+    let mut written = Vec::new();
+    for output in Output::ALL {
+        if let Some(path) = output.path(args).filter(|path| !is_stdout(path)) {
+            write_output(path, &text_of(output)?)?;
+            written.push(WrittenFile {
+                what: output.flag().into(),
+                place: path.display().to_string(),
+            });
+        }
+    }
+    if let Some(output) = to_stdout {
+        written.push(WrittenFile {
+            what: output.flag().into(),
+            place: "to standard output".into(),
+        });
+    }
+    let table = if args.brief {
+        report::leaf_table(&report, &dataset.label_names)
+    } else {
+        let context = BatchContext {
+            heading: heading.clone(),
+            loading: summary::loading_notes(&Stats::of(&opened), &opened.warnings),
+            files: written,
+        };
+        summary::batch_report(&report, &dataset.label_names, &context)
+    };
+    // The brief table follows the heading line; the report begins with it.
+    let printed = if args.brief {
+        format!("{heading}{table}")
+    } else {
+        table
+    };
+    // Standard output carries the report, or the output asked for there (the report then goes to stderr).
     let mut stdout = std::io::stdout().lock();
     match to_stdout {
         Some(output) => {
-            eprint!("{summary}{table}{notes}");
+            eprint!("{printed}{notes}");
             let mut text = text_of(output)?;
             if !text.ends_with('\n') {
                 text.push('\n');
@@ -299,16 +345,11 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
                 .with_context(|| format!("writing {} to standard output", output.flag()))?;
         }
         None => {
-            write!(stdout, "{summary}{table}")?;
+            write!(stdout, "{printed}")?;
             eprint!("{notes}");
         }
     }
     stdout.flush()?;
-    for output in Output::ALL {
-        if let Some(path) = output.path(args).filter(|path| !is_stdout(path)) {
-            write_output(path, &text_of(output)?)?;
-        }
-    }
     Ok(())
 }
 

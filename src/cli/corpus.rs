@@ -160,15 +160,21 @@ impl CorpusArgs {
     /// Open the corpus the arguments name, or the demo corpus when they name none; what went wrong on the way
     /// without stopping it goes to standard error.
     pub(crate) fn open(&self) -> anyhow::Result<Opened> {
+        let opened = self.open_quietly()?;
+        for warning in &opened.warnings {
+            eprintln!("pdx: warning: {warning}");
+        }
+        Ok(opened)
+    }
+
+    /// [`CorpusArgs::open`] without printing the warnings, for a caller that reports them itself.
+    pub(crate) fn open_quietly(&self) -> anyhow::Result<Opened> {
         let options = self.options()?;
         let opened = if self.paths.is_empty() {
             dataset::open_demo(&options)?
         } else {
             dataset::open(&self.paths, &options, !self.no_cache)?
         };
-        for warning in &opened.warnings {
-            eprintln!("pdx: warning: {warning}");
-        }
         Ok(opened)
     }
 }

@@ -2,6 +2,7 @@
 //! flag's name; library errors come back through [`flags::describe`] to read in flags.
 
 mod cluster;
+pub(crate) mod config;
 mod corpus;
 pub(crate) mod flags;
 
@@ -39,6 +40,11 @@ pub(crate) struct Cli {
     /// TUI shows them again).
     #[arg(long)]
     hide_labels: bool,
+    /// Print the settings in effect (each option's value and whether it comes from the default, the config file
+    /// or a flag, and the TUI's keys) as TOML a config file can hold, and exit. The config file is
+    /// $XDG_CONFIG_HOME/pdx/config.toml, or the file PDX_CONFIG names.
+    #[arg(long)]
+    print_config: bool,
 }
 
 /// The help of the TUI's `--mem-budget`, with its default (which clap shows only for defaulted flags).
@@ -79,7 +85,8 @@ fn print_stats(corpus: &CorpusArgs, json: bool) -> anyhow::Result<()> {
 }
 
 /// Run the command the arguments name.
-pub(crate) fn run(cli: Cli) -> anyhow::Result<()> {
+/// `keys` is the TUI's key table, as the config file remapped it.
+pub(crate) fn run(cli: Cli, keys: tui::keymap::KeyMap) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Stats { corpus, json }) => print_stats(&corpus, json),
         Some(Command::Cluster(args)) => cluster::run(&args),
@@ -91,7 +98,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<()> {
                 use_cache: !cli.corpus.no_cache,
             };
             let memory_budget = cli.mem_budget.map_or(DEFAULT_MEMORY_BUDGET, |size| size.0);
-            tui::run(source, cli.session, memory_budget, cli.hide_labels)
+            tui::run(source, cli.session, memory_budget, cli.hide_labels, keys)
         }
         // The statistics use neither flag: refused rather than ignored.
         None if cli.session.is_some() || cli.mem_budget.is_some() || cli.hide_labels => {

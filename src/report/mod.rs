@@ -5,6 +5,7 @@ pub mod compare;
 pub mod html;
 pub mod metrics;
 pub mod preview;
+pub mod summary;
 pub mod terms;
 
 use std::collections::BTreeMap;
@@ -42,6 +43,12 @@ pub struct LeafReport {
     pub discriminating_terms: Vec<String>,
     /// The same rows as `discriminating_terms`, as words.
     pub discriminating_words: Vec<String>,
+    /// Each top term's share of the centroid's squared length (for the text report; not in the JSON).
+    #[serde(skip)]
+    pub top_shares: Vec<f64>,
+    /// Each discriminating term's share of the squared length of `c_leaf - c_rest` (not in the JSON).
+    #[serde(skip)]
+    pub discriminating_shares: Vec<f64>,
     /// Ids of the members nearest the leaf's centroid, nearest first.
     pub representatives: Vec<String>,
     /// Label -> members with it.
@@ -168,16 +175,39 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
                     recall: f.recall,
                 }
             });
-            let discriminating = root
+            let (discriminating, difference_sq) = root
                 .zip(root_centroid.as_deref())
                 .map(|(root, root_centroid)| {
                     let rest =
                         terms::rest_centroid(root_centroid, root.size(), &centroid, node.size());
-                    terms::discriminating_terms(&centroid, &rest, term_names, TOP_TERMS)
+                    let difference_sq: f64 = centroid
+                        .iter()
+                        .zip(&rest)
+                        .map(|(c, r)| (c - r) * (c - r))
+                        .sum();
+                    (
+                        terms::discriminating_terms(&centroid, &rest, term_names, TOP_TERMS),
+                        difference_sq,
+                    )
                 })
                 .unwrap_or_default();
-            let (top_terms, top_words) =
-                names_of(terms::top_terms(&centroid, term_names, TOP_TERMS));
+            let top = terms::top_terms(&centroid, term_names, TOP_TERMS);
+            let centroid_sq: f64 = centroid.iter().map(|c| c * c).sum();
+            let shares = |listed: &[terms::TermWeight], total: f64| -> Vec<f64> {
+                listed
+                    .iter()
+                    .map(|t| {
+                        if total > 0.0 {
+                            t.weight * t.weight / total
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            };
+            let top_shares = shares(&top, centroid_sq);
+            let discriminating_shares = shares(&discriminating, difference_sq);
+            let (top_terms, top_words) = names_of(top);
             let (discriminating_terms, discriminating_words) = names_of(discriminating);
             let representatives = terms::representatives(
                 &dataset.matrix,
@@ -196,6 +226,8 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
                 top_words,
                 discriminating_terms,
                 discriminating_words,
+                top_shares,
+                discriminating_shares,
                 representatives: representatives
                     .into_iter()
                     .filter_map(|j| dataset.documents.get(j).map(|d| d.id.clone()))

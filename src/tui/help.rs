@@ -1,9 +1,9 @@
 //! The `?` screen's text, generated from data: what the tree's columns and figures mean, the key table of
-//! [`keys`], the mouse, and one line per rule from the registry, wrapped to the screen's width.
+//! [`KeyMap`] (the keys in effect), the mouse, and one line per rule from the registry, wrapped to the screen's width.
 
 use pdx::cluster::registry;
 
-use super::keys;
+use super::keymap::KeyMap;
 
 /// The help popup's widest width: the model bounds its scrolling by the lines at this width.
 pub(super) const HELP_WIDTH: u16 = 76;
@@ -69,7 +69,7 @@ type Section = (&'static str, Vec<(String, &'static str)>);
 
 /// The help screen's sections, in order: reading the tree, the keys (a section per context, then the mouse), the
 /// rules.
-fn sections() -> Vec<Section> {
+fn sections(keys: &KeyMap) -> Vec<Section> {
     let entries = |table: &[(&str, &'static str)]| -> Vec<(String, &'static str)> {
         table
             .iter()
@@ -80,7 +80,7 @@ fn sections() -> Vec<Section> {
         ("The tree's columns", entries(TREE_COLUMNS)),
         ("What the figures mean", entries(FIGURES)),
     ];
-    for (heading, label, text) in keys::help_lines() {
+    for (heading, label, text) in keys.help_lines() {
         match (heading, sections.last_mut()) {
             (Some(title), _) => sections.push((title, Vec::new())),
             (None, Some((_, section))) => section.push((label, text)),
@@ -97,12 +97,18 @@ fn sections() -> Vec<Section> {
     sections
 }
 
-/// The help screen's rows for a popup `width` columns wide inside its border: the texts wrapped at word
-/// boundaries, a continuation indented under its text. A section's label column is as wide as its widest label
-/// (at least 14), so that the texts of a section line up.
+/// The help screen's rows with the default keys (see [`help_rows_for`]).
+#[cfg(test)]
 pub(super) fn help_rows(width: usize) -> Vec<HelpRow> {
+    help_rows_for(&KeyMap::default(), width)
+}
+
+/// The help screen's rows, with `keys`' keys, for a popup `width` columns wide inside its border: the texts
+/// wrapped at word boundaries, a continuation indented under its text. A section's label column is as wide as
+/// its widest label (at least 14), so that the texts of a section line up.
+pub(super) fn help_rows_for(keys: &KeyMap, width: usize) -> Vec<HelpRow> {
     let mut rows = Vec::new();
-    for (index, (heading, entries)) in sections().into_iter().enumerate() {
+    for (index, (heading, entries)) in sections(keys).into_iter().enumerate() {
         if index > 0 {
             rows.push(HelpRow {
                 heading: false,

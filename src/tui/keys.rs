@@ -5,7 +5,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// What a key asks for. Keys become commands through [`BINDINGS`]; commands become model changes in `update`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Command {
+pub(crate) enum Command {
     Up,
     Down,
     PageUp,
@@ -79,7 +79,7 @@ pub(super) enum Command {
 
 /// Where a binding applies: the main screen (either pane, or one of them) or one popup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Context {
+pub(crate) enum Context {
     Main,
     Tree,
     Detail,
@@ -99,7 +99,7 @@ pub(super) enum Context {
 }
 
 impl Context {
-    pub(super) fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Context::Main => "Everywhere on the main screen",
             Context::Tree => "Tree pane",
@@ -118,7 +118,7 @@ impl Context {
 
 /// One key: a code with modifiers, or "any digit" (typed values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Key {
+pub(crate) enum Key {
     Plain(KeyCode),
     Ctrl(char),
     Digits,
@@ -129,7 +129,7 @@ pub(super) enum Key {
 }
 
 impl Key {
-    pub(super) fn matches(self, event: &KeyEvent) -> bool {
+    pub(crate) fn matches(self, event: &KeyEvent) -> bool {
         let ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
         match self {
             Key::Plain(code) => !ctrl && event.code == code,
@@ -144,7 +144,7 @@ impl Key {
         }
     }
 
-    pub(super) fn label(self) -> String {
+    pub(crate) fn label(self) -> String {
         match self {
             Key::Plain(code) => match code {
                 KeyCode::Char(' ') => "Space".into(),
@@ -339,7 +339,8 @@ pub(super) fn lookup(contexts: &[Context], event: &KeyEvent) -> Option<Command> 
     })
 }
 
-/// The keys of a binding as one label, e.g. `↑/k`.
+/// The keys of a default binding as one label, e.g. `↑/k` (the TUI shows [`super::keymap::KeyMap`]'s).
+#[cfg(test)]
 pub(super) fn keys_label(binding: &Binding) -> String {
     binding
         .keys
@@ -349,7 +350,8 @@ pub(super) fn keys_label(binding: &Binding) -> String {
         .join("/")
 }
 
-/// The help screen's lines: a heading per context (then the mouse's), then `keys  description`.
+/// The help screen's lines with the default keys (the TUI shows [`super::keymap::KeyMap`]'s).
+#[cfg(test)]
 pub(super) fn help_lines() -> Vec<(Option<&'static str>, String, &'static str)> {
     let mut lines = Vec::new();
     let mut current = None;
@@ -365,14 +367,6 @@ pub(super) fn help_lines() -> Vec<(Option<&'static str>, String, &'static str)> 
         lines.push((None, what.to_string(), help));
     }
     lines
-}
-
-/// The status line's key hint: `key word` pairs of the bindings marked as hints.
-pub(super) fn hint_pairs() -> Vec<(String, &'static str)> {
-    BINDINGS
-        .iter()
-        .filter_map(|b| b.hint.map(|h| (keys_label(b), h)))
-        .collect()
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 mod effects;
 mod export;
 mod help;
+pub(crate) mod keymap;
 mod keys;
 mod loading;
 mod model;
@@ -52,12 +53,14 @@ fn colors_enabled() -> bool {
 
 /// Open the TUI on the corpus of `source`, or, with `session_file`, on the session's corpus and tree. A session
 /// file that cannot be used is reported in the status line and pdx starts on `source` without it.
-/// `memory_budget` bounds the kernel matrix of a kernel split (`--mem-budget`); `hide_labels` starts label-blind.
+/// `memory_budget` bounds the kernel matrix of a kernel split (`--mem-budget`); `hide_labels` starts label-blind;
+/// `keys` is the key table as the config file remapped it.
 pub(crate) fn run(
     source: Source,
     session_file: Option<PathBuf>,
     memory_budget: u64,
     hide_labels: bool,
+    keys: keymap::KeyMap,
 ) -> anyhow::Result<()> {
     let colors = colors_enabled();
     let (session, note) = match session_file {
@@ -81,6 +84,7 @@ pub(crate) fn run(
         memory_budget,
         recovery_dir: recovery::default_dir(),
         hide_labels,
+        keys: Arc::new(keys),
     };
     // Caught from before the terminal is set up to after it is restored: a signal in between is handled by the
     // loops below, which give the terminal back.
@@ -136,6 +140,8 @@ struct Start {
     recovery_dir: Option<PathBuf>,
     /// Start label-blind (`--hide-labels`).
     hide_labels: bool,
+    /// The key table in effect.
+    keys: Arc<keymap::KeyMap>,
 }
 
 /// How a run of the TUI ended.
@@ -192,6 +198,7 @@ fn run_in(
             .note
             .or_else(|| opened.warnings.first().map(|w| format!("warning: {w}"))),
         blind: start.hide_labels,
+        keys: Arc::clone(&start.keys),
         ..model::Start::new(Arc::new(opened.dataset), colors)
     });
     if let Some((path, session)) = start.session {

@@ -24,7 +24,8 @@ use pdx::report::metrics::{self, ClusterFigures, Confusion, GlobalFigures};
 use pdx::report::terms::{self, TermWeight};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
-use super::keys::{self, Command, Context};
+use super::keymap::KeyMap;
+use super::keys::{Command, Context};
 use super::session::Source;
 
 pub(super) use alternatives::{AlternativesView, ComparisonView};
@@ -203,6 +204,8 @@ pub(super) struct Start {
     pub blind: bool,
     /// The message log's clock.
     pub clock: Clock,
+    /// The key table, as the config file remapped it.
+    pub keys: Arc<KeyMap>,
 }
 
 impl Start {
@@ -219,6 +222,7 @@ impl Start {
             note: None,
             blind: false,
             clock: std::time::SystemTime::now,
+            keys: Arc::new(KeyMap::default()),
         }
     }
 }
@@ -265,6 +269,8 @@ pub(super) struct Model {
     clock: Clock,
     /// Every status message of the session.
     log: Vec<LogEntry>,
+    /// The key table in effect.
+    keys: Arc<KeyMap>,
 }
 
 impl Model {
@@ -321,10 +327,16 @@ impl Model {
             blind: start.blind,
             clock: start.clock,
             log: Vec::new(),
+            keys: start.keys,
         };
         model.tree_changed();
         model.record_status();
         model
+    }
+
+    /// The key table in effect (the help screen and the status hints show its keys).
+    pub(super) fn keys(&self) -> &KeyMap {
+        &self.keys
     }
 
     pub(super) fn data(&self) -> &Arc<Dataset> {
@@ -426,7 +438,7 @@ impl Model {
 
     /// The action a key means here, if any.
     pub(super) fn action_for(&self, key: &KeyEvent) -> Option<Action> {
-        let command = keys::lookup(&self.contexts(), key)?;
+        let command = self.keys.lookup(&self.contexts(), key)?;
         Some(match (command, key.code) {
             (Command::Type, KeyCode::Char(c)) => Action::Type(c),
             (command, _) => Action::Command(command),

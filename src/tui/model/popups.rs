@@ -1,7 +1,7 @@
 //! Popups: what each one holds, which keys it takes, and what a key does while it is open (the rule picker's
 //! keys included).
 
-use super::super::help::{HELP_WIDTH, help_rows};
+use super::super::help::{HELP_WIDTH, help_rows_for};
 use super::super::keys::{Command, Context};
 use super::super::recovery::Offer;
 use super::jobs::{Effect, Work};
@@ -137,7 +137,7 @@ impl Model {
     /// Lines a scrollable popup holds, to bound its scrolling.
     pub(super) fn popup_lines(&self, popup: &Popup) -> usize {
         match popup {
-            Popup::Help { .. } => help_rows(usize::from(HELP_WIDTH - 2)).len(),
+            Popup::Help { .. } => help_rows_for(&self.keys, usize::from(HELP_WIDTH - 2)).len(),
             Popup::Confusion { .. } => self.confusion_grid().rows.len(),
             Popup::Log { .. } => self.log().len(),
             Popup::Viewer { document, .. } => self

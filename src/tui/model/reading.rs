@@ -9,6 +9,7 @@ use pdx::cluster::Tree;
 use pdx::linalg::SparseCentroid;
 use pdx::matrix::DataMatrix;
 use pdx::report::metrics::{ClusterFigures, GlobalFigures};
+use pdx::report::summary;
 
 use super::Model;
 
@@ -17,10 +18,6 @@ const HEADING_CHARS: usize = 160;
 
 /// How many words describe a node without a name.
 pub(crate) const DESCRIPTION_WORDS: usize = 3;
-
-/// Label names longer than this turn the confusion view around (labels as rows, leaves as columns), so that no
-/// two column headings are cut into the same text.
-const SHORT_LABEL: usize = 6;
 
 /// What the message log's times are read from: the wall clock in the app, a fixed time in tests.
 pub(crate) type Clock = fn() -> SystemTime;
@@ -195,34 +192,8 @@ pub(crate) fn shorten_path(parts: &[String], width: usize) -> String {
     }
 }
 
-/// One cell of the confusion view: documents of a leaf with a label, their share of the leaf, and whether the
-/// label is the one the leaf is matched to (`[n]`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct GridCell {
-    pub count: usize,
-    pub share: f64,
-    pub matched: bool,
-}
-
-/// A row of the confusion view: its heading, the leaf's size when rows are leaves, and its cells.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct GridRow {
-    pub name: String,
-    pub size: Option<usize>,
-    pub cells: Vec<GridCell>,
-}
-
-/// The confusion view's table: leaves as rows and labels as columns, or, when the labels are long (20
-/// Newsgroups' `comp.sys.ibm.pc.hardware`), labels as rows (whole names) and leaves as columns (short `#id`s).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ConfusionGrid {
-    /// The heading of the rows' names: `leaf` or `label`.
-    pub corner: &'static str,
-    pub columns: Vec<String>,
-    /// The leaves' sizes under the column headings, when columns are leaves.
-    pub column_sizes: Option<Vec<usize>>,
-    pub rows: Vec<GridRow>,
-}
+// The confusion view's table is the batch report's: one layout, written once in the library.
+pub(crate) use pdx::report::summary::ConfusionGrid;
 
 impl Model {
     /// True when the corpus has labels and they are not hidden: every label, purity, entropy, NMI and the
@@ -342,74 +313,19 @@ impl Model {
         };
     }
 
-    /// Whether the confusion view puts the labels in rows: when some label is too long for a column heading.
-    pub(crate) fn confusion_by_label(&self) -> bool {
-        self.data
-            .label_names
-            .iter()
-            .any(|name| name.chars().count() > SHORT_LABEL)
-    }
-
     /// The confusion view's table (see [`ConfusionGrid`]).
     pub(crate) fn confusion_grid(&self) -> ConfusionGrid {
         let derived = &self.derived;
-        let labels = &self.data.label_names;
-        let cell = |leaf: usize, label: usize| {
-            let row = derived.confusion.counts.get(leaf);
-            let total: usize = row.map_or(0, |r| r.iter().sum());
-            let count = row.and_then(|r| r.get(label)).copied().unwrap_or(0);
-            GridCell {
-                count,
-                share: if total > 0 {
-                    count as f64 / total as f64
-                } else {
-                    0.0
-                },
-                matched: derived.leaf_figures.get(leaf).and_then(|f| f.matched_label)
-                    == Some(label),
-            }
-        };
-        let size = |leaf: usize| {
-            derived
-                .confusion
-                .counts
-                .get(leaf)
-                .map_or(0, |r| r.iter().sum())
-        };
-        let leaf_names: Vec<String> = derived.leaves.iter().map(|&id| self.label(id)).collect();
-        if self.confusion_by_label() {
-            ConfusionGrid {
-                corner: "label",
-                columns: leaf_names,
-                column_sizes: Some((0..derived.leaves.len()).map(size).collect()),
-                rows: labels
-                    .iter()
-                    .enumerate()
-                    .map(|(l, name)| GridRow {
-                        name: name.clone(),
-                        size: None,
-                        cells: (0..derived.leaves.len())
-                            .map(|leaf| cell(leaf, l))
-                            .collect(),
-                    })
-                    .collect(),
-            }
-        } else {
-            ConfusionGrid {
-                corner: "leaf",
-                columns: labels.clone(),
-                column_sizes: None,
-                rows: leaf_names
-                    .into_iter()
-                    .enumerate()
-                    .map(|(leaf, name)| GridRow {
-                        name,
-                        size: Some(size(leaf)),
-                        cells: (0..labels.len()).map(|l| cell(leaf, l)).collect(),
-                    })
-                    .collect(),
-            }
-        }
+        let matched: Vec<Option<usize>> = (0..derived.leaves.len())
+            .map(|leaf| derived.leaf_figures.get(leaf).and_then(|f| f.matched_label))
+            .collect();
+        let leaf_names = derived.leaves.iter().map(|&id| self.label(id)).collect();
+        summary::confusion_grid(
+            &derived.confusion.counts,
+            &matched,
+            leaf_names,
+            &self.data.label_names,
+        )
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod actions;
 mod alternatives;
+mod config;
 mod files;
 mod html_export;
 mod keys;

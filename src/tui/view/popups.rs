@@ -6,7 +6,7 @@ use ratatui::style::Color;
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Wrap};
 
-use super::super::help::{HELP_WIDTH, help_rows, wrap};
+use super::super::help::{HELP_WIDTH, help_rows_for, wrap};
 use super::super::model::{FIELDS, Model, Popup, RulePicker, rule_at, rule_count, used_by};
 use pdx::cluster::registry::Family;
 
@@ -32,7 +32,7 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
     match popup {
         Popup::Help { scroll } => {
             let area = popup_area(full, HELP_WIDTH, full.height.saturating_sub(2));
-            let rows = help_rows(usize::from(area.width.saturating_sub(2)));
+            let rows = help_rows_for(model.keys(), usize::from(area.width.saturating_sub(2)));
             // The last page stays full: scrolling stops where the last row reaches the bottom.
             let scroll = (*scroll).min(
                 rows.len()

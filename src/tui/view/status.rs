@@ -7,7 +7,6 @@ use ratatui::style::{Color, Modifier};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::super::keys;
 use super::super::model::Model;
 use super::{Theme, fit, leaves_text};
 
@@ -157,7 +156,7 @@ pub(super) fn draw_status(frame: &mut Frame, model: &Model, theme: Theme, area: 
         }
         spans.push(Span::styled(text, theme.fg(Color::Yellow)));
         if index == last {
-            let hint = hint_text(width.saturating_sub(used + 3));
+            let hint = hint_text(model, width.saturating_sub(used + 3));
             let gap = width.saturating_sub(used + hint.chars().count());
             spans.push(Span::raw(" ".repeat(gap)));
             spans.push(Span::styled(hint, theme.dim()));
@@ -168,9 +167,9 @@ pub(super) fn draw_status(frame: &mut Frame, model: &Model, theme: Theme, area: 
 }
 
 /// As many `key word` hints as fit in `room`.
-fn hint_text(room: usize) -> String {
+fn hint_text(model: &Model, room: usize) -> String {
     let mut hint = String::new();
-    for (key, word) in keys::hint_pairs() {
+    for (key, word) in model.keys().hint_pairs() {
         let piece = format!("{key} {word}");
         let extra = piece.chars().count() + usize::from(!hint.is_empty()) * 2;
         if hint.chars().count() + extra > room {

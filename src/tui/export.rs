@@ -1,6 +1,7 @@
 //! The `x` export: the tree as JSON, CSV and Newick, the same files `pdx cluster --json --csv --newick` writes,
 //! under names no file has yet.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pdx::cluster::Tree;
@@ -106,10 +107,17 @@ pub(super) fn write_new_files(
     ))
 }
 
-/// Write the three files into `dir`, under names no file has yet; returns their paths.
-pub(super) fn export(data: &Dataset, tree: &Tree, dir: &Path) -> Result<Vec<PathBuf>, String> {
+/// Write the three files into `dir`, under names no file has yet, the JSON with `timings` as its `timings_ms`;
+/// returns their paths.
+pub(super) fn export(
+    data: &Dataset,
+    tree: &Tree,
+    dir: &Path,
+    timings: BTreeMap<String, f64>,
+) -> Result<Vec<PathBuf>, String> {
     let stem = file_stem(&data.source, tree.leaves().len());
-    let report = report::build(data, tree);
+    let mut report = report::build(data, tree);
+    report.timings_ms = timings;
     let json = serde_json::to_string(&report).map_err(|e| format!("cannot export: {e}"))?;
     let csv = report::to_csv(data, tree);
     let newick = report::to_newick(tree);

@@ -192,6 +192,7 @@ fn run_in(
             .note
             .or_else(|| opened.warnings.first().map(|w| format!("warning: {w}"))),
         blind: start.hide_labels,
+        timings: Some(opened.timings),
         ..model::Start::new(Arc::new(opened.dataset), colors)
     });
     if let Some((path, session)) = start.session {

@@ -1,6 +1,7 @@
 //! Work the model hands to other threads ([`Effect`]s) and what comes back. The engine's part of a job (a split, a
 //! growth, a preview) is here too, so that the worker threads and the tests run exactly the same code.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -57,6 +58,8 @@ pub(crate) struct Job {
 pub(crate) struct Export {
     pub tree: Tree,
     pub dir: PathBuf,
+    /// The JSON report's `timings_ms`.
+    pub timings: BTreeMap<String, f64>,
 }
 
 /// A session to save into `dir`; `revision` is the tree's, to mark the model clean once saved.
@@ -106,6 +109,8 @@ pub(crate) struct Outcome {
     pub message: String,
     /// The change in a few words, for undo and redo to say what they did.
     pub change: String,
+    /// How long the work took, in milliseconds.
+    pub millis: f64,
 }
 
 /// A job's result, sent back by the worker.
@@ -129,6 +134,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
         progress: Some(&progress),
         memory_budget,
     };
+    let started = std::time::Instant::now();
     let outcome = match work {
         Work::Split { node, rule } => tree
             .split_alternative_in(&data.matrix, node, &rule, env)
@@ -152,6 +158,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                     String::new()
                 };
                 Outcome {
+                    millis: started.elapsed().as_secs_f64() * 1000.0,
                     change: format!("split {split} with {}", rule.name()),
                     message: format!(
                         "split {split} into {} with {}: scatter {before:.3} → {after:.3}{kernel}{alternative}",
@@ -179,6 +186,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                     message.push_str(&format!("; stopped early: {reason}"));
                 }
                 Outcome {
+                    millis: started.elapsed().as_secs_f64() * 1000.0,
                     change: format!("{} splits with {}", report.splits, rule.name()),
                     tree,
                     select: None,

@@ -5,6 +5,7 @@
 
 mod alternatives;
 mod jobs;
+mod moves;
 pub(super) mod picker;
 mod popups;
 mod preview_cache;
@@ -29,6 +30,7 @@ use super::session::Source;
 
 pub(super) use alternatives::{AlternativesView, ComparisonView};
 pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
+pub(super) use moves::LeafPicker;
 pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(super) use popups::Popup;
 pub(super) use reading::{Clock, LogEntry, shorten_path};
@@ -203,6 +205,8 @@ pub(super) struct Start {
     pub blind: bool,
     /// The message log's clock.
     pub clock: Clock,
+    /// How long the corpus took to load, for the exports (none: not measured).
+    pub timings: Option<pdx::dataset::Timings>,
 }
 
 impl Start {
@@ -219,6 +223,7 @@ impl Start {
             note: None,
             blind: false,
             clock: std::time::SystemTime::now,
+            timings: None,
         }
     }
 }
@@ -265,6 +270,12 @@ pub(super) struct Model {
     clock: Clock,
     /// Every status message of the session.
     log: Vec<LogEntry>,
+    /// Documents (columns) marked in the Documents tab, for a move by hand.
+    marked_documents: BTreeSet<usize>,
+    /// How long the corpus took to load.
+    load_timings: Option<pdx::dataset::Timings>,
+    /// The time the splits and growths of the session took, in milliseconds.
+    split_ms: f64,
 }
 
 impl Model {
@@ -321,6 +332,9 @@ impl Model {
             blind: start.blind,
             clock: start.clock,
             log: Vec::new(),
+            marked_documents: BTreeSet::new(),
+            load_timings: start.timings,
+            split_ms: 0.0,
         };
         model.tree_changed();
         model.record_status();
@@ -418,6 +432,9 @@ impl Model {
                 Pane::Tree => vec![Context::Tree, Context::Main],
                 Pane::Detail if self.tab == DetailTab::Preview => {
                     vec![Context::PreviewTable, Context::Detail, Context::Main]
+                }
+                Pane::Detail if self.tab == DetailTab::Documents => {
+                    vec![Context::Documents, Context::Detail, Context::Main]
                 }
                 Pane::Detail => vec![Context::Detail, Context::Main],
             },

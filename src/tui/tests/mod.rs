@@ -6,6 +6,7 @@ mod alternatives;
 mod files;
 mod keys;
 mod mouse;
+mod moves;
 mod picker;
 mod preview;
 mod reading;

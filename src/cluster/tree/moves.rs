@@ -7,7 +7,7 @@
 //! every figure is the one a tree grown with these memberships would show. What does not change:
 //! - the split records of the changed nodes. They say what the rule did when it ran; a report of the split as
 //!   made ([`crate::report::preview`]'s `preview_made`) says when the members no longer reproduce it.
-//! - the start of the children's Lanczos runs ([`Node::direction`]) keeps its entries for the members that
+//! - the start of the children's Lanczos runs ([`super::Node::direction`]) keeps its entries for the members that
 //!   stay, so that a sibling the move did not touch splits exactly as before; a column that came in starts
 //!   from 0 there (the mean, which the child's run removes anyway).
 //!

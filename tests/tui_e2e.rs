@@ -270,3 +270,55 @@ fn alternatives_and_comparisons_in_a_real_terminal() {
     tmux.send("y");
     assert_clean_exit(&tmux, &exit_file);
 }
+
+#[test]
+fn move_a_document_by_hand() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let (tmux, exit_file) = launch(work.path(), "moves", &[]);
+    // The size column of leaf `id`'s row in the tree pane: the first number after `• #id`.
+    let size_of = |screen: &str, id: usize| -> usize {
+        let row = format!("• #{id} ");
+        screen
+            .lines()
+            .find_map(|line| {
+                let (_, rest) = line.split_once(&row)?;
+                rest.split_whitespace().find_map(|t| t.parse().ok())
+            })
+            .unwrap_or_else(|| panic!("no row for #{id}:\n{screen}"))
+    };
+
+    tmux.wait_for_text("Tree · 1 leaf");
+    tmux.send("s");
+    let screen = tmux.wait_for_text("Tree · 2 leaves");
+    let (first, second) = (size_of(&screen, 1), size_of(&screen, 2));
+
+    // Look into #1's documents, mark the first, and move it to the other leaf.
+    tmux.send("j");
+    tmux.run(&["send-keys", "-t", &tmux.session, "Enter"]);
+    tmux.send("3 ");
+    tmux.wait_for_text("1 document marked");
+    tmux.send("M");
+    let screen = tmux.wait_for_text("Move 1 document to the leaf");
+    assert!(
+        screen.contains("›#2"),
+        "the cursor starts on the other leaf:\n{screen}"
+    );
+    tmux.run(&["send-keys", "-t", &tmux.session, "Enter"]);
+    let screen = tmux.wait_for_text("moved 1 document from #1 to #2");
+    assert_eq!(size_of(&screen, 1), first - 1, "{screen}");
+    assert_eq!(size_of(&screen, 2), second + 1, "{screen}");
+
+    tmux.send("u");
+    let screen = tmux.wait_for_text("undone: moved 1 document");
+    assert_eq!(size_of(&screen, 1), first, "{screen}");
+    assert_eq!(size_of(&screen, 2), second, "{screen}");
+
+    tmux.send("q");
+    tmux.wait_for_text("Quit anyway?");
+    tmux.send("y");
+    assert_clean_exit(&tmux, &exit_file);
+}

@@ -23,7 +23,7 @@ pub use params::{CheckedParams, DEFAULT_BETA, MAX_L, Param, ParamError, Params};
 pub use restore::TreeError;
 pub use rules::Laplacian;
 pub use spec::RuleSpec;
-pub use tree::{Alternative, KernelScatter, Node, SplitRecord, Tree};
+pub use tree::{Alternative, KernelScatter, ManualMove, MoveError, Node, SplitRecord, Tree};
 
 use crate::linalg::LinalgError;
 

@@ -1,7 +1,9 @@
 //! A tree read back from a file (a session) is checked here before anything uses it: that it was made for this
 //! data, and that it is a tree at all (every node once, children that divide their parent's members, split
-//! records where there are children, start vectors that fit, alternative splits whose subtrees are trees too). What passes gets its centroids, which files do not
-//! keep; what fails is a [`TreeError`] saying what is wrong, and nothing of the file is used.
+//! records where there are children, start vectors that fit, alternative splits whose subtrees are trees too,
+//! documents moved by hand that exist; nodes a move changed must divide as any others). What passes gets its
+//! centroids, which files do not keep; what fails is a [`TreeError`] saying what is wrong, and nothing of the
+//! file is used.
 
 use std::collections::HashSet;
 
@@ -36,6 +38,9 @@ pub enum TreeError {
     Scatter(usize),
     #[error("node {0}'s alternative splits do not fit it")]
     Alternatives(usize),
+    /// A document moved by hand that is not a column of the matrix.
+    #[error("manual move {0} names a document the data does not have")]
+    ManualMove(usize),
 }
 
 /// Column norms read back agree with fresh ones to this relative tolerance (a file stores them in decimal).
@@ -69,6 +74,10 @@ impl Tree {
     fn check_structure(&self, columns: usize) -> Result<(), TreeError> {
         if self.node(self.root()).is_none() {
             return Err(TreeError::NoRoot);
+        }
+        // Moves are history (their nodes may have been merged away since); their documents must exist.
+        if let Some(at) = self.manual_moves().iter().position(|m| m.column >= columns) {
+            return Err(TreeError::ManualMove(at));
         }
         let mut seen = HashSet::new();
         self.check_subtree(self.root(), &|id| self.node(id), columns, &mut seen)

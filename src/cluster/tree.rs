@@ -34,8 +34,10 @@ use crate::linalg::kernel::KernelSpec;
 use crate::matrix::DataMatrix;
 
 mod alternatives;
+mod moves;
 
 pub use alternatives::Alternative;
+pub use moves::{ManualMove, MoveError};
 
 /// How a node was split: the rule, what it computed, and the objective before and after.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,6 +133,10 @@ pub struct Tree {
     norms_squared: Vec<f64>,
     /// Columns left out of the tree (documents kept empty by the `keep_empty` option): a bucket of their own.
     pub excluded: Vec<usize>,
+    /// Documents moved by hand, in the order they were moved ([`Tree::move_documents`]). Absent from files
+    /// written before pdx could move documents, and from trees where none was moved.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    manual_moves: Vec<ManualMove>,
 }
 
 /// A scatter below this multiple of `eps sum_j ||a_j||^2` is the rounding of the subtraction below, not spread:
@@ -195,6 +201,7 @@ impl Tree {
             root: 0,
             norms_squared,
             excluded,
+            manual_moves: Vec::new(),
         }
     }
 

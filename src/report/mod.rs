@@ -117,6 +117,30 @@ pub struct ClusterReport {
     pub metrics: MetricsReport,
     /// Filled in by the caller.
     pub timings_ms: BTreeMap<String, f64>,
+    /// Documents the analyst moved by hand, in order; absent when none was (as from `pdx cluster`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub manual_moves: Vec<MoveReport>,
+}
+
+/// A document moved by hand: which, from which leaf to which, and the two leaves as the tree names them (a
+/// node's name, or `#id`).
+#[derive(Debug, Clone, Serialize)]
+pub struct MoveReport {
+    /// The document's id.
+    pub document: String,
+    /// Its column in the matrix (its place among `docs`).
+    pub column: usize,
+    pub from: usize,
+    pub to: usize,
+    pub from_name: String,
+    pub to_name: String,
+}
+
+/// A node as the reports name it: its name, or `#id` (also for a node merged away since).
+fn node_label(tree: &Tree, id: usize) -> String {
+    tree.node(id)
+        .and_then(|n| n.name.clone())
+        .unwrap_or_else(|| format!("#{id}"))
 }
 
 /// How many top terms each leaf lists.
@@ -289,6 +313,21 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
             against_labels: has_labels.then_some(global),
         },
         timings_ms: BTreeMap::new(),
+        manual_moves: tree
+            .manual_moves()
+            .iter()
+            .map(|step| MoveReport {
+                document: dataset
+                    .documents
+                    .get(step.column)
+                    .map_or_else(String::new, |d| d.id.clone()),
+                column: step.column,
+                from: step.from,
+                to: step.to,
+                from_name: node_label(tree, step.from),
+                to_name: node_label(tree, step.to),
+            })
+            .collect(),
     }
 }
 
@@ -343,7 +382,9 @@ pub fn to_csv(dataset: &Dataset, tree: &Tree) -> String {
 }
 
 /// Newick: every node is labelled `n<id>` (or its quoted name), with its size, scatter and rule in a bracketed
-/// comment, e.g. `(n1[size=10 scatter=2.5],n2[size=12 scatter=3.1])n0[size=22 scatter=8 rule=pddp l=1];`.
+/// comment, e.g. `(n1[size=10 scatter=2.5],n2[size=12 scatter=3.1])n0[size=22 scatter=8 rule=pddp l=1];`. A
+/// leaf that documents were moved into or out of by hand says how many (`moved_in=2 moved_out=1`); the JSON
+/// report lists the moves themselves.
 pub fn to_newick(tree: &Tree) -> String {
     fn label(node: &crate::cluster::Node) -> String {
         match &node.name {
@@ -365,6 +406,14 @@ pub fn to_newick(tree: &Tree) -> String {
         }
         out.push_str(&label(node));
         let _ = write!(out, "[size={} scatter={:.6}", node.size(), node.scatter);
+        let moved_in = tree.manual_moves().iter().filter(|m| m.to == id).count();
+        let moved_out = tree.manual_moves().iter().filter(|m| m.from == id).count();
+        if moved_in > 0 {
+            let _ = write!(out, " moved_in={moved_in}");
+        }
+        if moved_out > 0 {
+            let _ = write!(out, " moved_out={moved_out}");
+        }
         if let Some(split) = &node.split {
             let _ = write!(out, " rule={}", split.rule.name());
             let params = split.rule.params_text();

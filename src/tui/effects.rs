@@ -12,7 +12,7 @@ pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
     match effect {
         Effect::Run(job) => Action::Finished(model::perform(data, job)),
         Effect::Export(job) => {
-            Action::Exported(export::export(data, &job.tree, &job.dir, &job.settings))
+            Action::Exported(export::export(data, &job.tree, &job.dir, &job.settings, job.timings))
         }
         Effect::Save(save) => Action::Saved {
             revision: save.revision,

@@ -1,6 +1,7 @@
 //! The `x` export: the tree as JSON, CSV, Newick and an HTML report, the same files `pdx cluster --json --csv
 //! --newick --html` writes, under names no file has yet.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pdx::cluster::Tree;
@@ -106,15 +107,18 @@ pub(super) fn write_new_files(
     ))
 }
 
-/// Write the four files into `dir`, under names no file has yet; returns their paths.
+/// Write the four files into `dir`, under names no file has yet, the JSON with `timings` as its `timings_ms`;
+/// returns their paths.
 pub(super) fn export(
     data: &Dataset,
     tree: &Tree,
     dir: &Path,
     settings: &report::html::Settings,
+    timings: BTreeMap<String, f64>,
 ) -> Result<Vec<PathBuf>, String> {
     let stem = file_stem(&data.source, tree.leaves().len());
-    let report = report::build(data, tree);
+    let mut report = report::build(data, tree);
+    report.timings_ms = timings;
     let json = serde_json::to_string(&report).map_err(|e| format!("cannot export: {e}"))?;
     let csv = report::to_csv(data, tree);
     let newick = report::to_newick(tree);

@@ -65,6 +65,8 @@ impl Command {
             Command::Right => "right",
             Command::SplitWithRow => "split-with-row",
             Command::UseRow => "use-row",
+            Command::MarkDocument => "mark-document",
+            Command::MoveDocuments => "move-documents",
         }
     }
 }

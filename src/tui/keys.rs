@@ -75,6 +75,10 @@ pub(crate) enum Command {
     SplitWithRow,
     /// Make the rule under the cursor of the Preview's rule table the current rule.
     UseRow,
+    /// Mark (or unmark) the document under the cursor, for a move by hand.
+    MarkDocument,
+    /// Move the marked documents (or the one under the cursor) to a leaf chosen in the leaf picker.
+    MoveDocuments,
 }
 
 /// Where a binding applies: the main screen (either pane, or one of them) or one popup.
@@ -96,6 +100,10 @@ pub(crate) enum Context {
     Reader,
     /// The screen shown while the corpus loads.
     Loading,
+    /// The detail pane on the Documents tab: documents can be marked and moved.
+    Documents,
+    /// The leaf picker: where documents moved by hand go.
+    LeafPicker,
 }
 
 impl Context {
@@ -112,6 +120,8 @@ impl Context {
             Context::Recovery => "Recovered tree (offered at start)",
             Context::Reader => "Read-only popups: help, confusion, log, viewer, comparisons",
             Context::Loading => "While loading",
+            Context::Documents => "Documents tab (detail pane)",
+            Context::LeafPicker => "Leaf picker (M: move documents)",
         }
     }
 }
@@ -272,6 +282,8 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::PreviewTable, "next rule in the table; its sides' terms show below"),
     bind(&[Plain(Char('s'))], Command::SplitWithRow, Context::PreviewTable, "split the node with the rule under the cursor"),
     bind(&[Plain(Enter)], Command::UseRow, Context::PreviewTable, "make the rule under the cursor the current rule (no split)"),
+    bind(&[Plain(Char(' '))], Command::MarkDocument, Context::Documents, "mark or unmark the document (several can be)"),
+    bind(&[Plain(Char('M'))], Command::MoveDocuments, Context::Documents, "move the marked documents (or this one) to a leaf"),
     // The rule picker.
     // Letters jump to rules here (helix's and lazygit's pickers type, too), so j and k do not move.
     bind(&[Plain(Up)], Command::Up, Context::RulePicker, "previous row"),
@@ -311,6 +323,13 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Left), Plain(Char('h'))], Command::Left, Context::Reader, "scroll left (confusion view)"),
     bind(&[Plain(Right), Plain(Char('l'))], Command::Right, Context::Reader, "scroll right (confusion view)"),
     bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Reader, "close"),
+    // The leaf picker.
+    bind(&[Plain(Up)], Command::Up, Context::LeafPicker, "previous leaf"),
+    bind(&[Plain(Down)], Command::Down, Context::LeafPicker, "next leaf"),
+    bind(&[Text], Command::Type, Context::LeafPicker, "type to jump to a leaf by #id, name or top word"),
+    bind(&[Plain(Backspace)], Command::Backspace, Context::LeafPicker, "delete a typed character"),
+    bind(&[Plain(Enter)], Command::Confirm, Context::LeafPicker, "move the documents to the leaf under the cursor (u undoes)"),
+    bind(&[Plain(Esc), Ctrl('c')], Command::Cancel, Context::LeafPicker, "close without moving"),
     // The loading screen.
     bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Loading, "stop loading and quit"),
 ];

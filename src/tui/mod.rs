@@ -199,6 +199,7 @@ fn run_in(
             .or_else(|| opened.warnings.first().map(|w| format!("warning: {w}"))),
         blind: start.hide_labels,
         keys: Arc::clone(&start.keys),
+        timings: Some(opened.timings),
         ..model::Start::new(Arc::new(opened.dataset), colors)
     });
     if let Some((path, session)) = start.session {

@@ -1,6 +1,7 @@
 //! Work the model hands to other threads ([`Effect`]s) and what comes back. The engine's part of a job (a split, a
 //! growth, a preview) is here too, so that the worker threads and the tests run exactly the same code.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -60,6 +61,8 @@ pub(crate) struct Export {
     /// What the HTML report says of the corpus's options and the rule (boxed: the options are large, and every
     /// effect would be as large as the largest).
     pub settings: Box<pdx::report::html::Settings>,
+    /// The JSON report's `timings_ms`.
+    pub timings: BTreeMap<String, f64>,
 }
 
 /// A session to save into `dir`; `revision` is the tree's, to mark the model clean once saved.
@@ -109,6 +112,8 @@ pub(crate) struct Outcome {
     pub message: String,
     /// The change in a few words, for undo and redo to say what they did.
     pub change: String,
+    /// How long the work took, in milliseconds.
+    pub millis: f64,
 }
 
 /// A job's result, sent back by the worker.
@@ -132,6 +137,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
         progress: Some(&progress),
         memory_budget,
     };
+    let started = std::time::Instant::now();
     let outcome = match work {
         Work::Split { node, rule } => tree
             .split_alternative_in(&data.matrix, node, &rule, env)
@@ -155,6 +161,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                     String::new()
                 };
                 Outcome {
+                    millis: started.elapsed().as_secs_f64() * 1000.0,
                     change: format!("split {split} with {}", rule.name()),
                     message: format!(
                         "split {split} into {} with {}: scatter {before:.3} → {after:.3}{kernel}{alternative}",
@@ -182,6 +189,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                     message.push_str(&format!("; stopped early: {reason}"));
                 }
                 Outcome {
+                    millis: started.elapsed().as_secs_f64() * 1000.0,
                     change: format!("{} splits with {}", report.splits, rule.name()),
                     tree,
                     select: None,

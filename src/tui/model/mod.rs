@@ -5,6 +5,7 @@
 
 mod alternatives;
 mod jobs;
+mod moves;
 pub(super) mod picker;
 mod popups;
 mod preview_cache;
@@ -30,6 +31,7 @@ use super::session::Source;
 
 pub(super) use alternatives::{AlternativesView, ComparisonView};
 pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
+pub(super) use moves::LeafPicker;
 pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(super) use popups::Popup;
 pub(super) use reading::{Clock, LogEntry, shorten_path};
@@ -206,6 +208,8 @@ pub(super) struct Start {
     pub clock: Clock,
     /// The key table, as the config file remapped it.
     pub keys: Arc<KeyMap>,
+    /// How long the corpus took to load, for the exports (none: not measured).
+    pub timings: Option<pdx::dataset::Timings>,
 }
 
 impl Start {
@@ -223,6 +227,7 @@ impl Start {
             blind: false,
             clock: std::time::SystemTime::now,
             keys: Arc::new(KeyMap::default()),
+            timings: None,
         }
     }
 }
@@ -271,6 +276,12 @@ pub(super) struct Model {
     log: Vec<LogEntry>,
     /// The key table in effect.
     keys: Arc<KeyMap>,
+    /// Documents (columns) marked in the Documents tab, for a move by hand.
+    marked_documents: BTreeSet<usize>,
+    /// How long the corpus took to load.
+    load_timings: Option<pdx::dataset::Timings>,
+    /// The time the splits and growths of the session took, in milliseconds.
+    split_ms: f64,
 }
 
 impl Model {
@@ -328,6 +339,9 @@ impl Model {
             clock: start.clock,
             log: Vec::new(),
             keys: start.keys,
+            marked_documents: BTreeSet::new(),
+            load_timings: start.timings,
+            split_ms: 0.0,
         };
         model.tree_changed();
         model.record_status();
@@ -430,6 +444,9 @@ impl Model {
                 Pane::Tree => vec![Context::Tree, Context::Main],
                 Pane::Detail if self.tab == DetailTab::Preview => {
                     vec![Context::PreviewTable, Context::Detail, Context::Main]
+                }
+                Pane::Detail if self.tab == DetailTab::Documents => {
+                    vec![Context::Documents, Context::Detail, Context::Main]
                 }
                 Pane::Detail => vec![Context::Detail, Context::Main],
             },

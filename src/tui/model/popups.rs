@@ -5,6 +5,7 @@ use super::super::help::{HELP_WIDTH, help_rows_for};
 use super::super::keys::{Command, Context};
 use super::super::recovery::Offer;
 use super::jobs::{Effect, Work};
+use super::moves::{LeafPicker, leaf_picker_command};
 use super::picker::{RulePicker, field_message, row_of, rule_at, rule_count};
 use super::update::scrolled;
 use super::{AlternativesView, ComparisonView, DetailTab, Model};
@@ -58,6 +59,8 @@ pub(crate) enum Popup {
         view: Arc<ComparisonView>,
         scroll: usize,
     },
+    /// Where documents moved by hand go.
+    Leaves(LeafPicker),
 }
 
 impl Popup {
@@ -74,6 +77,7 @@ impl Popup {
             Popup::Name { .. } | Popup::Find { .. } => Context::TextPrompt,
             Popup::ConfirmQuit => Context::Confirm,
             Popup::Recovery(_) => Context::Recovery,
+            Popup::Leaves(_) => Context::LeafPicker,
         }
     }
 }
@@ -239,6 +243,7 @@ pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Comman
             }
         },
         (Popup::Rules(picker), command) => rule_picker_command(model, picker, command),
+        (Popup::Leaves(picker), command) => leaf_picker_command(model, picker, command),
         _ => true,
     };
     if keep {

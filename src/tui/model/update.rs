@@ -172,6 +172,10 @@ fn apply(model: &mut Model, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Action::Type(c) if matches!(model.popup, Some(Popup::Leaves(_))) => {
+            model.type_in_leaf_picker(c);
+            Vec::new()
+        }
         Action::Type(c) => {
             match &mut model.popup {
                 Some(Popup::AutoSplit { input }) if c.is_ascii_digit() && input.len() < 6 => {
@@ -203,6 +207,7 @@ fn finish(model: &mut Model, finished: Finished) {
     model.job_progress = None;
     match finished.outcome {
         Ok(outcome) => {
+            model.split_ms += outcome.millis;
             model.replace_tree(outcome.tree, outcome.change);
             if let Some(id) = outcome.select {
                 model.collapsed.remove(&id);
@@ -285,6 +290,7 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
                     options: model.source.as_ref().map(|s| s.options.clone()),
                     rule: Some(model.rule.clone()),
                 }),
+                timings: model.export_timings(),
             })];
         }
         Command::Save => return model.save(),
@@ -317,6 +323,8 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
         | Command::MessageLog
         | Command::Help => model.open_popup(command),
         Command::ToggleLabels => model.toggle_labels(),
+        Command::MarkDocument => model.toggle_document_mark(),
+        Command::MoveDocuments => model.open_leaf_picker(),
         Command::Confirm
         | Command::Yes
         | Command::No

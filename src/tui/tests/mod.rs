@@ -8,6 +8,7 @@ mod files;
 mod html_export;
 mod keys;
 mod mouse;
+mod moves;
 mod picker;
 mod preview;
 mod reading;

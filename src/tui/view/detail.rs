@@ -119,7 +119,14 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
                     let label = model
                         .document_label(j)
                         .map_or(String::new(), |l| format!("{:<18} ", fit(l, 18)));
-                    let mark = if rank == 0 { "★ " } else { "  " };
+                    // A document marked for a move shows it in place of the most representative's star.
+                    let mark = if model.marked_documents().contains(&j) {
+                        "● "
+                    } else if rank == 0 {
+                        "★ "
+                    } else {
+                        "  "
+                    };
                     ListItem::new(format!("{mark}{label}{}", model.document_heading(j)))
                 })
                 .collect();

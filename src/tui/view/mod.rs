@@ -4,6 +4,7 @@
 mod compare;
 mod detail;
 mod loading;
+mod moves;
 mod popups;
 mod preview;
 mod scatter;

@@ -146,6 +146,7 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
         Popup::Compare { view, scroll } => {
             super::compare::draw_comparison(frame, model, theme, view, *scroll)
         }
+        Popup::Leaves(picker) => super::moves::draw_leaf_picker(frame, model, theme, picker),
         Popup::Viewer { document, scroll } => {
             let area = popup_area(full, 100, full.height.saturating_sub(2));
             let Some(doc) = model.data().documents.get(*document) else {

@@ -34,8 +34,10 @@ use crate::linalg::kernel::KernelSpec;
 use crate::matrix::DataMatrix;
 
 mod alternatives;
+mod replay;
 
 pub use alternatives::Alternative;
+pub use replay::{LeafChange, MOVED_FRACTION, ReplayReport, StoppedSplit};
 
 /// How a node was split: the rule, what it computed, and the objective before and after.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

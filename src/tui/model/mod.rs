@@ -9,6 +9,7 @@ pub(super) mod picker;
 mod popups;
 mod preview_cache;
 mod reading;
+mod replay;
 mod tree_ops;
 mod update;
 
@@ -32,6 +33,10 @@ pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
 pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(super) use popups::Popup;
 pub(super) use reading::{Clock, LogEntry, shorten_path};
+pub(super) use replay::{
+    GLOBAL_WEIGHTS, LOCAL_WEIGHTS, ReplayDone, ReplayJob, ReplaySummary, WeightingForm,
+    perform_replay,
+};
 pub(super) use update::update;
 
 /// Undo depth. A snapshot shares the nodes' members and centroids with the live tree, so it costs little, but
@@ -130,6 +135,8 @@ pub(super) enum Action {
         accepted: bool,
         result: Result<PathBuf, String>,
     },
+    /// A rebuild of the matrix and replay of the tree, finished.
+    Replayed(Box<ReplayDone>),
 }
 
 /// What the model shows of the whole tree, recomputed when the tree changes.
@@ -165,6 +172,8 @@ pub(super) struct Detail {
 #[derive(Debug, Clone)]
 struct Snapshot {
     tree: Tree,
+    /// The dataset the tree is over: a rebuild and replay changes both (shared, so a snapshot stays cheap).
+    data: Arc<Dataset>,
     revision: u64,
     /// The change made from this state (kept in the undo stack) or to it (in the redo stack): what undo and
     /// redo say they did.
@@ -265,6 +274,8 @@ pub(super) struct Model {
     clock: Clock,
     /// Every status message of the session.
     log: Vec<LogEntry>,
+    /// The Terms tab's cursor (stop words and weighting without restarting).
+    replay: replay::ReplayState,
 }
 
 impl Model {
@@ -321,6 +332,7 @@ impl Model {
             blind: start.blind,
             clock: start.clock,
             log: Vec::new(),
+            replay: replay::ReplayState::default(),
         };
         model.tree_changed();
         model.record_status();
@@ -418,6 +430,9 @@ impl Model {
                 Pane::Tree => vec![Context::Tree, Context::Main],
                 Pane::Detail if self.tab == DetailTab::Preview => {
                     vec![Context::PreviewTable, Context::Detail, Context::Main]
+                }
+                Pane::Detail if self.tab == DetailTab::Terms => {
+                    vec![Context::TermList, Context::Detail, Context::Main]
                 }
                 Pane::Detail => vec![Context::Detail, Context::Main],
             },

@@ -6,6 +6,7 @@ mod detail;
 mod loading;
 mod popups;
 mod preview;
+mod replay;
 mod scatter;
 mod status;
 mod tree;

@@ -20,8 +20,8 @@ use crate::input::{self, InputError};
 
 /// Bumped whenever the cached layout or the meaning of what it holds changes, so old files are ignored rather
 /// than misread. 2: weights stored at single precision. 3: the key and checksums in the header. 4: each term's
-/// most frequent word beside it.
-const CACHE_FORMAT: u32 = 4;
+/// most frequent word beside it. 5: the term counts before the document-frequency filters beside the matrix.
+const CACHE_FORMAT: u32 = 5;
 
 /// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";

@@ -1,5 +1,8 @@
 //! From paths to a weighted data matrix: read (corpus), tokenise (text), weight (weighting), with each phase
-//! timed, documents left empty by the filters dropped and reported, and the result cached.
+//! timed, documents left empty by the filters dropped and reported, and the result cached. The term counts are
+//! kept beside the matrix, so that it can be rebuilt with other filters or weights ([`Dataset::reweigh`]).
+
+mod reweigh;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +19,8 @@ use crate::matrix::DataMatrix;
 use crate::progress::{Cancelled, Progress};
 use crate::text::{self, TextError, TextOptions};
 use crate::weighting::{Weighting, WeightingError, numeric_matrix, weight_counts};
+
+pub use reweigh::{KeptCounts, Reweigh, ReweighError, ReweighReport};
 
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
@@ -89,6 +94,9 @@ pub struct Dataset {
     /// Ids of the documents dropped (or, with [`DatasetOptions::keep_empty`], kept as empty columns) because nothing
     /// was left of them after filtering.
     pub empty_documents: Vec<String>,
+    /// The term counts the matrix was weighted from, to rebuild it ([`Dataset::reweigh`]); `None` for numeric
+    /// data.
+    pub counts: Option<KeptCounts>,
 }
 
 /// How a load used the cache.
@@ -354,6 +362,7 @@ fn build(
                     weighting,
                     report,
                     empty_documents: Vec::new(),
+                    counts: None,
                 },
                 Timings {
                     read: 0.0,
@@ -370,10 +379,18 @@ fn build(
             if let Some(progress) = progress {
                 progress.start_phase(PHASE_TOKENISING, texts.len() as u64);
             }
-            let mut counts =
-                text::count_terms_with_progress(&texts, &options.text, &stop_words, progress)
+            let (mut counts, mut raw) =
+                text::count_terms_keeping_raw(&texts, &options.text, &stop_words, progress)
                     .map_err(|Cancelled| DatasetError::Cancelled)?;
             drop(texts);
+            let kept_columns: Vec<bool> = counts
+                .documents
+                .iter()
+                .map(|terms| options.keep_empty || !terms.is_empty())
+                .collect();
+            if let Some(raw) = &mut raw {
+                raw.retain_documents(&kept_columns);
+            }
             let (documents, empty_documents) =
                 drop_empty(documents, &mut counts, options.keep_empty, &mut report);
             if documents.is_empty() {
@@ -392,6 +409,11 @@ fn build(
             }
             let start = Instant::now();
             let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
+            let counts_kept = raw.map(|raw| KeptCounts {
+                raw: std::sync::Arc::new(raw),
+                stem: options.text.stem.clone(),
+                applied: Reweigh::from_load(&options.text, weighting),
+            });
             // The words move into the matrix: weight_counts would copy them, as it copies what it borrows.
             let words = std::mem::take(&mut counts.words);
             let matrix = weight_counts(&counts, weighting).with_words(words);
@@ -421,6 +443,7 @@ fn build(
                     weighting,
                     report,
                     empty_documents,
+                    counts: counts_kept,
                 },
                 Timings {
                     read: 0.0,
@@ -525,6 +548,16 @@ impl cache::Entry for Dataset {
         };
         if !finite {
             return Err("a non-finite value in the matrix".into());
+        }
+        if let Some(kept) = &self.counts {
+            kept.raw.check()?;
+            if kept.raw.documents() != self.documents.len() {
+                return Err(format!(
+                    "raw counts for {} documents, {} documents",
+                    kept.raw.documents(),
+                    self.documents.len()
+                ));
+            }
         }
         let labels = self.label_names.len();
         if let Some(document) = self

@@ -322,3 +322,36 @@ fn move_a_document_by_hand() {
     tmux.send("y");
     assert_clean_exit(&tmux, &exit_file);
 }
+
+#[test]
+fn add_a_stop_word_and_replay() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let (tmux, exit_file) = launch(work.path(), "replay", &[]);
+    let screen = tmux.wait_for_text("Tree · 1 leaf");
+    assert!(screen.contains("1094 terms"), "{screen}");
+    tmux.send("s");
+    tmux.wait_for_text("Tree · 2 leaves");
+    tmux.send("n");
+    tmux.wait_for_text("Tree · 3 leaves");
+    // The Terms tab, the focus on it, the cursor on its second word, and d drops that word.
+    tmux.send("1\tj");
+    tmux.send("d");
+    let screen = tmux.wait_for_text("Rebuilt and replayed");
+    assert!(screen.contains("replayed 2 splits"), "{screen}");
+    assert!(screen.contains("terms 1094 → 1093"), "{screen}");
+    tmux.run(&["send-keys", "-t", &tmux.session, "Escape"]);
+    let screen = tmux.wait_for_text("1093 terms");
+    assert!(screen.contains("Tree · 3 leaves"), "{screen}");
+    tmux.send("u");
+    let screen = tmux.wait_for_text("undone: dropped the word");
+    assert!(screen.contains("1094 terms"), "{screen}");
+    assert!(screen.contains("Tree · 3 leaves"), "{screen}");
+    tmux.send("q");
+    tmux.wait_for_text("Quit anyway?");
+    tmux.send("y");
+    assert_clean_exit(&tmux, &exit_file);
+}

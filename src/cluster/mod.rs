@@ -24,6 +24,7 @@ pub use restore::TreeError;
 pub use rules::Laplacian;
 pub use spec::RuleSpec;
 pub use tree::{Alternative, KernelScatter, ManualMove, MoveError, Node, SplitRecord, Tree};
+pub use tree::{LeafChange, MOVED_FRACTION, ReplayReport, StoppedSplit};
 
 use crate::linalg::LinalgError;
 

@@ -38,6 +38,9 @@ mod moves;
 
 pub use alternatives::Alternative;
 pub use moves::{ManualMove, MoveError};
+mod replay;
+
+pub use replay::{LeafChange, MOVED_FRACTION, ReplayReport, StoppedSplit};
 
 /// How a node was split: the rule, what it computed, and the objective before and after.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

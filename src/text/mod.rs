@@ -6,6 +6,7 @@
 //! stem, so that each distinct word is filtered and stemmed once per chunk rather than once per occurrence; this is
 //! what makes stemming cheap enough for 20 Newsgroups.
 
+mod raw;
 mod tokenise;
 
 use std::collections::HashSet;
@@ -18,6 +19,8 @@ use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use tokenise::{ChunkWords, tokenise_chunk};
+
+pub use raw::RawCounts;
 
 /// The English stop list shipped with pdx (`assets/stoplist-en.txt`).
 pub const DEFAULT_STOPLIST: &str = include_str!("../../assets/stoplist-en.txt");
@@ -78,6 +81,11 @@ pub const STEMMER_NAMES: [&str; 18] = [
     "tamil",
     "turkish",
 ];
+
+/// `word` as the stemmer `name` (one of [`STEMMER_NAMES`]) stems it; `None` for an unknown stemmer.
+pub fn stem_word(name: &str, word: &str) -> Option<String> {
+    stemmer_algorithm(name).map(|algorithm| Stemmer::create(algorithm).stem(word).into_owned())
+}
 
 fn stemmer_algorithm(name: &str) -> Option<Algorithm> {
     Some(match name {
@@ -251,6 +259,34 @@ pub fn count_terms_with_progress(
     stop_words: &HashSet<String>,
     progress: Option<&Progress>,
 ) -> Result<TermCounts, Cancelled> {
+    let (counts, words) = count_all_terms(texts, options, stop_words, progress)?;
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    Ok(filter_terms(counts, &words, options))
+}
+
+/// [`count_terms_with_progress`], also keeping the counts before the document-frequency filters (see
+/// [`RawCounts`]), so that the filters and the weighting can be redone later without tokenising again. `None`
+/// in place of the raw counts when they hold more entries than a `u32` numbers.
+pub fn count_terms_keeping_raw(
+    texts: &[&str],
+    options: &TextOptions,
+    stop_words: &HashSet<String>,
+    progress: Option<&Progress>,
+) -> Result<(TermCounts, Option<RawCounts>), Cancelled> {
+    let (counts, words) = count_all_terms(texts, options, stop_words, progress)?;
+    let raw = RawCounts::from_counts(&counts, &words);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    Ok((filter_terms(counts, &words, options), raw))
+}
+
+/// Every term of the collection with its counts, before the document-frequency filters, and each term's word
+/// (none when the terms are their own words).
+fn count_all_terms(
+    texts: &[&str],
+    options: &TextOptions,
+    stop_words: &HashSet<String>,
+    progress: Option<&Progress>,
+) -> Result<(TermCounts, Vec<String>), Cancelled> {
     let threads = rayon::current_num_threads().max(1);
     let chunk_size = texts
         .len()
@@ -365,7 +401,8 @@ pub fn count_terms_with_progress(
         documents,
         token_counts,
     };
-    Ok(filter_terms(counts, &words_of_terms, options))
+    let words_of_terms = words_of_terms.into_iter().map(str::to_string).collect();
+    Ok((counts, words_of_terms))
 }
 
 /// The word to show for each term: of the words that stem to it, the one that occurs most often in the
@@ -414,7 +451,11 @@ type ChunkTerms = (Vec<Vec<(u32, u32)>>, Vec<usize>);
 
 /// Keep terms with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df, and renumber; the
 /// kept terms' words come from `words` (one per term of `counts`, or none when the terms are their own words).
-fn filter_terms(counts: TermCounts, words: &[&str], options: &TextOptions) -> TermCounts {
+pub(crate) fn filter_terms(
+    counts: TermCounts,
+    words: &[&str],
+    options: &TextOptions,
+) -> TermCounts {
     assert!(words.is_empty() || words.len() == counts.terms.len());
     let document_count = counts.documents.len();
     let mut df = vec![0usize; counts.terms.len()];

@@ -23,5 +23,6 @@ pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
             accepted,
             result: recovery::discard(&path),
         },
+        Effect::Replay(job) => Action::Replayed(Box::new(model::perform_replay(*job))),
     }
 }

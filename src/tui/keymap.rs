@@ -67,6 +67,8 @@ impl Command {
             Command::UseRow => "use-row",
             Command::MarkDocument => "mark-document",
             Command::MoveDocuments => "move-documents",
+            Command::DropWord => "drop-word",
+            Command::WeightingForm => "weighting-form",
         }
     }
 }

@@ -79,6 +79,10 @@ pub(crate) enum Command {
     MarkDocument,
     /// Move the marked documents (or the one under the cursor) to a leaf chosen in the leaf picker.
     MoveDocuments,
+    /// Add the word under the Terms tab's cursor to the stop words; rebuild the matrix and replay the tree.
+    DropWord,
+    /// The weighting and filters form.
+    WeightingForm,
 }
 
 /// Where a binding applies: the main screen (either pane, or one of them) or one popup.
@@ -89,6 +93,10 @@ pub(crate) enum Context {
     Detail,
     /// The detail pane on the Preview tab: its rule table has a cursor.
     PreviewTable,
+    /// The detail pane on the Terms tab: its terms have a cursor.
+    TermList,
+    /// The weighting and filters form.
+    WeightingForm,
     RulePicker,
     Prompt,
     /// A prompt for text: a node's name, a search.
@@ -113,6 +121,8 @@ impl Context {
             Context::Tree => "Tree pane",
             Context::Detail => "Detail pane",
             Context::PreviewTable => "Preview tab (detail pane)",
+            Context::TermList => "Terms tab (detail pane)",
+            Context::WeightingForm => "Weighting and filters",
             Context::RulePicker => "Rule picker",
             Context::Prompt => "Prompt",
             Context::TextPrompt => "Name and find prompts",
@@ -258,6 +268,7 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Ctrl('c')], Command::Interrupt, Context::Main, "cancel the running split or preview; else quit as q"),
     bind(&[Plain(Char('b'))], Command::ToggleLabels, Context::Main, "label-blind: hide (or show) labels, purity, entropy, NMI"),
     bind(&[Plain(Char('L'))], Command::MessageLog, Context::Main, "message log: every message of the session, newest first"),
+    bind(&[Plain(Char('W'))], Command::WeightingForm, Context::Main, "weighting and filters (code, min/max df); rebuild + replay"),
     // The tree pane.
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Tree, "select the node above"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Tree, "select the node below"),
@@ -284,6 +295,16 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Enter)], Command::UseRow, Context::PreviewTable, "make the rule under the cursor the current rule (no split)"),
     bind(&[Plain(Char(' '))], Command::MarkDocument, Context::Documents, "mark or unmark the document (several can be)"),
     bind(&[Plain(Char('M'))], Command::MoveDocuments, Context::Documents, "move the marked documents (or this one) to a leaf"),
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::TermList, "previous term (the cursor d acts on)"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::TermList, "next term"),
+    bind(&[Plain(Char('d'))], Command::DropWord, Context::TermList, "drop the word: stop-list it, rebuild and replay (u undoes)"),
+    // The weighting and filters form.
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::WeightingForm, "previous row"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::WeightingForm, "next row"),
+    bind(&[Plain(Right), Plain(Char('l')), Plain(Char('+'))], Command::Increase, Context::WeightingForm, "next value"),
+    bind(&[Plain(Left), Plain(Char('h')), Plain(Char('-'))], Command::Decrease, Context::WeightingForm, "previous value (stop words: take the last back)"),
+    bind(&[Plain(Enter)], Command::Confirm, Context::WeightingForm, "apply: rebuild the matrix and replay the tree"),
+    bind(&[Plain(Esc), Ctrl('c')], Command::Cancel, Context::WeightingForm, "close without changing anything"),
     // The rule picker.
     // Letters jump to rules here (helix's and lazygit's pickers type, too), so j and k do not move.
     bind(&[Plain(Up)], Command::Up, Context::RulePicker, "previous row"),

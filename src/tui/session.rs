@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use pdx::cluster::{CheckedParams, Params, RuleSpec, SelectPolicy, Tree, TreeError};
-use pdx::dataset::{self, Dataset, DatasetOptions, Opened};
+use pdx::dataset::{self, Dataset, DatasetOptions, Opened, Reweigh};
 use pdx::progress::Progress;
 use pdx::text::StoplistChoice;
 use serde::{Deserialize, Serialize};
@@ -87,6 +87,10 @@ pub(super) struct Session {
     pub params: PickerNumbers,
     pub policy: SelectPolicy,
     pub tree: Tree,
+    /// The stop words added and the weighting and df limits changed after loading (`d`, `W`): the matrix is
+    /// rebuilt with them before the tree is restored. Absent when nothing changed (and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reweigh: Option<Reweigh>,
 }
 
 /// What a session gives a model that can use it.
@@ -99,6 +103,29 @@ pub(super) struct Restored {
 }
 
 impl Session {
+    /// The session's changes to the loaded matrix, if it keeps any: `data` rebuilt with them.
+    pub(super) fn rebuild(&self, data: &Dataset) -> Result<Option<Dataset>, String> {
+        match &self.reweigh {
+            None => Ok(None),
+            Some(settings) => data
+                .reweigh(settings)
+                .map(|(rebuilt, _)| Some(rebuilt))
+                .map_err(|error| format!("cannot rebuild the session's matrix: {error}")),
+        }
+    }
+
+    /// The changes `data` has from a load of `options`, to keep in a session; `None` when there are none.
+    pub(super) fn changes(data: &Dataset, options: &DatasetOptions) -> Option<Reweigh> {
+        let applied = data.reweighing()?;
+        let loaded = Reweigh::from_load(
+            &options.text,
+            options
+                .weighting
+                .unwrap_or(pdx::weighting::Weighting::TEXT_DEFAULT),
+        );
+        (*applied != loaded).then(|| applied.clone())
+    }
+
     /// The source to load the session's corpus from (the cache use comes from the command line).
     pub(super) fn source(&self, use_cache: bool) -> Source {
         Source {

@@ -26,6 +26,8 @@ pub(crate) enum Effect {
         path: PathBuf,
         accepted: bool,
     },
+    /// Rebuild the matrix from its counts and replay the tree on it.
+    Replay(Box<super::ReplayJob>),
 }
 
 /// Engine work for a worker thread.

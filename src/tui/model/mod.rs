@@ -10,6 +10,7 @@ pub(super) mod picker;
 mod popups;
 mod preview_cache;
 mod reading;
+mod replay;
 mod tree_ops;
 mod update;
 
@@ -35,6 +36,10 @@ pub(super) use moves::LeafPicker;
 pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(super) use popups::Popup;
 pub(super) use reading::{Clock, LogEntry, shorten_path};
+pub(super) use replay::{
+    GLOBAL_WEIGHTS, LOCAL_WEIGHTS, ReplayDone, ReplayJob, ReplaySummary, WeightingForm,
+    perform_replay,
+};
 pub(super) use update::update;
 
 /// Undo depth. A snapshot shares the nodes' members and centroids with the live tree, so it costs little, but
@@ -133,6 +138,8 @@ pub(super) enum Action {
         accepted: bool,
         result: Result<PathBuf, String>,
     },
+    /// A rebuild of the matrix and replay of the tree, finished.
+    Replayed(Box<ReplayDone>),
 }
 
 /// What the model shows of the whole tree, recomputed when the tree changes.
@@ -168,6 +175,8 @@ pub(super) struct Detail {
 #[derive(Debug, Clone)]
 struct Snapshot {
     tree: Tree,
+    /// The dataset the tree is over: a rebuild and replay changes both (shared, so a snapshot stays cheap).
+    data: Arc<Dataset>,
     revision: u64,
     /// The change made from this state (kept in the undo stack) or to it (in the redo stack): what undo and
     /// redo say they did.
@@ -282,6 +291,8 @@ pub(super) struct Model {
     load_timings: Option<pdx::dataset::Timings>,
     /// The time the splits and growths of the session took, in milliseconds.
     split_ms: f64,
+    /// The Terms tab's cursor (stop words and weighting without restarting).
+    replay: replay::ReplayState,
 }
 
 impl Model {
@@ -342,6 +353,7 @@ impl Model {
             marked_documents: BTreeSet::new(),
             load_timings: start.timings,
             split_ms: 0.0,
+            replay: replay::ReplayState::default(),
         };
         model.tree_changed();
         model.record_status();
@@ -447,6 +459,9 @@ impl Model {
                 }
                 Pane::Detail if self.tab == DetailTab::Documents => {
                     vec![Context::Documents, Context::Detail, Context::Main]
+                }
+                Pane::Detail if self.tab == DetailTab::Terms => {
+                    vec![Context::TermList, Context::Detail, Context::Main]
                 }
                 Pane::Detail => vec![Context::Detail, Context::Main],
             },

@@ -49,6 +49,13 @@ pub(crate) enum Popup {
     },
     /// Offers to reopen the tree kept when a signal stopped pdx.
     Recovery(Box<Offer>),
+    /// The weighting and filters form (`W`).
+    Weighting(super::WeightingForm),
+    /// What a rebuild and replay changed.
+    Replayed {
+        summary: Arc<super::ReplaySummary>,
+        scroll: usize,
+    },
     /// A node's splits side by side.
     Alternatives {
         view: Arc<AlternativesView>,
@@ -71,7 +78,9 @@ impl Popup {
             | Popup::Log { .. }
             | Popup::Viewer { .. }
             | Popup::Alternatives { .. }
-            | Popup::Compare { .. } => Context::Reader,
+            | Popup::Compare { .. }
+            | Popup::Replayed { .. } => Context::Reader,
+            Popup::Weighting(_) => Context::WeightingForm,
             Popup::Rules(_) => Context::RulePicker,
             Popup::AutoSplit { .. } => Context::Prompt,
             Popup::Name { .. } | Popup::Find { .. } => Context::TextPrompt,
@@ -159,6 +168,7 @@ impl Model {
                 let c = &view.comparison;
                 view.label_rows.len() + c.only_a.len().max(c.shared.len()).max(c.only_b.len()) + 6
             }
+            Popup::Replayed { summary, .. } => summary.headline.len() + summary.leaves.len() + 2,
             _ => 0,
         }
     }
@@ -194,7 +204,8 @@ pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Comman
             | Popup::Log { scroll }
             | Popup::Viewer { scroll, .. }
             | Popup::Alternatives { scroll, .. }
-            | Popup::Compare { scroll, .. },
+            | Popup::Compare { scroll, .. }
+            | Popup::Replayed { scroll, .. },
             _,
         ) => {
             *scroll = scrolled(*scroll, command, lines.saturating_sub(1));
@@ -244,6 +255,11 @@ pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Comman
         },
         (Popup::Rules(picker), command) => rule_picker_command(model, picker, command),
         (Popup::Leaves(picker), command) => leaf_picker_command(model, picker, command),
+        (Popup::Weighting(form), command) => {
+            let (keep, started) = model.weighting_form_command(form, command);
+            effects = started;
+            keep
+        }
         _ => true,
     };
     if keep {

@@ -18,10 +18,22 @@ impl Model {
 
     /// Replace the tree after `change` (what undo will say it undid), keeping the old one for undo.
     pub(super) fn replace_tree(&mut self, tree: pdx::cluster::Tree, change: String) {
+        self.replace_data_and_tree(Arc::clone(&self.data), tree, change);
+    }
+
+    /// Replace the dataset and the tree over it in one step, keeping the old pair for undo.
+    pub(super) fn replace_data_and_tree(
+        &mut self,
+        data: Arc<pdx::dataset::Dataset>,
+        tree: pdx::cluster::Tree,
+        change: String,
+    ) {
         let old = std::mem::replace(&mut self.tree, tree);
+        let old_data = std::mem::replace(&mut self.data, data);
         let history = &mut self.history;
         history.undo.push(Snapshot {
             tree: old,
+            data: old_data,
             revision: history.revision,
             change,
         });
@@ -39,8 +51,10 @@ impl Model {
     pub(super) fn restore(&mut self, snapshot: Snapshot, into_redo: bool) -> String {
         let path = self.tree.path_to(self.selected);
         let old = std::mem::replace(&mut self.tree, snapshot.tree);
+        let old_data = std::mem::replace(&mut self.data, snapshot.data);
         let old = Snapshot {
             tree: old,
+            data: old_data,
             revision: self.history.revision,
             change: snapshot.change.clone(),
         };
@@ -121,6 +135,7 @@ impl Model {
             params: (&*self.params).into(),
             policy: self.policy,
             tree: self.tree.clone(),
+            reweigh: Session::changes(&self.data, &source.options),
         }
     }
 
@@ -141,8 +156,17 @@ impl Model {
     /// Take `session` (read from `path`) if it fits the data: its tree (the start of undo history, and the clean
     /// state), rule and parameters. The status line says what happened; returns whether the session was taken.
     pub(crate) fn open_session(&mut self, path: &Path, session: Session) -> bool {
-        match session.restore(&self.data) {
+        let rebuilt = match session.rebuild(&self.data) {
+            Ok(rebuilt) => rebuilt.map(Arc::new),
+            Err(error) => {
+                self.status = format!("started without the session: {}: {error}", path.display());
+                return false;
+            }
+        };
+        let data = rebuilt.unwrap_or_else(|| Arc::clone(&self.data));
+        match session.restore(&data) {
             Ok(restored) => {
+                self.data = data;
                 self.params = restored.params;
                 self.rule = restored.rule;
                 self.policy = restored.policy;

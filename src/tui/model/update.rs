@@ -144,6 +144,10 @@ fn apply(model: &mut Model, action: Action) -> Vec<Effect> {
             finish(model, finished);
             Vec::new()
         }
+        Action::Replayed(done) => {
+            model.replayed(*done);
+            Vec::new()
+        }
         Action::Saved { revision, result } => {
             match result {
                 Ok(path) => {
@@ -228,6 +232,7 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
         | Command::Top
         | Command::Bottom => match model.focus {
             Pane::Tree => model.move_in_tree(command),
+            Pane::Detail if model.tab == DetailTab::Terms => model.move_term_cursor(command),
             Pane::Detail => model.move_in_detail(command),
         },
         Command::Collapse => model.collapse(),
@@ -325,6 +330,8 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
         Command::ToggleLabels => model.toggle_labels(),
         Command::MarkDocument => model.toggle_document_mark(),
         Command::MoveDocuments => model.open_leaf_picker(),
+        Command::DropWord => return model.drop_word_under_cursor(),
+        Command::WeightingForm => model.open_weighting_form(),
         Command::Confirm
         | Command::Yes
         | Command::No

@@ -13,6 +13,7 @@ mod picker;
 mod preview;
 mod reading;
 mod recovery;
+mod replay;
 mod screens;
 mod signals;
 mod words;

@@ -80,25 +80,51 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
                 .unwrap_or("(the root has no sibling)");
             let top_title = "Top terms (centroid weight)".to_string();
             let discriminating_title = format!("Against {against}");
+            // The cursor `d` acts on: a row of the top terms, then of the discriminating ones; the scroll follows
+            // it down when it leaves the pane.
+            let cursor = model.term_cursor();
+            let top_count = detail.top_terms.len();
+            let on_top = cursor < top_count;
+            let cursor_style = theme.selected(focused);
+            let mark = |lines: &mut Vec<Line<'static>>, row: usize| {
+                // Only where the keys reach it: with the focus elsewhere the tab reads as it always did.
+                if let Some(line) = lines.get_mut(row).filter(|_| focused) {
+                    *line = std::mem::take(line).style(cursor_style);
+                }
+            };
+            let follow = |row: usize| {
+                let shown = u16::try_from(list_offset(row, body.height)).unwrap_or(u16::MAX);
+                scroll.max(shown)
+            };
             if width >= 64 {
                 let [left, right] =
                     Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
                         .areas(body);
                 let half = usize::from(left.width).saturating_sub(1);
-                let top = term_lines(top_title, &detail.top_terms, half, theme);
-                let disc = term_lines(discriminating_title, &detail.discriminating, half, theme);
+                let mut top = term_lines(top_title, &detail.top_terms, half, theme);
+                let mut disc =
+                    term_lines(discriminating_title, &detail.discriminating, half, theme);
+                let row = 1 + if on_top { cursor } else { cursor - top_count };
+                mark(if on_top { &mut top } else { &mut disc }, row);
+                let scroll = follow(row);
                 frame.render_widget(Paragraph::new(top).scroll((scroll, 0)), left);
                 frame.render_widget(Paragraph::new(disc).scroll((scroll, 0)), right);
             } else {
                 let mut lines = term_lines(top_title, &detail.top_terms, width, theme);
                 lines.push(Line::raw(""));
+                let row = if on_top {
+                    1 + cursor
+                } else {
+                    lines.len() + 1 + cursor - top_count
+                };
                 lines.extend(term_lines(
                     discriminating_title,
                     &detail.discriminating,
                     width,
                     theme,
                 ));
-                frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), body);
+                mark(&mut lines, row);
+                frame.render_widget(Paragraph::new(lines).scroll((follow(row), 0)), body);
             }
         }
         DetailTab::Labels => {

@@ -7,6 +7,7 @@ mod loading;
 mod moves;
 mod popups;
 mod preview;
+mod replay;
 mod scatter;
 mod status;
 mod tree;

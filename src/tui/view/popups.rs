@@ -136,6 +136,10 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
                 area,
             );
         }
+        Popup::Weighting(form) => super::replay::draw_weighting_form(frame, theme, form),
+        Popup::Replayed { summary, scroll } => {
+            super::replay::draw_replay_summary(frame, theme, summary, *scroll)
+        }
         Popup::Confusion { scroll, column } => {
             draw_confusion(frame, model, theme, *scroll, *column)
         }

@@ -1,0 +1,204 @@
+//! Rebuilding a dataset's matrix from the term counts it keeps: more stop words, other document-frequency
+//! limits or another weighting, without reading or tokenising the corpus again.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Dataset, DocumentMeta};
+use crate::text::{self, RawCounts, TextError, TextOptions};
+use crate::weighting::{Weighting, weight_counts};
+
+/// What a dataset keeps to rebuild its matrix: the counts before the document-frequency filters (one column
+/// per document of the dataset), the stemmer that made the terms, and the settings the matrix was made with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KeptCounts {
+    /// Shared between a dataset and those rebuilt from it.
+    pub raw: Arc<RawCounts>,
+    /// The stemmer's name (see [`TextOptions::stem`]), to find the term a stop word belongs to.
+    pub stem: Option<String>,
+    /// The settings the dataset's matrix was made with.
+    pub applied: Reweigh,
+}
+
+/// How to rebuild a matrix from its counts. A stop word is a word as the reader sees it ("running", or the
+/// word a term is shown by): it removes the whole term (stem) it belongs to ("run", and with it "runs" and
+/// "ran" if they stem to it), unlike the stop list read at load, which removes words before stemming.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reweigh {
+    /// Words whose terms are dropped, beyond the stop list the corpus was loaded with; lower-cased, in the order
+    /// they were added.
+    pub extra_stop_words: Vec<String>,
+    pub weighting: Weighting,
+    /// Keep terms in at least this many documents.
+    pub min_df: usize,
+    /// Keep terms in at most this fraction of the documents.
+    pub max_df: f64,
+    /// Keep only this many terms, those of highest document frequency.
+    pub max_terms: Option<usize>,
+}
+
+impl Reweigh {
+    /// The settings of a load with `options` and `weighting`, with no extra stop word.
+    pub fn from_load(options: &TextOptions, weighting: Weighting) -> Reweigh {
+        Reweigh {
+            extra_stop_words: Vec::new(),
+            weighting,
+            min_df: options.min_df,
+            max_df: options.max_df,
+            max_terms: options.max_terms,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReweighError {
+    #[error(
+        "the dataset keeps no term counts to rebuild from (numeric data, or a load too large to keep them)"
+    )]
+    NoCounts,
+    #[error("no term of the collection belongs to the stop word {word:?}")]
+    UnknownWord { word: String },
+    #[error(transparent)]
+    Text(#[from] TextError),
+    #[error(
+        "no term is left: min_df = {min_df}, max_df = {max_df} and the stop words remove every term; loosen them"
+    )]
+    NoTermsLeft { min_df: usize, max_df: f64 },
+}
+
+/// What a rebuild changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReweighReport {
+    pub terms_before: usize,
+    pub terms_after: usize,
+    /// Documents empty after the rebuild that were not before (kept as empty columns, flagged `empty`).
+    pub newly_empty: usize,
+    /// Documents empty before that hold terms again.
+    pub no_longer_empty: usize,
+    /// The terms the extra stop words removed, by the word they are shown by.
+    pub dropped_terms: Vec<String>,
+}
+
+impl KeptCounts {
+    /// The term `word` belongs to: the term it is the shown word of, else its stem's, else the term spelt as it is.
+    fn term_of(&self, word: &str) -> Option<usize> {
+        let raw = &self.raw;
+        let find = |wanted: &str| raw.terms.binary_search_by(|t| t.as_str().cmp(wanted)).ok();
+        raw.words
+            .iter()
+            .position(|w| w == word)
+            .or_else(|| {
+                self.stem
+                    .as_deref()
+                    .and_then(|name| text::stem_word(name, word))
+                    .and_then(|stem| find(&stem))
+            })
+            .or_else(|| find(word))
+    }
+}
+
+impl Dataset {
+    /// The settings the matrix was made with; `None` when the dataset keeps no counts to rebuild from.
+    pub fn reweighing(&self) -> Option<&Reweigh> {
+        self.counts.as_ref().map(|kept| &kept.applied)
+    }
+
+    /// The dataset rebuilt from its counts under `settings` (see [`Reweigh`]), with the same documents as
+    /// columns in the same order: a document left without terms stays, as an empty column flagged
+    /// [`DocumentMeta::empty`], so that the column numbers of a tree over this dataset keep their meaning.
+    pub fn reweigh(&self, settings: &Reweigh) -> Result<(Dataset, ReweighReport), ReweighError> {
+        let kept = self.counts.as_ref().ok_or(ReweighError::NoCounts)?;
+        let options = TextOptions {
+            min_df: settings.min_df,
+            max_df: settings.max_df,
+            max_terms: settings.max_terms,
+            ..TextOptions::default()
+        };
+        options.check()?;
+        let raw = &kept.raw;
+        assert_eq!(
+            raw.documents(),
+            self.documents.len(),
+            "kept counts have one column per document"
+        );
+        let mut dropped = vec![false; raw.terms.len()];
+        let mut stop_words = Vec::new();
+        let mut seen = HashSet::new();
+        for word in &settings.extra_stop_words {
+            let word = word.trim().to_lowercase();
+            if word.is_empty() || !seen.insert(word.clone()) {
+                continue;
+            }
+            let term = kept
+                .term_of(&word)
+                .ok_or_else(|| ReweighError::UnknownWord { word: word.clone() })?;
+            dropped[term] = true;
+            stop_words.push(word);
+        }
+        let mut counts = raw.filtered(&dropped, &options);
+        if counts.terms.is_empty() {
+            return Err(ReweighError::NoTermsLeft {
+                min_df: settings.min_df,
+                max_df: settings.max_df,
+            });
+        }
+        let words = std::mem::take(&mut counts.words);
+        let matrix = weight_counts(&counts, settings.weighting).with_words(words);
+
+        let mut newly_empty = 0;
+        let mut no_longer_empty = 0;
+        let documents: Vec<DocumentMeta> = self
+            .documents
+            .iter()
+            .zip(&counts.documents)
+            .map(|(document, terms)| {
+                let empty = terms.is_empty();
+                newly_empty += usize::from(empty && !document.empty);
+                no_longer_empty += usize::from(!empty && document.empty);
+                DocumentMeta {
+                    empty,
+                    ..document.clone()
+                }
+            })
+            .collect();
+        // The documents dropped at load stay listed; the columns are listed as they now are.
+        let columns: HashSet<&str> = self.documents.iter().map(|d| d.id.as_str()).collect();
+        let mut empty_documents: Vec<String> = self
+            .empty_documents
+            .iter()
+            .filter(|id| !columns.contains(id.as_str()))
+            .cloned()
+            .collect();
+        empty_documents.extend(documents.iter().filter(|d| d.empty).map(|d| d.id.clone()));
+        let report = ReweighReport {
+            terms_before: self.matrix.rows(),
+            terms_after: matrix.rows(),
+            newly_empty,
+            no_longer_empty,
+            dropped_terms: (0..dropped.len())
+                .filter(|&t| dropped[t])
+                .map(|t| raw.word(t).to_string())
+                .collect(),
+        };
+        let dataset = Dataset {
+            source: self.source.clone(),
+            documents,
+            label_names: self.label_names.clone(),
+            matrix,
+            weighting: settings.weighting,
+            report: self.report.clone(),
+            empty_documents,
+            counts: Some(KeptCounts {
+                raw: Arc::clone(&kept.raw),
+                stem: kept.stem.clone(),
+                applied: Reweigh {
+                    extra_stop_words: stop_words,
+                    ..settings.clone()
+                },
+            }),
+        };
+        Ok((dataset, report))
+    }
+}

@@ -1,0 +1,203 @@
+//! Stop words and weighting without restarting: the Terms tab's cursor and `d`, the `W` form, the replay job,
+//! undo of the dataset and tree together, sessions that keep the changes, and the screens.
+
+use std::path::Path;
+
+use super::*;
+
+/// The demo after two splits, with the focus on the Terms tab and its cursor on row `row`.
+fn on_terms_row(row: usize) -> Model {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('1'));
+    key(&mut model, KeyCode::Tab);
+    for _ in 0..row {
+        key(&mut model, KeyCode::Down);
+    }
+    model
+}
+
+/// The word under the Terms tab's cursor.
+fn word_under_cursor(model: &Model) -> String {
+    let detail = model.detail();
+    detail
+        .top_terms
+        .iter()
+        .chain(&detail.discriminating)
+        .nth(model.term_cursor())
+        .expect("a listed term")
+        .term
+        .clone()
+}
+
+#[test]
+fn the_terms_cursor_moves_over_both_lists_and_stays_in_them() {
+    let mut model = on_terms_row(2);
+    assert_eq!(model.term_cursor(), 2);
+    assert_eq!(
+        model.detail_scroll(),
+        0,
+        "the keys move the cursor, not the scroll"
+    );
+    key(&mut model, KeyCode::Char('G'));
+    let rows = model.detail().top_terms.len() + model.detail().discriminating.len();
+    assert_eq!(model.term_cursor(), rows - 1);
+    assert_eq!(
+        word_under_cursor(&model),
+        model.detail().discriminating.last().expect("terms").term
+    );
+    key(&mut model, KeyCode::Char('g'));
+    assert_eq!(model.term_cursor(), 0);
+}
+
+#[test]
+fn d_drops_the_word_under_the_cursor_replays_and_undo_gives_both_back() {
+    let mut model = on_terms_row(1);
+    let data = Arc::clone(model.data());
+    let tree = model.tree().clone();
+    let word = word_under_cursor(&model);
+    key(&mut model, KeyCode::Char('d'));
+    assert!(model.busy().is_none(), "{}", model.status());
+    assert_eq!(model.data().matrix.rows(), data.matrix.rows() - 1);
+    assert!(!model.data().matrix.row_words().contains(&word));
+    assert!(
+        model
+            .status()
+            .starts_with(&format!("dropped the word \"{word}\": replayed 2 splits;")),
+        "{}",
+        model.status()
+    );
+    assert!(matches!(model.popup(), Some(Popup::Replayed { .. })));
+    assert_eq!(model.derived().leaves.len(), 3);
+    assert!(model.dirty());
+    key(&mut model, KeyCode::Esc);
+    key(&mut model, KeyCode::Char('u'));
+    assert!(
+        Arc::ptr_eq(model.data(), &data),
+        "undo gives the dataset back"
+    );
+    assert_same_tree(model.tree(), &tree);
+    assert_eq!(
+        model.status(),
+        format!("undone: dropped the word \"{word}\"")
+    );
+    ctrl(&mut model, 'r');
+    assert!(!model.data().matrix.row_words().contains(&word));
+}
+
+#[test]
+fn d_elsewhere_than_the_terms_tab_says_where_it_works() {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('3'));
+    key(&mut model, KeyCode::Tab);
+    // On the Documents tab, d is no key at all: nothing changes.
+    let rows = model.data().matrix.rows();
+    key(&mut model, KeyCode::Char('d'));
+    assert_eq!(model.data().matrix.rows(), rows);
+}
+
+#[test]
+fn the_weighting_form_changes_the_weighting_and_the_df_limits() {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('W'));
+    let Some(Popup::Weighting(form)) = model.popup() else {
+        panic!("W opens the form");
+    };
+    assert_eq!(form.weighting().code(), "lfc");
+    // The global weight: idf → entropy.
+    key(&mut model, KeyCode::Down);
+    key(&mut model, KeyCode::Down);
+    key(&mut model, KeyCode::Right);
+    // min df 2 → 3.
+    key(&mut model, KeyCode::Down);
+    key(&mut model, KeyCode::Down);
+    key(&mut model, KeyCode::Right);
+    key(&mut model, KeyCode::Enter);
+    let applied = model.data().reweighing().expect("counts").clone();
+    assert_eq!(applied.weighting.code(), "lec");
+    assert_eq!(applied.min_df, 3);
+    assert!(
+        model
+            .status()
+            .starts_with("weighting lfc → lec, min df 2 → 3: replayed 2 splits"),
+        "{}",
+        model.status()
+    );
+    // Enter with nothing changed does nothing.
+    key(&mut model, KeyCode::Esc);
+    key(&mut model, KeyCode::Char('W'));
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.status(), "weighting and filters unchanged");
+}
+
+#[test]
+fn a_replay_cancelled_with_esc_changes_nothing() {
+    let mut model = on_terms_row(0);
+    let rows = model.data().matrix.rows();
+    let effects = update(&mut model, Action::Command(Command::DropWord));
+    assert_eq!(effects.len(), 1);
+    assert!(model.busy().is_some());
+    key(&mut model, KeyCode::Esc);
+    assert!(model.busy().is_none());
+    for effect in effects {
+        let action = effects::perform(effect, model.data());
+        update(&mut model, action);
+    }
+    assert_eq!(
+        model.data().matrix.rows(),
+        rows,
+        "the late result is dropped"
+    );
+    assert!(
+        model.status().starts_with("cancelled: dropped the word"),
+        "{}",
+        model.status()
+    );
+}
+
+#[test]
+fn a_session_keeps_the_stop_words_and_reopens_the_same_matrix() {
+    let mut model = on_terms_row(3);
+    let word = word_under_cursor(&model);
+    key(&mut model, KeyCode::Char('d'));
+    let session = model.session(&demo_source());
+    let reweigh = session.reweigh.clone().expect("the change is kept");
+    assert_eq!(reweigh.extra_stop_words, vec![word.clone()]);
+    let json = serde_json::to_string(&session).expect("serialised");
+    let read: session::Session = serde_json::from_str(&json).expect("read back");
+    let mut reopened = Model::new(start());
+    assert!(
+        reopened.open_session(Path::new("s.json"), read),
+        "{}",
+        reopened.status()
+    );
+    assert_eq!(reopened.data().matrix, model.data().matrix);
+    assert_same_tree(reopened.tree(), model.tree());
+    // A session without changes writes no field, and an old file without it opens as before.
+    let plain = two_splits().session(&demo_source());
+    assert_eq!(plain.reweigh, None);
+    let json = serde_json::to_string(&plain).expect("serialised");
+    assert!(!json.contains("reweigh"));
+    let mut old = Model::new(start());
+    let read: session::Session = serde_json::from_str(&json).expect("read back");
+    assert!(
+        old.open_session(Path::new("old.json"), read),
+        "{}",
+        old.status()
+    );
+}
+
+#[test]
+fn snapshot_weighting_form_and_replay_report() {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('W'));
+    insta::assert_snapshot!("weighting_form_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("weighting_form_160x48", draw(&model, 160, 48).backend());
+    key(&mut model, KeyCode::Esc);
+    key(&mut model, KeyCode::Char('1'));
+    key(&mut model, KeyCode::Tab);
+    key(&mut model, KeyCode::Down);
+    insta::assert_snapshot!("terms_cursor_80x24", draw(&model, 80, 24).backend());
+    key(&mut model, KeyCode::Char('d'));
+    insta::assert_snapshot!("replay_report_80x24", draw(&model, 80, 24).backend());
+    insta::assert_snapshot!("replay_report_160x48", draw(&model, 160, 48).backend());
+}

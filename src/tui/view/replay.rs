@@ -1,0 +1,123 @@
+//! The weighting and filters form (`W`) and the report of a rebuild and replay: which leaves kept their size.
+
+use ratatui::Frame;
+use ratatui::style::Color;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+use super::super::model::{GLOBAL_WEIGHTS, LOCAL_WEIGHTS, ReplaySummary, WeightingForm};
+use super::popups::{popup_area, popup_block};
+use super::{Theme, fit};
+
+pub(super) fn draw_weighting_form(frame: &mut Frame, theme: Theme, form: &WeightingForm) {
+    let area = popup_area(frame.area(), 72, 12);
+    let code = form.scheme == 0;
+    let stop_words = if form.stop_words.is_empty() {
+        "(none)".to_string()
+    } else {
+        form.stop_words.join(", ")
+    };
+    let values = [
+        WeightingForm::SCHEMES[form.scheme].to_string(),
+        LOCAL_WEIGHTS[form.local].1.to_string(),
+        GLOBAL_WEIGHTS[form.global].1.to_string(),
+        if form.cosine { "c cosine" } else { "x none" }.to_string(),
+        form.min_df.to_string(),
+        format!("{:.2}", form.max_df),
+        stop_words,
+    ];
+    let value_width = usize::from(area.width.saturating_sub(26));
+    let mut lines: Vec<Line> = WeightingForm::ROWS
+        .iter()
+        .zip(values)
+        .enumerate()
+        .map(|(row, (name, value))| {
+            // The letters mean nothing under pdgp or none: shown dim.
+            let unused = !code && (1..=3).contains(&row);
+            let value_style = if row == form.row {
+                theme.selected(true)
+            } else if unused {
+                theme.dim()
+            } else {
+                theme.fg(Color::Cyan)
+            };
+            Line::from(vec![
+                Span::raw(format!(" {:<20} ", name)),
+                Span::styled(format!("‹ {} ›", fit(&value, value_width)), value_style),
+            ])
+        })
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!(
+            " now: {} · min df {} · max df {:.2}",
+            form.current.weighting.code(),
+            form.current.min_df,
+            form.current.max_df
+        ),
+        theme.dim(),
+    ));
+    lines.push(Line::styled(
+        " ↑↓ row · ←→ value · Enter rebuild and replay · Esc close",
+        theme.dim(),
+    ));
+    let code_text = if code {
+        format!(" Weighting and filters: {} ", form.weighting().code())
+    } else {
+        " Weighting and filters ".to_string()
+    };
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines).block(popup_block(code_text, theme)),
+        area,
+    );
+}
+
+pub(super) fn draw_replay_summary(
+    frame: &mut Frame,
+    theme: Theme,
+    summary: &ReplaySummary,
+    scroll: usize,
+) {
+    let full = frame.area();
+    let area = popup_area(full, 100, full.height.saturating_sub(2));
+    let mut lines: Vec<Line> = summary
+        .headline
+        .iter()
+        .map(|line| Line::raw(line.clone()))
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!(
+            "{:<24} {:<24} {:>8} {:>8}",
+            "leaf before", "after", "size was", "is now"
+        ),
+        theme.heading(),
+    ));
+    for (old, new, old_size, new_size, moved) in &summary.leaves {
+        let text = format!(
+            "{:<24} {:<24} {old_size:>8} {new_size:>8}",
+            fit(old, 24),
+            fit(new, 24)
+        );
+        lines.push(if *moved {
+            Line::from(vec![
+                Span::styled(text, theme.fg(Color::Yellow)),
+                Span::styled("  moved > 5%", theme.fg(Color::Yellow)),
+            ])
+        } else {
+            Line::raw(text)
+        });
+    }
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(popup_block(
+                " Rebuilt and replayed · u undoes · Esc closes ".into(),
+                theme,
+            ))
+            .wrap(Wrap { trim: false })
+            .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
+        area,
+    );
+}

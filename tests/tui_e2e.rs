@@ -79,7 +79,7 @@ fn split_undo_export_and_quit_in_a_real_terminal() {
     let screen = tmux.wait_for_text("Tree · 2 leaves");
     assert!(screen.contains("split #0 into #1 #2"), "{screen}");
 
-    tmux.send("n");
+    tmux.send("S");
     let screen = tmux.wait_for_text("Tree · 3 leaves");
     assert!(screen.contains("• #3"), "{screen}");
 
@@ -122,7 +122,7 @@ fn a_saved_session_reopens_and_a_damaged_one_is_refused() {
     tmux.wait_for_text("Tree · 1 leaf");
     tmux.send("s");
     tmux.wait_for_text("Tree · 2 leaves");
-    tmux.send("n");
+    tmux.send("S");
     tmux.wait_for_text("Tree · 3 leaves");
     tmux.send("e");
     tmux.wait_for_text("Name (empty clears it)");

@@ -9,6 +9,7 @@ pub(super) mod picker;
 mod popups;
 mod preview_cache;
 mod reading;
+mod search;
 mod tree_ops;
 mod update;
 
@@ -22,6 +23,7 @@ use pdx::dataset::Dataset;
 use pdx::progress::Progress;
 use pdx::report::metrics::{self, ClusterFigures, Confusion, GlobalFigures};
 use pdx::report::terms::{self, TermWeight};
+use pdx::text::index::TextIndex;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::keys::{self, Command, Context};
@@ -32,6 +34,7 @@ pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
 pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(super) use popups::Popup;
 pub(super) use reading::{Clock, LogEntry, shorten_path};
+pub(super) use search::{Mark, MarkKind, Search};
 pub(super) use update::update;
 
 /// Undo depth. A snapshot shares the nodes' members and centroids with the live tree, so it costs little, but
@@ -203,6 +206,8 @@ pub(super) struct Start {
     pub blind: bool,
     /// The message log's clock.
     pub clock: Clock,
+    /// The documents' full-text index, built while loading (none: the model builds it).
+    pub index: Option<Arc<TextIndex>>,
 }
 
 impl Start {
@@ -219,6 +224,7 @@ impl Start {
             note: None,
             blind: false,
             clock: std::time::SystemTime::now,
+            index: None,
         }
     }
 }
@@ -265,6 +271,10 @@ pub(super) struct Model {
     clock: Clock,
     /// Every status message of the session.
     log: Vec<LogEntry>,
+    /// The documents' full-text index, the active search (`/`, n/N) and the Documents tab's filter (`f`).
+    index: Arc<TextIndex>,
+    search: Option<Search>,
+    filter: Option<search::Filter>,
 }
 
 impl Model {
@@ -276,6 +286,9 @@ impl Model {
             .params()
             .check()
             .unwrap_or_else(|error| panic!("a rule's own parameters are valid: {error}"));
+        let index = start
+            .index
+            .unwrap_or_else(|| Arc::new(search::build_index(&start.data)));
         let mut model = Model {
             data: start.data,
             tree,
@@ -321,6 +334,9 @@ impl Model {
             blind: start.blind,
             clock: start.clock,
             log: Vec::new(),
+            index,
+            search: None,
+            filter: None,
         };
         model.tree_changed();
         model.record_status();
@@ -563,6 +579,7 @@ impl Model {
             self.tree.norms_squared(),
             node.members.len(),
         );
+        let documents = self.filtered(documents);
         self.detail = Detail {
             node: node.id,
             top_terms,

@@ -11,6 +11,7 @@ mod preview;
 mod reading;
 mod recovery;
 mod screens;
+mod search;
 mod signals;
 mod words;
 
@@ -118,7 +119,7 @@ fn two_splits() -> Model {
 fn two_splits_from(start: Start) -> Model {
     let mut model = Model::new(start);
     key(&mut model, KeyCode::Char('s'));
-    key(&mut model, KeyCode::Char('n'));
+    key(&mut model, KeyCode::Char('S'));
     model
 }
 

@@ -270,3 +270,38 @@ fn alternatives_and_comparisons_in_a_real_terminal() {
     tmux.send("y");
     assert_clean_exit(&tmux, &exit_file);
 }
+
+/// Search in a real terminal: `/`, a phrase, Enter lists the hits, Enter selects the document in its leaf, and
+/// Enter again opens it in the viewer, the match marked.
+#[test]
+fn search_hit_opens_the_document() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let (tmux, exit_file) = launch(work.path(), "search", &[]);
+    let key = |name: &str| {
+        tmux.run(&["send-keys", "-t", &tmux.session, name]);
+    };
+    tmux.wait_for_text("Tree · 1 leaf");
+    tmux.send("/");
+    tmux.wait_for_text("Search the texts");
+    tmux.send("sourdough starters");
+    key("Enter");
+    let screen = tmux.wait_for_text("Search sourdough starters: 1 hit in 1 document");
+    assert!(screen.contains("«Sourdough starters»"), "{screen}");
+    key("Enter");
+    let screen = tmux.wait_for_text("hit 1 of 1");
+    assert!(screen.contains("3 Documents"), "{screen}");
+    key("Enter");
+    let screen = tmux.wait_for_text("(Esc closes)");
+    assert!(
+        screen.contains("Regular feedings of flour and water"),
+        "{screen}"
+    );
+    assert!(screen.contains("«Sourdough starters»"), "{screen}");
+    key("Escape");
+    tmux.send("q");
+    assert_clean_exit(&tmux, &exit_file);
+}

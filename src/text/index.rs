@@ -197,6 +197,7 @@ struct ChunkPostings {
 
 fn index_chunk(first_document: usize, texts: &[&str]) -> ChunkPostings {
     let mut ids: FxHashMap<String, u32> = FxHashMap::default();
+    let mut short_ids: FxHashMap<u128, u32> = FxHashMap::default();
     let mut words = Vec::new();
     let mut occurrences = Vec::new();
     let mut lower = String::new();
@@ -208,16 +209,30 @@ fn index_chunk(first_document: usize, texts: &[&str]) -> ChunkPostings {
             let Ok(start) = u32::try_from(start) else {
                 return;
             };
-            lower_into(word, &mut lower);
-            let id = match ids.get(lower.as_str()) {
-                Some(&id) => id,
+            // Most words are short ASCII ones: looked up packed into an integer, as the text pipeline does,
+            // without lower-casing them into a string first.
+            let packed = (word.len() <= 16 && word.is_ascii()).then(|| {
+                word.bytes().enumerate().fold(0u128, |key, (i, b)| {
+                    key | (u128::from(b.to_ascii_lowercase()) << (8 * i))
+                })
+            });
+            let known = match packed {
+                Some(key) => short_ids.get(&key).copied(),
                 None => {
-                    let id = words.len() as u32;
-                    words.push(lower.clone());
-                    ids.insert(lower.clone(), id);
-                    id
+                    lower_into(word, &mut lower);
+                    ids.get(lower.as_str()).copied()
                 }
             };
+            let id = known.unwrap_or_else(|| {
+                lower_into(word, &mut lower);
+                let id = words.len() as u32;
+                words.push(lower.clone());
+                match packed {
+                    Some(key) => short_ids.insert(key, id),
+                    None => ids.insert(lower.clone(), id),
+                };
+                id
+            });
             let length = u8::try_from(word.len()).unwrap_or(LONG_WORD);
             occurrences.push((id, document, start, length));
         });
@@ -315,18 +330,34 @@ impl TextIndex {
     }
 
     /// The first of `word`'s occurrences at or after byte `from` of `document`, if it is in that document.
-    fn next_in(&self, word: u32, document: u32, from: usize) -> Option<usize> {
-        let range = self.offsets[word as usize]..self.offsets[word as usize + 1];
-        let (mut low, mut high) = (range.start, range.end);
-        while low < high {
-            let middle = low + (high - low) / 2;
-            if (self.documents[middle], self.starts[middle] as usize) < (document, from) {
-                low = middle + 1;
-            } else {
-                high = middle;
+    /// `cursor` is where the last seek of this word stopped: a phrase's seeks only move forward, so each starts
+    /// there and gallops, which costs little whether the word is rarer or commoner than the phrase's first.
+    fn seek(&self, word: u32, cursor: &mut usize, document: u32, from: usize) -> Option<usize> {
+        let end = self.offsets[word as usize + 1];
+        let before = |i: usize| (self.documents[i], self.starts[i] as usize) < (document, from);
+        let mut low = *cursor;
+        if low < end && before(low) {
+            let mut step = 1;
+            let mut high = low + 1;
+            while high < end && before(high) {
+                low = high;
+                step *= 2;
+                high = low + step;
             }
+            // `low` is before the target, `high` (or the end) is not: the answer is in (low, high].
+            let (mut first, mut last) = (low + 1, high.min(end));
+            while first < last {
+                let middle = first + (last - first) / 2;
+                if before(middle) {
+                    first = middle + 1;
+                } else {
+                    last = middle;
+                }
+            }
+            low = first;
         }
-        (low < range.end && self.documents[low] == document).then_some(low)
+        *cursor = low;
+        (low < end && self.documents[low] == document).then_some(low)
     }
 
     /// The occurrences of one phrase, sorted by (document, start).
@@ -341,6 +372,10 @@ impl TextIndex {
         let Some((&first, rest)) = ids.split_first() else {
             return Vec::new();
         };
+        let mut cursors: Vec<usize> = rest
+            .iter()
+            .map(|&word| self.offsets[word as usize])
+            .collect();
         let mut hits = Vec::new();
         // A document found to lack a later word of the phrase: its other occurrences of the first are skipped.
         let mut lacking = None;
@@ -352,8 +387,8 @@ impl TextIndex {
             let text = texts[document as usize];
             let start = self.starts[p] as usize;
             let mut end = self.end_of(p, text);
-            for &word in rest {
-                let Some(next) = self.next_in(word, document, end) else {
+            for (&word, cursor) in rest.iter().zip(&mut cursors) {
+                let Some(next) = self.seek(word, cursor, document, end) else {
                     lacking = Some(document);
                     continue 'anchor;
                 };

@@ -34,7 +34,7 @@ pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
 pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(super) use popups::Popup;
 pub(super) use reading::{Clock, LogEntry, shorten_path};
-pub(super) use search::{Mark, MarkKind, Search};
+pub(super) use search::{Mark, MarkKind, Search, count};
 pub(super) use update::update;
 
 /// Undo depth. A snapshot shares the nodes' members and centroids with the live tree, so it costs little, but

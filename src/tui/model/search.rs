@@ -357,7 +357,7 @@ impl Model {
 }
 
 /// `n things` (or `1 thing`).
-fn count(n: usize, thing: &str) -> String {
+pub(crate) fn count(n: usize, thing: &str) -> String {
     if n == 1 {
         format!("1 {thing}")
     } else {

@@ -11,7 +11,7 @@ use ratatui::widgets::{Clear, List, ListItem, ListState, Paragraph};
 
 use pdx::text::index::{Snippet, snippet};
 
-use super::super::model::{Mark, MarkKind, Model};
+use super::super::model::{Mark, MarkKind, Model, count};
 use super::popups::{popup_area, popup_block};
 use super::{Theme, fit, list_offset};
 
@@ -136,10 +136,10 @@ pub(super) fn draw_hits(frame: &mut Frame, model: &Model, theme: Theme) {
         rows.min(full.height.saturating_sub(2)),
     );
     let counts = format!(
-        " Search {}: {} hits in {} documents ",
+        " Search {}: {} in {} ",
         search.query,
-        search.hits.len(),
-        search.documents
+        count(search.hits.len(), "hit"),
+        count(search.documents, "document")
     );
     let keys = "· Enter opens · Esc closes, then n/N step ";
     let title = if counts.chars().count() + keys.chars().count() + 2 <= usize::from(area.width) {

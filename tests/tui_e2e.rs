@@ -79,7 +79,7 @@ fn split_undo_export_and_quit_in_a_real_terminal() {
     let screen = tmux.wait_for_text("Tree · 2 leaves");
     assert!(screen.contains("split #0 into #1 #2"), "{screen}");
 
-    tmux.send("n");
+    tmux.send("S");
     let screen = tmux.wait_for_text("Tree · 3 leaves");
     assert!(screen.contains("• #3"), "{screen}");
 
@@ -122,7 +122,7 @@ fn a_saved_session_reopens_and_a_damaged_one_is_refused() {
     tmux.wait_for_text("Tree · 1 leaf");
     tmux.send("s");
     tmux.wait_for_text("Tree · 2 leaves");
-    tmux.send("n");
+    tmux.send("S");
     tmux.wait_for_text("Tree · 3 leaves");
     tmux.send("e");
     tmux.wait_for_text("Name (empty clears it)");
@@ -335,7 +335,7 @@ fn add_a_stop_word_and_replay() {
     assert!(screen.contains("1094 terms"), "{screen}");
     tmux.send("s");
     tmux.wait_for_text("Tree · 2 leaves");
-    tmux.send("n");
+    tmux.send("S");
     tmux.wait_for_text("Tree · 3 leaves");
     // The Terms tab, the focus on it, the cursor on its second word, and d drops that word.
     tmux.send("1\tj");
@@ -353,5 +353,38 @@ fn add_a_stop_word_and_replay() {
     tmux.send("q");
     tmux.wait_for_text("Quit anyway?");
     tmux.send("y");
+    assert_clean_exit(&tmux, &exit_file);
+}
+
+#[test]
+fn search_hit_opens_the_document() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let (tmux, exit_file) = launch(work.path(), "search", &[]);
+    let key = |name: &str| {
+        tmux.run(&["send-keys", "-t", &tmux.session, name]);
+    };
+    tmux.wait_for_text("Tree · 1 leaf");
+    tmux.send("/");
+    tmux.wait_for_text("Search the texts");
+    tmux.send("sourdough starters");
+    key("Enter");
+    let screen = tmux.wait_for_text("Search sourdough starters: 1 hit in 1 document");
+    assert!(screen.contains("«Sourdough starters»"), "{screen}");
+    key("Enter");
+    let screen = tmux.wait_for_text("hit 1 of 1");
+    assert!(screen.contains("3 Documents"), "{screen}");
+    key("Enter");
+    let screen = tmux.wait_for_text("(Esc closes)");
+    assert!(
+        screen.contains("Regular feedings of flour and water"),
+        "{screen}"
+    );
+    assert!(screen.contains("«Sourdough starters»"), "{screen}");
+    key("Escape");
+    tmux.send("q");
     assert_clean_exit(&tmux, &exit_file);
 }

@@ -7,6 +7,7 @@
 //! what makes stemming cheap enough for 20 Newsgroups.
 
 mod raw;
+pub mod index;
 mod tokenise;
 
 use std::collections::HashSet;

@@ -69,6 +69,9 @@ impl Command {
             Command::MoveDocuments => "move-documents",
             Command::DropWord => "drop-word",
             Command::WeightingForm => "weighting-form",
+            Command::NextHit => "next-hit",
+            Command::PrevHit => "prev-hit",
+            Command::Filter => "filter",
         }
     }
 }

@@ -32,8 +32,13 @@ pub(crate) enum Command {
     Export,
     /// Name the selected node.
     Rename,
-    /// Find a term or a document title.
+    /// Search the documents' texts for a word or phrase; list the hits.
     Find,
+    /// The active search's next (or previous) hit, selected in its leaf.
+    NextHit,
+    PrevHit,
+    /// Filter the Documents tab by a word or phrase.
+    Filter,
     /// Save the session: corpus, options, rule and tree.
     Save,
     /// Make the selected node's next (or previous) alternative split the active one.
@@ -112,6 +117,8 @@ pub(crate) enum Context {
     Documents,
     /// The leaf picker: where documents moved by hand go.
     LeafPicker,
+    /// The search's hits list.
+    Hits,
 }
 
 impl Context {
@@ -125,13 +132,14 @@ impl Context {
             Context::WeightingForm => "Weighting and filters",
             Context::RulePicker => "Rule picker",
             Context::Prompt => "Prompt",
-            Context::TextPrompt => "Name and find prompts",
+            Context::TextPrompt => "Name, search and filter prompts",
             Context::Confirm => "Question",
             Context::Recovery => "Recovered tree (offered at start)",
             Context::Reader => "Read-only popups: help, confusion, log, viewer, comparisons",
             Context::Loading => "While loading",
             Context::Documents => "Documents tab (detail pane)",
             Context::LeafPicker => "Leaf picker (M: move documents)",
+            Context::Hits => "Search hits",
         }
     }
 }
@@ -240,7 +248,7 @@ pub(super) static BINDINGS: &[Binding] = &[
     // The main screen, whichever pane has the focus.
     hint(&[Plain(Char('?'))], Command::Help, Context::Main, "show this help", "help"),
     hint(&[Plain(Char('s'))], Command::Split, Context::Main, "split the node with the rule (split already: alternative)", "split"),
-    hint(&[Plain(Char('n'))], Command::SplitSuggested, Context::Main, "split the suggested node (marked ◆)", "next"),
+    hint(&[Plain(Char('S'))], Command::SplitSuggested, Context::Main, "split the suggested node (marked ◆)", "next"),
     hint(&[Plain(Char('a'))], Command::AutoSplit, Context::Main, "auto-split until K leaves", "auto"),
     hint(&[Plain(Char('m'))], Command::Merge, Context::Main, "merge the node back into a leaf (drops its alternatives)", "merge"),
     bind(&[Plain(Char(']'))], Command::NextSplit, Context::Main, "alternatives: make the node's next split active"),
@@ -256,14 +264,16 @@ pub(super) static BINDINGS: &[Binding] = &[
     hint(&[Plain(Char('c'))], Command::Confusion, Context::Main, "confusion view: leaves x labels", "confusion"),
     hint(&[Plain(Char('x'))], Command::Export, Context::Main, "write JSON, CSV, Newick files to $PDX_EXPORT_DIR or .", "export"),
     bind(&[Plain(Char('e'))], Command::Rename, Context::Main, "name the selected node (empty clears the name)"),
-    bind(&[Plain(Char('/'))], Command::Find, Context::Main, "find a term or a document title; select its leaf"),
+    bind(&[Plain(Char('/'))], Command::Find, Context::Main, "search the texts for a word or phrase; list the hits"),
+    bind(&[Plain(Char('n'))], Command::NextHit, Context::Main, "the search's next hit: its document in its leaf"),
+    bind(&[Plain(Char('N'))], Command::PrevHit, Context::Main, "the search's previous hit"),
     bind(&[Plain(Char('w'))], Command::Save, Context::Main, "save the session (reopen with pdx --session FILE)"),
     bind(&[Plain(KeyCode::Tab)], Command::NextPane, Context::Main, "switch between the tree and the detail pane"),
     bind(&[Plain(Char('1'))], Command::Tab(0), Context::Main, "detail tab: Terms"),
     bind(&[Plain(Char('2'))], Command::Tab(1), Context::Main, "detail tab: Labels"),
     bind(&[Plain(Char('3'))], Command::Tab(2), Context::Main, "detail tab: Documents"),
     bind(&[Plain(Char('4'))], Command::Tab(3), Context::Main, "detail tab: Preview (each rule's split, or the split made)"),
-    bind(&[Plain(Esc)], Command::Cancel, Context::Main, "cancel the running split"),
+    bind(&[Plain(Esc)], Command::Cancel, Context::Main, "cancel the running split; else clear filter or search"),
     hint(&[Plain(Char('q'))], Command::Quit, Context::Main, "quit (asks first if the tree changed)", "quit"),
     bind(&[Ctrl('c')], Command::Interrupt, Context::Main, "cancel the running split or preview; else quit as q"),
     bind(&[Plain(Char('b'))], Command::ToggleLabels, Context::Main, "label-blind: hide (or show) labels, purity, entropy, NMI"),
@@ -288,6 +298,7 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Left), Plain(Char('h'))], Command::PrevTab, Context::Detail, "previous tab"),
     bind(&[Plain(Right), Plain(Char('l'))], Command::NextTab, Context::Detail, "next tab"),
     bind(&[Plain(Enter)], Command::OpenDocument, Context::Detail, "open the document (Documents tab)"),
+    bind(&[Plain(Char('f'))], Command::Filter, Context::Detail, "Documents tab: only the documents holding a word or phrase"),
 
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::PreviewTable, "previous rule in the table (PgUp/PgDn scroll)"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::PreviewTable, "next rule in the table; its sides' terms show below"),
@@ -322,7 +333,7 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Backspace)], Command::Backspace, Context::Prompt, "delete a character"),
     bind(&[Plain(Enter)], Command::Confirm, Context::Prompt, "go"),
     bind(&[Plain(Esc), Ctrl('c')], Command::Cancel, Context::Prompt, "cancel"),
-    // The name and find prompts.
+    // The name, search and filter prompts.
     bind(&[Text], Command::Type, Context::TextPrompt, "type"),
     bind(&[Plain(Backspace)], Command::Backspace, Context::TextPrompt, "delete a character"),
     bind(&[Plain(Enter)], Command::Confirm, Context::TextPrompt, "confirm"),
@@ -351,6 +362,15 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Backspace)], Command::Backspace, Context::LeafPicker, "delete a typed character"),
     bind(&[Plain(Enter)], Command::Confirm, Context::LeafPicker, "move the documents to the leaf under the cursor (u undoes)"),
     bind(&[Plain(Esc), Ctrl('c')], Command::Cancel, Context::LeafPicker, "close without moving"),
+    // The search's hits list.
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Hits, "previous hit"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Hits, "next hit"),
+    bind(&[Plain(PageUp)], Command::PageUp, Context::Hits, "page up"),
+    bind(&[Plain(PageDown)], Command::PageDown, Context::Hits, "page down"),
+    bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Hits, "first hit"),
+    bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Hits, "last hit"),
+    bind(&[Plain(Enter)], Command::Confirm, Context::Hits, "select the hit's document in its leaf (Documents tab)"),
+    bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Hits, "close the list (n/N step through the hits)"),
     // The loading screen.
     bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Loading, "stop loading and quit"),
 ];

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use pdx::dataset::{DatasetError, Opened};
 use pdx::progress::{Progress, ProgressSnapshot};
+use pdx::text::index::TextIndex;
 use ratatui::crossterm::event::KeyEvent;
 
 use super::keys::{self, Command, Context};
@@ -18,9 +19,35 @@ pub(super) struct Loading {
     pub cancelling: bool,
 }
 
-/// How loading ended.
-pub(super) enum LoadEnd {
-    Loaded(Box<Opened>),
+/// The loading screen's phase while the texts are indexed for search.
+pub(super) const PHASE_INDEXING: &str = "indexing the texts for search";
+
+/// A corpus opened with its documents' full-text index, both made on the loading thread.
+pub(super) struct Loaded {
+    pub opened: Opened,
+    pub index: Arc<TextIndex>,
+}
+
+/// Index the texts of what was opened (on the loading thread, so that no key waits for it).
+pub(super) fn index_loaded(
+    result: anyhow::Result<Opened>,
+    progress: &Progress,
+) -> anyhow::Result<Loaded> {
+    let opened = result?;
+    progress.start_phase(PHASE_INDEXING, 0);
+    let texts: Vec<&str> = opened
+        .dataset
+        .documents
+        .iter()
+        .map(|d| d.text.as_str())
+        .collect();
+    let index = Arc::new(TextIndex::build(&texts));
+    Ok(Loaded { opened, index })
+}
+
+/// How loading ended (with what was loaded: [`Loaded`] in the app).
+pub(super) enum LoadEnd<T = Loaded> {
+    Loaded(Box<T>),
     /// The user cancelled: pdx quits, saying so.
     Cancelled,
     Failed(anyhow::Error),
@@ -49,7 +76,7 @@ impl Loading {
 
     /// What the loader's result means: a cancel shows up as [`DatasetError::Cancelled`] (or, if the load ended
     /// before it saw the cancel, as a dataset the user no longer wants).
-    pub(super) fn finished(&self, result: anyhow::Result<Opened>) -> LoadEnd {
+    pub(super) fn finished<T>(&self, result: anyhow::Result<T>) -> LoadEnd<T> {
         match result {
             _ if self.cancelling => LoadEnd::Cancelled,
             Ok(opened) => LoadEnd::Loaded(Box::new(opened)),

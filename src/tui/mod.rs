@@ -29,10 +29,9 @@ use ratatui::crossterm::event::{
 };
 use ratatui::layout::Rect;
 
-use pdx::dataset::Opened;
 use pdx::progress::Progress;
 
-use loading::{LoadEnd, Loading};
+use loading::{LoadEnd, Loaded, Loading};
 use recovery::Signals;
 
 use model::{Action, Model};
@@ -41,7 +40,7 @@ pub(crate) use session::Source;
 
 /// What worker threads send back.
 enum Message {
-    Loaded(Box<anyhow::Result<Opened>>),
+    Loaded(Box<anyhow::Result<Loaded>>),
     /// An effect's result, for `update`.
     Action(Box<Action>),
 }
@@ -103,7 +102,7 @@ pub(crate) fn run(
             run_in(
                 &mut terminal,
                 loading,
-                move || loader.open(&progress),
+                move || loading::index_loaded(loader.open(&progress), &progress),
                 colors,
                 start,
                 &signals,
@@ -162,7 +161,7 @@ struct Signalled(i32);
 fn run_in(
     terminal: &mut DefaultTerminal,
     loading: Loading,
-    load: impl FnOnce() -> anyhow::Result<Opened> + Send + 'static,
+    load: impl FnOnce() -> anyhow::Result<Loaded> + Send + 'static,
     colors: bool,
     start: Start,
     signals: &Signals,
@@ -173,17 +172,18 @@ fn run_in(
         // The receiver is gone if the user quit while loading: nothing to do then.
         let _ = loader.send(Message::Loaded(Box::new(load())));
     });
-    let opened = match wait_for_load(terminal, loading, &receiver, colors, signals)? {
-        Ok(LoadEnd::Loaded(opened)) => opened,
-        Ok(LoadEnd::Cancelled) => return Ok(Ended::LoadCancelled),
-        Ok(LoadEnd::Failed(error)) => return Err(error),
-        Err(Signalled(signal)) => {
-            return Ok(Ended::Signalled {
-                signal,
-                kept: Ok(None),
-            });
-        }
-    };
+    let Loaded { opened, index } =
+        match wait_for_load(terminal, loading, &receiver, colors, signals)? {
+            Ok(LoadEnd::Loaded(loaded)) => *loaded,
+            Ok(LoadEnd::Cancelled) => return Ok(Ended::LoadCancelled),
+            Ok(LoadEnd::Failed(error)) => return Err(error),
+            Err(Signalled(signal)) => {
+                return Ok(Ended::Signalled {
+                    signal,
+                    kept: Ok(None),
+                });
+            }
+        };
     let recovered = start
         .recovery_dir
         .as_deref()
@@ -200,6 +200,7 @@ fn run_in(
         blind: start.hide_labels,
         keys: Arc::clone(&start.keys),
         timings: Some(opened.timings),
+        index: Some(index),
         ..model::Start::new(Arc::new(opened.dataset), colors)
     });
     if let Some((path, session)) = start.session {

@@ -11,6 +11,7 @@ mod popups;
 mod preview_cache;
 mod reading;
 mod replay;
+mod search;
 mod tree_ops;
 mod update;
 
@@ -24,6 +25,7 @@ use pdx::dataset::Dataset;
 use pdx::progress::Progress;
 use pdx::report::metrics::{self, ClusterFigures, Confusion, GlobalFigures};
 use pdx::report::terms::{self, TermWeight};
+use pdx::text::index::TextIndex;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::keymap::KeyMap;
@@ -40,6 +42,7 @@ pub(super) use replay::{
     GLOBAL_WEIGHTS, LOCAL_WEIGHTS, ReplayDone, ReplayJob, ReplaySummary, WeightingForm,
     perform_replay,
 };
+pub(super) use search::{Mark, MarkKind, Search, count};
 pub(super) use update::update;
 
 /// Undo depth. A snapshot shares the nodes' members and centroids with the live tree, so it costs little, but
@@ -219,6 +222,8 @@ pub(super) struct Start {
     pub keys: Arc<KeyMap>,
     /// How long the corpus took to load, for the exports (none: not measured).
     pub timings: Option<pdx::dataset::Timings>,
+    /// The documents' full-text index, built while loading (none: the model builds it).
+    pub index: Option<Arc<TextIndex>>,
 }
 
 impl Start {
@@ -237,6 +242,7 @@ impl Start {
             clock: std::time::SystemTime::now,
             keys: Arc::new(KeyMap::default()),
             timings: None,
+            index: None,
         }
     }
 }
@@ -293,6 +299,10 @@ pub(super) struct Model {
     split_ms: f64,
     /// The Terms tab's cursor (stop words and weighting without restarting).
     replay: replay::ReplayState,
+    /// The documents' full-text index, the active search (`/`, n/N) and the Documents tab's filter (`f`).
+    index: Arc<TextIndex>,
+    search: Option<Search>,
+    filter: Option<search::Filter>,
 }
 
 impl Model {
@@ -304,6 +314,9 @@ impl Model {
             .params()
             .check()
             .unwrap_or_else(|error| panic!("a rule's own parameters are valid: {error}"));
+        let index = start
+            .index
+            .unwrap_or_else(|| Arc::new(search::build_index(&start.data)));
         let mut model = Model {
             data: start.data,
             tree,
@@ -354,6 +367,9 @@ impl Model {
             load_timings: start.timings,
             split_ms: 0.0,
             replay: replay::ReplayState::default(),
+            index,
+            search: None,
+            filter: None,
         };
         model.tree_changed();
         model.record_status();
@@ -607,6 +623,7 @@ impl Model {
             self.tree.norms_squared(),
             node.members.len(),
         );
+        let documents = self.filtered(documents);
         self.detail = Detail {
             node: node.id,
             top_terms,

@@ -43,8 +43,14 @@ pub(crate) enum Popup {
         node: usize,
         input: String,
     },
-    /// Asks a term or a title to find.
+    /// Asks a word or phrase to search the documents' texts for.
     Find {
+        input: String,
+    },
+    /// The active search's hits (the model holds them and the cursor).
+    Hits,
+    /// Asks a word or phrase to filter the Documents tab by.
+    Filter {
         input: String,
     },
     /// Offers to reopen the tree kept when a signal stopped pdx.
@@ -83,7 +89,8 @@ impl Popup {
             Popup::Weighting(_) => Context::WeightingForm,
             Popup::Rules(_) => Context::RulePicker,
             Popup::AutoSplit { .. } => Context::Prompt,
-            Popup::Name { .. } | Popup::Find { .. } => Context::TextPrompt,
+            Popup::Name { .. } | Popup::Find { .. } | Popup::Filter { .. } => Context::TextPrompt,
+            Popup::Hits => Context::Hits,
             Popup::ConfirmQuit => Context::Confirm,
             Popup::Recovery(_) => Context::Recovery,
             Popup::Leaves(_) => Context::LeafPicker,
@@ -128,7 +135,7 @@ impl Model {
                 .filter(|_| self.tab == DetailTab::Documents)
                 .map(|&document| Popup::Viewer {
                     document,
-                    scroll: 0,
+                    scroll: self.first_marked_line(document),
                 }),
             Command::Rename => Some(Popup::Name {
                 node: self.selected,
@@ -212,7 +219,10 @@ pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Comman
             true
         }
         (
-            Popup::AutoSplit { input } | Popup::Name { input, .. } | Popup::Find { input },
+            Popup::AutoSplit { input }
+            | Popup::Name { input, .. }
+            | Popup::Find { input }
+            | Popup::Filter { input },
             Command::Backspace,
         ) => {
             input.pop();
@@ -223,9 +233,14 @@ pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Comman
             false
         }
         (Popup::Find { input }, Command::Confirm) => {
-            model.find(input);
+            model.run_search(input);
             false
         }
+        (Popup::Filter { input }, Command::Confirm) => {
+            model.apply_filter(input);
+            false
+        }
+        (Popup::Hits, command) => model.hits_command(command),
         (Popup::AutoSplit { input }, Command::Confirm) => match input.parse::<usize>() {
             // Growing never merges: a K the tree has reached already would do nothing, so say so.
             Ok(k) if k >= 1 && k <= model.derived.leaves.len() => {

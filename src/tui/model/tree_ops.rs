@@ -1,5 +1,5 @@
 //! What the model does to its tree and around it: replace it with undo history, start jobs on it, name its
-//! nodes, find in it, save it as a session and take one back.
+//! nodes, find a document's leaf, save it as a session and take one back.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -231,74 +231,11 @@ impl Model {
     }
 
     /// The leaf holding document `document`, if any.
-    fn leaf_of(&self, document: usize) -> Option<usize> {
+    pub(super) fn leaf_of(&self, document: usize) -> Option<usize> {
         self.derived.leaves.iter().copied().find(|&leaf| {
             self.tree
                 .node(leaf)
                 .is_some_and(|n| n.members.contains(&document))
         })
-    }
-
-    /// Find `text`: the leaf of the first document whose title holds it, else the leaf where the term it names
-    /// weighs most: the term whose word or stem equals the lower-cased or stemmed text, else the first whose
-    /// word or stem starts with it.
-    pub(super) fn find(&mut self, text: &str) {
-        let data = Arc::clone(&self.data);
-        let wanted = text.trim().to_lowercase();
-        if wanted.is_empty() {
-            self.status = "find: type a term or part of a title".into();
-            return;
-        }
-        let by_title = data.documents.iter().enumerate().find_map(|(j, d)| {
-            d.title
-                .as_ref()
-                .filter(|t| t.to_lowercase().contains(&wanted))
-                .and_then(|_| self.leaf_of(j).map(|leaf| (j, leaf)))
-        });
-        if let Some((j, leaf)) = by_title {
-            self.reveal(leaf);
-            let id = &data.documents[j].id;
-            self.status = format!(
-                "\"{}\" in the title of {id}: {}",
-                text.trim(),
-                self.label(leaf)
-            );
-            return;
-        }
-        let stemmed = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
-            .stem(&wanted)
-            .into_owned();
-        let names = data.matrix.row_names();
-        let words = data.matrix.row_words();
-        let rows = || names.iter().zip(words);
-        let row = rows()
-            .position(|(n, w)| *n == stemmed || *n == wanted || *w == wanted)
-            .or_else(|| {
-                rows().position(|(n, w)| {
-                    n.starts_with(&wanted) || n.starts_with(&stemmed) || w.starts_with(&wanted)
-                })
-            });
-        let best = row.and_then(|row| {
-            self.derived
-                .leaves
-                .iter()
-                .filter_map(|&leaf| {
-                    let weight = self.tree.centroid(&data.matrix, leaf).ok()?.get(row)?;
-                    Some((leaf, weight))
-                })
-                .max_by(|a, b| a.1.total_cmp(&b.1))
-                .map(|(leaf, weight)| (row, leaf, weight))
-        });
-        match best {
-            Some((row, leaf, weight)) => {
-                self.reveal(leaf);
-                self.status = format!(
-                    "term \"{}\": heaviest in {} (weight {weight:.3})",
-                    words[row],
-                    self.label(leaf)
-                );
-            }
-            None => self.status = format!("no match for \"{}\"", text.trim()),
-        }
     }
 }

@@ -185,9 +185,9 @@ fn apply(model: &mut Model, action: Action) -> Vec<Effect> {
                 Some(Popup::AutoSplit { input }) if c.is_ascii_digit() && input.len() < 6 => {
                     input.push(c);
                 }
-                Some(Popup::Name { input, .. } | Popup::Find { input })
-                    if input.chars().count() < 60 =>
-                {
+                Some(
+                    Popup::Name { input, .. } | Popup::Find { input } | Popup::Filter { input },
+                ) if input.chars().count() < 60 => {
                     input.push(c);
                 }
                 Some(Popup::Rules(picker)) => picker.type_char(c),
@@ -306,7 +306,13 @@ fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
                 model.quit = true;
             }
         }
-        Command::Cancel => model.cancel_job(),
+        Command::Cancel => {
+            if model.busy.is_some() || !model.clear_search() {
+                model.cancel_job();
+            }
+        }
+        Command::NextHit | Command::PrevHit => model.step_hit(command == Command::NextHit),
+        Command::Filter => model.open_filter(),
         Command::Interrupt => {
             if model.busy.is_some() {
                 model.cancel_job();

@@ -1,4 +1,4 @@
-//! Keys on the main screen: splitting, moving, merging, undo, popups, naming, finding.
+//! Keys on the main screen: splitting, moving, merging, undo, popups, naming (searching is in `search`).
 
 use super::*;
 
@@ -25,7 +25,7 @@ fn a_split_runs_through_the_worker_path_and_can_be_undone_and_redone() {
         Some(spec("pddp"))
     );
 
-    key(&mut model, KeyCode::Char('n'));
+    key(&mut model, KeyCode::Char('S'));
     assert_eq!(model.derived().leaves.len(), 3);
     let after_two = model.tree().clone();
 
@@ -319,98 +319,6 @@ fn naming_a_node_shows_in_the_tree_goes_into_exports_and_undoes() {
         None
     );
     assert_eq!(model.status(), format!("cleared the name of #{node}"));
-}
-
-#[test]
-fn find_selects_the_leaf_of_a_title_or_of_a_term() {
-    let mut model = two_splits();
-    // Collapse the root: finding must expand it again.
-    key(&mut model, KeyCode::Char('g'));
-    key(&mut model, KeyCode::Char('h'));
-    assert_eq!(model.visible().len(), 1);
-
-    // A title, typed in another case: the leaf of the first document whose title holds it.
-    let titled: Vec<(usize, String)> = model
-        .data()
-        .documents
-        .iter()
-        .enumerate()
-        .filter_map(|(j, d)| d.title.clone().map(|t| (j, t)))
-        .collect();
-    assert!(!titled.is_empty(), "the demo documents have titles");
-    let (_, title) = &titled[titled.len() / 2];
-    let query: String = title.chars().take(12).collect::<String>().to_uppercase();
-    let lower = query.to_lowercase();
-    let first = titled
-        .iter()
-        .find(|(_, t)| t.to_lowercase().contains(&lower))
-        .map(|&(j, _)| j)
-        .expect("the title matches itself");
-    key(&mut model, KeyCode::Char('/'));
-    assert_eq!(
-        model.popup(),
-        Some(&Popup::Find {
-            input: String::new()
-        })
-    );
-    type_text(&mut model, &query);
-    key(&mut model, KeyCode::Enter);
-    assert_eq!(model.popup(), None);
-    let leaf = model.tree().node(model.selected()).expect("selected");
-    assert!(
-        leaf.is_leaf() && leaf.members.contains(&first),
-        "{}",
-        model.status()
-    );
-    assert!(
-        model.status().contains("in the title of"),
-        "{}",
-        model.status()
-    );
-    assert!(
-        model
-            .visible()
-            .iter()
-            .any(|&(id, _)| id == model.selected()),
-        "the ancestors are expanded"
-    );
-
-    // A term: the leaf whose centroid weighs it most.
-    let names = model.data().matrix.row_names().to_vec();
-    let (row, term) = names
-        .iter()
-        .enumerate()
-        .find(|(_, n)| n.len() >= 5 && n.chars().all(|c| c.is_ascii_lowercase()))
-        .map(|(r, n)| (r, n.clone()))
-        .expect("a plain term");
-    let heaviest = model
-        .derived()
-        .leaves
-        .iter()
-        .copied()
-        .max_by(|&a, &b| {
-            let w = |id: usize| {
-                let centroid = model.tree().dense_centroid(&model.data().matrix, id);
-                centroid.expect("leaf")[row]
-            };
-            w(a).total_cmp(&w(b))
-        })
-        .expect("leaves");
-    key(&mut model, KeyCode::Char('g'));
-    key(&mut model, KeyCode::Char('/'));
-    type_text(&mut model, &term.to_uppercase());
-    key(&mut model, KeyCode::Enter);
-    // A title may hold the term too; then the title wins, as documented.
-    if model.status().starts_with("term") {
-        assert_eq!(model.selected(), heaviest, "{}", model.status());
-        assert!(model.status().contains(&term), "{}", model.status());
-    }
-
-    // Nothing.
-    key(&mut model, KeyCode::Char('/'));
-    type_text(&mut model, "zqxjzqxj");
-    key(&mut model, KeyCode::Enter);
-    assert_eq!(model.status(), "no match for \"zqxjzqxj\"");
 }
 
 #[test]

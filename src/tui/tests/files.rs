@@ -121,7 +121,7 @@ fn a_saved_session_reopens_with_its_tree_rule_and_names() {
     key(&mut reopened, KeyCode::Char('u'));
     assert_eq!(reopened.status(), "nothing to undo");
     // The restored tree grows on.
-    key(&mut reopened, KeyCode::Char('n'));
+    key(&mut reopened, KeyCode::Char('S'));
     assert_eq!(reopened.derived().leaves.len(), 4);
 }
 

@@ -15,6 +15,7 @@ mod reading;
 mod recovery;
 mod replay;
 mod screens;
+mod search;
 mod signals;
 mod words;
 
@@ -122,7 +123,7 @@ fn two_splits() -> Model {
 fn two_splits_from(start: Start) -> Model {
     let mut model = Model::new(start);
     key(&mut model, KeyCode::Char('s'));
-    key(&mut model, KeyCode::Char('n'));
+    key(&mut model, KeyCode::Char('S'));
     model
 }
 

@@ -201,7 +201,7 @@ fn a_session_keeps_the_moves_and_the_export_lists_them_with_timings() {
         ..start()
     });
     key(&mut model, KeyCode::Char('s'));
-    key(&mut model, KeyCode::Char('n'));
+    key(&mut model, KeyCode::Char('S'));
     let from = model.derived().leaves[0];
     let to = model.derived().leaves[1];
     select(&mut model, from);

@@ -468,7 +468,7 @@ fn a_split_keeps_the_other_nodes_words_and_describes_its_children() {
         .into_iter()
         .map(|id| (id, model.node_words(id).to_vec()))
         .collect();
-    key(&mut model, KeyCode::Char('n'));
+    key(&mut model, KeyCode::Char('S'));
     for (id, words) in &before {
         assert_eq!(model.node_words(*id), words.as_slice(), "node {id}");
     }

@@ -15,7 +15,7 @@ fn changed(splits: usize) -> Model {
     });
     key(&mut model, KeyCode::Char('s'));
     for _ in 1..splits {
-        key(&mut model, KeyCode::Char('n'));
+        key(&mut model, KeyCode::Char('S'));
     }
     model
 }

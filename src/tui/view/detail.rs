@@ -11,6 +11,7 @@ use pdx::report::terms::TermWeight;
 
 use super::super::model::shorten_path;
 use super::super::model::{DetailTab, Model, Pane};
+use super::hits::snippet_spans;
 use super::preview::draw_preview;
 use super::{Theme, bar, fit, list_offset, percent, tab_titles};
 
@@ -49,7 +50,13 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
     let detail = &model.detail();
     let size = model.tree().node(detail.node).map_or(0, |n| n.size());
     // The node's path from the root, cut from the left when the pane is narrow: the node's end always shows.
-    let documents = format!(" · {size} documents ");
+    let documents = match model.filter_query() {
+        Some(query) => format!(
+            " · {} of {size} documents · filter {query} ",
+            detail.documents.len()
+        ),
+        None => format!(" · {size} documents "),
+    };
     let room = usize::from(area.width)
         .saturating_sub(documents.chars().count() + 3)
         .max(1);
@@ -140,20 +147,28 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
                 .enumerate()
                 .skip(offset)
                 .take(usize::from(body.height));
+            let filtered = model.filter_query().is_some();
             let items: Vec<ListItem> = shown
                 .map(|(rank, &j)| {
                     let label = model
                         .document_label(j)
                         .map_or(String::new(), |l| format!("{:<18} ", fit(l, 18)));
-                    // A document marked for a move shows it in place of the most representative's star.
+                    // A document marked for a move shows it in place of the most representative's star; the
+                    // first in the list is nearest the centroid, unless a filter hid some.
                     let mark = if model.marked_documents().contains(&j) {
                         "● "
-                    } else if rank == 0 {
+                    } else if rank == 0 && !filtered {
                         "★ "
                     } else {
                         "  "
                     };
-                    ListItem::new(format!("{mark}{label}{}", model.document_heading(j)))
+                    ListItem::new(document_row(
+                        model,
+                        j,
+                        format!("{mark}{label}"),
+                        width,
+                        theme,
+                    ))
                 })
                 .collect();
             let list = List::new(items).highlight_style(theme.selected(focused));
@@ -162,6 +177,43 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
             frame.render_stateful_widget(list, body, &mut state);
         }
         DetailTab::Preview => draw_preview(frame, model, theme, body),
+    }
+}
+
+/// The narrowest snippet worth showing beside a document's heading.
+const MIN_SNIPPET: usize = 16;
+
+/// A Documents tab row: `prefix` (the star and the label), the heading, and when there is room the document's
+/// keyword in context (the search's match, or the node's most distinctive word).
+fn document_row(
+    model: &Model,
+    document: usize,
+    prefix: String,
+    width: usize,
+    theme: Theme,
+) -> Line<'static> {
+    let heading = model.document_heading(document);
+    let room = width.saturating_sub(prefix.chars().count());
+    let heading_width = (room * 2 / 5).clamp(12, 40);
+    let snippet_width = room.saturating_sub(heading_width + 2);
+    let text = model
+        .data()
+        .documents
+        .get(document)
+        .map(|d| d.text.as_str());
+    match (model.keyword_in_context(document), text) {
+        (Some(mark), Some(text)) if snippet_width >= MIN_SNIPPET => {
+            let mut spans = vec![
+                Span::raw(prefix),
+                Span::raw(format!(
+                    "{:<heading_width$}  ",
+                    fit(&heading, heading_width)
+                )),
+            ];
+            spans.extend(snippet_spans(text, &mark, snippet_width, theme));
+            Line::from(spans)
+        }
+        _ => Line::raw(format!("{prefix}{heading}")),
     }
 }
 

@@ -10,6 +10,7 @@ use super::super::help::{HELP_WIDTH, help_rows_for, wrap};
 use super::super::model::{FIELDS, Model, Popup, RulePicker, rule_at, rule_count, used_by};
 use pdx::cluster::registry::Family;
 
+use super::hits::{draw_hits, marked_lines};
 use super::{Theme, fit, number_width, percent};
 
 /// A popup rectangle of at most `width` x `height` centred in `area`.
@@ -95,11 +96,21 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
             draw_text_prompt(
                 frame,
                 theme,
-                " Find ".into(),
-                "A term or part of a document title:",
+                " Search the texts ".into(),
+                "A word or phrase (\"a b\" c: both):",
                 input,
             );
         }
+        Popup::Filter { input } => {
+            draw_text_prompt(
+                frame,
+                theme,
+                " Filter the documents ".into(),
+                "Only those holding (empty clears):",
+                input,
+            );
+        }
+        Popup::Hits => draw_hits(frame, model, theme),
         Popup::ConfirmQuit => {
             let area = popup_area(full, 44, 4);
             let lines = vec![
@@ -161,16 +172,12 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
                 .map(|l| format!(" [{l}]"))
                 .unwrap_or_default();
             let mut text = Text::default();
-            if let Some(title) = doc
-                .title
-                .as_ref()
-                .filter(|t| !doc.text.trim_start().starts_with(t.trim()))
-            {
-                text.push_line(Line::styled(title.clone(), theme.heading()));
+            if let Some(title) = model.viewer_title(*document) {
+                text.push_line(Line::styled(title.to_string(), theme.heading()));
                 text.push_line(Line::raw(""));
             }
-            for line in doc.text.lines() {
-                text.push_line(Line::raw(line.to_string()));
+            for line in marked_lines(&doc.text, &model.document_marks(*document), theme) {
+                text.push_line(line);
             }
             let block = popup_block(format!(" {}{label} (Esc closes) ", doc.id), theme);
             frame.render_widget(Clear, area);

@@ -1,0 +1,201 @@
+//! The search's hits list, and the highlighted text the Documents tab and the viewer show: a match or a
+//! distinctive word in its style, and without colours (NO_COLOR) between visible marks.
+
+use std::ops::Range;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, List, ListItem, ListState, Paragraph};
+
+use pdx::text::index::{Snippet, snippet};
+
+use super::super::model::{Mark, MarkKind, Model, count};
+use super::popups::{popup_area, popup_block};
+use super::{Theme, fit, list_offset};
+
+/// What surrounds a highlight without colours, so that it still shows: a search match, a distinctive word.
+const SEARCH_MARKS: (&str, &str) = ("«", "»");
+const WORD_MARKS: (&str, &str) = ("‹", "›");
+
+/// How many characters the marks of a highlight take without colours.
+pub(super) fn marks_width(theme: Theme) -> usize {
+    if theme.color { 0 } else { 2 }
+}
+
+fn mark_style(kind: MarkKind, theme: Theme) -> Style {
+    match (kind, theme.color) {
+        (MarkKind::Search, true) => Style::new()
+            .bg(Color::Yellow)
+            .fg(Color::Black)
+            .add_modifier(Modifier::BOLD),
+        (MarkKind::Distinctive, true) => Style::new()
+            .fg(Color::Cyan)
+            .add_modifier(Modifier::UNDERLINED),
+        (MarkKind::Search, false) => Style::new().add_modifier(Modifier::BOLD),
+        (MarkKind::Distinctive, false) => Style::new().add_modifier(Modifier::UNDERLINED),
+    }
+}
+
+/// The spans of `text` with `range` highlighted as `kind`.
+fn highlighted(
+    text: &str,
+    range: Range<usize>,
+    kind: MarkKind,
+    theme: Theme,
+) -> Vec<Span<'static>> {
+    let mut spans = vec![Span::raw(text[..range.start].to_string())];
+    let style = mark_style(kind, theme);
+    if !theme.color {
+        let (open, close) = match kind {
+            MarkKind::Search => SEARCH_MARKS,
+            MarkKind::Distinctive => WORD_MARKS,
+        };
+        spans.push(Span::styled(
+            format!("{open}{}{close}", &text[range.clone()]),
+            style,
+        ));
+    } else {
+        spans.push(Span::styled(text[range.clone()].to_string(), style));
+    }
+    spans.push(Span::raw(text[range.end..].to_string()));
+    spans
+}
+
+/// `mark` of `text` in its context, on one line of at most `width` characters, highlighted.
+pub(super) fn snippet_spans(
+    text: &str,
+    mark: &Mark,
+    width: usize,
+    theme: Theme,
+) -> Vec<Span<'static>> {
+    let Snippet {
+        text: line,
+        highlight,
+    } = snippet(
+        text,
+        mark.range.clone(),
+        width.saturating_sub(marks_width(theme)),
+    );
+    highlighted(&line, highlight, mark.kind, theme)
+}
+
+/// A document's text as lines with `marks` highlighted (a mark across lines is highlighted on each).
+pub(super) fn marked_lines(text: &str, marks: &[Mark], theme: Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut offset = 0;
+    let mut marks = marks.iter().peekable();
+    for raw in text.split_inclusive('\n') {
+        let line = raw.trim_end_matches('\n').trim_end_matches('\r');
+        let (start, end) = (offset, offset + line.len());
+        offset += raw.len();
+        let mut spans = Vec::new();
+        let mut at = start;
+        // Marks that end before this line are behind; one that runs on stays for the next line too.
+        while let Some(mark) = marks.peek() {
+            if mark.range.end <= at {
+                marks.next();
+                continue;
+            }
+            if mark.range.start >= end {
+                break;
+            }
+            let from = mark.range.start.max(at);
+            let to = mark.range.end.min(end);
+            spans.push(Span::raw(text[at..from].to_string()));
+            spans.extend(
+                highlighted(&text[from..to], 0..to - from, mark.kind, theme)
+                    .into_iter()
+                    .filter(|s| !s.content.is_empty()),
+            );
+            at = to;
+            if mark.range.end <= end {
+                marks.next();
+            } else {
+                break;
+            }
+        }
+        spans.push(Span::raw(text[at..end].to_string()));
+        lines.push(Line::from(spans));
+    }
+    lines
+}
+
+/// The hits list: each hit's document, its leaf and the match in context; the cursor on the current hit.
+pub(super) fn draw_hits(frame: &mut Frame, model: &Model, theme: Theme) {
+    let Some(search) = model.search() else {
+        return;
+    };
+    let full = frame.area();
+    // As tall as the hits (with the border and the heading), at most the screen less a line above and below.
+    let rows = u16::try_from(search.hits.len().saturating_add(3)).unwrap_or(u16::MAX);
+    let area = popup_area(
+        full,
+        full.width.saturating_sub(4).min(140),
+        rows.min(full.height.saturating_sub(2)),
+    );
+    let counts = format!(
+        " Search {}: {} in {} ",
+        search.query,
+        count(search.hits.len(), "hit"),
+        count(search.documents, "document")
+    );
+    let keys = "· Enter opens · Esc closes, then n/N step ";
+    let title = if counts.chars().count() + keys.chars().count() + 2 <= usize::from(area.width) {
+        format!("{counts}{keys}")
+    } else {
+        counts
+    };
+    let block = popup_block(title, theme);
+    frame.render_widget(Clear, area);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [heading, body] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    let width = usize::from(body.width);
+    let title_width = (width / 4).clamp(10, 40);
+    let leaf_width = (width / 8).clamp(6, 16);
+    let snippet_width = width.saturating_sub(title_width + leaf_width + 4);
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            format!(
+                "  {:<title_width$} {:<leaf_width$} in context",
+                "document", "leaf"
+            ),
+            theme.heading(),
+        )),
+        heading,
+    );
+    let offset = list_offset(search.current, body.height);
+    let items: Vec<ListItem> = search
+        .hits
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(usize::from(body.height))
+        .map(|(_, hit)| {
+            let Some(doc) = model.data().documents.get(hit.document) else {
+                return ListItem::new("");
+            };
+            let leaf = model.leaf_label(hit.document).unwrap_or_default();
+            let mut spans = vec![Span::raw(format!(
+                "  {:<title_width$} ",
+                fit(&model.document_heading(hit.document), title_width)
+            ))];
+            spans.push(Span::styled(
+                format!("{:<leaf_width$} ", fit(&leaf, leaf_width)),
+                theme.fg(Color::Cyan),
+            ));
+            let mark = Mark {
+                range: hit.range.clone(),
+                kind: MarkKind::Search,
+            };
+            spans.extend(snippet_spans(&doc.text, &mark, snippet_width, theme));
+            ListItem::new(Line::from(spans))
+        })
+        .collect();
+    let list = List::new(items).highlight_style(theme.selected(true));
+    let mut state = ListState::default().with_selected(Some(search.current - offset));
+    frame.render_stateful_widget(list, body, &mut state);
+}

@@ -204,7 +204,7 @@ fn the_page_grows_with_the_tree_not_the_corpus() {
         listed <= nodes * html::DOCUMENTS_PER_NODE,
         "{listed} documents listed for {nodes} nodes"
     );
-    // Every document's text is longer than any heading it gives.
+    // Documents are listed by a heading, never by their whole text: no line of the page is long.
     let longest_line = page.lines().map(str::len).max().unwrap_or(0);
     assert!(longest_line < 8 * 1024, "a line of {longest_line} bytes");
 }

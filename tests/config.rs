@@ -129,7 +129,7 @@ fn an_unknown_key_names_its_line() {
 #[test]
 fn print_config_round_trips() {
     let (dir, path) = config(
-        "rule = \"kpddp\"\nk = 7\ntau = 0.35\n\n[keys]\nsplit = \"S\"\nquit = [\"q\", \"ctrl-q\"]\n",
+        "rule = \"kpddp\"\nk = 7\ntau = 0.35\n\n[keys]\nsplit = \"Z\"\nquit = [\"q\", \"ctrl-q\"]\n",
     );
     let output = pdx(&path, dir.path(), &["--print-config", "--min-df", "3"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
@@ -140,7 +140,7 @@ fn print_config_round_trips() {
         "tau = 0.35  # config file, line 3",
         "min-df = 3  # flag",
         "max-df = 0.95  # default",
-        "split = \"S\"  # config file",
+        "split = \"Z\"  # config file",
         "quit = [\"q\", \"ctrl-q\"]  # config file",
         "help = \"?\"  # default",
     ] {

@@ -450,7 +450,7 @@ mod tests {
     #[test]
     fn settings_and_keys_read_and_errors_name_their_line() {
         let config = parsed(
-            "rule = \"pddp-oc\"\nk = 10\n\n[keys]\nsplit = \"S\"\nquit = [\"q\", \"ctrl-q\"]\n",
+            "rule = \"pddp-oc\"\nk = 10\n\n[keys]\nsplit = \"Z\"\nquit = [\"q\", \"ctrl-q\"]\n",
         )
         .expect("a good config");
         assert_eq!(config.settings.len(), 2);

@@ -5,10 +5,10 @@ use super::*;
 use crate::tui::help::help_rows_for;
 use crate::tui::keymap::KeyMap;
 
-/// A model whose keys are remapped: split on `S`, quit on `q` or Ctrl-q.
+/// A model whose keys are remapped: split on `Z`, quit on `q` or Ctrl-q.
 fn remapped() -> Model {
     let mut keys = KeyMap::default();
-    keys.remap("split", &["S".to_string()]).expect("S is free");
+    keys.remap("split", &["Z".to_string()]).expect("Z is free");
     keys.remap("quit", &["q".to_string(), "ctrl-q".to_string()])
         .expect("Ctrl-q is free");
     Model::new(Start {
@@ -22,8 +22,8 @@ fn a_remapped_key_does_the_command_and_the_old_one_does_not() {
     let mut model = remapped();
     key(&mut model, KeyCode::Char('s'));
     assert_eq!(model.tree().leaves().len(), 1, "s no longer splits");
-    key(&mut model, KeyCode::Char('S'));
-    assert_eq!(model.tree().leaves().len(), 2, "S splits");
+    key(&mut model, KeyCode::Char('Z'));
+    assert_eq!(model.tree().leaves().len(), 2, "Z splits");
 }
 
 #[test]
@@ -35,7 +35,7 @@ fn help_and_hints_show_the_remapped_keys() {
             .find(|row| row.text.starts_with(text))
             .map(|row| row.label.trim().to_string())
     };
-    assert_eq!(row_of("split the node with the rule").as_deref(), Some("S"));
+    assert_eq!(row_of("split the node with the rule").as_deref(), Some("Z"));
     assert_eq!(row_of("quit (asks first").as_deref(), Some("q/Ctrl-q"));
     // The default table still says s.
     let default_rows = crate::tui::help::help_rows(98);
@@ -45,7 +45,7 @@ fn help_and_hints_show_the_remapped_keys() {
             .any(|row| row.label.trim() == "s" && row.text.starts_with("split the node"))
     );
     let screen = screen_text(&model, 160, 48);
-    assert!(screen.contains("S split"), "{screen}");
+    assert!(screen.contains("Z split"), "{screen}");
     assert!(screen.contains("q/Ctrl-q quit"), "{screen}");
     assert!(!screen.contains(" s split"), "{screen}");
 }

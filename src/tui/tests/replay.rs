@@ -85,7 +85,7 @@ fn d_drops_the_word_under_the_cursor_replays_and_undo_gives_both_back() {
 }
 
 #[test]
-fn d_elsewhere_than_the_terms_tab_says_where_it_works() {
+fn d_is_no_key_outside_the_terms_tab() {
     let mut model = two_splits();
     key(&mut model, KeyCode::Char('3'));
     key(&mut model, KeyCode::Tab);

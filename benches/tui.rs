@@ -20,11 +20,11 @@ mod export;
 #[path = "../src/tui/help.rs"]
 mod help;
 #[allow(dead_code, unused_imports)]
-#[path = "../src/tui/keys.rs"]
-mod keys;
-#[allow(dead_code, unused_imports)]
 #[path = "../src/tui/keymap.rs"]
 mod keymap;
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/keys.rs"]
+mod keys;
 #[allow(dead_code, unused_imports)]
 #[path = "../src/tui/loading.rs"]
 mod loading;

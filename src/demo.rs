@@ -1,5 +1,5 @@
-//! The demo corpus embedded in the binary (`assets/demo`, see its README): 270 short documents written for pdx in
-//! 6 topics with 2-3 sub-topics each, labelled `topic/subtopic`.
+//! The demo corpus embedded in the binary (`assets/demo`, see its README): 223 documents of two or three paragraphs
+//! written for pdx, in 6 topics with 2-3 sub-topics each, labelled `topic/subtopic`.
 
 use crate::corpus::FolderEntry;
 

@@ -210,9 +210,9 @@ fn stats_json_has_the_promised_keys() {
             "{phase}"
         );
     }
-    assert_eq!(stats["docs"], 270);
+    assert_eq!(stats["docs"], 223);
     let labels = stats["labels"].as_object().expect("labels object");
-    assert_eq!(labels.values().filter_map(|v| v.as_u64()).sum::<u64>(), 270);
+    assert_eq!(labels.values().filter_map(|v| v.as_u64()).sum::<u64>(), 223);
 }
 
 #[test]
@@ -220,7 +220,7 @@ fn no_arguments_opens_the_demo() {
     let output = run(&[]);
     assert_eq!(output.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("documents   270"), "{stdout}");
+    assert!(stdout.contains("documents   223"), "{stdout}");
 }
 
 #[test]
@@ -340,10 +340,10 @@ fn cluster_writes_json_csv_and_newick() {
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).expect("json written")).expect("JSON");
     let docs = report["docs"].as_array().expect("docs");
-    assert_eq!(docs.len(), 270);
+    assert_eq!(docs.len(), 223);
     assert!(docs[0]["id"].is_string() && docs[0]["label"].is_string());
     let assignments = report["assignments"].as_array().expect("assignments");
-    assert_eq!(assignments.len(), 270);
+    assert_eq!(assignments.len(), 223);
     let leaves = report["leaves"].as_array().expect("leaves");
     assert_eq!(leaves.len(), 6);
     for leaf in leaves {
@@ -366,7 +366,7 @@ fn cluster_writes_json_csv_and_newick() {
             .all(|a| a.as_u64().is_some_and(|l| l < 6))
     );
     let total: u64 = leaves.iter().filter_map(|l| l["size"].as_u64()).sum();
-    assert_eq!(total, 270);
+    assert_eq!(total, 223);
     let nodes = report["tree"]["nodes"].as_array().expect("tree nodes");
     assert_eq!(nodes.len(), 11);
     for key in [
@@ -402,7 +402,7 @@ fn cluster_writes_json_csv_and_newick() {
     assert!(fields[2].ends_with(&format!("/{}", fields[3])), "{first}");
     assert_eq!(fields[4], "", "no names given: {first}");
     assert!(fields[5].starts_with("#0 / "), "{first}");
-    assert_eq!(csv_text.lines().count(), 271);
+    assert_eq!(csv_text.lines().count(), 224);
 
     let tree = std::fs::read_to_string(&newick).expect("newick written");
     assert!(tree.trim_end().ends_with(';'));
@@ -451,8 +451,8 @@ fn cluster_is_deterministic() {
 
 #[test]
 fn kernel_rule_options_are_checked_and_the_budget_refuses_in_one_line() {
-    // The demo corpus has 270 documents: a kernel matrix of 270^2 x 8 bytes = 569.5 KiB, plus the 270 x 269 / 2
-    // pairwise distances (284 KiB) the Gaussian kernel's median width is selected from: 853.2 KiB.
+    // The demo corpus has 223 documents: a kernel matrix of 223^2 x 8 bytes = 388.5 KiB, plus the 223 x 222 / 2
+    // pairwise distances (193.4 KiB) the Gaussian kernel's median width is selected from: 581.9 KiB.
     assert_clean_failure(
         &run(&[
             "cluster",
@@ -463,7 +463,7 @@ fn kernel_rule_options_are_checked_and_the_budget_refuses_in_one_line() {
             "--mem-budget",
             "1KiB",
         ]),
-        &["853.2 KiB", "1.0 KiB", "memory budget"],
+        &["581.9 KiB", "1.0 KiB", "memory budget"],
     );
     assert_clean_failure(
         &run(&["cluster", "--k", "3", "--rule", "kpddp", "--kernel", "rbf"]),
@@ -565,7 +565,7 @@ fn kernel_rules_report_sigma_and_their_figures() {
 
 #[test]
 fn a_geodesic_kernel_reports_its_components_and_c_star() {
-    // One neighbour per document cannot connect 270 documents: the graph falls apart, and pdx says so rather
+    // One neighbour per document cannot connect 223 documents: the graph falls apart, and pdx says so rather
     // than building a kernel of infinite distances.
     let output = run(&[
         "cluster",

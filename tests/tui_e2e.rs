@@ -73,7 +73,7 @@ fn split_undo_export_and_quit_in_a_real_terminal() {
     let (tmux, exit_file) = launch(work.path(), "main", &[]);
 
     let screen = tmux.wait_for_text("Tree · 1 leaf");
-    assert!(screen.contains("demo: 270 docs"), "{screen}");
+    assert!(screen.contains("demo: 223 docs"), "{screen}");
 
     tmux.send("s");
     let screen = tmux.wait_for_text("Tree · 2 leaves");

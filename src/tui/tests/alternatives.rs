@@ -193,10 +193,11 @@ fn a_saved_session_keeps_every_alternative_and_exports_the_active_one() {
 #[test]
 fn each_column_of_the_comparison_shows_its_nodes_weight() {
     let mut model = two_splits();
-    // #1 (206 documents) against #2 (64): "years" is among #1's top terms and weighs more in #2.
-    select(&mut model, 1);
-    key(&mut model, KeyCode::Char(' '));
+    // #2 (115 documents) against its child #4 (40, medicine): "bacteria" is among #2's top terms (fermentation
+    // and infections) and weighs more in #4.
     select(&mut model, 2);
+    key(&mut model, KeyCode::Char(' '));
+    select(&mut model, 4);
     key(&mut model, KeyCode::Char('v'));
     let Some(Popup::Compare { view, .. }) = model.popup() else {
         panic!("the comparison opens");

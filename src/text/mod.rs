@@ -6,8 +6,8 @@
 //! stem, so that each distinct word is filtered and stemmed once per chunk rather than once per occurrence; this is
 //! what makes stemming cheap enough for 20 Newsgroups.
 
-mod raw;
 pub mod index;
+mod raw;
 mod tokenise;
 
 use std::collections::HashSet;

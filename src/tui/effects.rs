@@ -11,9 +11,13 @@ use super::{recovery, session};
 pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
     match effect {
         Effect::Run(job) => Action::Finished(model::perform(data, job)),
-        Effect::Export(job) => {
-            Action::Exported(export::export(data, &job.tree, &job.dir, &job.settings, job.timings))
-        }
+        Effect::Export(job) => Action::Exported(export::export(
+            data,
+            &job.tree,
+            &job.dir,
+            &job.settings,
+            job.timings,
+        )),
         Effect::Save(save) => Action::Saved {
             revision: save.revision,
             result: session::save(&save.session, &data.source, &save.dir),

@@ -221,7 +221,9 @@ fn a_session_keeps_the_moves_and_the_export_lists_them_with_timings() {
     key(&mut model, KeyCode::Char('x'));
     let stem = dir.path().join("pdx-demo-3leaves");
     assert!(
-        model.status().ends_with("/pdx-demo-3leaves.{json,csv,nwk,html}"),
+        model
+            .status()
+            .ends_with("/pdx-demo-3leaves.{json,csv,nwk,html}"),
         "the status line names every file: {}",
         model.status()
     );

@@ -79,6 +79,7 @@ pub(super) fn draw_replay_summary(
     summary: &ReplaySummary,
     scroll: usize,
 ) {
+    const MOVED: &str = "  moved > 5%";
     let full = frame.area();
     let area = popup_area(full, 100, full.height.saturating_sub(2));
     let mut lines: Vec<Line> = summary
@@ -87,23 +88,26 @@ pub(super) fn draw_replay_summary(
         .map(|line| Line::raw(line.clone()))
         .collect();
     lines.push(Line::raw(""));
+    // The two name columns share what the sizes and the mark leave, so that a row never wraps at 80 columns.
+    let inner = usize::from(area.width.saturating_sub(2));
+    let name = (inner.saturating_sub(2 * 9 + 2 + MOVED.len()) / 2).clamp(8, 24);
     lines.push(Line::styled(
         format!(
-            "{:<24} {:<24} {:>8} {:>8}",
+            "{:<name$} {:<name$} {:>8} {:>8}",
             "leaf before", "after", "size was", "is now"
         ),
         theme.heading(),
     ));
     for (old, new, old_size, new_size, moved) in &summary.leaves {
         let text = format!(
-            "{:<24} {:<24} {old_size:>8} {new_size:>8}",
-            fit(old, 24),
-            fit(new, 24)
+            "{:<name$} {:<name$} {old_size:>8} {new_size:>8}",
+            fit(old, name),
+            fit(new, name)
         );
         lines.push(if *moved {
             Line::from(vec![
                 Span::styled(text, theme.fg(Color::Yellow)),
-                Span::styled("  moved > 5%", theme.fg(Color::Yellow)),
+                Span::styled(MOVED, theme.fg(Color::Yellow)),
             ])
         } else {
             Line::raw(text)

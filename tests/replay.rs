@@ -318,3 +318,29 @@ fn a_split_that_can_no_longer_be_made_stops_its_branch() {
     assert_eq!(report.unmatched_leaves, 2);
     assert_eq!(report.leaves.len(), 1);
 }
+
+#[test]
+fn documents_moved_by_hand_go_back_to_their_leaves_after_a_replay() {
+    let data = demo();
+    let mut tree = Tree::for_dataset(&data);
+    tree.grow(&data.matrix, &spec("pddp"), 4, SelectPolicy::Scatter)
+        .expect("grows");
+    let leaves = tree.leaves();
+    let (from, to) = (leaves[0], leaves[3]);
+    let moved: Vec<usize> = tree.node(from).expect("leaf").members[..2].to_vec();
+    tree.move_documents(&data.matrix, &moved, to)
+        .expect("moves");
+    // Without the moves replayed, the splits alone would put the documents back where PDDP sent them.
+    let (replayed, report) = Tree::replay(&tree, &data, Default::default()).expect("replays");
+    assert_eq!(report.moves_replayed, 2);
+    assert_eq!(report.moves_dropped, 0);
+    assert_eq!(members_by_path(&replayed), members_by_path(&tree));
+    for &column in &moved {
+        assert_eq!(replayed.leaf_of(column), Some(to));
+    }
+    assert_eq!(
+        replayed.manual_moves().len(),
+        2,
+        "the new tree records them"
+    );
+}

@@ -5,12 +5,13 @@
 //! need not be those of the old one. Splits are redone in the order they were made (their children's ids), so
 //! that a replay that redoes everything gives every node the id it had.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::Tree;
 use crate::cluster::ClusterError;
 use crate::cluster::rules::SplitEnv;
 use crate::dataset::Dataset;
+use crate::matrix::DataMatrix;
 
 /// A leaf whose size moved by more than this fraction of its old size is listed in [`ReplayReport::moved`].
 pub const MOVED_FRACTION: f64 = 0.05;
@@ -58,6 +59,11 @@ pub struct ReplayReport {
     pub leaves: Vec<LeafChange>,
     /// Leaves of the old tree below a stopped split, so without a match.
     pub unmatched_leaves: usize,
+    /// Documents the old tree had moved by hand, put back in the leaf at their old leaf's path.
+    pub moves_replayed: usize,
+    /// Documents moved by hand that could not be put back (their leaf's path is gone, or the move would empty a
+    /// leaf): they stay where the replayed splits put them.
+    pub moves_dropped: usize,
 }
 
 impl ReplayReport {
@@ -140,6 +146,7 @@ impl Tree {
                 queue(&mut pending, old_child, new_child, child_path);
             }
         }
+        replay_moves(old, &mut tree, data, &mut report);
         report.leaves = matched_leaves(old, &tree);
         report.unmatched_leaves = old.leaves().len() - report.leaves.len();
         Ok((tree, report))
@@ -161,6 +168,27 @@ impl Tree {
                 parent.children.iter().position(|&c| c == pair[1])
             })
             .collect()
+    }
+}
+
+/// Put every document the old tree had moved by hand into the new leaf at the path of the leaf holding it in
+/// the old tree: what the analyst decided is where it ended up, not each step on the way (a move made before a
+/// later split of its target lands in the child that holds it now).
+fn replay_moves(old: &Tree, tree: &mut Tree, data: &DataMatrix, report: &mut ReplayReport) {
+    let moved: BTreeSet<usize> = old.manual_moves().iter().map(|m| m.column).collect();
+    for column in moved {
+        let target = old
+            .leaf_of(column)
+            .and_then(|leaf| tree.node_at(&old.path_of(leaf)))
+            .filter(|&id| tree.node(id).is_some_and(super::Node::is_leaf));
+        let put_back = target.is_some_and(|leaf| {
+            tree.leaf_of(column) == Some(leaf) || tree.move_documents(data, &[column], leaf).is_ok()
+        });
+        if put_back {
+            report.moves_replayed += 1;
+        } else {
+            report.moves_dropped += 1;
+        }
     }
 }
 

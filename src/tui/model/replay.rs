@@ -465,6 +465,12 @@ impl Model {
                 replay.unmatched_leaves
             ));
         }
+        if replay.moves_replayed + replay.moves_dropped > 0 {
+            headline.push(format!(
+                "documents moved by hand: {} put back in their leaves, {} left where the splits put them",
+                replay.moves_replayed, replay.moves_dropped
+            ));
+        }
         let leaves = replay
             .leaves
             .iter()

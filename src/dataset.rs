@@ -247,14 +247,14 @@ pub fn open_with_progress(
     })
 }
 
-/// Open the embedded demo corpus (labels `topic/subtopic`). It is small, so it is never cached.
+/// Open the embedded demo corpus. Its labels follow `label_depth` as a folder's do: the topic by default,
+/// `topic/subtopic` at depth 2. It is small, so it is never cached.
 pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
     let start = Instant::now();
     options.text.check()?;
     options.load.check()?;
-    let mut load = options.load.clone();
-    load.label_depth = demo::DEMO_LABEL_DEPTH;
-    let (loaded, report) = corpus::load_entries(demo::DEMO_NAME, demo::demo_entries(), &load)?;
+    let (loaded, report) =
+        corpus::load_entries(demo::DEMO_NAME, demo::demo_entries(), &options.load)?;
     let read = millis(start);
     let (dataset, mut timings) = build(
         demo::DEMO_NAME.to_string(),

@@ -1,13 +1,11 @@
 //! The demo corpus embedded in the binary (`assets/demo`, see its README): 223 documents of two or three paragraphs
-//! written for pdx, in 6 topics with 2-3 sub-topics each, labelled `topic/subtopic`.
+//! written for pdx, in 6 topics with 2-3 sub-topics each, in folders `topic/subtopic`: labelled by topic, or by
+//! sub-topic with a label depth of 2, as any folder is.
 
 use crate::corpus::FolderEntry;
 
 /// The name the demo corpus goes by in reports and document ids.
 pub(crate) const DEMO_NAME: &str = "demo";
-
-/// Folder depth of the demo's labels: `topic/subtopic`.
-pub(crate) const DEMO_LABEL_DEPTH: usize = 2;
 
 /// (path below `assets/demo`, contents) of every embedded file, sorted by path.
 pub(crate) const DEMO_FILES: &[(&str, &[u8])] =

@@ -65,7 +65,7 @@ fn a_labelled_corpus_gets_every_section_and_its_figures_match_the_json() {
     let report = text(&output.stdout);
     assert_fits(&report);
     assert!(
-        report.starts_with("demo: 270 documents, rule pddp"),
+        report.starts_with("demo: 223 documents, rule pddp"),
         "{report}"
     );
     for heading in ["Loading", "Leaves", "Figures", "Legend"] {
@@ -320,7 +320,7 @@ fn brief_keeps_the_old_table() {
     let output = run(dir.path(), &["cluster", "--k", "4", "--brief"]);
     let table = text(&output.stdout);
     let lines: Vec<&str> = table.lines().collect();
-    assert!(lines[0].starts_with("demo: 270 documents"), "{table}");
+    assert!(lines[0].starts_with("demo: 223 documents"), "{table}");
     assert!(
         lines[1]
             .split_whitespace()

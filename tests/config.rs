@@ -44,7 +44,7 @@ fn settings_apply_when_the_flag_is_not_given() {
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(
-        stdout.starts_with("demo: 270 documents, rule pddp-oc,"),
+        stdout.starts_with("demo: 223 documents, rule pddp-oc,"),
         "{stdout}"
     );
     assert!(stdout.contains("leaves 3,"), "{stdout}");
@@ -63,7 +63,7 @@ fn a_flag_wins_over_the_config() {
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(
-        stdout.starts_with("demo: 270 documents, rule pddp l=1,"),
+        stdout.starts_with("demo: 223 documents, rule pddp l=1,"),
         "{stdout}"
     );
     assert!(stdout.contains("leaves 5,"), "{stdout}");

@@ -22,6 +22,7 @@ const NOT_SETTABLE: &[&str] = &[
     "json",
     "csv",
     "newick",
+    "html",
     "session",
     "print-config",
     "help",
@@ -489,6 +490,10 @@ mod tests {
             (
                 "json = \"out.json\"\n",
                 "config.toml:1: unknown setting \"json\"",
+            ),
+            (
+                "html = \"report.html\"\n",
+                "config.toml:1: unknown setting \"html\"",
             ),
         ] {
             let error = parsed(text).expect_err(text).to_string();

@@ -134,7 +134,7 @@ fn the_page_describes_the_corpus_the_settings_and_every_node() {
         "<dt>corpus</dt><dd>demo</dd>",
         "<dt>documents</dt><dd>223 (223 in the tree)</dd>",
         &format!("<dt>terms</dt><dd>{}</dd>", dataset.matrix.rows()),
-        "<dt>labels</dt><dd>17: ",
+        "<dt>labels</dt><dd>6: ",
         "<dt>weighting</dt><dd>lfc</dd>",
         "<dt>stemming</dt><dd>english</dd>",
         "<dt>stop list</dt><dd>the shipped English list</dd>",

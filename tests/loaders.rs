@@ -308,7 +308,19 @@ fn windows_1252_fallback_and_binary_files_in_a_folder() {
 
 #[test]
 fn embedded_demo_corpus_has_two_label_levels() {
-    let opened = dataset::open_demo(&DatasetOptions::default()).expect("demo opens");
+    // By default the demo is labelled by topic, as a folder is at depth 1.
+    let topics_only = dataset::open_demo(&DatasetOptions::default()).expect("demo opens");
+    assert_eq!(topics_only.dataset.label_names.len(), 6);
+    assert!(
+        topics_only
+            .dataset
+            .label_names
+            .iter()
+            .all(|l| !l.contains('/'))
+    );
+    let mut options = DatasetOptions::default();
+    options.load.label_depth = 2;
+    let opened = dataset::open_demo(&options).expect("demo opens");
     let labels = &opened.dataset.label_names;
     assert!(opened.dataset.documents.len() >= 200);
     assert!(

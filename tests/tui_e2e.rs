@@ -332,7 +332,7 @@ fn add_a_stop_word_and_replay() {
     let work = tempfile::tempdir().expect("temp dir");
     let (tmux, exit_file) = launch(work.path(), "replay", &[]);
     let screen = tmux.wait_for_text("Tree · 1 leaf");
-    assert!(screen.contains("1094 terms"), "{screen}");
+    assert!(screen.contains("1791 terms"), "{screen}");
     tmux.send("s");
     tmux.wait_for_text("Tree · 2 leaves");
     tmux.send("S");
@@ -342,13 +342,13 @@ fn add_a_stop_word_and_replay() {
     tmux.send("d");
     let screen = tmux.wait_for_text("Rebuilt and replayed");
     assert!(screen.contains("replayed 2 splits"), "{screen}");
-    assert!(screen.contains("terms 1094 → 1093"), "{screen}");
+    assert!(screen.contains("terms 1791 → 1790"), "{screen}");
     tmux.run(&["send-keys", "-t", &tmux.session, "Escape"]);
-    let screen = tmux.wait_for_text("1093 terms");
+    let screen = tmux.wait_for_text("1790 terms");
     assert!(screen.contains("Tree · 3 leaves"), "{screen}");
     tmux.send("u");
     let screen = tmux.wait_for_text("undone: dropped the word");
-    assert!(screen.contains("1094 terms"), "{screen}");
+    assert!(screen.contains("1791 terms"), "{screen}");
     assert!(screen.contains("Tree · 3 leaves"), "{screen}");
     tmux.send("q");
     tmux.wait_for_text("Quit anyway?");
@@ -370,20 +370,20 @@ fn search_hit_opens_the_document() {
     tmux.wait_for_text("Tree · 1 leaf");
     tmux.send("/");
     tmux.wait_for_text("Search the texts");
-    tmux.send("sourdough starters");
+    tmux.send("sourdough starter");
     key("Enter");
-    let screen = tmux.wait_for_text("Search sourdough starters: 1 hit in 1 document");
-    assert!(screen.contains("«Sourdough starters»"), "{screen}");
+    let screen = tmux.wait_for_text("Search sourdough starter: 1 hit in 1 document");
+    assert!(screen.contains("«sourdough starter»"), "{screen}");
     key("Enter");
     let screen = tmux.wait_for_text("hit 1 of 1");
     assert!(screen.contains("3 Documents"), "{screen}");
     key("Enter");
     let screen = tmux.wait_for_text("(Esc closes)");
     assert!(
-        screen.contains("Regular feedings of flour and water"),
+        screen.contains("fermented mix of flour and water"),
         "{screen}"
     );
-    assert!(screen.contains("«Sourdough starters»"), "{screen}");
+    assert!(screen.contains("«sourdough starter»"), "{screen}");
     key("Escape");
     tmux.send("q");
     assert_clean_exit(&tmux, &exit_file);

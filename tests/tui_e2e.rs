@@ -88,9 +88,18 @@ fn split_undo_export_and_quit_in_a_real_terminal() {
     assert!(screen.contains("Tree · 2 leaves"), "{screen}");
     assert!(!screen.contains("• #3"), "{screen}");
 
+    // Name the first child (the undo left #2 selected), then export: every file carries the name.
+    tmux.send("ke");
+    tmux.wait_for_text("Name #1");
+    tmux.send("first side");
+    tmux.run(&["send-keys", "-t", &tmux.session, "Enter"]);
+    tmux.wait_for_text("named #1");
     tmux.send("x");
     let screen = tmux.wait_for_text("exported to");
-    assert!(screen.contains("pdx-demo-2leaves"), "{screen}");
+    assert!(
+        screen.contains("pdx-demo-2leaves.{json,csv,nwk,html}"),
+        "the status line names every file: {screen}"
+    );
 
     tmux.send("q");
     tmux.wait_for_text("Quit anyway?");
@@ -98,15 +107,19 @@ fn split_undo_export_and_quit_in_a_real_terminal() {
 
     assert_clean_exit(&tmux, &exit_file);
 
-    for extension in ["json", "csv", "nwk"] {
+    let read = |extension: &str| {
         let path = export_dir.join(format!("pdx-demo-2leaves.{extension}"));
-        assert!(path.is_file(), "{} missing", path.display());
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    for extension in ["csv", "nwk", "html"] {
+        assert!(
+            read(extension).contains("first side"),
+            "the {extension} export names #1"
+        );
     }
-    let json: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(export_dir.join("pdx-demo-2leaves.json")).expect("json"),
-    )
-    .expect("the JSON parses");
+    let json: serde_json::Value = serde_json::from_str(&read("json")).expect("the JSON parses");
     assert_eq!(json["leaves"].as_array().map(Vec::len), Some(2));
+    assert!(read("json").contains("\"first side\""));
 }
 
 #[test]

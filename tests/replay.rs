@@ -220,6 +220,13 @@ fn replaying_on_the_same_matrix_gives_the_same_tree() {
     assert!(report.stopped.is_empty());
     assert_eq!(report.leaves.len(), tree.leaves().len());
     assert!(report.moved().is_empty());
+    assert!(
+        report
+            .leaves
+            .iter()
+            .all(|leaf| leaf.shared == leaf.old_size && leaf.shared == leaf.new_size),
+        "the same tree shares every document"
+    );
     assert_eq!(
         replayed.node(leaf).and_then(|n| n.name.as_deref()),
         Some("named")
@@ -262,9 +269,20 @@ fn replaying_after_a_stop_word_reports_how_the_leaves_moved() {
         rebuilt.matrix.cols() - rebuilt.documents.iter().filter(|d| d.empty).count()
     );
     for leaf in &report.leaves {
-        assert_eq!(replayed.node_at(&leaf.path), Some(leaf.new_node));
+        assert!(replayed.node(leaf.new_node).is_some_and(|n| n.is_leaf()));
         assert_eq!(tree.node(leaf.old_node).expect("old").size(), leaf.old_size);
-        let moved = leaf.new_size.abs_diff(leaf.old_size) as f64 > 0.05 * leaf.old_size as f64;
+        let (before, after) = (
+            &tree.node(leaf.old_node).expect("old").members,
+            &replayed.node(leaf.new_node).expect("new").members,
+        );
+        let shared = before.iter().filter(|d| after.contains(d)).count();
+        assert_eq!(
+            leaf.shared, shared,
+            "documents in both leaves at {:?}",
+            leaf.path
+        );
+        let moved = leaf.new_size.abs_diff(leaf.old_size) as f64 > 0.05 * leaf.old_size as f64
+            || (leaf.old_size - leaf.shared) as f64 > 0.05 * leaf.old_size as f64;
         assert_eq!(report.moved().iter().any(|m| m.path == leaf.path), moved);
     }
     assert_ne!(
@@ -335,6 +353,12 @@ fn documents_moved_by_hand_go_back_to_their_leaves_after_a_replay() {
     assert_eq!(report.moves_replayed, 2);
     assert_eq!(report.moves_dropped, 0);
     assert_eq!(members_by_path(&replayed), members_by_path(&tree));
+    let receiving = report
+        .leaves
+        .iter()
+        .find(|leaf| leaf.old_node == to)
+        .expect("the target leaf is matched");
+    assert_eq!(receiving.shared, receiving.old_size);
     for &column in &moved {
         assert_eq!(replayed.leaf_of(column), Some(to));
     }
@@ -343,4 +367,38 @@ fn documents_moved_by_hand_go_back_to_their_leaves_after_a_replay() {
         2,
         "the new tree records them"
     );
+}
+
+#[test]
+fn a_split_whose_sides_swap_is_followed_by_its_documents_not_its_order() {
+    // On the demo's three-leaf tree, dropping "star" turns the root's direction around: the old first child
+    // comes out second. The replay follows the documents.
+    let data = demo();
+    let mut tree = Tree::for_dataset(&data);
+    tree.grow(&data.matrix, &spec("pddp"), 3, SelectPolicy::Scatter)
+        .expect("grows");
+    let (rebuilt, _) = data
+        .reweigh(&Reweigh {
+            extra_stop_words: vec!["star".into()],
+            ..settings(&data)
+        })
+        .expect("rebuilt");
+    let (replayed, report) = Tree::replay(&tree, &rebuilt, Default::default()).expect("replays");
+    let first = report
+        .leaves
+        .iter()
+        .find(|leaf| leaf.path == [0])
+        .expect("the root's first child is a leaf");
+    assert_ne!(
+        replayed.node_at(&[0]),
+        Some(first.new_node),
+        "the sides came out the other way round"
+    );
+    assert_eq!(
+        first.shared, first.old_size,
+        "and every document is found again"
+    );
+    for leaf in &report.leaves {
+        assert!(2 * leaf.shared > leaf.old_size, "{leaf:?}");
+    }
 }

@@ -13,7 +13,8 @@ use crate::cluster::rules::SplitEnv;
 use crate::dataset::Dataset;
 use crate::matrix::DataMatrix;
 
-/// A leaf whose size moved by more than this fraction of its old size is listed in [`ReplayReport::moved`].
+/// A leaf whose size moved by more than this fraction of its old size, or that lost more than this fraction of
+/// its old documents, is listed in [`ReplayReport::moved`].
 pub const MOVED_FRACTION: f64 = 0.05;
 
 /// A split that could not be redone: the branch below it stops there.
@@ -36,13 +37,18 @@ pub struct LeafChange {
     pub new_node: usize,
     pub old_size: usize,
     pub new_size: usize,
+    /// Documents in both the old and the new leaf. A rebuilt split may cut another way at the same path, so that
+    /// a leaf of about the same size holds other documents: this says so where the sizes cannot.
+    pub shared: usize,
 }
 
 impl LeafChange {
-    /// Whether the size moved by more than [`MOVED_FRACTION`] of the old size.
+    /// Whether the size moved by more than [`MOVED_FRACTION`] of the old size, or more than that fraction of
+    /// the old documents left (a leaf can keep its size and change its documents).
     pub fn moved(&self) -> bool {
-        let change = self.new_size.abs_diff(self.old_size) as f64;
-        change > MOVED_FRACTION * self.old_size as f64
+        let limit = MOVED_FRACTION * self.old_size as f64;
+        self.new_size.abs_diff(self.old_size) as f64 > limit
+            || (self.old_size - self.shared) as f64 > limit
     }
 }
 
@@ -67,7 +73,7 @@ pub struct ReplayReport {
 }
 
 impl ReplayReport {
-    /// The matched leaves whose size moved by more than [`MOVED_FRACTION`].
+    /// The matched leaves that changed by more than [`MOVED_FRACTION`] (see [`LeafChange::moved`]).
     pub fn moved(&self) -> Vec<&LeafChange> {
         self.leaves.iter().filter(|leaf| leaf.moved()).collect()
     }
@@ -95,6 +101,8 @@ impl Tree {
         let old_root = old.root;
         let new_root = tree.root;
         carry_name(old, &mut tree, old_root, new_root);
+        // Every old node found again: old id -> new id.
+        let mut matched = BTreeMap::from([(old_root, new_root)]);
         // Nodes to split, keyed by the id of the old split's first child: the order the splits were made in.
         let mut pending: BTreeMap<usize, (usize, usize, Vec<usize>)> = BTreeMap::new();
         let queue = |pending: &mut BTreeMap<_, _>, old_id: usize, new_id: usize, path| {
@@ -137,17 +145,20 @@ impl Tree {
             }
             let children = tree.apply_split(data, new_id, &record.rule, partition)?;
             report.replayed += 1;
-            for (index, (&old_child, &new_child)) in
-                old_node.children.iter().zip(&children).enumerate()
+            // A rebuilt split may come out with its sides in another order (a singular vector's sign is
+            // arbitrary): each old child goes on in the new child that holds most of its documents.
+            let order = match_children(old, &tree, &old_node.children, &children);
+            for (index, (&old_child, new_child)) in old_node.children.iter().zip(order).enumerate()
             {
                 carry_name(old, &mut tree, old_child, new_child);
+                matched.insert(old_child, new_child);
                 let mut child_path = path.clone();
                 child_path.push(index);
                 queue(&mut pending, old_child, new_child, child_path);
             }
         }
-        replay_moves(old, &mut tree, data, &mut report);
-        report.leaves = matched_leaves(old, &tree);
+        replay_moves(old, &mut tree, data, &matched, &mut report);
+        report.leaves = matched_leaves(old, &tree, &matched);
         report.unmatched_leaves = old.leaves().len() - report.leaves.len();
         Ok((tree, report))
     }
@@ -171,15 +182,21 @@ impl Tree {
     }
 }
 
-/// Put every document the old tree had moved by hand into the new leaf at the path of the leaf holding it in
-/// the old tree: what the analyst decided is where it ended up, not each step on the way (a move made before a
+/// Put every document the old tree had moved by hand into the new leaf matched to the leaf holding it in the
+/// old tree: what the analyst decided is where it ended up, not each step on the way (a move made before a
 /// later split of its target lands in the child that holds it now).
-fn replay_moves(old: &Tree, tree: &mut Tree, data: &DataMatrix, report: &mut ReplayReport) {
+fn replay_moves(
+    old: &Tree,
+    tree: &mut Tree,
+    data: &DataMatrix,
+    matched: &BTreeMap<usize, usize>,
+    report: &mut ReplayReport,
+) {
     let moved: BTreeSet<usize> = old.manual_moves().iter().map(|m| m.column).collect();
     for column in moved {
         let target = old
             .leaf_of(column)
-            .and_then(|leaf| tree.node_at(&old.path_of(leaf)))
+            .and_then(|leaf| matched.get(&leaf).copied())
             .filter(|&id| tree.node(id).is_some_and(super::Node::is_leaf));
         let put_back = target.is_some_and(|leaf| {
             tree.leaf_of(column) == Some(leaf) || tree.move_documents(data, &[column], leaf).is_ok()
@@ -192,6 +209,23 @@ fn replay_moves(old: &Tree, tree: &mut Tree, data: &DataMatrix, report: &mut Rep
     }
 }
 
+/// How many members two sorted member lists have in common.
+fn shared_members(a: &[usize], b: &[usize]) -> usize {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared
+}
+
 fn carry_name(old: &Tree, new: &mut Tree, old_id: usize, new_id: usize) {
     let name = old.node(old_id).and_then(|n| n.name.clone());
     if let Some(node) = new.node_mut(new_id) {
@@ -200,21 +234,51 @@ fn carry_name(old: &Tree, new: &mut Tree, old_id: usize, new_id: usize) {
 }
 
 /// The old tree's leaves found in the new tree by path, with their sizes.
-fn matched_leaves(old: &Tree, new: &Tree) -> Vec<LeafChange> {
+fn matched_leaves(old: &Tree, new: &Tree, matched: &BTreeMap<usize, usize>) -> Vec<LeafChange> {
     old.leaves()
         .into_iter()
         .filter_map(|old_leaf| {
-            let path = old.path_of(old_leaf);
-            let new_leaf = new
-                .node_at(&path)
+            let new_leaf = matched
+                .get(&old_leaf)
+                .copied()
                 .filter(|&id| new.node(id).is_some_and(super::Node::is_leaf))?;
+            let (before, after) = (&old.node(old_leaf)?.members, &new.node(new_leaf)?.members);
             Some(LeafChange {
-                old_size: old.node(old_leaf)?.size(),
-                new_size: new.node(new_leaf)?.size(),
-                path,
+                old_size: before.len(),
+                new_size: after.len(),
+                shared: shared_members(before, after),
+                path: old.path_of(old_leaf),
                 old_node: old_leaf,
                 new_node: new_leaf,
             })
         })
         .collect()
+}
+
+/// For each old child (in order), the new child that continues it: the one-to-one matching of old to new
+/// children that keeps the most documents together (Kuhn-Munkres on the shared counts). The identity when the
+/// split is the same.
+fn match_children(
+    old: &Tree,
+    new: &Tree,
+    old_children: &[usize],
+    new_children: &[usize],
+) -> Vec<usize> {
+    assert_eq!(
+        old_children.len(),
+        new_children.len(),
+        "children matched one to one"
+    );
+    fn members(tree: &Tree, id: usize) -> &[usize] {
+        tree.node(id).map_or(&[][..], |n| &n.members[..])
+    }
+    let weights =
+        pathfinding::matrix::Matrix::from_fn(old_children.len(), new_children.len(), |(i, j)| {
+            // Ties keep the rule's order: the diagonal gets a nudge smaller than one document.
+            let shared =
+                shared_members(members(old, old_children[i]), members(new, new_children[j]));
+            2 * i64::try_from(shared).unwrap_or(i64::MAX / 4) + i64::from(i == j)
+        });
+    let (_, assignment) = pathfinding::kuhn_munkres::kuhn_munkres(&weights);
+    assignment.into_iter().map(|j| new_children[j]).collect()
 }

@@ -58,8 +58,20 @@ pub(crate) struct Replayed {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ReplaySummary {
     pub headline: Vec<String>,
-    /// Per matched leaf: the old and the new node's labels, the sizes, and whether it moved by more than 5%.
-    pub leaves: Vec<(String, String, usize, usize, bool)>,
+    /// A line per matched leaf.
+    pub leaves: Vec<LeafLine>,
+}
+
+/// A leaf of the old tree found again by its path: the old and the new node's labels, their sizes, the
+/// documents they share, and whether the size moved by more than 5%.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LeafLine {
+    pub old: String,
+    pub new: String,
+    pub old_size: usize,
+    pub new_size: usize,
+    pub shared: usize,
+    pub moved: bool,
 }
 
 /// Rebuild the matrix and replay the tree, on whatever thread calls it.
@@ -422,7 +434,7 @@ impl Model {
             ""
         };
         let mut status = format!(
-            "{change}: replayed {} splits; {} leaves changed size by more than 5%",
+            "{change}: replayed {} splits; {} leaves changed by more than 5% (size or documents)",
             replay.replayed,
             moved.len()
         );
@@ -475,14 +487,13 @@ impl Model {
             .leaves
             .iter()
             .zip(old_labels)
-            .map(|(leaf, old)| {
-                (
-                    old,
-                    self.label(leaf.new_node),
-                    leaf.old_size,
-                    leaf.new_size,
-                    leaf.moved(),
-                )
+            .map(|(leaf, old)| LeafLine {
+                old,
+                new: self.label(leaf.new_node),
+                old_size: leaf.old_size,
+                new_size: leaf.new_size,
+                shared: leaf.shared,
+                moved: leaf.moved(),
             })
             .collect();
         ReplaySummary { headline, leaves }

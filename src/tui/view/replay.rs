@@ -90,21 +90,24 @@ pub(super) fn draw_replay_summary(
     lines.push(Line::raw(""));
     // The two name columns share what the sizes and the mark leave, so that a row never wraps at 80 columns.
     let inner = usize::from(area.width.saturating_sub(2));
-    let name = (inner.saturating_sub(2 * 9 + 2 + MOVED.len()) / 2).clamp(8, 24);
+    let name = (inner.saturating_sub(3 * 9 + 2 + MOVED.len()) / 2).clamp(8, 24);
     lines.push(Line::styled(
         format!(
-            "{:<name$} {:<name$} {:>8} {:>8}",
-            "leaf before", "after", "size was", "is now"
+            "{:<name$} {:<name$} {:>8} {:>8} {:>8}",
+            "leaf before", "after", "size was", "is now", "shared"
         ),
         theme.heading(),
     ));
-    for (old, new, old_size, new_size, moved) in &summary.leaves {
+    for leaf in &summary.leaves {
         let text = format!(
-            "{:<name$} {:<name$} {old_size:>8} {new_size:>8}",
-            fit(old, name),
-            fit(new, name)
+            "{:<name$} {:<name$} {:>8} {:>8} {:>8}",
+            fit(&leaf.old, name),
+            fit(&leaf.new, name),
+            leaf.old_size,
+            leaf.new_size,
+            leaf.shared
         );
-        lines.push(if *moved {
+        lines.push(if leaf.moved {
             Line::from(vec![
                 Span::styled(text, theme.fg(Color::Yellow)),
                 Span::styled(MOVED, theme.fg(Color::Yellow)),

@@ -66,6 +66,18 @@ pub struct DocumentMeta {
     pub text: String,
 }
 
+impl DocumentMeta {
+    /// What the document is listed by: its title, else its text's first non-empty line, else its id; cut as
+    /// [`corpus::headline`] cuts.
+    pub fn heading(&self) -> String {
+        self.title
+            .as_deref()
+            .and_then(corpus::headline)
+            .or_else(|| corpus::headline(&self.text))
+            .unwrap_or_else(|| self.id.clone())
+    }
+}
+
 impl DocumentTexts for [DocumentMeta] {
     fn text(&self, column: usize) -> &str {
         self.get(column)

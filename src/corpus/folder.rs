@@ -234,7 +234,9 @@ fn split_title(text: String, strip_headers: bool) -> (Option<String>, String) {
         name.eq_ignore_ascii_case("subject")
             .then(|| value.trim().to_string())
     });
-    let title = subject.clone().or_else(|| first_line(&text[header_len..]));
+    let title = subject
+        .clone()
+        .or_else(|| super::headline(&text[header_len..]));
     if strip_headers && header_len > 0 {
         let body = &text[header_len..];
         let kept = match &subject {
@@ -245,11 +247,6 @@ fn split_title(text: String, strip_headers: bool) -> (Option<String>, String) {
     } else {
         (title, text)
     }
-}
-
-fn first_line(text: &str) -> Option<String> {
-    let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
-    Some(line.chars().take(160).collect())
 }
 
 /// Length in bytes of an RFC-822 header block at the start of `text` (including the blank line that ends it), or
@@ -302,6 +299,26 @@ mod tests {
         let (title, text) = split_title(plain.to_string(), true);
         assert_eq!(title.as_deref(), Some("Ad sales boost profits"));
         assert_eq!(text, plain);
+    }
+
+    #[test]
+    fn a_long_first_line_is_cut_at_a_word_with_an_ellipsis() {
+        use crate::corpus::{HEADING_CHARS, headline};
+        assert_eq!(
+            headline("\n  Short title  \nbody").as_deref(),
+            Some("Short title")
+        );
+        assert_eq!(headline(" \n\t\n"), None);
+        let sentence = "word ".repeat(60);
+        let cut = headline(&sentence).expect("a line");
+        assert!(cut.ends_with("word…"), "{cut}");
+        assert!(cut.chars().count() <= HEADING_CHARS);
+        assert!(cut.chars().count() > HEADING_CHARS / 2);
+        // One word longer than a heading is cut where the heading ends.
+        let long = "x".repeat(HEADING_CHARS * 2);
+        let cut = headline(&long).expect("a line");
+        assert_eq!(cut.chars().count(), HEADING_CHARS);
+        assert!(cut.ends_with('…'));
     }
 
     #[test]

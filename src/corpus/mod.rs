@@ -24,6 +24,25 @@ pub use detect::detect_format;
 pub use folder::FolderEntry;
 pub use numeric::{LabelColumn, MAX_MAGNITUDE, MissingPolicy, NumericTable};
 
+/// How long a document's heading (its title, or its first line) may be, in characters.
+pub const HEADING_CHARS: usize = 160;
+
+/// The first non-empty line of `text`, trimmed, as a heading: cut to [`HEADING_CHARS`] at the last word boundary
+/// that keeps most of it, with an ellipsis when cut, so that a list never shows half a word.
+pub fn headline(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
+    if line.chars().count() <= HEADING_CHARS {
+        return Some(line.to_string());
+    }
+    let cut: String = line.chars().take(HEADING_CHARS - 1).collect();
+    // A word boundary in the second half of the cut; else the cut as it is (one very long word).
+    let at_word = cut
+        .rfind(char::is_whitespace)
+        .filter(|&at| cut[..at].chars().count() >= HEADING_CHARS / 2)
+        .map_or(cut.as_str(), |at| cut[..at].trim_end());
+    Some(format!("{at_word}…"))
+}
+
 /// Errors from reading a collection. Each message names the file (and line where there is one).
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {

@@ -29,9 +29,6 @@ pub struct Settings {
 /// Documents listed per node: its representatives, so that the page grows with the tree, not the corpus.
 pub const DOCUMENTS_PER_NODE: usize = REPRESENTATIVES;
 
-/// Longest document heading, in characters (a title, or a text's first line).
-const HEADING_CHARS: usize = 160;
-
 /// Labels drawn in their own colour and heat-map column; the rarer ones are summed as "other labels", so that a
 /// corpus with a label per document does not make the page as large as the corpus.
 pub const LABEL_COLUMNS: usize = 40;
@@ -518,27 +515,13 @@ fn node_title(tree: &Tree, id: usize) -> String {
     }
 }
 
-/// What a document is listed by: its title, else its text's first non-empty line, else its id; cut to
-/// [`HEADING_CHARS`].
+/// What a document is listed by (see [`crate::dataset::DocumentMeta::heading`]).
 fn heading(dataset: &Dataset, column: usize) -> String {
-    let Some(document) = dataset.documents.get(column) else {
-        return String::new();
-    };
-    let first_line = || {
-        document
-            .text
-            .lines()
-            .map(str::trim)
-            .find(|line| !line.is_empty())
-    };
-    let text = document
-        .title
-        .as_deref()
-        .map(str::trim)
-        .filter(|title| !title.is_empty())
-        .or_else(first_line)
-        .unwrap_or(&document.id);
-    shortened(text, HEADING_CHARS)
+    dataset
+        .documents
+        .get(column)
+        .map(|document| document.heading())
+        .unwrap_or_default()
 }
 
 /// One step of the walk that writes the tree: open a node (and write what it holds), or close one.

@@ -13,9 +13,6 @@ use pdx::report::summary;
 
 use super::Model;
 
-/// The longest heading the Documents tab takes from a text's first line (the pane cuts it further).
-const HEADING_CHARS: usize = 160;
-
 /// How many words describe a node without a name.
 pub(crate) const DESCRIPTION_WORDS: usize = 3;
 
@@ -241,22 +238,11 @@ impl Model {
     /// What the Documents tab lists a document by: its title, else its text's first non-empty line (a CSV or
     /// JSON Lines collection without titles), else its id.
     pub(crate) fn document_heading(&self, document: usize) -> String {
-        let Some(doc) = self.data.documents.get(document) else {
-            return String::new();
-        };
-        let first_line = || {
-            doc.text
-                .lines()
-                .map(str::trim)
-                .find(|line| !line.is_empty())
-                .map(|line| line.chars().take(HEADING_CHARS).collect())
-        };
-        doc.title
-            .as_deref()
-            .map(|title| title.trim().to_string())
-            .filter(|title| !title.is_empty())
-            .or_else(first_line)
-            .unwrap_or_else(|| doc.id.clone())
+        self.data
+            .documents
+            .get(document)
+            .map(|doc| doc.heading())
+            .unwrap_or_default()
     }
 
     /// A node's top words (computed when the tree changes).

@@ -332,7 +332,11 @@ impl Model {
         let doc = self.data.documents.get(document)?;
         doc.title
             .as_deref()
-            .filter(|t| !doc.text.trim_start().starts_with(t.trim()))
+            // A title that is the text's own first line (cut as a heading) would only repeat it.
+            .filter(|t| {
+                !doc.text.trim_start().starts_with(t.trim())
+                    && pdx::corpus::headline(&doc.text).as_deref() != Some(t.trim())
+            })
     }
 
     /// The viewer's line (counting the title and the blank line after it) holding the first match of the

@@ -35,11 +35,10 @@ use crate::matrix::DataMatrix;
 
 mod alternatives;
 mod moves;
+mod replay;
 
 pub use alternatives::Alternative;
 pub use moves::{ManualMove, MoveError};
-mod replay;
-
 pub use replay::{LeafChange, MOVED_FRACTION, ReplayReport, StoppedSplit};
 
 /// How a node was split: the rule, what it computed, and the objective before and after.

@@ -78,6 +78,8 @@ struct Limits {
 /// One run of a command: its wall time, its peak resident memory, what it printed, and whether it was stopped.
 struct Measured {
     seconds: f64,
+    /// User and system CPU time, where GNU time reports it: on a shared machine the wall time swings with the load.
+    cpu_seconds: Option<f64>,
     peak_mb: Option<f64>,
     stdout: String,
     stopped: Option<String>,
@@ -163,6 +165,11 @@ fn bench(
     cache: &Path,
 ) {
     let file = corpus_or_exit(dir, documents);
+    let load_before = load_average();
+    println!(
+        "machine   {} threads; load average {load_before} (other work on the machine slows every wall time)",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
     let file_arg = file.to_string_lossy().into_owned();
     let json_out = out.join(format!("cluster-{documents}.json"));
     let json_arg = json_out.to_string_lossy().into_owned();
@@ -267,12 +274,13 @@ fn bench(
         "{documents} documents; wc -w {yardstick:.2} s (median of {runs}); medians of {runs} runs, peaks the highest"
     );
     println!(
-        "{:<58} {:>10} {:>8} {:>10}  {:<26} verdict",
-        "step", "measured", "x wc", "peak", "target"
+        "{:<58} {:>10} {:>8} {:>10} {:>10}  {:<26} verdict",
+        "step", "wall", "x wc", "cpu", "peak", "target"
     );
     for row in &rows {
         println!("{}", row.line());
     }
+    println!("load average at the end {}", load_average());
     if let Some(peak) = own_peak_mb() {
         println!(
             "(the TUI steps ran in this process; its peak RSS, the dataset included: {peak:.0} MB)"
@@ -285,6 +293,7 @@ fn bench(
         "matrix": shape,
         "runs": runs,
         "yardstick_s": yardstick,
+        "load_average": [load_before, load_average()],
         "cluster_timings_ms": cluster_split,
         "tui": tui.detail,
         "bench_peak_mb": own_peak_mb(),
@@ -302,6 +311,7 @@ fn bench(
 struct Row {
     step: String,
     seconds: f64,
+    cpu_seconds: Option<f64>,
     ratio: Option<f64>,
     peak_mb: Option<f64>,
     target: String,
@@ -319,6 +329,8 @@ impl Row {
         yardstick: f64,
     ) -> Row {
         let seconds = median(runs.iter().map(|m| m.seconds).collect());
+        let cpu: Vec<f64> = runs.iter().filter_map(|m| m.cpu_seconds).collect();
+        let cpu_seconds = (!cpu.is_empty()).then(|| median(cpu));
         let peak_mb = runs.iter().filter_map(|m| m.peak_mb).reduce(f64::max);
         let ratio = seconds / yardstick;
         let stopped = runs.iter().find_map(|m| m.stopped.clone());
@@ -344,6 +356,7 @@ impl Row {
                 None => step.into(),
             },
             seconds,
+            cpu_seconds,
             ratio: Some(ratio),
             peak_mb,
             target: target.join(", "),
@@ -356,6 +369,7 @@ impl Row {
         Row {
             step: step.into(),
             seconds,
+            cpu_seconds: None,
             ratio: None,
             peak_mb: None,
             target: target.into(),
@@ -370,10 +384,12 @@ impl Row {
             format!("{:.2} s", self.seconds)
         };
         format!(
-            "{:<58} {:>10} {:>8} {:>10}  {:<26} {}",
+            "{:<58} {:>10} {:>8} {:>10} {:>10}  {:<26} {}",
             self.step,
             measured,
             self.ratio.map_or(String::new(), |r| format!("{r:.2}x")),
+            self.cpu_seconds
+                .map_or(String::new(), |c| format!("{c:.2} s")),
             self.peak_mb.map_or(String::new(), |p| format!("{p:.0} MB")),
             self.target,
             self.verdict
@@ -384,6 +400,7 @@ impl Row {
         json!({
             "step": self.step,
             "seconds": self.seconds,
+            "cpu_seconds": self.cpu_seconds,
             "x_wc": self.ratio,
             "peak_mb": self.peak_mb,
             "target": self.target,
@@ -397,9 +414,12 @@ impl Measured {
         let peak = self
             .peak_mb
             .map_or("peak n/a".into(), |p| format!("peak {p:.0} MB"));
+        let cpu = self
+            .cpu_seconds
+            .map_or(String::new(), |cpu| format!(" (cpu {cpu:.2} s)"));
         match &self.stopped {
-            Some(reason) => format!("STOPPED {reason} after {:.2} s, {peak}", self.seconds),
-            None => format!("{:.2} s, {peak}", self.seconds),
+            Some(reason) => format!("STOPPED {reason} after {:.2} s{cpu}, {peak}", self.seconds),
+            None => format!("{:.2} s{cpu}, {peak}", self.seconds),
         }
     }
 }
@@ -421,7 +441,12 @@ fn measure(program: &str, args: &[&str], limits: &Limits) -> Measured {
     let with_time = Path::new(GNU_TIME).exists();
     let mut command = if with_time {
         let mut command = Process::new(GNU_TIME);
-        command.arg("-f").arg("%M").arg("-o").arg(&out).arg(program);
+        command
+            .arg("-f")
+            .arg("%M %U %S")
+            .arg("-o")
+            .arg(&out)
+            .arg(program);
         command
     } else {
         Process::new(program)
@@ -484,13 +509,19 @@ fn measure(program: &str, args: &[&str], limits: &Limits) -> Measured {
     };
     let seconds = start.elapsed().as_secs_f64();
     let stdout = reader.join().unwrap_or_default();
-    let timed_kb = if with_time {
-        std::fs::read_to_string(&out)
-            .ok()
-            .and_then(|text| text.lines().last()?.trim().parse::<u64>().ok())
-    } else {
-        None
-    };
+    // GNU time's last line: peak KiB, user seconds, system seconds.
+    let timed: Vec<f64> = std::fs::read_to_string(&out)
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().last()?.to_owned();
+            line.split_whitespace()
+                .map(|field| field.parse().ok())
+                .collect::<Option<Vec<f64>>>()
+        })
+        .filter(|fields| fields.len() == 3)
+        .unwrap_or_default();
+    let timed_kb = timed.first().map(|&kb| kb as u64);
+    let cpu_seconds = (timed.len() == 3).then(|| timed[1] + timed[2]);
     let _ = std::fs::remove_file(&out);
     if stopped.is_none() && !status.is_some_and(|status| status.success()) {
         eprintln!("{program} {} failed ({status:?})", args.join(" "));
@@ -499,6 +530,7 @@ fn measure(program: &str, args: &[&str], limits: &Limits) -> Measured {
     let peak_kb = timed_kb.unwrap_or(polled_kb);
     Measured {
         seconds,
+        cpu_seconds,
         peak_mb: (peak_kb > 0).then_some(peak_kb as f64 / 1024.0),
         stdout,
         stopped,
@@ -527,6 +559,14 @@ fn memory_kb(pid: u32) -> (u64, u64) {
             .unwrap_or(0)
     };
     (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// The one-minute load average (Linux), as text.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "n/a".into())
 }
 
 fn own_peak_mb() -> Option<f64> {

@@ -266,7 +266,7 @@ fn bench(
         Some(3.0),
         yardstick,
     ));
-    let tui = tui_rows(&file, runs, leaves);
+    let tui = tui_rows(&file, runs, leaves, limits);
     rows.extend(tui.rows);
 
     println!();
@@ -600,8 +600,8 @@ struct Tui {
 
 /// The TUI's steps in this process: the dataset opened as the TUI opens it (from the cache the commands wrote), the
 /// root's split and the root's preview each from the key press to the frame that shows it, then the keys that only
-/// redraw on a tree grown to `leaves` leaves.
-fn tui_rows(file: &Path, runs: usize, leaves: usize) -> Tui {
+/// redraw on a tree grown to `leaves` leaves (in stages, the growth given up past the limits).
+fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
     let start = Instant::now();
     let opened = common::open_or_exit(&[file.to_path_buf()], &DatasetOptions::default(), true);
     let open_ms = ms(start);
@@ -611,6 +611,7 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize) -> Tui {
         opened.cache
     );
     let data = Arc::new(opened.dataset);
+    let peak_after_open = own_peak_mb();
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("test terminal");
     let mut splits = Vec::new();
     let mut previews = Vec::new();
@@ -639,18 +640,38 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize) -> Tui {
         );
     }
 
+    // Grown in stages, so that a growth past the time limit stops at a stage (and says so) rather than running on.
     let mut model = Model::new(Start::new(Arc::clone(&data), true));
     let start = Instant::now();
-    act(&mut model, Action::Command(Command::AutoSplit));
-    for c in leaves.to_string().chars() {
-        act(&mut model, Action::Type(c));
+    for stage in [40, 200, leaves] {
+        let target = stage.min(leaves);
+        if model.derived().leaves.len() >= target {
+            continue;
+        }
+        let (rss_kb, _) = memory_kb(std::process::id());
+        if start.elapsed().as_secs_f64() > limits.seconds || rss_kb * 1024 > limits.bytes {
+            println!(
+                "tui       growth stopped at {} leaves: past {:.0} s or {} GB",
+                model.derived().leaves.len(),
+                limits.seconds,
+                limits.bytes >> 30
+            );
+            break;
+        }
+        act(&mut model, Action::Command(Command::AutoSplit));
+        for c in target.to_string().chars() {
+            act(&mut model, Action::Type(c));
+        }
+        act(&mut model, Action::Command(Command::Confirm));
     }
-    act(&mut model, Action::Command(Command::Confirm));
     let grow_ms = ms(start);
     let grown = model.derived().leaves.len();
     println!(
-        "tui       grew to {grown} leaves through the model in {:.1} s",
-        grow_ms / 1000.0
+        "tui       grew to {grown} leaves through the model in {:.1} s; this process's peak RSS {:.0} MB after \
+         opening, {:.0} MB after growing",
+        grow_ms / 1000.0,
+        peak_after_open.unwrap_or(f64::NAN),
+        own_peak_mb().unwrap_or(f64::NAN)
     );
     let keys = redraw_only_keys(&mut model, &mut terminal, runs);
     let all: Vec<f64> = keys.iter().flat_map(|(_, times)| times.clone()).collect();
@@ -682,6 +703,8 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize) -> Tui {
     ));
     let detail = json!({
         "open_ms": open_ms,
+        "peak_mb_after_open": peak_after_open,
+        "peak_mb_after_growth": own_peak_mb(),
         "root_split_ms": splits,
         "root_preview_ms": previews,
         "grow_leaves": grown,

@@ -9,7 +9,7 @@
 //! redraw-only keys are timed on (default 1,000 leaves); `PDX_SCALE_TIMEOUT` seconds and `PDX_SCALE_MAX_GB` after
 //! which a child is stopped and reported as such (default 180 s, 16 GB). `PDX_DATA` is not needed. The figures go
 //! to `target/bench/scale/scale-N.json`; the command's cache, emptied before the first open, is
-//! `target/bench/scale/cache`.
+//! `target/bench/scale/cache`. `cargo bench --bench scale -- generate` only writes the corpora.
 //!
 //! The commands are the `pdx` binary's (`stats`, `cluster`); the TUI's steps run in this process, as
 //! `benches/tui.rs` drives it: the TUI's modules compiled here, `update` then `view` on a 160x48 TestBackend, the

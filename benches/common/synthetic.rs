@@ -16,8 +16,8 @@
 //!   0.6%); its label `topic-NN`, its id `syn-NNNNNNN`, its title its first eight words.
 //!
 //! The groups and the unequal topics give the collection a spectrum like a real one's, with gaps between its
-//! leading directions: with 40 equal topics and no groups, the leading singular values nearly tie, and PDDP's
-//! Lanczos runs took about 2.4 times as long on 20,000 documents as they do on this model.
+//! leading directions: with 40 equal topics and no groups, the leading singular values nearly tie, and PDDP to 40
+//! leaves took about 2.3 times the CPU time on 20,000 documents that it takes on this model.
 //!
 //! Every document draws from its own stream of the project's SplitMix64 (`pdx::rng`), mixed from the seed and its
 //! number, so the file is the same byte for byte whatever the number of threads; the lengths' log-normal draw

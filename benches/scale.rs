@@ -1,0 +1,772 @@
+//! Scale benchmark (issue 18): pdx on a seeded synthetic corpus of 100,000 or 1,000,000 documents, each step of
+//! the issue's table against its target, with the child's peak memory and `wc -w` on the same file in the same run
+//! as the yardstick.
+//!
+//! Run: `cargo bench --bench scale` (100,000 documents). `PDX_SCALE_DOCS=1000000` (or `100000,1000000`) for the
+//! million, which takes GBs: run it under the shared lock, `flock /work/data/scale/1m.lock cargo bench --bench
+//! scale`. `PDX_BENCH_RUNS` repetitions (default 2); `PDX_SCALE_DIR` the corpora's folder (default
+//! `/work/data/scale`; the bench skips with one line when it cannot be written); `PDX_SCALE_LEAVES` the tree the
+//! redraw-only keys are timed on (default 1,000 leaves); `PDX_SCALE_TIMEOUT` seconds and `PDX_SCALE_MAX_GB` after
+//! which a child is stopped and reported as such (default 180 s, 16 GB). `PDX_DATA` is not needed. The figures go
+//! to `target/bench/scale/scale-N.json`; the command's cache, emptied before the first open, is
+//! `target/bench/scale/cache`. `cargo bench --bench scale -- generate` only writes the corpora.
+//!
+//! The commands are the `pdx` binary's (`stats`, `cluster`); the TUI's steps run in this process, as
+//! `benches/tui.rs` drives it: the TUI's modules compiled here, `update` then `view` on a 160x48 TestBackend, the
+//! jobs run on this thread as the worker threads run them.
+
+// The TUI's modules but its terminal setup (`mod.rs`) and its tests, which belong to the binary; at the root, so
+// that their `super::` paths find each other.
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/effects.rs"]
+mod effects;
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/export.rs"]
+mod export;
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/help.rs"]
+mod help;
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/keymap.rs"]
+mod keymap;
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/keys.rs"]
+mod keys;
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/loading.rs"]
+mod loading;
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/model/mod.rs"]
+mod model;
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/recovery.rs"]
+mod recovery;
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/session.rs"]
+mod session;
+#[allow(dead_code, unused_imports)]
+#[path = "../src/tui/view/mod.rs"]
+mod view;
+
+mod common;
+#[path = "common/synthetic.rs"]
+mod synthetic;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command as Process, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pdx::dataset::DatasetOptions;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::{Value, json};
+
+use common::median;
+use keys::Command;
+use model::{Action, Model, Start, update};
+
+const PDX: &str = env!("CARGO_BIN_EXE_pdx");
+const GNU_TIME: &str = "/usr/bin/time";
+
+/// Limits past which a child is stopped: the issue asks for no step to run on past minutes or GBs.
+struct Limits {
+    seconds: f64,
+    bytes: u64,
+}
+
+/// One run of a command: its wall time, its peak resident memory, what it printed, and whether it was stopped.
+struct Measured {
+    seconds: f64,
+    /// User and system CPU time, where GNU time reports it: on a shared machine the wall time swings with the load.
+    cpu_seconds: Option<f64>,
+    peak_mb: Option<f64>,
+    stdout: String,
+    stopped: Option<String>,
+}
+
+fn main() {
+    let dir = std::env::var_os("PDX_SCALE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/data/scale"));
+    let sizes: Vec<usize> = match std::env::var("PDX_SCALE_DOCS") {
+        Ok(value) => value
+            .split(',')
+            .filter_map(|v| v.trim().parse().ok())
+            .collect(),
+        Err(_) => vec![100_000],
+    };
+    let runs = common::env_count("PDX_BENCH_RUNS", 2);
+    let leaves = common::env_count("PDX_SCALE_LEAVES", 1_000);
+    let limits = Limits {
+        seconds: common::env_count("PDX_SCALE_TIMEOUT", 180) as f64,
+        bytes: common::env_count("PDX_SCALE_MAX_GB", 16) as u64 * (1 << 30),
+    };
+    if let Err(error) = synthetic::writable(&dir) {
+        println!(
+            "skipped: cannot write the corpora's folder {} ({error}; PDX_SCALE_DIR chooses it)",
+            dir.display()
+        );
+        return;
+    }
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench/scale");
+    let cache = out.join("cache");
+    if let Err(error) = std::fs::create_dir_all(&cache) {
+        eprintln!("cannot make {}: {error}", cache.display());
+        std::process::exit(2);
+    }
+    // SAFETY: no other thread runs yet; the in-process TUI steps open the dataset from the cache the commands wrote.
+    unsafe { std::env::set_var("PDX_CACHE_DIR", &cache) };
+    if std::env::args().any(|arg| arg == "generate") {
+        for documents in sizes {
+            corpus_or_exit(&dir, documents);
+        }
+        return;
+    }
+    for documents in sizes {
+        bench(&dir, documents, runs, leaves, &limits, &out, &cache);
+    }
+}
+
+fn corpus_or_exit(dir: &Path, documents: usize) -> PathBuf {
+    match synthetic::corpus(dir, documents, synthetic::DEFAULT_SEED) {
+        Ok((path, summary, reused)) => {
+            println!(
+                "corpus    {}: {} documents, {:.1} MB, {} words, {} document-word pairs ({} in {:.1} s)",
+                path.display(),
+                summary.documents,
+                summary.bytes as f64 / 1e6,
+                summary.tokens,
+                summary.pairs,
+                if reused {
+                    "reused, generated"
+                } else {
+                    "generated"
+                },
+                summary.seconds
+            );
+            path
+        }
+        Err(error) => {
+            eprintln!("cannot generate the corpus in {}: {error}", dir.display());
+            std::process::exit(2);
+        }
+    }
+}
+
+/// Every row of the issue's table for one corpus size, `runs` times, then the table and the JSON file.
+fn bench(
+    dir: &Path,
+    documents: usize,
+    runs: usize,
+    leaves: usize,
+    limits: &Limits,
+    out: &Path,
+    cache: &Path,
+) {
+    let file = corpus_or_exit(dir, documents);
+    let load_before = load_average();
+    println!(
+        "machine   {} threads; load average {load_before} (other work on the machine slows every wall time)",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    let file_arg = file.to_string_lossy().into_owned();
+    let json_out = out.join(format!("cluster-{documents}.json"));
+    let json_arg = json_out.to_string_lossy().into_owned();
+    // One untimed pass so that every timed command reads the file from the page cache alike.
+    let _ = measure("wc", &["-w", &file_arg], limits);
+    let mut rows: Vec<Row> = Vec::new();
+    let mut wc = Vec::new();
+    let mut first = Vec::new();
+    let mut reopen = Vec::new();
+    let mut cluster = Vec::new();
+    let mut shape = Value::Null;
+    let mut cluster_split = Vec::new();
+    for run in 1..=runs {
+        let counted = measure("wc", &["-w", &file_arg], limits);
+        println!(
+            "run {run}     wc -w: {} ({})",
+            counted.describe(),
+            counted.stdout.split_whitespace().next().unwrap_or("?")
+        );
+        wc.push(counted);
+
+        empty_folder(cache);
+        let opened = measure(PDX, &["stats", "--json", &file_arg], limits);
+        let stats: Value = serde_json::from_str(&opened.stdout).unwrap_or(Value::Null);
+        println!(
+            "run {run}     first open (pdx stats, empty cache): {}; cache {}; {} docs, {} terms, {} nnz",
+            opened.describe(),
+            stats["cache"],
+            stats["docs"],
+            stats["terms"],
+            stats["nnz"]
+        );
+        shape = json!({"docs": stats["docs"], "terms": stats["terms"], "nnz": stats["nnz"]});
+        first.push(opened);
+
+        let again = measure(PDX, &["stats", "--json", &file_arg], limits);
+        let stats: Value = serde_json::from_str(&again.stdout).unwrap_or(Value::Null);
+        let hit = stats["cache"] == "hit";
+        println!(
+            "run {run}     open from the cache: {}; cache {}{}",
+            again.describe(),
+            stats["cache"],
+            if hit { "" } else { " (NOT a hit)" }
+        );
+        reopen.push(again);
+
+        let grown = measure(
+            PDX,
+            &["cluster", &file_arg, "--k", "40", "--json", &json_arg],
+            limits,
+        );
+        let timings = std::fs::read(&json_out)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+            .map(|report| report["timings_ms"].clone())
+            .unwrap_or(Value::Null);
+        let _ = std::fs::remove_file(&json_out);
+        println!(
+            "run {run}     pdx cluster --k 40: {}; of which load {:.0} ms, matrix {:.0} ms, cluster {:.0} ms",
+            grown.describe(),
+            timings["load"].as_f64().unwrap_or(f64::NAN),
+            timings["matrix"].as_f64().unwrap_or(f64::NAN),
+            timings["cluster"].as_f64().unwrap_or(f64::NAN)
+        );
+        cluster_split.push(timings);
+        cluster.push(grown);
+    }
+    let yardstick = median(wc.iter().map(|m| m.seconds).collect());
+    rows.push(Row::command(
+        "wc -w (the yardstick)",
+        &wc,
+        None,
+        None,
+        yardstick,
+    ));
+    rows.push(Row::command(
+        "first open (pdx stats, no cache)",
+        &first,
+        Some(2.0),
+        Some(3.0),
+        yardstick,
+    ));
+    rows.push(Row::command(
+        "open from the cache (pdx stats)",
+        &reopen,
+        Some(0.5),
+        None,
+        yardstick,
+    ));
+    rows.push(Row::command(
+        "PDDP to 40 leaves (pdx cluster --k 40)",
+        &cluster,
+        Some(4.0),
+        Some(3.0),
+        yardstick,
+    ));
+    let tui = tui_rows(&file, runs, leaves, limits);
+    rows.extend(tui.rows);
+
+    println!();
+    println!(
+        "{documents} documents; wc -w {yardstick:.2} s (median of {runs}); medians of {runs} runs, peaks the highest"
+    );
+    println!(
+        "{:<58} {:>10} {:>8} {:>10} {:>10}  {:<26} verdict",
+        "step", "wall", "x wc", "cpu", "peak", "target"
+    );
+    for row in &rows {
+        println!("{}", row.line());
+    }
+    println!("load average at the end {}", load_average());
+    if let Some(peak) = own_peak_mb() {
+        println!(
+            "(the TUI steps ran in this process; its peak RSS, the dataset included: {peak:.0} MB)"
+        );
+    }
+
+    let report = json!({
+        "documents": documents,
+        "corpus": file,
+        "matrix": shape,
+        "runs": runs,
+        "yardstick_s": yardstick,
+        "load_average": [load_before, load_average()],
+        "cluster_timings_ms": cluster_split,
+        "tui": tui.detail,
+        "bench_peak_mb": own_peak_mb(),
+        "rows": rows.iter().map(Row::to_json).collect::<Vec<_>>(),
+    });
+    let path = out.join(format!("scale-{documents}.json"));
+    let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    match pdx::files::write_atomically(&path, text.as_bytes()) {
+        Ok(()) => println!("figures written to {}", path.display()),
+        Err(error) => eprintln!("{}: cannot write: {error}", path.display()),
+    }
+}
+
+/// One row of the table: a time (and its ratio to the yardstick) or a key press, its peak, its target, its verdict.
+struct Row {
+    step: String,
+    seconds: f64,
+    cpu_seconds: Option<f64>,
+    ratio: Option<f64>,
+    peak_mb: Option<f64>,
+    target: String,
+    verdict: &'static str,
+}
+
+impl Row {
+    /// A command's row: the median time over the runs, the highest peak; met when the time is within
+    /// `ratio_target` times the yardstick and the peak within `peak_gb` (each when given).
+    fn command(
+        step: &str,
+        runs: &[Measured],
+        ratio_target: Option<f64>,
+        peak_gb: Option<f64>,
+        yardstick: f64,
+    ) -> Row {
+        let seconds = median(runs.iter().map(|m| m.seconds).collect());
+        let cpu: Vec<f64> = runs.iter().filter_map(|m| m.cpu_seconds).collect();
+        let cpu_seconds = (!cpu.is_empty()).then(|| median(cpu));
+        let peak_mb = runs.iter().filter_map(|m| m.peak_mb).reduce(f64::max);
+        let ratio = seconds / yardstick;
+        let stopped = runs.iter().find_map(|m| m.stopped.clone());
+        let mut target = Vec::new();
+        let mut met = stopped.is_none();
+        if let Some(limit) = ratio_target {
+            target.push(format!("<= {limit}x wc"));
+            met &= ratio <= limit;
+        }
+        if let Some(limit) = peak_gb {
+            target.push(format!("peak <= {limit} GB"));
+            met &= peak_mb.is_some_and(|peak| peak <= limit * 1024.0);
+        }
+        let verdict = match (&stopped, target.is_empty()) {
+            (Some(_), _) => "STOPPED",
+            (None, true) => "",
+            (None, false) if met => "met",
+            (None, false) => "missed",
+        };
+        Row {
+            step: match stopped {
+                Some(reason) => format!("{step} [{reason}]"),
+                None => step.into(),
+            },
+            seconds,
+            cpu_seconds,
+            ratio: Some(ratio),
+            peak_mb,
+            target: target.join(", "),
+            verdict,
+        }
+    }
+
+    /// An in-process step: met when its time is within `limit_s`.
+    fn timed(step: &str, seconds: f64, limit_s: f64, target: &str) -> Row {
+        Row {
+            step: step.into(),
+            seconds,
+            cpu_seconds: None,
+            ratio: None,
+            peak_mb: None,
+            target: target.into(),
+            verdict: if seconds <= limit_s { "met" } else { "missed" },
+        }
+    }
+
+    fn line(&self) -> String {
+        let measured = if self.seconds < 1.0 {
+            format!("{:.1} ms", self.seconds * 1000.0)
+        } else {
+            format!("{:.2} s", self.seconds)
+        };
+        format!(
+            "{:<58} {:>10} {:>8} {:>10} {:>10}  {:<26} {}",
+            self.step,
+            measured,
+            self.ratio.map_or(String::new(), |r| format!("{r:.2}x")),
+            self.cpu_seconds
+                .map_or(String::new(), |c| format!("{c:.2} s")),
+            self.peak_mb.map_or(String::new(), |p| format!("{p:.0} MB")),
+            self.target,
+            self.verdict
+        )
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "step": self.step,
+            "seconds": self.seconds,
+            "cpu_seconds": self.cpu_seconds,
+            "x_wc": self.ratio,
+            "peak_mb": self.peak_mb,
+            "target": self.target,
+            "verdict": self.verdict,
+        })
+    }
+}
+
+impl Measured {
+    fn describe(&self) -> String {
+        let peak = self
+            .peak_mb
+            .map_or("peak n/a".into(), |p| format!("peak {p:.0} MB"));
+        let cpu = self
+            .cpu_seconds
+            .map_or(String::new(), |cpu| format!(" (cpu {cpu:.2} s)"));
+        match &self.stopped {
+            Some(reason) => format!("STOPPED {reason} after {:.2} s{cpu}, {peak}", self.seconds),
+            None => format!("{:.2} s{cpu}, {peak}", self.seconds),
+        }
+    }
+}
+
+/// Remove what is inside `folder` (the bench's own cache), so that the next open builds and writes its entry.
+fn empty_folder(folder: &Path) {
+    if let Ok(entries) = std::fs::read_dir(folder) {
+        for entry in entries.flatten() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Run `program` with `args` and time it. Its peak resident memory is GNU time's (the kernel's own count, from
+/// `wait4`) where `/usr/bin/time` runs, else the highest of the `VmHWM` values polled every 20 ms. A child that
+/// passes `limits` is killed and reported as stopped.
+fn measure(program: &str, args: &[&str], limits: &Limits) -> Measured {
+    let out = std::env::temp_dir().join(format!("pdx-scale-bench-{}.time", std::process::id()));
+    let with_time = Path::new(GNU_TIME).exists();
+    let mut command = if with_time {
+        let mut command = Process::new(GNU_TIME);
+        command
+            .arg("-f")
+            .arg("%M %U %S")
+            .arg("-o")
+            .arg(&out)
+            .arg(program);
+        command
+    } else {
+        Process::new(program)
+    };
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let start = Instant::now();
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(error) => {
+            eprintln!("cannot run {program}: {error}");
+            std::process::exit(2);
+        }
+    };
+    // Read standard output on its own thread, so that a child that prints much never blocks on a full pipe.
+    let mut stdout = child.stdout.take();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(stdout) = stdout.as_mut() {
+            let _ = std::io::Read::read_to_string(stdout, &mut text);
+        }
+        text
+    });
+    let mut polled_kb: u64 = 0;
+    let mut stopped = None;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        // With GNU time in between, the measured process is its child.
+        let pid = if with_time {
+            children(child.id()).into_iter().next()
+        } else {
+            Some(child.id())
+        };
+        if let Some(pid) = pid {
+            let (rss, hwm) = memory_kb(pid);
+            polled_kb = polled_kb.max(hwm);
+            let reason = if start.elapsed().as_secs_f64() > limits.seconds {
+                Some(format!("past {:.0} s", limits.seconds))
+            } else if rss * 1024 > limits.bytes {
+                Some(format!("past {} GB", limits.bytes >> 30))
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                stopped = Some(reason);
+                let _ = Process::new("kill")
+                    .arg("-KILL")
+                    .arg(pid.to_string())
+                    .status();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let stdout = reader.join().unwrap_or_default();
+    // GNU time's last line: peak KiB, user seconds, system seconds.
+    let timed: Vec<f64> = std::fs::read_to_string(&out)
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().last()?.to_owned();
+            line.split_whitespace()
+                .map(|field| field.parse().ok())
+                .collect::<Option<Vec<f64>>>()
+        })
+        .filter(|fields| fields.len() == 3)
+        .unwrap_or_default();
+    let timed_kb = timed.first().map(|&kb| kb as u64);
+    let cpu_seconds = (timed.len() == 3).then(|| timed[1] + timed[2]);
+    let _ = std::fs::remove_file(&out);
+    if stopped.is_none() && !status.is_some_and(|status| status.success()) {
+        eprintln!("{program} {} failed ({status:?})", args.join(" "));
+        std::process::exit(2);
+    }
+    let peak_kb = timed_kb.unwrap_or(polled_kb);
+    Measured {
+        seconds,
+        cpu_seconds,
+        peak_mb: (peak_kb > 0).then_some(peak_kb as f64 / 1024.0),
+        stdout,
+        stopped,
+    }
+}
+
+/// The children of process `pid` (Linux's `/proc/PID/task/PID/children`).
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .map(|text| {
+            text.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `VmRSS` and `VmHWM` of process `pid` in KiB (0 when not readable).
+fn memory_kb(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|line| line.starts_with(name))
+            .and_then(|line| line.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// The one-minute load average (Linux), as text.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "n/a".into())
+}
+
+fn own_peak_mb() -> Option<f64> {
+    let (_, hwm) = memory_kb(std::process::id());
+    (hwm > 0).then_some(hwm as f64 / 1024.0)
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
+
+fn max(values: &[f64]) -> f64 {
+    values.iter().copied().fold(0.0, f64::max)
+}
+
+/// Apply an action and run the jobs it starts synchronously with the app's effect runner, as the worker threads
+/// would.
+fn act(model: &mut Model, action: Action) {
+    let mut pending = update(model, action);
+    while let Some(effect) = pending.pop() {
+        let action = effects::perform(effect, model.data());
+        pending.extend(update(model, action));
+    }
+}
+
+/// The TUI's rows and the details behind them.
+struct Tui {
+    rows: Vec<Row>,
+    detail: Value,
+}
+
+/// The TUI's steps in this process: the dataset opened as the TUI opens it (from the cache the commands wrote), the
+/// root's split and the root's preview each from the key press to the frame that shows it, then the keys that only
+/// redraw on a tree grown to `leaves` leaves (in stages, the growth given up past the limits).
+fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
+    let start = Instant::now();
+    let opened = common::open_or_exit(&[file.to_path_buf()], &DatasetOptions::default(), true);
+    let open_ms = ms(start);
+    println!(
+        "tui       dataset opened in this process in {:.2} s (cache {:?})",
+        open_ms / 1000.0,
+        opened.cache
+    );
+    let data = Arc::new(opened.dataset);
+    let peak_after_open = own_peak_mb();
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("test terminal");
+    let mut splits = Vec::new();
+    let mut previews = Vec::new();
+    for run in 1..=runs {
+        // A fresh model for each, so that neither reuses what the other computed.
+        let mut model = Model::new(Start::new(Arc::clone(&data), true));
+        let start = Instant::now();
+        act(&mut model, Action::Command(Command::Split));
+        terminal
+            .draw(|frame| view::view(frame, &model))
+            .expect("draw");
+        splits.push(ms(start));
+        let shown = model.derived().leaves.len();
+        let mut model = Model::new(Start::new(Arc::clone(&data), true));
+        let start = Instant::now();
+        act(&mut model, Action::Command(Command::Tab(3)));
+        terminal
+            .draw(|frame| view::view(frame, &model))
+            .expect("draw");
+        previews.push(ms(start));
+        println!(
+            "run {run}     TUI root split {:.0} ms ({} leaves shown), root preview {:.0} ms",
+            splits[run - 1],
+            shown,
+            previews[run - 1]
+        );
+    }
+
+    // Grown in stages, so that a growth past the time limit stops at a stage (and says so) rather than running on.
+    let mut model = Model::new(Start::new(Arc::clone(&data), true));
+    let start = Instant::now();
+    for stage in [40, 200, leaves] {
+        let target = stage.min(leaves);
+        if model.derived().leaves.len() >= target {
+            continue;
+        }
+        let (rss_kb, _) = memory_kb(std::process::id());
+        if start.elapsed().as_secs_f64() > limits.seconds || rss_kb * 1024 > limits.bytes {
+            println!(
+                "tui       growth stopped at {} leaves: past {:.0} s or {} GB",
+                model.derived().leaves.len(),
+                limits.seconds,
+                limits.bytes >> 30
+            );
+            break;
+        }
+        act(&mut model, Action::Command(Command::AutoSplit));
+        for c in target.to_string().chars() {
+            act(&mut model, Action::Type(c));
+        }
+        act(&mut model, Action::Command(Command::Confirm));
+    }
+    let grow_ms = ms(start);
+    let grown = model.derived().leaves.len();
+    println!(
+        "tui       grew to {grown} leaves through the model in {:.1} s; this process's peak RSS {:.0} MB after \
+         opening, {:.0} MB after growing",
+        grow_ms / 1000.0,
+        peak_after_open.unwrap_or(f64::NAN),
+        own_peak_mb().unwrap_or(f64::NAN)
+    );
+    let keys = redraw_only_keys(&mut model, &mut terminal, runs);
+    let all: Vec<f64> = keys.iter().flat_map(|(_, times)| times.clone()).collect();
+    let worst = max(&all);
+    let split_s = median(splits.clone()) / 1000.0;
+    let preview_s = median(previews.clone()) / 1000.0;
+    let mut rows = vec![
+        Row::timed(
+            "TUI: root split (PDDP), key to frame",
+            split_s,
+            1.5,
+            "<= 1.5 s",
+        ),
+        Row::timed(
+            "TUI: root preview, key to frame",
+            preview_s,
+            2.5,
+            "<= 2.5 s",
+        ),
+    ];
+    rows.push(Row::timed(
+        &format!(
+            "TUI: redraw-only keys, {grown} leaves (max; median {:.1} ms)",
+            median(all.clone())
+        ),
+        worst / 1000.0,
+        0.05,
+        "< 50 ms each",
+    ));
+    let detail = json!({
+        "open_ms": open_ms,
+        "peak_mb_after_open": peak_after_open,
+        "peak_mb_after_growth": own_peak_mb(),
+        "root_split_ms": splits,
+        "root_preview_ms": previews,
+        "grow_leaves": grown,
+        "grow_ms": grow_ms,
+        "keys": keys.iter().map(|(what, times)| json!({
+            "key": what,
+            "median_ms": median(times.clone()),
+            "max_ms": max(times),
+        })).collect::<Vec<_>>(),
+    });
+    Tui { rows, detail }
+}
+
+/// Every key on the main screen that changes only what is shown, each pressed in pairs that undo each other (so
+/// that each press starts from the same screen), `runs` x 10 times: update and a full redraw at 160x48.
+fn redraw_only_keys(
+    model: &mut Model,
+    terminal: &mut Terminal<TestBackend>,
+    runs: usize,
+) -> Vec<(String, Vec<f64>)> {
+    act(model, Action::Command(Command::Top));
+    let pairs: [(&str, Command, Command); 9] = [
+        ("move down / up", Command::Down, Command::Up),
+        ("page down / up", Command::PageDown, Command::PageUp),
+        ("tab Terms / Labels", Command::Tab(1), Command::Tab(0)),
+        ("tab Documents / Terms", Command::Tab(2), Command::Tab(0)),
+        ("pane switch", Command::NextPane, Command::NextPane),
+        ("collapse / expand", Command::Collapse, Command::Expand),
+        ("help open / close", Command::Help, Command::Cancel),
+        (
+            "confusion open / close",
+            Command::Confusion,
+            Command::Cancel,
+        ),
+        ("mark / unmark", Command::Mark, Command::Mark),
+    ];
+    let mut results = Vec::new();
+    for (what, there, back) in pairs {
+        let mut times = Vec::new();
+        for _ in 0..runs * 10 {
+            times.push(press(model, terminal, there));
+            times.push(press(model, terminal, back));
+        }
+        println!(
+            "tui       redraw-only key, {what:<24} median {:.2} ms, max {:.2} ms",
+            median(times.clone()),
+            max(&times)
+        );
+        results.push((what.to_string(), times));
+    }
+    results
+}
+
+/// The time of `command` on `model`: the update and a full redraw at 160x48, as a key press costs. A job the key
+/// starts (a preview of the newly selected node) is not part of it: the app runs it on a worker thread.
+fn press(model: &mut Model, terminal: &mut Terminal<TestBackend>, command: Command) -> f64 {
+    let start = Instant::now();
+    let jobs = update(model, Action::Command(command));
+    terminal
+        .draw(|frame| view::view(frame, model))
+        .expect("draw");
+    let elapsed = ms(start);
+    drop(jobs);
+    elapsed
+}

@@ -74,6 +74,10 @@ fn act(model: &mut Model, action: Action) {
 }
 
 fn main() {
+    if let Some(path) = std::env::var_os("PDX_TUI_SCALE") {
+        scale(std::path::PathBuf::from(path));
+        return;
+    }
     let Some(data) = common::corpora("tui") else {
         return;
     };
@@ -364,5 +368,109 @@ fn alternatives(model: &mut Model, runs: usize) {
         "side-by-side view of the root's splits: median {:.2} ms, max {:.2} ms",
         median(compare.clone()),
         max(&compare)
+    );
+}
+
+/// The TUI at scale: a large collection (`PDX_TUI_SCALE=FILE`, e.g. a synthetic JSONL of 100k-1M documents) grown
+/// to `PDX_TUI_LEAVES` leaves (default 1,000), then every key that only redraws timed from key to drawn frame at
+/// 160x48 (target: under 50 ms), the root's Documents tab opened, paged and sent to its end, and the root's Preview.
+/// Run: `PDX_TUI_SCALE=/tmp/synthetic.jsonl PDX_CACHE_DIR=/tmp/cache cargo bench --bench tui`.
+fn scale(path: std::path::PathBuf) {
+    let runs = common::env_count("PDX_BENCH_RUNS", 11);
+    let leaves = common::env_count("PDX_TUI_LEAVES", 1000);
+    let start = Instant::now();
+    let opened = common::open_or_exit(&[path], &DatasetOptions::default(), true);
+    let data = Arc::new(opened.dataset);
+    println!(
+        "{} documents, {} terms, {} non-zeros, opened in {:.0} ms (cache {:?})",
+        data.documents.len(),
+        data.matrix.rows(),
+        data.matrix.nnz(),
+        ms(start),
+        opened.cache
+    );
+    let start = Instant::now();
+    let mut model = Model::new(Start::new(Arc::clone(&data), true));
+    println!("model made in {:.0} ms", ms(start));
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("test terminal");
+
+    // The root's split and its Preview (the split it had), as a user first sees them.
+    let start = Instant::now();
+    act(&mut model, Action::Command(Command::Split));
+    println!("root split (update + job + result): {:.0} ms", ms(start));
+    let start = Instant::now();
+    act(&mut model, Action::Command(Command::Tab(3)));
+    terminal
+        .draw(|frame| view::view(frame, &model))
+        .expect("draw");
+    println!(
+        "root Preview (the split it had, drawn): {:.0} ms",
+        ms(start)
+    );
+    act(&mut model, Action::Command(Command::Undo));
+    let start = Instant::now();
+    act(&mut model, Action::Command(Command::Tab(3)));
+    terminal
+        .draw(|frame| view::view(frame, &model))
+        .expect("draw");
+    println!(
+        "root Preview (every rule on the leaf, drawn): {:.0} ms",
+        ms(start)
+    );
+    act(&mut model, Action::Command(Command::Tab(0)));
+
+    let start = Instant::now();
+    act(&mut model, Action::Command(Command::AutoSplit));
+    for c in leaves.to_string().chars() {
+        act(&mut model, Action::Type(c));
+    }
+    act(&mut model, Action::Command(Command::Confirm));
+    println!(
+        "grew to {} leaves in {:.0} ms",
+        model.derived().leaves.len(),
+        ms(start)
+    );
+
+    // Moves through the tree on each tab: the first visit to a node is timed apart from the later ones.
+    for tab in [0u8, 1, 2, 3] {
+        act(&mut model, Action::Command(Command::Tab(tab)));
+        act(&mut model, Action::Command(Command::Top));
+        let mut times = Vec::new();
+        for _ in 0..runs.max(41) {
+            times.push(press(&mut model, &mut terminal, Command::Down));
+        }
+        for _ in 0..runs.max(41) {
+            times.push(press(&mut model, &mut terminal, Command::Up));
+        }
+        times.push(press(&mut model, &mut terminal, Command::Bottom));
+        times.push(press(&mut model, &mut terminal, Command::Top));
+        println!(
+            "tab {}: move + redraw median {:.2} ms, max {:.2} ms",
+            tab + 1,
+            median(times.clone()),
+            max(&times)
+        );
+    }
+    act(&mut model, Action::Command(Command::Tab(0)));
+    redraw_only_keys(&mut model, runs);
+
+    // The root's Documents tab: opened, paged, sent to its end and back.
+    act(&mut model, Action::Command(Command::Top));
+    let members = model
+        .tree()
+        .node(model.tree().root())
+        .map_or(0, |n| n.size());
+    let open = press(&mut model, &mut terminal, Command::Tab(2));
+    act(&mut model, Action::Command(Command::NextPane));
+    let mut pages = Vec::new();
+    for _ in 0..runs {
+        pages.push(press(&mut model, &mut terminal, Command::PageDown));
+    }
+    let end = press(&mut model, &mut terminal, Command::Bottom);
+    let top = press(&mut model, &mut terminal, Command::Top);
+    println!(
+        "Documents tab of the root ({members} members): open {open:.2} ms, page down median {:.2} ms, \
+         end {end:.2} ms, top {top:.2} ms",
+        median(pages)
     );
 }

@@ -12,6 +12,7 @@ mod popups;
 mod preview_cache;
 mod reading;
 mod replay;
+mod scatter_sample;
 mod search;
 mod tree_ops;
 mod update;
@@ -43,6 +44,9 @@ pub(super) use replay::{
     GLOBAL_WEIGHTS, LOCAL_WEIGHTS, ReplayDone, ReplayJob, ReplaySummary, WeightingForm,
     perform_replay,
 };
+#[cfg(test)]
+pub(super) use scatter_sample::SCATTER_POINTS;
+pub(super) use scatter_sample::ScatterSample;
 pub(super) use search::{Mark, MarkKind, Search, count};
 pub(super) use update::update;
 

@@ -139,6 +139,7 @@ impl Model {
                 tree: self.tree.clone(),
                 rules: Vec::new(),
                 second_direction: false,
+                first: None,
             }));
         }
         if !matches!(self.tree.unsplittable_reason(self.selected), Ok(None)) {
@@ -150,9 +151,10 @@ impl Model {
         let two_anyway = rules
             .iter()
             .any(|rule| rule.rule().directions_needed() >= 2);
-        let second_direction = match self.previews.entries.get(&key) {
-            None => two_anyway,
-            Some(entry) if entry.second_pending => true,
+        // The second job adds the scatter plot's coordinate to the preview the first made, nothing more.
+        let (second_direction, first) = match self.previews.entries.get(&key) {
+            None => (two_anyway, None),
+            Some(entry) if entry.second_pending => (true, entry.result.as_ref().ok().cloned()),
             Some(_) => return None,
         };
         self.previews.running = Some((key, second_direction));
@@ -161,6 +163,7 @@ impl Model {
             tree: self.tree.clone(),
             rules,
             second_direction,
+            first,
         }))
     }
 

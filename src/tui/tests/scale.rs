@@ -147,3 +147,35 @@ fn a_thousand_leaf_tree_draws_with_the_same_columns_at_its_top_and_bottom() {
         "{bottom}"
     );
 }
+
+#[test]
+fn the_scatter_plots_job_adds_the_second_coordinate_to_the_preview_already_made() {
+    let mut model = model_of(3_000, 5);
+    let mut effects = update(&mut model, Action::Command(Command::Tab(3)));
+    let Some(Effect::Preview(job)) = effects.pop() else {
+        panic!("the first preview job");
+    };
+    assert!(job.first.is_none());
+    let done = perform_preview(model.data(), job);
+    let mut effects = update(&mut model, Action::Previewed(done));
+    let first = model
+        .current_preview()
+        .and_then(|e| e.result.clone().ok())
+        .expect("the first preview");
+    assert!(first.second.is_none());
+    let Some(Effect::Preview(job)) = effects.pop() else {
+        panic!("the scatter plot's job");
+    };
+    // It carries the first preview, so that every rule's split is not computed again.
+    assert!(job.second_direction);
+    assert!(job.first.as_ref().is_some_and(|f| Arc::ptr_eq(f, &first)));
+    let done = perform_preview(model.data(), job);
+    update(&mut model, Action::Previewed(done));
+    let both = model
+        .current_preview()
+        .and_then(|e| e.result.clone().ok())
+        .expect("the preview with its plot");
+    assert_eq!(both.coordinates, first.coordinates);
+    assert_eq!(both.rules, first.rules);
+    assert_eq!(both.second.as_ref().map(Vec::len), Some(3_000));
+}

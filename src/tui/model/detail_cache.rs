@@ -9,11 +9,12 @@ use pdx::cluster::Tree;
 use pdx::dataset::Dataset;
 use pdx::report::terms;
 
-/// Centroids kept: one dense vector per term each (a megabyte at 120,000 terms).
-const CENTROIDS: usize = 8;
+/// How many values the kept centroids may hold together: 128 MB, a hundred centroids at 120,000 terms, so that
+/// a walk up and down a large tree finds the nodes it passed. The latest is kept whatever its size.
+const CENTROID_VALUES: usize = 16 << 20;
 
-/// Rankings kept: one index per member each (8 MB for a node of a million documents).
-const RANKINGS: usize = 4;
+/// How many member indices the kept rankings may hold together: 64 MB, eight rankings of a million documents.
+const RANKING_VALUES: usize = 8 << 20;
 
 /// A value computed for a node, valid while the node has the same members (a split, a merge or an undo leaves
 /// the other nodes' shared member lists as they were).
@@ -24,8 +25,8 @@ struct Entry<T> {
     value: Arc<T>,
 }
 
-/// The last [`CENTROIDS`] centroids and [`RANKINGS`] rankings computed, the most recently used last; all of them
-/// for one dataset (another, after a rebuild, starts afresh).
+/// The inner nodes' centroids and the rankings computed last, within [`CENTROID_VALUES`] and [`RANKING_VALUES`],
+/// the most recently used last; all of them for one dataset (another, after a rebuild, starts afresh).
 #[derive(Debug, Default)]
 pub(super) struct DetailCache {
     inner: RefCell<Kept>,
@@ -39,14 +40,14 @@ struct Kept {
 }
 
 /// The entry for `node` with `members` moved to the end (the most recent), or the one `make` gives, added there
-/// and the oldest dropped beyond `capacity`.
-fn lookup<T>(
-    entries: &mut Vec<Entry<T>>,
+/// and the oldest dropped while the entries hold more than `budget` values together.
+fn lookup<V>(
+    entries: &mut Vec<Entry<Vec<V>>>,
     node: usize,
     members: &Arc<[usize]>,
-    capacity: usize,
-    make: impl FnOnce() -> Option<T>,
-) -> Option<Arc<T>> {
+    budget: usize,
+    make: impl FnOnce() -> Option<Vec<V>>,
+) -> Option<Arc<Vec<V>>> {
     if let Some(at) = entries
         .iter()
         .position(|e| e.node == node && Arc::ptr_eq(&e.members, members))
@@ -62,8 +63,9 @@ fn lookup<T>(
         members: Arc::clone(members),
         value: Arc::clone(&value),
     });
-    if entries.len() > capacity {
-        entries.remove(0);
+    let mut held: usize = entries.iter().map(|e| e.value.len()).sum();
+    while held > budget && entries.len() > 1 {
+        held -= entries.remove(0).value.len();
     }
     Some(value)
 }
@@ -81,7 +83,8 @@ impl DetailCache {
         kept
     }
 
-    /// Node `id`'s dense centroid (a leaf's from the one it keeps, an inner node's from a pass over its members).
+    /// Node `id`'s dense centroid: a leaf's from the sparse one it keeps (not kept here: it costs one vector), an
+    /// inner node's from a pass over its members, kept.
     pub(super) fn centroid(
         &self,
         data: &Arc<Dataset>,
@@ -89,10 +92,17 @@ impl DetailCache {
         id: usize,
     ) -> Option<Arc<Vec<f64>>> {
         let node = tree.node(id)?;
+        if node.stored_centroid().is_some() {
+            return tree.dense_centroid(&data.matrix, id).ok().map(Arc::new);
+        }
         let mut kept = self.kept(data);
-        lookup(&mut kept.centroids, id, &node.members, CENTROIDS, || {
-            tree.dense_centroid(&data.matrix, id).ok()
-        })
+        lookup(
+            &mut kept.centroids,
+            id,
+            &node.members,
+            CENTROID_VALUES,
+            || tree.dense_centroid(&data.matrix, id).ok(),
+        )
     }
 
     /// Node `id`'s members, nearest its centroid first (one pass over the members and a sort, once per node).
@@ -105,14 +115,45 @@ impl DetailCache {
         let node = tree.node(id)?;
         let centroid = self.centroid(data, tree, id)?;
         let mut kept = self.kept(data);
-        lookup(&mut kept.rankings, id, &node.members, RANKINGS, || {
-            Some(terms::representatives(
-                &data.matrix,
-                &node.members,
-                &centroid,
-                tree.norms_squared(),
-                node.members.len(),
-            ))
-        })
+        lookup(
+            &mut kept.rankings,
+            id,
+            &node.members,
+            RANKING_VALUES,
+            || {
+                Some(terms::representatives(
+                    &data.matrix,
+                    &node.members,
+                    &centroid,
+                    tree.norms_squared(),
+                    node.members.len(),
+                ))
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_is_kept_for_the_same_members_within_the_budget() {
+        let mut entries: Vec<Entry<Vec<u8>>> = Vec::new();
+        let a: Arc<[usize]> = Arc::from(vec![1, 2]);
+        let b: Arc<[usize]> = Arc::from(vec![3]);
+        let made = lookup(&mut entries, 0, &a, 4, || Some(vec![1, 1])).expect("made");
+        // The same node and member list: kept, not made again.
+        let again = lookup(&mut entries, 0, &a, 4, || panic!("made again")).expect("kept");
+        assert!(Arc::ptr_eq(&made, &again));
+        // The same node with another member list (a move by hand changed it): made again.
+        let other: Arc<[usize]> = Arc::from(vec![1, 2]);
+        let remade = lookup(&mut entries, 0, &other, 4, || Some(vec![2, 2])).expect("made");
+        assert_eq!(*remade, vec![2, 2]);
+        // Over the budget the oldest go; the latest stays even alone over it.
+        lookup(&mut entries, 1, &b, 4, || Some(vec![3, 3, 3])).expect("made");
+        assert_eq!(entries.iter().map(|e| e.node).collect::<Vec<_>>(), [1]);
+        lookup(&mut entries, 2, &b, 4, || Some(vec![0; 9])).expect("made");
+        assert_eq!(entries.iter().map(|e| e.node).collect::<Vec<_>>(), [2]);
     }
 }

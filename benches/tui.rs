@@ -438,7 +438,6 @@ fn scale(path: std::path::PathBuf) {
     println!("a frame of the root's split Preview: {frame:.1} ms");
     act(&mut model, Action::Command(Command::NextPane));
     act(&mut model, Action::Command(Command::Tab(0)));
-    let start = Instant::now();
     act(&mut model, Action::Command(Command::Undo));
     let mut copy = model.tree().clone();
     let library = Instant::now();

@@ -74,6 +74,10 @@ fn act(model: &mut Model, action: Action) {
 }
 
 fn main() {
+    if let Some(path) = std::env::var_os("PDX_TUI_SCALE") {
+        scale(std::path::PathBuf::from(path));
+        return;
+    }
     let Some(data) = common::corpora("tui") else {
         return;
     };
@@ -329,7 +333,10 @@ fn redraw_only_keys(model: &mut Model, runs: usize) {
             max(&times)
         );
     }
-    println!("redraw-only keys on the 64-leaf tree: worst {worst:.2} ms");
+    println!(
+        "redraw-only keys on the {}-leaf tree: worst {worst:.2} ms",
+        model.derived().leaves.len()
+    );
 }
 
 /// The root of the 64-leaf tree split again (an alternative, the 64 leaves shelved), then switched back and
@@ -365,4 +372,162 @@ fn alternatives(model: &mut Model, runs: usize) {
         median(compare.clone()),
         max(&compare)
     );
+}
+
+/// The TUI at scale: a large collection (`PDX_TUI_SCALE=FILE`, e.g. a synthetic JSONL of 100k-1M documents) grown
+/// to `PDX_TUI_LEAVES` leaves (default 1,000), then every key that only redraws timed from key to drawn frame at
+/// 160x48 (target: under 50 ms), the root's Documents tab opened, paged and sent to its end, and the root's Preview.
+/// Run: `PDX_TUI_SCALE=/tmp/synthetic.jsonl PDX_CACHE_DIR=/tmp/cache cargo bench --bench tui`.
+fn scale(path: std::path::PathBuf) {
+    let runs = common::env_count("PDX_BENCH_RUNS", 11);
+    let leaves = common::env_count("PDX_TUI_LEAVES", 1000);
+    let start = Instant::now();
+    let opened = common::open_or_exit(&[path], &DatasetOptions::default(), true);
+    let data = Arc::new(opened.dataset);
+    println!(
+        "{} documents, {} terms, {} non-zeros, opened in {:.0} ms (cache {:?})",
+        data.documents.len(),
+        data.matrix.rows(),
+        data.matrix.nnz(),
+        ms(start),
+        opened.cache
+    );
+    // The search index (built on the loading thread in the app), then the model (built after loading).
+    let start = Instant::now();
+    let texts: Vec<&str> = data.documents.iter().map(|d| d.text.as_str()).collect();
+    let index = Arc::new(pdx::text::index::TextIndex::build(&texts));
+    drop(texts);
+    println!("search index built in {:.0} ms", ms(start));
+    let start = Instant::now();
+    let mut model = Model::new(Start {
+        index: Some(index),
+        ..Start::new(Arc::clone(&data), true)
+    });
+    println!("model made in {:.0} ms", ms(start));
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("test terminal");
+
+    // The root's Preview (every rule on the leaf, then the scatter plot's direction), then its split and the
+    // Preview of the split it had, as a user first sees them.
+    let mut effects = update(&mut model, Action::Command(Command::Tab(3)));
+    for what in [
+        "first job (histogram, table, sides)",
+        "second job (scatter plot)",
+    ] {
+        let Some(Effect::Preview(job)) = effects.pop() else {
+            eprintln!("no preview job");
+            std::process::exit(2);
+        };
+        let start = Instant::now();
+        let done = perform_preview(&data, job);
+        effects = update(&mut model, Action::Previewed(done));
+        terminal
+            .draw(|frame| view::view(frame, &model))
+            .expect("draw");
+        println!("root Preview, {what}, drawn: {:.0} ms", ms(start));
+    }
+    let frame = press(&mut model, &mut terminal, Command::NextPane);
+    println!("a frame of the root's Preview: {frame:.1} ms");
+    act(&mut model, Action::Command(Command::NextPane));
+    let start = Instant::now();
+    act(&mut model, Action::Command(Command::Split));
+    println!(
+        "root split and the Preview of the split it had (jobs run in turn): {:.0} ms",
+        ms(start)
+    );
+    let frame = press(&mut model, &mut terminal, Command::NextPane);
+    println!("a frame of the root's split Preview: {frame:.1} ms");
+    act(&mut model, Action::Command(Command::NextPane));
+    act(&mut model, Action::Command(Command::Tab(0)));
+    act(&mut model, Action::Command(Command::Undo));
+    let mut copy = model.tree().clone();
+    let library = Instant::now();
+    let split = copy.split(
+        &data.matrix,
+        copy.root(),
+        &pdx::cluster::RuleSpec::default(),
+    );
+    std::hint::black_box(split.is_ok());
+    println!(
+        "  of which the library's split alone: {:.0} ms",
+        ms(library)
+    );
+    let start = Instant::now();
+    act(&mut model, Action::Command(Command::Split));
+    println!(
+        "root split on the Terms tab (update + job + result): {:.0} ms",
+        ms(start)
+    );
+    act(&mut model, Action::Command(Command::Undo));
+
+    let start = Instant::now();
+    act(&mut model, Action::Command(Command::AutoSplit));
+    for c in leaves.to_string().chars() {
+        act(&mut model, Action::Type(c));
+    }
+    act(&mut model, Action::Command(Command::Confirm));
+    println!(
+        "grew to {} leaves in {:.0} ms",
+        model.derived().leaves.len(),
+        ms(start)
+    );
+
+    // The root's Documents tab, first opened (its members ranked), paged, sent to its end and back.
+    act(&mut model, Action::Command(Command::Top));
+    let members = model
+        .tree()
+        .node(model.tree().root())
+        .map_or(0, |n| n.size());
+    let open = press(&mut model, &mut terminal, Command::Tab(2));
+    act(&mut model, Action::Command(Command::NextPane));
+    let mut pages = Vec::new();
+    for _ in 0..runs {
+        pages.push(press(&mut model, &mut terminal, Command::PageDown));
+    }
+    let end = press(&mut model, &mut terminal, Command::Bottom);
+    let top = press(&mut model, &mut terminal, Command::Top);
+    println!(
+        "Documents tab of the root ({members} members): open {open:.2} ms, page down median {:.2} ms, \
+         end {end:.2} ms, top {top:.2} ms",
+        median(pages)
+    );
+    act(&mut model, Action::Command(Command::NextPane));
+    act(&mut model, Action::Command(Command::Tab(0)));
+
+    // Moves through the tree on each tab, down and back up (the preview a move asks for runs on a worker thread:
+    // not part of the key press).
+    for tab in [0u8, 1, 2, 3] {
+        act(&mut model, Action::Command(Command::Tab(tab)));
+        act(&mut model, Action::Command(Command::Top));
+        let mut down = Vec::new();
+        for _ in 0..runs.max(41) {
+            down.push(move_and_draw(&mut model, &mut terminal, Command::Down));
+        }
+        let mut up = Vec::new();
+        for _ in 0..runs.max(41) {
+            up.push(move_and_draw(&mut model, &mut terminal, Command::Up));
+        }
+        up.push(move_and_draw(&mut model, &mut terminal, Command::Bottom));
+        up.push(move_and_draw(&mut model, &mut terminal, Command::Top));
+        println!(
+            "tab {}: move + redraw, down median {:.2} ms, max {:.2} ms; back up median {:.2} ms, max {:.2} ms",
+            tab + 1,
+            median(down.clone()),
+            max(&down),
+            median(up.clone()),
+            max(&up)
+        );
+    }
+    act(&mut model, Action::Command(Command::Tab(0)));
+    redraw_only_keys(&mut model, runs);
+}
+
+/// The time of a move: the update and a full redraw at 160x48, without the jobs it starts (a worker's).
+fn move_and_draw(model: &mut Model, terminal: &mut Terminal<TestBackend>, command: Command) -> f64 {
+    let start = Instant::now();
+    let effects = update(model, Action::Command(command));
+    terminal
+        .draw(|frame| view::view(frame, model))
+        .expect("draw");
+    drop(effects);
+    ms(start)
 }

@@ -161,6 +161,39 @@ pub fn preview(
     })
 }
 
+/// The members' coordinates on the second principal direction of leaf `node`, `sigma_2 v_2`, for the scatter
+/// plot beside a preview of `rules` already made (its first coordinates, table and sides stay as they are): one
+/// Lanczos run for two directions with the preview's start, centroid and tolerance, and nothing per rule. `None`
+/// when the node has a single direction.
+pub fn second_coordinates(
+    tree: &Tree,
+    data: &DataMatrix,
+    node: usize,
+    rules: &[RuleSpec],
+) -> Result<Option<Vec<f64>>, ClusterError> {
+    if let Some(reason) = tree.unsplittable_reason(node)? {
+        return Err(ClusterError::Unsplittable { node, reason });
+    }
+    let leaf = tree.node(node).ok_or(ClusterError::NoSuchNode(node))?;
+    let start = tree.start_guess(node);
+    let centroid = tree.dense_centroid(data, node)?;
+    let context = SplitContext {
+        start: start.as_deref(),
+        data,
+        members: &leaf.members,
+        norms_squared: tree.norms_squared(),
+        centroid: Some(&centroid),
+        node_id: node,
+        env: Default::default(),
+    };
+    let tolerance = rules
+        .iter()
+        .map(|r| r.rule().direction_tolerance())
+        .fold(crate::cluster::rules::SPLIT_TOLERANCE, f64::min);
+    let directions = principal_directions(&context, 2, tolerance)?;
+    Ok((directions.right.len() > 1).then(|| scaled(&directions, 1)))
+}
+
 fn scaled(directions: &Directions, i: usize) -> Vec<f64> {
     directions.right[i]
         .iter()
@@ -367,6 +400,18 @@ mod tests {
             matrix: DMatrix::from_column_slice(2, xs.len(), &values),
             features: vec!["x".into(), "y".into()],
         }
+    }
+
+    #[test]
+    fn the_second_coordinates_alone_are_the_full_previews() {
+        let data = clumps();
+        let tree = Tree::new(&data, (0..7).collect(), Vec::new());
+        let rules = compared_rules(&checked_defaults());
+        let full = preview(&tree, &data, 0, &rules, None, true, None).expect("previews");
+        let second = second_coordinates(&tree, &data, 0, &rules).expect("a direction");
+        assert_eq!(second, full.second);
+        assert_eq!(second.map(|s| s.len()), Some(7));
+        assert!(second_coordinates(&tree, &data, 9, &rules).is_err());
     }
 
     #[test]

@@ -84,6 +84,9 @@ pub(crate) struct PreviewJob {
     pub rules: Vec<RuleSpec>,
     /// Also compute the second principal coordinate (for the scatter plot).
     pub second_direction: bool,
+    /// The preview already made of the leaf, when only its second coordinate is wanted: the job computes that
+    /// alone, not every rule's split again.
+    pub first: Option<Arc<SplitPreview>>,
 }
 
 /// A preview's result, sent back by the worker.
@@ -219,6 +222,15 @@ pub(crate) fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
                 .map_err(|e| e.to_string())
                 .and_then(|made| made.ok_or_else(|| format!("#{} is a leaf", job.key.node)))
                 .map(Box::new),
+        )
+    } else if let Some(first) = job.first.filter(|_| job.second_direction) {
+        PreviewResult::Leaf(
+            preview::second_coordinates(&job.tree, &data.matrix, job.key.node, &job.rules)
+                .map(|second| SplitPreview {
+                    second,
+                    ..(*first).clone()
+                })
+                .map_err(|e| e.to_string()),
         )
     } else {
         PreviewResult::Leaf(

@@ -4,6 +4,7 @@
 //! the view reads them through the methods below, and only `update` writes them.
 
 mod alternatives;
+mod detail_cache;
 mod jobs;
 mod moves;
 pub(super) mod picker;
@@ -11,6 +12,7 @@ mod popups;
 mod preview_cache;
 mod reading;
 mod replay;
+mod scatter_sample;
 mod search;
 mod tree_ops;
 mod update;
@@ -42,6 +44,9 @@ pub(super) use replay::{
     GLOBAL_WEIGHTS, LOCAL_WEIGHTS, ReplayDone, ReplayJob, ReplaySummary, WeightingForm,
     perform_replay,
 };
+#[cfg(test)]
+pub(super) use scatter_sample::SCATTER_POINTS;
+pub(super) use scatter_sample::ScatterSample;
 pub(super) use search::{Mark, MarkKind, Search, count};
 pub(super) use update::update;
 
@@ -171,8 +176,11 @@ pub(super) struct Detail {
     pub discriminating: Vec<TermWeight>,
     /// What the discriminating terms are against ("#2", "the rest of #0"); none for the root.
     pub against: Option<String>,
-    /// Members, nearest the centroid first.
-    pub documents: Vec<usize>,
+    /// Members, nearest the centroid first (those the filter lets through); ranked only when something shows
+    /// them (the Documents tab, a filter's count), shared with the cache that keeps the ranking.
+    pub documents: Arc<Vec<usize>>,
+    /// Whether `documents` holds the ranking (false: not asked for yet).
+    pub ranked: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -303,6 +311,8 @@ pub(super) struct Model {
     index: Arc<TextIndex>,
     search: Option<Search>,
     filter: Option<search::Filter>,
+    /// The centroids and rankings of the nodes shown last.
+    detail_cache: detail_cache::DetailCache,
 }
 
 impl Model {
@@ -370,6 +380,7 @@ impl Model {
             index,
             search: None,
             filter: None,
+            detail_cache: detail_cache::DetailCache::default(),
         };
         model.tree_changed();
         model.record_status();
@@ -539,16 +550,46 @@ impl Model {
         if label_count > 0 && global.labelled > 0 {
             derived.leaf_figures = per_leaf;
             derived.global = Some(global);
-            for id in tree.depth_first() {
+            // Children before their parent: an inner node's counts are its children's summed (they share out
+            // its members), so the documents are counted once per tree change, not once per level.
+            for id in tree.depth_first().into_iter().rev() {
                 let Some(node) = tree.node(id) else {
                     continue;
                 };
-                let mut counts = vec![0usize; label_count];
-                for &j in node.members.iter() {
-                    if let Some(l) = data.documents.get(j).and_then(|d| d.label) {
-                        counts[l as usize] += 1;
+                let children: Option<Vec<&Vec<usize>>> = node
+                    .children
+                    .iter()
+                    .map(|c| derived.label_counts.get(c))
+                    .collect();
+                let counts = match children {
+                    Some(children)
+                        if !children.is_empty()
+                            && node
+                                .children
+                                .iter()
+                                .filter_map(|&c| tree.node(c))
+                                .map(|c| c.size())
+                                .sum::<usize>()
+                                == node.size() =>
+                    {
+                        let mut counts = vec![0usize; label_count];
+                        for child in children {
+                            for (total, count) in counts.iter_mut().zip(child) {
+                                *total += count;
+                            }
+                        }
+                        counts
                     }
-                }
+                    _ => {
+                        let mut counts = vec![0usize; label_count];
+                        for &j in node.members.iter() {
+                            if let Some(Some(l)) = labels.get(j) {
+                                counts[*l as usize] += 1;
+                            }
+                        }
+                        counts
+                    }
+                };
                 let row = Confusion {
                     counts: vec![counts.clone()],
                 };
@@ -574,10 +615,10 @@ impl Model {
             self.detail = Detail::default();
             return;
         };
-        // The tree keeps a leaf's centroid; an inner node's is one pass over its members, made here for as long
-        // as the detail pane is worked out, so that no dense vector per node outlives it.
+        // The tree keeps a leaf's centroid; an inner node's is one pass over its members, kept for the nodes shown
+        // last (a dense vector each, a few of them), so that coming back to a large node costs no pass again.
         let matrix = &self.data.matrix;
-        let centroid_of = |id: usize| self.tree.dense_centroid(matrix, id).ok();
+        let centroid_of = |id: usize| self.detail_cache.centroid(&self.data, &self.tree, id);
         let Some(centroid) = centroid_of(node.id) else {
             self.detail = Detail::default();
             return;
@@ -597,15 +638,16 @@ impl Model {
                 let (other, against) = match siblings.as_slice() {
                     [one] => match centroid_of(*one) {
                         Some(sibling) => (sibling, self.label(*one)),
-                        None => (vec![0.0; centroid.len()], String::new()),
+                        None => (Arc::new(vec![0.0; centroid.len()]), String::new()),
                     },
                     _ => (
-                        terms::rest_centroid(
-                            &centroid_of(parent.id).unwrap_or_else(|| vec![0.0; centroid.len()]),
+                        Arc::new(terms::rest_centroid(
+                            &centroid_of(parent.id)
+                                .unwrap_or_else(|| Arc::new(vec![0.0; centroid.len()])),
                             parent.size(),
                             &centroid,
                             node.size(),
-                        ),
+                        )),
                         format!("the rest of {}", self.label(parent.id)),
                     ),
                 };
@@ -616,21 +658,32 @@ impl Model {
             }
             None => (Vec::new(), None),
         };
-        let documents = terms::representatives(
-            matrix,
-            &node.members,
-            &centroid,
-            self.tree.norms_squared(),
-            node.members.len(),
-        );
-        let documents = self.filtered(documents);
         self.detail = Detail {
             node: node.id,
             top_terms,
             discriminating,
             against,
-            documents,
+            documents: Arc::default(),
+            ranked: false,
         };
+        self.rank_documents();
+    }
+
+    /// Rank the selected node's members when something shows them (the Documents tab, or a filter, whose count
+    /// the detail pane's title gives) and they are not ranked yet: a pass over the members and a sort, once per
+    /// node (the cache keeps the last few), never on a move through the tree on the other tabs.
+    pub(super) fn rank_documents(&mut self) {
+        if self.detail.ranked || (self.tab != DetailTab::Documents && self.filter.is_none()) {
+            return;
+        }
+        let Some(ranking) = self
+            .detail_cache
+            .ranking(&self.data, &self.tree, self.detail.node)
+        else {
+            return;
+        };
+        self.detail.documents = self.filtered(ranking);
+        self.detail.ranked = true;
     }
 
     fn select(&mut self, id: usize) {

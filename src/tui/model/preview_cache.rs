@@ -10,6 +10,7 @@ use pdx::report::preview::{self, MadeSplit, RulePreview, SplitPreview};
 
 use super::super::keys::Command;
 use super::jobs::{Effect, PreviewDone, PreviewJob, PreviewResult};
+use super::scatter_sample::ScatterSample;
 use super::update::scrolled;
 use super::{DetailTab, Model, PREVIEW_LINES};
 
@@ -35,6 +36,8 @@ pub(crate) struct PreviewEntry {
     pub result: Result<Arc<SplitPreview>, String>,
     /// The second principal coordinate (the scatter plot) is still being computed.
     pub second_pending: bool,
+    /// The members the scatter plot draws, chosen once its coordinates arrived.
+    pub scatter: Option<Arc<ScatterSample>>,
 }
 
 #[derive(Debug, Default)]
@@ -136,6 +139,7 @@ impl Model {
                 tree: self.tree.clone(),
                 rules: Vec::new(),
                 second_direction: false,
+                first: None,
             }));
         }
         if !matches!(self.tree.unsplittable_reason(self.selected), Ok(None)) {
@@ -147,9 +151,10 @@ impl Model {
         let two_anyway = rules
             .iter()
             .any(|rule| rule.rule().directions_needed() >= 2);
-        let second_direction = match self.previews.entries.get(&key) {
-            None => two_anyway,
-            Some(entry) if entry.second_pending => true,
+        // The second job adds the scatter plot's coordinate to the preview the first made, nothing more.
+        let (second_direction, first) = match self.previews.entries.get(&key) {
+            None => (two_anyway, None),
+            Some(entry) if entry.second_pending => (true, entry.result.as_ref().ok().cloned()),
             Some(_) => return None,
         };
         self.previews.running = Some((key, second_direction));
@@ -158,6 +163,7 @@ impl Model {
             tree: self.tree.clone(),
             rules,
             second_direction,
+            first,
         }))
     }
 
@@ -185,10 +191,12 @@ impl Model {
             }) if second_direction => PreviewEntry {
                 result: Ok(Arc::clone(first)),
                 second_pending: false,
+                scatter: None,
             },
             _ => PreviewEntry {
                 result: Err(PREVIEW_CANCELLED.into()),
                 second_pending: false,
+                scatter: None,
             },
         };
         cache.keep(key, entry);
@@ -217,6 +225,7 @@ impl Model {
     }
 
     pub(super) fn previewed(&mut self, done: PreviewDone) {
+        let (tree, data) = (&self.tree, &self.data);
         let cache = &mut self.previews;
         if cache.running == Some((done.key, done.second_direction)) {
             cache.running = None;
@@ -235,6 +244,12 @@ impl Model {
             Ok(preview) => PreviewEntry {
                 // A node with a single direction (two members) has no second coordinate to wait for.
                 second_pending: !done.second_direction && preview.second.is_none(),
+                // Chosen once here, not per frame: a huge node's plot draws a sample of its members.
+                scatter: preview
+                    .second
+                    .as_ref()
+                    .and_then(|_| tree.node(preview.node))
+                    .map(|node| Arc::new(ScatterSample::of(data, &node.members))),
                 result: Ok(Arc::new(preview)),
             },
             Err(error) => match cache.entries.get(&done.key) {
@@ -244,10 +259,12 @@ impl Model {
                 }) => PreviewEntry {
                     result: Ok(Arc::clone(first)),
                     second_pending: false,
+                    scatter: None,
                 },
                 _ => PreviewEntry {
                     result: Err(error),
                     second_pending: false,
+                    scatter: None,
                 },
             },
         };

@@ -3,6 +3,7 @@
 //! node's distinctive words.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use pdx::dataset::Dataset;
 use pdx::text::index::{Hit, Query, TextIndex};
@@ -165,6 +166,7 @@ impl Model {
         }
         self.focus = Pane::Detail;
         self.tab = DetailTab::Documents;
+        self.rank_documents();
         if let Some(row) = self.detail.documents.iter().position(|&d| d == document) {
             self.document_cursor = row;
         }
@@ -244,11 +246,17 @@ impl Model {
     }
 
     /// The node's documents the filter lets through (all of them without a filter), in their order.
-    pub(super) fn filtered(&self, mut documents: Vec<usize>) -> Vec<usize> {
-        if let Some(filter) = &self.filter {
-            documents.retain(|d| filter.documents.binary_search(d).is_ok());
+    pub(super) fn filtered(&self, documents: Arc<Vec<usize>>) -> Arc<Vec<usize>> {
+        match &self.filter {
+            Some(filter) => Arc::new(
+                documents
+                    .iter()
+                    .copied()
+                    .filter(|d| filter.documents.binary_search(d).is_ok())
+                    .collect(),
+            ),
+            None => documents,
         }
-        documents
     }
 
     /// The selected node's distinctive words: its discriminating terms' words (the root's top terms).

@@ -122,6 +122,8 @@ impl Model {
 /// Apply `action` to the model; returns the work to run elsewhere.
 pub(crate) fn update(model: &mut Model, action: Action) -> Vec<Effect> {
     let mut effects = apply(model, action);
+    // Whatever showed the Documents tab (a key, a click, a search hit) or set a filter, the ranking it lists.
+    model.rank_documents();
     // Whatever changed the selection, the tree or the tab, the Preview tab asks for its preview here.
     effects.extend(model.request_preview());
     // The one place messages are logged: whatever set the status line, the new message goes in the log.

@@ -14,6 +14,7 @@ mod preview;
 mod reading;
 mod recovery;
 mod replay;
+mod scale;
 mod screens;
 mod search;
 mod signals;

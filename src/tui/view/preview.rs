@@ -103,7 +103,7 @@ pub(super) fn draw_preview(frame: &mut Frame, model: &Model, theme: Theme, area:
             model,
             theme,
             preview,
-            entry.second_pending,
+            (entry.second_pending, entry.scatter.as_deref()),
             plot_area,
         );
     } else {

@@ -10,7 +10,8 @@ use ratatui::widgets::canvas::{Canvas, Points};
 
 use pdx::report::preview::SplitPreview;
 
-use super::super::model::Model;
+use super::super::loading::thousands;
+use super::super::model::{Model, ScatterSample};
 use super::{Theme, fit};
 
 /// Colours of the labels in the scatter plot, in turn.
@@ -39,13 +40,14 @@ pub(super) fn label_symbol(label: Option<usize>) -> char {
 }
 
 /// The members on the first two principal coordinates, by label: Braille dots coloured by label, or without
-/// colours, one letter per label in each cell (the label with most members there).
+/// colours, one letter per label in each cell (the label with most members there). A huge node's plot draws the
+/// `sample` the model chose (and says so); the legend counts every member.
 pub(super) fn draw_scatter(
     frame: &mut Frame,
     model: &Model,
     theme: Theme,
     preview: &SplitPreview,
-    second_pending: bool,
+    (second_pending, sample): (bool, Option<&ScatterSample>),
     area: Rect,
 ) {
     let Some(second) = &preview.second else {
@@ -71,11 +73,34 @@ pub(super) fn draw_scatter(
     // The legend: the labels present in the node, most members first.
     let label_count = data.label_names.len();
     let mut present = vec![0usize; label_count];
-    for member in 0..preview.coordinates.len() {
-        if let Some(l) = label_of(member).filter(|&l| l < label_count) {
-            present[l] += 1;
+    match sample {
+        Some(sample) => present
+            .iter_mut()
+            .zip(&sample.label_counts)
+            .for_each(|(p, &c)| *p = c),
+        None => {
+            for member in 0..preview.coordinates.len() {
+                if let Some(l) = label_of(member).filter(|&l| l < label_count) {
+                    present[l] += 1;
+                }
+            }
         }
     }
+    // The points drawn: the sample's, or every member's.
+    let drawn: Vec<(usize, f64, f64)> = match sample {
+        Some(sample) => sample
+            .positions
+            .iter()
+            .filter_map(|&m| Some((m, *preview.coordinates.get(m)?, *second.get(m)?)))
+            .collect(),
+        None => preview
+            .coordinates
+            .iter()
+            .zip(second)
+            .enumerate()
+            .map(|(m, (&x, &y))| (m, x, y))
+            .collect(),
+    };
     let mut order: Vec<usize> = (0..label_count).filter(|&l| present[l] > 0).collect();
     order.sort_by(|&a, &b| present[b].cmp(&present[a]).then(a.cmp(&b)));
     // Legend entries packed into lines as wide as the area.
@@ -108,13 +133,26 @@ pub(super) fn draw_scatter(
         legend.push(Line::from(line));
     }
     legend.truncate(usize::from(area.height / 3));
-    let title = Line::styled(
+    let mut title = vec![Line::styled(
         "Principal coordinates 1 (→) and 2 (↑), by label",
         theme.heading(),
-    );
+    )];
+    // A huge node's plot is a sample: a line under the heading says so (the histogram above counts them all).
+    if let Some(sample) = sample.filter(|s| s.sampled()) {
+        let note = format!(
+            "scatter: {} of {} documents, sampled",
+            thousands(sample.positions.len() as u64),
+            thousands(sample.members as u64)
+        );
+        title.push(Line::styled(
+            fit(&note, usize::from(area.width)),
+            theme.dim(),
+        ));
+    }
+    let title_rows = u16::try_from(title.len()).unwrap_or(u16::MAX);
     let legend_rows = u16::try_from(legend.len()).unwrap_or(u16::MAX);
     let [title_area, plot_area, legend_area] = Layout::vertical([
-        Constraint::Length(1),
+        Constraint::Length(title_rows),
         Constraint::Min(0),
         Constraint::Length(legend_rows),
     ])
@@ -122,23 +160,21 @@ pub(super) fn draw_scatter(
     frame.render_widget(Paragraph::new(legend), legend_area);
     frame.render_widget(Paragraph::new(title), title_area);
 
-    let bounds = |values: &[f64]| {
-        let (lo, hi) = values
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-                (lo.min(x), hi.max(x))
-            });
+    let bounds = |values: &mut dyn Iterator<Item = f64>| {
+        let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        });
         if hi > lo {
             [lo, hi]
         } else {
             [lo - 1.0, lo + 1.0]
         }
     };
-    let x_bounds = bounds(&preview.coordinates);
-    let y_bounds = bounds(second);
+    let x_bounds = bounds(&mut drawn.iter().map(|&(_, x, _)| x));
+    let y_bounds = bounds(&mut drawn.iter().map(|&(_, _, y)| y));
     if theme.color {
         let mut groups: Vec<Vec<(f64, f64)>> = vec![Vec::new(); label_count + 1];
-        for (member, (&x, &y)) in preview.coordinates.iter().zip(second).enumerate() {
+        for &(member, x, y) in &drawn {
             let group = label_of(member)
                 .filter(|&l| l < label_count)
                 .unwrap_or(label_count);
@@ -172,7 +208,7 @@ pub(super) fn draw_scatter(
                 .floor()
                 .clamp(0.0, (n - 1) as f64) as usize
         };
-        for (member, (&x, &y)) in preview.coordinates.iter().zip(second).enumerate() {
+        for &(member, x, y) in &drawn {
             let column = cell_of(x, x_bounds, w);
             let row = h - 1 - cell_of(y, y_bounds, h);
             let slot = label_of(member)

@@ -98,49 +98,68 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
             .zip(&rules)
             .map(|((node, _), rule)| (node.size(), node.scatter, rule.as_str())),
     );
-    let dominant = |id: usize| {
+    let dominant_name = |id: usize| {
         model
             .node_figures(id)
             .and_then(|f| f.dominant_label)
             .and_then(|l| model.data().label_names.get(l))
-            .cloned()
-            .unwrap_or_default()
+            .map_or("", String::as_str)
     };
+    let dominant = |id: usize| dominant_name(id).to_string();
+    let dominant_width = |id: usize| dominant_name(id).chars().count();
 
-    // Each node's first part (indent, marker, name or #id, suggestion) and, for a node without a name, its words.
-    let node_texts: Vec<(String, String)> = nodes
-        .iter()
-        .map(|(node, depth)| {
-            let marker = if node.is_leaf() {
-                "•"
-            } else if model.is_collapsed(node.id) {
-                "▸"
-            } else {
-                "▾"
-            };
-            let suggestion = if model.derived().suggestion == Some(node.id) {
-                " ◆"
-            } else {
-                ""
-            };
-            let marked = if model.mark() == Some(node.id) {
-                " (A)"
-            } else {
-                ""
-            };
-            let head = format!(
-                "{}{marker} {}{suggestion}{marked}",
-                "  ".repeat(*depth),
-                node_label(model, node.id)
-            );
-            let words = if node.name.is_some() {
-                String::new()
-            } else {
-                model.description(node.id)
-            };
-            (head, words)
-        })
-        .collect();
+    // Each node's first part (indent, marker, name or #id, suggestion) and, for a node without a name, its words;
+    // made only for the rows on screen (a 1,000-leaf tree has 2,000 rows), measured without being made for the
+    // others.
+    let suggestion = |id: usize| {
+        if model.derived().suggestion == Some(id) {
+            " ◆"
+        } else {
+            ""
+        }
+    };
+    let marked = |id: usize| if model.mark() == Some(id) { " (A)" } else { "" };
+    let node_text = |node: &pdx::cluster::Node, depth: usize| {
+        let marker = if node.is_leaf() {
+            "•"
+        } else if model.is_collapsed(node.id) {
+            "▸"
+        } else {
+            "▾"
+        };
+        let head = format!(
+            "{}{marker} {}{}{}",
+            "  ".repeat(depth),
+            node_label(model, node.id),
+            suggestion(node.id),
+            marked(node.id)
+        );
+        let words = if node.name.is_some() {
+            String::new()
+        } else {
+            model.description(node.id)
+        };
+        (head, words)
+    };
+    // The width `node_text` takes written as one (head, a space, the words), counted from its parts.
+    let node_text_width = |node: &pdx::cluster::Node, depth: usize| {
+        let label = match node.name.as_deref() {
+            Some(name) => name.chars().count(),
+            None => 1 + node.id.to_string().len(),
+        };
+        let head = 2 * depth
+            + 2
+            + label
+            + suggestion(node.id).chars().count()
+            + marked(node.id).chars().count();
+        let words = if node.name.is_some() {
+            0
+        } else {
+            let words = model.node_words(node.id);
+            words.iter().map(|w| w.chars().count()).sum::<usize>() + words.len().saturating_sub(1)
+        };
+        head + if words > 0 { 1 + words } else { 0 }
+    };
 
     let mut header = vec!["node", "size"];
     let mut fixed = vec![value_widths.size];
@@ -157,18 +176,19 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
     // What the node and label columns share: the pane less the value columns and the gaps between columns.
     let columns = fixed.len() + 1 + usize::from(labels);
     let room = inner_width.saturating_sub(fixed.iter().sum::<usize>() + columns - 1);
-    let node_natural = number_width(
-        node_texts.iter().map(|(head, words)| {
-            if words.is_empty() {
-                head.clone()
-            } else {
-                format!("{head} {words}")
-            }
-        }),
-        "node",
-    );
+    let node_natural = nodes
+        .iter()
+        .map(|&(node, depth)| node_text_width(node, depth))
+        .max()
+        .unwrap_or(0)
+        .max("node".len());
     let label_width = if labels {
-        let natural = number_width(nodes.iter().map(|(node, _)| dominant(node.id)), "label");
+        let natural = nodes
+            .iter()
+            .map(|(node, _)| dominant_width(node.id))
+            .max()
+            .unwrap_or(0)
+            .max("label".len());
         let node_claim = node_natural.min(room * 3 / 5).max(NODE_MIN);
         natural.min(room.saturating_sub(node_claim))
     } else {
@@ -185,11 +205,18 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         widths.extend([length(label_width), length(6)]);
     }
 
+    let selected = rows_data.iter().position(|&(id, _)| id == model.selected());
+    // The offset is set here, not left to the table, so that `hit` knows which node a click lands on; only the
+    // rows from it down to the pane's bottom are built.
+    let rows_height = area.height.saturating_sub(3);
+    let offset = list_offset(selected.unwrap_or(0), rows_height);
     let rows: Vec<Row> = nodes
         .iter()
-        .zip(node_texts)
         .zip(rules)
-        .map(|(((node, _), (head, words)), rule)| {
+        .skip(offset)
+        .take(usize::from(rows_height))
+        .map(|(&(node, depth), rule)| {
+            let (head, words) = node_text(node, depth);
             let mut line = vec![Span::raw(head)];
             if !words.is_empty() {
                 line.push(Span::styled(format!(" {words}"), theme.dim()));
@@ -229,16 +256,13 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
             Row::new(cells).style(style)
         })
         .collect();
-    let selected = rows_data.iter().position(|&(id, _)| id == model.selected());
     let table = Table::new(rows, widths)
         .header(Row::new(header).style(theme.heading()))
         .column_spacing(1)
         .block(block)
         .row_highlight_style(theme.selected(focused));
-    // The offset is set here, not left to the table, so that `hit` knows which node a click lands on.
-    let rows_height = area.height.saturating_sub(3);
     let mut state = TableState::default()
-        .with_offset(list_offset(selected.unwrap_or(0), rows_height))
-        .with_selected(selected);
+        .with_offset(0)
+        .with_selected(selected.map(|row| row - offset));
     frame.render_stateful_widget(table, area, &mut state);
 }

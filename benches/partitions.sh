@@ -51,8 +51,9 @@ run() {
     digest=$( {
       jq -S -c 'del(.timings_ms)' "$work/out.json"
       cat "$work/out.csv" "$work/out.nwk"
-      # The first line of the table and some notes end with a time.
-      sed -E 's/ in [0-9]+ ms$//' "$work/table" "$work/notes"
+      # The first line of the table and some notes end with a time; the report names the files it wrote, in
+      # this run's temporary folder.
+      sed -E -e 's/ in [0-9]+ ms$//' -e "s#$work#WORK#g" "$work/table" "$work/notes"
     } | sha256sum | cut -c1-16)
     echo "$corpus $rule k=$k $* $digest"
   else

@@ -30,10 +30,10 @@ fn weighted(code: &str) -> Vec<[f64; 3]> {
     assert_eq!(terms, vec!["a", "b", "c"]);
     assert_eq!((matrix.rows(), matrix.cols()), (3, 3));
     let mut columns = vec![[0.0; 3]; 3];
-    for col in 0..matrix.cols() {
+    for (col, column) in columns.iter_mut().enumerate() {
         let (rows, values) = matrix.column(col);
         for (&row, &value) in rows.iter().zip(values) {
-            columns[col][row as usize] = f64::from(value);
+            column[row as usize] = f64::from(value);
         }
     }
     columns

@@ -59,8 +59,11 @@ fn write_matrix_market(
     let mut out = std::io::BufWriter::new(std::fs::File::create(&matrix_path)?);
     writeln!(out, "%%MatrixMarket matrix coordinate real general")?;
     writeln!(out, "{} {} {}", matrix.rows(), matrix.cols(), matrix.nnz())?;
-    for (value, (row, col)) in matrix.iter() {
-        writeln!(out, "{} {} {:e}", row + 1, col + 1, value)?;
+    for col in 0..matrix.cols() {
+        let (rows, values) = matrix.column(col);
+        for (&row, &value) in rows.iter().zip(values) {
+            writeln!(out, "{} {} {:e}", row + 1, col + 1, f64::from(value))?;
+        }
     }
     out.flush()?;
     let mut labels = std::io::BufWriter::new(std::fs::File::create(&labels_path)?);

@@ -1,30 +1,52 @@
-//! The load cache: reopening the same corpus with the same options reads the finished dataset from the cache
+//! The load cache: reopening the same corpus with the same options maps the finished dataset from the cache
 //! directory instead of tokenising again. An entry saves time and is trusted for nothing else: it is used only
 //! when it is a regular file of exactly the size its header declares, made for the same key (pdx's version,
-//! the options, and every input file's path, size and modification time, stored in full), with a payload that
-//! matches its checksum and decodes to a value that passes the checks a fresh one would. Anything less is a
-//! miss, never an error and never a wrong answer.
+//! the options, and every input file's path, size and modification time, stored in full), whose sections match
+//! their checksums and decode to a value that passes the checks a fresh one would. Anything less is a miss,
+//! never an error and never a wrong answer.
+//!
+//! An entry is a small header, a postcard section for everything small, and then the big arrays (a matrix's
+//! offsets, rows and values, the raw counts) as they lie in memory, each aligned, so that reading one is mapping
+//! the file and using the arrays in place ([`OwnedOrMapped`]): no copy, no decoding. Mapping is sound here
+//! because pdx never writes an entry in place: a new one is written to a temporary file and renamed over the old
+//! name ([`files::replace_verified_file`]), which leaves the old file, and every map of it, as it was. The
+//! mapped bytes could change under a reader only if someone wrote into the entry itself; if someone truncated
+//! it, reading the lost pages would stop the process with SIGBUS. Neither is anything pdx does; the cache
+//! folder is pdx's own.
 
-use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use bytemuck::Pod;
+use memmap2::Mmap;
+use rayon::prelude::*;
 use walkdir::WalkDir;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::files;
 use crate::input::{self, InputError};
+use crate::mapped::{MappedRange, OwnedOrMapped};
 
 /// Bumped whenever the cached layout or the meaning of what it holds changes, so old files are ignored rather
 /// than misread. 2: weights stored at single precision. 3: the key and checksums in the header. 4: each term's
 /// most frequent word beside it. 5: the term counts before the document-frequency filters beside the matrix.
-const CACHE_FORMAT: u32 = 5;
+/// 6: mapped: the big arrays raw after a small postcard section, each with its checksum.
+const CACHE_FORMAT: u32 = 6;
 
 /// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";
+
+/// Where each array starts: a multiple of this from the start of the file (a map starts on a page, so every
+/// array is aligned in memory for any number type, and starts on a cache line).
+const ARRAY_ALIGN: usize = 64;
+
+/// Written in the machine's byte order: read back as another value, the entry was written by a machine whose
+/// arrays this one would misread.
+const BYTE_ORDER_MARK: u64 = 0x0102_0304_0506_0708;
+
+/// At most this many arrays in an entry: a damaged count cannot make the header claim more.
+const MAX_ARRAYS: u64 = 64;
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CacheError {
@@ -58,10 +80,45 @@ pub(crate) enum Refused {
     Invalid(String),
 }
 
-/// A value the cache can hold.
-pub(crate) trait Entry: Serialize + DeserializeOwned {
+/// A value the cache can hold: a small part encoded with postcard, and big arrays of numbers written as they
+/// lie in memory and read back in place.
+pub(crate) trait Entry: Sized {
+    /// Append the small part, encoded with postcard, to `out`.
+    fn encode_small(&self, out: Vec<u8>) -> Result<Vec<u8>, postcard::Error>;
+    /// The big arrays' bytes, in the order [`Entry::decode`] takes them.
+    fn arrays(&self) -> Vec<&[u8]>;
+    /// The value from its small part and its arrays (used in place); `Err` when they do not make one.
+    fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused>;
     /// Whether a decoded value is one a fresh load could have made; `Err` says what is wrong with it.
     fn check(&self) -> Result<(), String>;
+}
+
+/// The arrays of an entry, in the mapped file.
+pub(crate) struct Arrays {
+    map: Arc<Mmap>,
+    /// Byte offset and length of each.
+    sections: Vec<(usize, usize)>,
+}
+
+impl Arrays {
+    /// Array `index` as values of `T`, read in place.
+    pub(crate) fn get<T: Pod>(&self, index: usize) -> Result<OwnedOrMapped<T>, Refused> {
+        let &(start, bytes) = self
+            .sections
+            .get(index)
+            .ok_or(Refused::Damaged("an array missing"))?;
+        if bytes % size_of::<T>() != 0 {
+            return Err(Refused::Damaged("an array of a part of a number"));
+        }
+        MappedRange::new(Arc::clone(&self.map), start, bytes / size_of::<T>())
+            .map(OwnedOrMapped::Mapped)
+            .ok_or(Refused::Damaged("an array out of place"))
+    }
+
+    /// How many arrays the entry holds.
+    pub(crate) fn len(&self) -> usize {
+        self.sections.len()
+    }
 }
 
 /// The cache directory: `$PDX_CACHE_DIR` when set, else the platform cache directory for pdx
@@ -126,32 +183,47 @@ pub(crate) fn entry_path(dir: &Path, key: &CacheKey) -> PathBuf {
     dir.join(format!("{:016x}.{ENTRY_EXTENSION}", xxh3_64(&key.0)))
 }
 
-/// The header: a line naming the format (so that `head -1` says what the file is), then [`Header::FIELDS`]
-/// little-endian u64: the key's length, the payload's length, the payload's checksum, and a checksum of everything
-/// before it. The key and then the payload follow. Checksums are XXH3 (64 bits): a specified algorithm that
-/// never changes with a crate's version, fast next to the decoding, and it catches damage that a decoder would
-/// take for another valid value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The header: a line naming the format (so that `head -1` says what the file is), then little-endian u64: the
+/// byte-order mark, the key's length, the small section's length and checksum, the number of arrays, each
+/// array's offset, length and checksum, and a checksum of everything before it. The key follows, then the small
+/// section, then the arrays, each at a multiple of [`ARRAY_ALIGN`]; the file ends with the last. Checksums are
+/// XXH3 (64 bits): a specified algorithm that never changes with a crate's version, fast next to reading the
+/// file, and it catches damage that a decoder would take for another valid value.
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Header {
     key_len: u64,
-    payload_len: u64,
-    payload_checksum: u64,
+    small_len: u64,
+    small_checksum: u64,
+    /// Offset, length and checksum of each array.
+    arrays: Vec<[u64; 3]>,
 }
 
 impl Header {
-    const FIELDS: usize = 4;
+    /// The fields before the array table: mark, key length, small length and checksum, array count.
+    const FIXED_FIELDS: usize = 5;
 
     fn format_line() -> Vec<u8> {
         format!("pdx-cache {CACHE_FORMAT} {}\n", env!("CARGO_PKG_VERSION")).into_bytes()
     }
 
-    fn len() -> usize {
-        Self::format_line().len() + 8 * Self::FIELDS
+    /// The header's length with `arrays` arrays.
+    fn len_with(arrays: usize) -> usize {
+        Self::format_line().len() + 8 * (Self::FIXED_FIELDS + 3 * arrays + 1)
     }
 
     fn encode(&self) -> Vec<u8> {
         let mut bytes = Self::format_line();
-        for field in [self.key_len, self.payload_len, self.payload_checksum] {
+        let fixed = [
+            u64::from_le_bytes(BYTE_ORDER_MARK.to_ne_bytes()),
+            self.key_len,
+            self.small_len,
+            self.small_checksum,
+            self.arrays.len() as u64,
+        ];
+        for field in fixed
+            .into_iter()
+            .chain(self.arrays.iter().flatten().copied())
+        {
             bytes.extend_from_slice(&field.to_le_bytes());
         }
         let checksum = xxh3_64(&bytes);
@@ -159,41 +231,92 @@ impl Header {
         bytes
     }
 
-    /// The header at the start of `bytes` (which holds at most [`Header::len`] bytes of the file).
-    fn decode(bytes: &[u8]) -> Result<Header, Refused> {
+    /// The header at the start of `file` (the whole entry).
+    fn decode(file: &[u8]) -> Result<Header, Refused> {
         let line = Self::format_line();
-        let Some(fields) = bytes.strip_prefix(line.as_slice()) else {
-            return Err(if line.starts_with(bytes) {
+        let Some(fields) = file.strip_prefix(line.as_slice()) else {
+            return Err(if line.starts_with(file) {
                 Refused::Damaged("shorter than its header")
-            } else if bytes.starts_with(b"pdx-cache ") {
+            } else if file.starts_with(b"pdx-cache ") {
                 Refused::OtherFormat
             } else {
                 Refused::Damaged("no pdx cache header")
             });
         };
-        if fields.len() != 8 * Self::FIELDS {
-            return Err(Refused::Damaged("shorter than its header"));
-        }
-        let mut values = [0u64; Self::FIELDS];
-        for (value, chunk) in values.iter_mut().zip(fields.chunks_exact(8)) {
-            let mut field = [0u8; 8];
-            field.copy_from_slice(chunk);
-            *value = u64::from_le_bytes(field);
-        }
-        let [key_len, payload_len, payload_checksum, checksum] = values;
-        if xxh3_64(&bytes[..bytes.len() - 8]) != checksum {
+        let field = |index: usize| -> Result<u64, Refused> {
+            fields
+                .get(8 * index..8 * index + 8)
+                .and_then(|bytes| bytes.try_into().ok())
+                .map(u64::from_le_bytes)
+                .ok_or(Refused::Damaged("shorter than its header"))
+        };
+        let count = field(4)?;
+        if count > MAX_ARRAYS {
             return Err(Refused::Damaged("header checksum mismatch"));
         }
+        let count = count as usize;
+        let len = Self::len_with(count);
+        let checksum = field(Self::FIXED_FIELDS + 3 * count)?;
+        if xxh3_64(&file[..len - 8]) != checksum {
+            return Err(Refused::Damaged("header checksum mismatch"));
+        }
+        if field(0)?.to_le_bytes() != BYTE_ORDER_MARK.to_ne_bytes() {
+            return Err(Refused::OtherFormat);
+        }
+        let mut arrays = Vec::with_capacity(count);
+        for k in 0..count {
+            let base = Self::FIXED_FIELDS + 3 * k;
+            arrays.push([field(base)?, field(base + 1)?, field(base + 2)?]);
+        }
         Ok(Header {
-            key_len,
-            payload_len,
-            payload_checksum,
+            key_len: field(1)?,
+            small_len: field(2)?,
+            small_checksum: field(3)?,
+            arrays,
+        })
+    }
+
+    /// Where the key, the small section and each array lie in a file of `size` bytes: `None` unless they follow
+    /// one another in that order, each array aligned, and the last ends the file.
+    fn layout(&self, size: u64) -> Option<Layout> {
+        let key_start = Self::len_with(self.arrays.len()) as u64;
+        let small_start = key_start.checked_add(self.key_len)?;
+        let mut end = small_start.checked_add(self.small_len)?;
+        let mut arrays = Vec::with_capacity(self.arrays.len());
+        for &[offset, len, _] in &self.arrays {
+            if offset < end
+                || offset % ARRAY_ALIGN as u64 != 0
+                || offset - end >= ARRAY_ALIGN as u64
+            {
+                return None;
+            }
+            end = offset.checked_add(len)?;
+            arrays.push((usize::try_from(offset).ok()?, usize::try_from(len).ok()?));
+        }
+        (end == size).then_some(Layout {
+            key: usize::try_from(key_start).ok()?..usize::try_from(small_start).ok()?,
+            small: usize::try_from(small_start).ok()?
+                ..usize::try_from(small_start + self.small_len).ok()?,
+            arrays,
         })
     }
 }
 
+/// Byte ranges of an entry's sections.
+struct Layout {
+    key: std::ops::Range<usize>,
+    small: std::ops::Range<usize>,
+    arrays: Vec<(usize, usize)>,
+}
+
+/// The first multiple of [`ARRAY_ALIGN`] at or after `offset`.
+fn align_up(offset: usize) -> usize {
+    offset.div_ceil(ARRAY_ALIGN) * ARRAY_ALIGN
+}
+
 /// Read the entry for `key` at `path`: `Ok(None)` when there is none, `Err` when there is one that cannot be
-/// used, saying why. Only a regular file is opened, and nothing past the size its header declares is read.
+/// used, saying why. Only a regular file is opened; it is mapped, checked against its checksums (the arrays on
+/// all cores) and decoded with its arrays left in place.
 pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, Refused> {
     match std::fs::metadata(path) {
         Err(error)
@@ -209,78 +332,102 @@ pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, R
         Ok(_) => {}
     }
     // Looked at again on the open file (the path may have been replaced since), and opened without blocking.
-    let mut file = input::open_regular(path).map_err(|error| match error {
+    let file = input::open_regular(path).map_err(|error| match error {
         InputError::Io(error) => Refused::Unreadable(error),
         _ => Refused::NotAFile,
     })?;
-    let metadata = file.metadata().map_err(Refused::Unreadable)?;
-    let size = metadata.len();
-    let mut head = vec![0; Header::len().min(usize::try_from(size).unwrap_or(usize::MAX))];
-    read_exactly(&mut file, &mut head)?;
-    let header = Header::decode(&head)?;
+    let size = file.metadata().map_err(Refused::Unreadable)?.len();
+    if size == 0 {
+        return Err(Refused::Damaged("empty"));
+    }
+    // Sound as the module says: entries are replaced by rename, never written in place.
+    let map = Arc::new(unsafe { Mmap::map(&file) }.map_err(Refused::Unreadable)?);
+    drop(file);
+    let header = Header::decode(&map)?;
     if header.key_len != key.0.len() as u64 {
         return Err(Refused::OtherKey);
     }
-    let declared = (Header::len() as u64)
-        .checked_add(header.key_len)
-        .and_then(|len| len.checked_add(header.payload_len));
-    if declared != Some(size) {
-        return Err(Refused::Damaged(
-            "its size is not the one its header declares",
-        ));
-    }
-    let mut stored_key = vec![0; key.0.len()];
-    read_exactly(&mut file, &mut stored_key)?;
-    if stored_key != key.0 {
+    let layout = header.layout(map.len() as u64).ok_or(Refused::Damaged(
+        "its size is not the one its header declares",
+    ))?;
+    if map[layout.key.clone()] != key.0[..] {
         return Err(Refused::OtherKey);
     }
-    let payload_len = usize::try_from(header.payload_len)
-        .map_err(|_| Refused::Damaged("larger than this machine can hold"))?;
-    let mut payload = vec![0; payload_len];
-    read_exactly(&mut file, &mut payload)?;
-    if xxh3_64(&payload) != header.payload_checksum {
+    // Padding is in no checksum: it must be zeros, as written.
+    let mut end = layout.small.end;
+    for &(start, len) in &layout.arrays {
+        if map[end..start].iter().any(|&byte| byte != 0) {
+            return Err(Refused::Damaged("padding that is not zeros"));
+        }
+        end = start + len;
+    }
+    let small = &map[layout.small.clone()];
+    // The small section and every array at once: the arrays are most of the file.
+    let sections: Vec<(&[u8], u64)> = std::iter::once((small, header.small_checksum))
+        .chain(
+            layout
+                .arrays
+                .iter()
+                .zip(&header.arrays)
+                .map(|(&(start, len), &[_, _, checksum])| (&map[start..start + len], checksum)),
+        )
+        .collect();
+    if !sections
+        .par_iter()
+        .all(|&(bytes, checksum)| xxh3_64(bytes) == checksum)
+    {
         return Err(Refused::Damaged("checksum mismatch"));
     }
-    let value = match postcard::take_from_bytes::<T>(&payload) {
-        Ok((value, [])) => value,
-        _ => return Err(Refused::Damaged("cannot be decoded")),
+    let arrays = Arrays {
+        map: Arc::clone(&map),
+        sections: layout.arrays,
     };
+    let value = T::decode(small, &arrays)?;
     value.check().map_err(Refused::Invalid)?;
     Ok(Some(value))
 }
 
-/// Fill `buffer` from `file`; a file that ends first is damaged (shorter than its header says).
-fn read_exactly(file: &mut File, buffer: &mut [u8]) -> Result<(), Refused> {
-    file.read_exact(buffer).map_err(|error| {
-        if error.kind() == std::io::ErrorKind::UnexpectedEof {
-            Refused::Damaged("shorter than its header declares")
-        } else {
-            Refused::Unreadable(error)
-        }
-    })
-}
-
-/// Write `value` as the entry for `key` at `path`, in one step ([`files::replace_file`]): readers see the old
-/// entry or the whole new one, and a write that is killed leaves a temporary that the next load removes.
+/// Write `value` as the entry for `key` at `path`, in one step ([`files::replace_verified_file`]): readers see
+/// the old entry or the whole new one, and a write that is killed leaves a temporary that the next load
+/// removes. The arrays are written straight from memory.
 pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<(), CacheError> {
     let dir = path.parent().ok_or(CacheError::NoDirectory)?;
     std::fs::create_dir_all(dir).map_err(|error| CacheError::Io {
         path: dir.to_path_buf(),
         error,
     })?;
-    // The header's place is kept and filled once the payload, encoded after the key, is known.
-    let payload_start = Header::len() + key.0.len();
-    let mut bytes = vec![0; Header::len()];
-    bytes.extend_from_slice(&key.0);
-    let mut bytes = postcard::to_extend(value, bytes).map_err(CacheError::Encode)?;
-    let payload = &bytes[payload_start..];
+    let small = value.encode_small(Vec::new()).map_err(CacheError::Encode)?;
+    let arrays = value.arrays();
+    let checksums: Vec<u64> = arrays.par_iter().map(|bytes| xxh3_64(bytes)).collect();
+    let mut end = Header::len_with(arrays.len()) + key.0.len() + small.len();
+    let mut table = Vec::with_capacity(arrays.len());
+    for (bytes, checksum) in arrays.iter().zip(checksums) {
+        let start = align_up(end);
+        table.push([start as u64, bytes.len() as u64, checksum]);
+        end = start + bytes.len();
+    }
     let header = Header {
         key_len: key.0.len() as u64,
-        payload_len: payload.len() as u64,
-        payload_checksum: xxh3_64(payload),
+        small_len: small.len() as u64,
+        small_checksum: xxh3_64(&small),
+        arrays: table,
     };
-    bytes[..Header::len()].copy_from_slice(&header.encode());
-    files::replace_file(path, &bytes).map_err(|error| CacheError::Io {
+    let write_all = |file: &mut std::fs::File| -> std::io::Result<()> {
+        use std::io::Write;
+        let mut head = header.encode();
+        head.extend_from_slice(&key.0);
+        head.extend_from_slice(&small);
+        let mut written = head.len();
+        file.write_all(&head)?;
+        for bytes in &arrays {
+            let padding = align_up(written) - written;
+            file.write_all(&[0u8; ARRAY_ALIGN][..padding])?;
+            file.write_all(bytes)?;
+            written += padding + bytes.len();
+        }
+        Ok(())
+    };
+    files::replace_verified_file(path, write_all).map_err(|error| CacheError::Io {
         path: path.to_path_buf(),
         error,
     })
@@ -288,18 +435,39 @@ pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<
 
 #[cfg(test)]
 mod tests {
-    use serde::Deserialize;
-
     use super::*;
 
-    /// A small entry: a name and numbers that must be finite.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    /// A small entry: a name, and two arrays of numbers (counts, then values that must be finite). Three counts
+    /// leave the values an aligned place after padding.
+    #[derive(Debug, Clone, PartialEq)]
     struct Numbers {
         name: String,
-        values: Vec<f64>,
+        counts: OwnedOrMapped<u32>,
+        values: OwnedOrMapped<f64>,
     }
 
     impl Entry for Numbers {
+        fn encode_small(&self, out: Vec<u8>) -> Result<Vec<u8>, postcard::Error> {
+            postcard::to_extend(&self.name, out)
+        }
+
+        fn arrays(&self) -> Vec<&[u8]> {
+            vec![self.counts.as_bytes(), self.values.as_bytes()]
+        }
+
+        fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused> {
+            let name =
+                postcard::from_bytes(small).map_err(|_| Refused::Damaged("cannot be decoded"))?;
+            if arrays.len() != 2 {
+                return Err(Refused::Damaged("not two arrays"));
+            }
+            Ok(Numbers {
+                name,
+                counts: arrays.get(0)?,
+                values: arrays.get(1)?,
+            })
+        }
+
         fn check(&self) -> Result<(), String> {
             match self.values.iter().all(|v| v.is_finite()) {
                 true => Ok(()),
@@ -311,7 +479,8 @@ mod tests {
     fn numbers() -> Numbers {
         Numbers {
             name: "numbers".into(),
-            values: vec![1.0, 2.5, -3.0],
+            counts: vec![4, 5, 6].into(),
+            values: vec![1.0, 2.5, -3.0].into(),
         }
     }
 
@@ -386,7 +555,7 @@ mod tests {
         let key = key("one");
         let path = entry_path(dir.path(), &key);
         let mut bad = numbers();
-        bad.values[1] = f64::NAN;
+        bad.values.to_mut()[1] = f64::NAN;
         write(&path, &key, &bad).expect("writes");
         let refused = read::<Numbers>(&path, &key).expect_err("refused");
         assert_eq!(refused.to_string(), "invalid (a non-finite value)");
@@ -461,5 +630,62 @@ mod tests {
         assert_ne!(before, key(dir.path()));
         std::fs::write(dir.path().join("b.txt"), "two").expect("write");
         assert_ne!(before, key(dir.path()));
+    }
+
+    #[test]
+    fn arrays_are_read_in_place_from_the_map() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = key("one");
+        let path = entry_path(dir.path(), &key);
+        write(&path, &key, &numbers()).expect("writes");
+        let read = read::<Numbers>(&path, &key)
+            .expect("reads")
+            .expect("an entry");
+        assert!(read.values.is_mapped() && read.counts.is_mapped());
+        assert_eq!(read, numbers());
+    }
+
+    #[test]
+    fn a_damaged_array_or_a_truncated_file_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = key("one");
+        let path = entry_path(dir.path(), &key);
+        write(&path, &key, &numbers()).expect("writes");
+        let original = std::fs::read(&path).expect("reads");
+        // The last array (the values) ends the file: change one of its bytes.
+        let mut damaged = original.clone();
+        let last = damaged.len() - 3;
+        damaged[last] ^= 0x10;
+        std::fs::write(&path, &damaged).expect("damage");
+        let refused = read::<Numbers>(&path, &key).expect_err("refused");
+        assert_eq!(refused.to_string(), "damaged (checksum mismatch)");
+        for cut in [original.len() - 1, original.len() - 24, 40, 3, 0] {
+            std::fs::write(&path, &original[..cut]).expect("truncate");
+            let refused = read::<Numbers>(&path, &key).expect_err("refused");
+            assert!(matches!(refused, Refused::Damaged(_)), "{cut}: {refused}");
+        }
+        std::fs::write(&path, &original).expect("restore");
+        assert!(read::<Numbers>(&path, &key).is_ok_and(|n| n.is_some()));
+    }
+
+    #[test]
+    fn an_entry_of_format_5_is_another_format() {
+        // Format 5's layout: its line, four u64 (key length, payload length and checksum, header checksum), the
+        // key and a postcard payload.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = key("one");
+        let path = entry_path(dir.path(), &key);
+        let payload = postcard::to_stdvec(&("numbers", vec![1.0f64, 2.5])).expect("encodes");
+        let mut bytes = format!("pdx-cache 5 {}\n", env!("CARGO_PKG_VERSION")).into_bytes();
+        for field in [key.0.len() as u64, payload.len() as u64, xxh3_64(&payload)] {
+            bytes.extend_from_slice(&field.to_le_bytes());
+        }
+        let checksum = xxh3_64(&bytes);
+        bytes.extend_from_slice(&checksum.to_le_bytes());
+        bytes.extend_from_slice(&key.0);
+        bytes.extend_from_slice(&payload);
+        std::fs::write(&path, &bytes).expect("writes");
+        let refused = read::<Numbers>(&path, &key).expect_err("refused");
+        assert!(matches!(refused, Refused::OtherFormat), "{refused}");
     }
 }

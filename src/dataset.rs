@@ -2,6 +2,7 @@
 //! timed, documents left empty by the filters dropped and reported, and the result cached. The term counts are
 //! kept beside the matrix, so that it can be rebuilt with other filters or weights ([`Dataset::reweigh`]).
 
+mod cached;
 mod reweigh;
 
 use std::collections::BTreeMap;
@@ -518,70 +519,5 @@ impl Dataset {
             *counts.entry(name).or_insert(0) += 1;
         }
         counts
-    }
-}
-
-/// A dataset in the cache: a decoded one must be one a load could make.
-impl cache::Entry for Dataset {
-    /// What a fresh load guarantees: the matrix has a column per document and a row per name and word, its values are
-    /// finite, a sparse one is stored by columns with offsets from 0 (the decoder checked that its offsets
-    /// and indices are in range and sorted), and every label names a label.
-    fn check(&self) -> Result<(), String> {
-        let matrix = &self.matrix;
-        if matrix.cols() != self.documents.len() {
-            return Err(format!(
-                "{} columns for {} documents",
-                matrix.cols(),
-                self.documents.len()
-            ));
-        }
-        if matrix.rows() != matrix.row_names().len() {
-            return Err(format!(
-                "{} rows for {} row names",
-                matrix.rows(),
-                matrix.row_names().len()
-            ));
-        }
-        if matrix.row_words().len() != matrix.rows() {
-            return Err(format!(
-                "{} words for {} rows",
-                matrix.row_words().len(),
-                matrix.rows()
-            ));
-        }
-        let finite = match matrix {
-            DataMatrix::Sparse { matrix, .. } => {
-                if !matrix.is_csc() || matrix.indptr().raw_storage().first() != Some(&0) {
-                    return Err("a sparse matrix not stored by columns from offset 0".into());
-                }
-                matrix.data().iter().all(|v| v.is_finite())
-            }
-            DataMatrix::Dense { matrix, .. } => matrix.iter().all(|v| v.is_finite()),
-        };
-        if !finite {
-            return Err("a non-finite value in the matrix".into());
-        }
-        if let Some(kept) = &self.counts {
-            kept.raw.check()?;
-            if kept.raw.documents() != self.documents.len() {
-                return Err(format!(
-                    "raw counts for {} documents, {} documents",
-                    kept.raw.documents(),
-                    self.documents.len()
-                ));
-            }
-        }
-        let labels = self.label_names.len();
-        if let Some(document) = self
-            .documents
-            .iter()
-            .find(|d| d.label.is_some_and(|label| label as usize >= labels))
-        {
-            return Err(format!(
-                "document {} has a label beyond the {labels} label names",
-                document.id
-            ));
-        }
-        Ok(())
     }
 }

@@ -14,6 +14,7 @@ mod demo;
 pub mod files;
 pub mod input;
 pub mod linalg;
+pub mod mapped;
 pub mod matrix;
 pub mod progress;
 pub mod report;

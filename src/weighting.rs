@@ -11,10 +11,9 @@
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sprs::CsMat;
 
 use crate::corpus::NumericTable;
-use crate::matrix::{DataMatrix, to_single_precision};
+use crate::matrix::{DataMatrix, SparseMatrix, to_single_precision};
 use crate::text::TermCounts;
 
 /// What can go wrong choosing a weighting.
@@ -215,7 +214,7 @@ pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
         },
     };
 
-    let columns: Vec<(Vec<usize>, Vec<f64>)> = counts
+    let columns: Vec<(Vec<u32>, Vec<f32>)> = counts
         .documents
         .par_iter()
         .map(|document| {
@@ -237,7 +236,7 @@ pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
                 };
                 let value = local * global[term as usize];
                 if value != 0.0 && value.is_finite() {
-                    indices.push(term as usize);
+                    indices.push(term);
                     values.push(value);
                 }
             }
@@ -247,31 +246,36 @@ pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
             // Stored at single precision (see `to_single_precision`); a weight that rounds to zero (below about
             // 1e-45) is dropped like any zero weight.
             let mut kept = 0;
+            let mut single = Vec::with_capacity(values.len());
             for k in 0..values.len() {
                 let value = to_single_precision(values[k]);
                 if value != 0.0 && value.is_finite() {
                     indices[kept] = indices[k];
-                    values[kept] = value;
+                    single.push(value as f32);
                     kept += 1;
                 }
             }
             indices.truncate(kept);
-            values.truncate(kept);
-            (indices, values)
+            (indices, single)
         })
         .collect();
 
     let nnz: usize = columns.iter().map(|(indices, _)| indices.len()).sum();
-    let mut indptr = Vec::with_capacity(documents + 1);
+    let mut offsets = Vec::with_capacity(documents + 1);
     let mut indices = Vec::with_capacity(nnz);
-    let mut data = Vec::with_capacity(nnz);
-    indptr.push(0);
+    let mut values = Vec::with_capacity(nnz);
+    offsets.push(0u64);
     for (column_indices, column_values) in columns {
         indices.extend(column_indices);
-        data.extend(column_values);
-        indptr.push(indices.len());
+        values.extend(column_values);
+        offsets.push(indices.len() as u64);
     }
-    let matrix = CsMat::new_csc((terms, documents), indptr, indices, data);
+    // Term numbers come sorted from the counts and below their term count, values finite and non-zero: the
+    // checks cannot fail, and one that did would be a bug in the counting, not in the user's input.
+    let matrix = match SparseMatrix::from_csc_parts(terms, documents, offsets, indices, values) {
+        Ok(matrix) => matrix,
+        Err(error) => panic!("weighted counts made an invalid matrix: {error}"),
+    };
     DataMatrix::sparse(matrix, counts.terms.clone()).with_words(counts.words.clone())
 }
 

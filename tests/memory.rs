@@ -17,7 +17,7 @@ fn short_documents(terms: usize, docs: usize, per_doc: usize, seed: u64) -> Data
     let mut rng = SplitMix64::new(seed);
     let topics = 8;
     let band = terms / topics;
-    let mut triplets = sprs::TriMat::new((terms, docs));
+    let mut triplets = pdx::matrix::Triplets::new((terms, docs));
     for j in 0..docs {
         let topic = j % topics;
         let mut rows: Vec<usize> = Vec::with_capacity(per_doc);

@@ -30,8 +30,11 @@ fn weighted(code: &str) -> Vec<[f64; 3]> {
     assert_eq!(terms, vec!["a", "b", "c"]);
     assert_eq!((matrix.rows(), matrix.cols()), (3, 3));
     let mut columns = vec![[0.0; 3]; 3];
-    for (value, (row, col)) in matrix.iter() {
-        columns[col][row] = *value;
+    for (col, column) in columns.iter_mut().enumerate() {
+        let (rows, values) = matrix.column(col);
+        for (&row, &value) in rows.iter().zip(values) {
+            column[row as usize] = f64::from(value);
+        }
     }
     columns
 }
@@ -203,7 +206,7 @@ fn a_term_in_every_document_gets_idf_zero_and_is_not_stored() {
         panic!("sparse");
     };
     assert_eq!(matrix.nnz(), 1);
-    assert_eq!(matrix.get(1, 0).copied(), Some(1.0));
+    assert_eq!(matrix.column(0), (&[1u32][..], &[1.0f32][..]));
 }
 
 #[test]
@@ -213,21 +216,10 @@ fn weights_are_stored_at_single_precision_and_read_back_exactly() {
         let DataMatrix::Sparse { matrix, .. } = &data else {
             panic!("text weighting gives a sparse matrix");
         };
-        let single = data
-            .single_precision_values()
-            .expect("weighted text has single-precision values");
-        assert_eq!(single.len(), matrix.nnz(), "{code}");
-        assert!(
-            matches!(data.column(1), Column::SparseSingle { .. }),
-            "{code}"
-        );
-        for (&s, &d) in single.iter().zip(matrix.data()) {
-            assert_eq!(
-                f64::from(s),
-                d,
-                "{code}: {d} is not a single-precision number"
-            );
-        }
+        let Column::Sparse { values, .. } = data.column(1) else {
+            panic!("{code}: a sparse column");
+        };
+        assert_eq!(values, matrix.column(1).1, "{code}");
     }
     // lfc's unit columns: 1/sqrt(2) is not a single-precision number, so the rounding is visible, and the
     // column keeps unit length to single precision.
@@ -239,12 +231,13 @@ fn weights_are_stored_at_single_precision_and_read_back_exactly() {
 }
 
 #[test]
-fn values_single_precision_cannot_hold_are_read_in_double() {
-    let matrix = sprs::CsMat::new_csc((2, 2), vec![0, 1, 2], vec![0, 1], vec![0.1, 0.5]);
-    let data = DataMatrix::sparse(matrix, vec!["a".into(), "b".into()]);
-    assert!(data.single_precision_values().is_none());
-    assert!(matches!(data.column(0), Column::Sparse { .. }));
-    let exact = sprs::CsMat::new_csc((2, 2), vec![0, 1, 2], vec![0, 1], vec![0.25, 0.5]);
-    let data = DataMatrix::sparse(exact, vec!["a".into(), "b".into()]);
-    assert_eq!(data.single_precision_values(), Some(&[0.25f32, 0.5][..]));
+fn parts_that_break_the_matrix_promises_are_refused() {
+    use pdx::matrix::{SparseError, SparseMatrix};
+    let unsorted = SparseMatrix::from_csc_parts(2, 1, vec![0, 2], vec![1, 0], vec![0.25, 0.5]);
+    assert!(matches!(
+        unsorted,
+        Err(SparseError::RowsOutOfOrder { column: 0, .. })
+    ));
+    let exact = SparseMatrix::from_csc_parts(2, 2, vec![0, 1, 2], vec![0, 1], vec![0.25, 0.5]);
+    assert_eq!(exact.expect("valid").values(), &[0.25f32, 0.5]);
 }

@@ -1,8 +1,8 @@
 //! The columns of a [`DataMatrix`] and the numerics every rule runs on them: dot products with a dense vector or
-//! another column, running sums, norms, centroids. Sparse columns read their values in single precision when the
-//! matrix holds them so (see [`SinglePrecision`]), with the same bits as in double.
+//! another column, running sums, norms, centroids. Sparse columns read their values in single precision, as the
+//! matrix holds them (see [`SparseMatrix`]), with every sum in double.
 //!
-//! [`SinglePrecision`]: crate::matrix::SinglePrecision
+//! [`SparseMatrix`]: crate::matrix::SparseMatrix
 
 use rayon::prelude::*;
 
@@ -14,17 +14,10 @@ use crate::matrix::DataMatrix;
 /// One column (document) of a [`DataMatrix`], sparse or dense, for the kernels every rule needs.
 #[derive(Debug, Clone, Copy)]
 pub enum Column<'a> {
+    /// A sparse column: its rows, ascending, and their values in single precision (every method widens each
+    /// to double before any arithmetic).
     Sparse {
-        rows: &'a [usize],
-        values: &'a [f64],
-    },
-    /// A sparse column whose values the matrix holds in single precision (see [`SinglePrecision`]): every
-    /// method gives the same bits as on [`Column::Sparse`] with the widened values, reading half the bytes
-    /// per value.
-    ///
-    /// [`SinglePrecision`]: crate::matrix::SinglePrecision
-    SparseSingle {
-        rows: &'a [usize],
+        rows: &'a [u32],
         values: &'a [f32],
     },
     Dense(&'a [f64]),
@@ -39,10 +32,6 @@ macro_rules! by_layout {
                 rows: $rows,
                 values: $values,
             } => $sparse,
-            Column::SparseSingle {
-                rows: $rows,
-                values: $values,
-            } => $sparse,
             Column::Dense($dense) => $dense_body,
         }
     };
@@ -53,7 +42,7 @@ impl Column<'_> {
     #[inline]
     pub fn dot(&self, x: &[f64]) -> f64 {
         by_layout!(self,
-            sparse(rows, values) => four_lane_sum(rows, values, |&r| x[r]),
+            sparse(rows, values) => four_lane_sum(rows, values, |&r| x[r as usize]),
             dense(values) => four_lane_sum(&x[..values.len().min(x.len())], values, |&v| v)
         )
     }
@@ -123,12 +112,9 @@ impl Column<'_> {
     /// `(row, value)` pairs of the stored entries.
     pub fn entries(&self) -> Box<dyn Iterator<Item = (usize, f64)> + '_> {
         match self {
-            Column::Sparse { rows, values } => {
-                Box::new(rows.iter().copied().zip(values.iter().copied()))
-            }
-            Column::SparseSingle { rows, values } => Box::new(
+            Column::Sparse { rows, values } => Box::new(
                 rows.iter()
-                    .copied()
+                    .map(|&r| r as usize)
                     .zip(values.iter().map(|&v| f64::from(v))),
             ),
             Column::Dense(values) => Box::new(values.iter().copied().enumerate()),
@@ -142,18 +128,8 @@ impl DataMatrix {
     pub fn column(&self, j: usize) -> Column<'_> {
         match self {
             DataMatrix::Sparse { matrix, .. } => {
-                let range = matrix.indptr().outer_inds_sz(j);
-                let rows = &matrix.indices()[range.clone()];
-                match self.single_precision_values() {
-                    Some(single) => Column::SparseSingle {
-                        rows,
-                        values: &single[range],
-                    },
-                    None => Column::Sparse {
-                        rows,
-                        values: &matrix.data()[range],
-                    },
-                }
+                let (rows, values) = matrix.column(j);
+                Column::Sparse { rows, values }
             }
             DataMatrix::Dense { matrix, .. } => {
                 let m = matrix.nrows();
@@ -335,9 +311,15 @@ mod tests {
             .map(|i| 0.5 + (i as f64) * 0.37 - ((i * i) % 7) as f64)
             .collect();
         for len in 0..13 {
-            let rows: Vec<usize> = (0..len).map(|k| (k * 5) % 16).collect();
-            let values: Vec<f64> = (0..len).map(|k| 1.0 / (k as f64 + 1.5) - 0.3).collect();
-            let plain: f64 = rows.iter().zip(&values).map(|(&r, v)| v * x[r]).sum();
+            let rows: Vec<u32> = (0..len as u32).map(|k| (k * 5) % 16).collect();
+            let values: Vec<f32> = (0..len)
+                .map(|k| (1.0 / (k as f64 + 1.5) - 0.3) as f32)
+                .collect();
+            let plain: f64 = rows
+                .iter()
+                .zip(&values)
+                .map(|(&r, &v)| f64::from(v) * x[r as usize])
+                .sum();
             let sparse = Column::Sparse {
                 rows: &rows,
                 values: &values,
@@ -346,7 +328,7 @@ mod tests {
                 (sparse.dot(&x) - plain).abs() <= 1e-13,
                 "sparse, {len} entries"
             );
-            let dense_values: Vec<f64> = (0..len).map(|k| values[k] * 2.0).collect();
+            let dense_values: Vec<f64> = (0..len).map(|k| f64::from(values[k]) * 2.0).collect();
             let dense_plain: f64 = dense_values.iter().zip(&x).map(|(a, b)| a * b).sum();
             let dense = Column::Dense(&dense_values);
             assert!(
@@ -356,68 +338,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn single_precision_columns_give_the_bits_of_their_widened_values() {
-        let mut rng = crate::rng::SplitMix64::new(41);
-        let x: Vec<f64> = (0..20).map(|_| rng.next_f64() - 0.3).collect();
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        for len in 0..13 {
-            let rows: Vec<usize> = (0..20).filter(|r| r % 3 != 1).take(len).collect();
-            let narrow: Vec<f32> = (0..len).map(|_| (rng.next_f64() - 0.5) as f32).collect();
-            let wide: Vec<f64> = narrow.iter().map(|&v| f64::from(v)).collect();
-            let single = Column::SparseSingle {
-                rows: &rows,
-                values: &narrow,
-            };
-            let double = Column::Sparse {
-                rows: &rows,
-                values: &wide,
-            };
-            let other_rows: Vec<usize> = (0..20).filter(|r| r % 2 == 0).collect();
-            let other_values: Vec<f64> = other_rows.iter().map(|&r| r as f64 * 0.1 - 0.7).collect();
-            let other = Column::Sparse {
-                rows: &other_rows,
-                values: &other_values,
-            };
-            assert_eq!(
-                single.dot(&x).to_bits(),
-                double.dot(&x).to_bits(),
-                "{len}: dot"
-            );
-            assert_eq!(
-                single.dot_column(&other).to_bits(),
-                double.dot_column(&other).to_bits(),
-                "{len}: dot_column"
-            );
-            assert_eq!(
-                single.dot_column(&double).to_bits(),
-                double.dot_column(&double).to_bits(),
-                "{len}: dot_column, mixed"
-            );
-            let (mut xs, mut xd) = (x.clone(), x.clone());
-            assert_eq!(
-                single.dot_then_add(&mut xs).to_bits(),
-                double.dot_then_add(&mut xd).to_bits(),
-                "{len}: dot_then_add"
-            );
-            assert_eq!(bits(&xs), bits(&xd), "{len}: dot_then_add's sum");
-            single.add_to(&mut xs, -0.7);
-            double.add_to(&mut xd, -0.7);
-            assert_eq!(bits(&xs), bits(&xd), "{len}: add_to");
-            assert_eq!(
-                single.norm_squared().to_bits(),
-                double.norm_squared().to_bits()
-            );
-            assert!(single.entries().eq(double.entries()), "{len}: entries");
-            assert_eq!(single.nnz(), len);
-        }
-    }
-
     /// A sparse matrix whose values have both signs, cancel within rows, and include stored zeros of both
     /// signs: everything that could make a sparse sum differ from the dense one.
-    fn awkward_sparse(m: usize, n: usize, seed: u64) -> sprs::CsMat<f64> {
+    fn awkward_sparse(m: usize, n: usize, seed: u64) -> crate::matrix::SparseMatrix {
         let mut rng = crate::rng::SplitMix64::new(seed);
-        let mut triplets = sprs::TriMat::new((m, n));
+        let mut triplets = crate::matrix::Triplets::new((m, n));
         for j in 0..n {
             for i in 0..m {
                 let draw = rng.next_f64();
@@ -442,7 +367,7 @@ mod tests {
         let terms = || (0..m).map(|i| format!("t{i}")).collect();
         let matrices = [
             DataMatrix::sparse(awkward_sparse(m, n, 3), terms()),
-            DataMatrix::sparse_in_double_precision(awkward_sparse(m, n, 4), terms()),
+            DataMatrix::sparse(awkward_sparse(m, n, 4), terms()),
             crate::linalg::test_util::random_dense(6, n, 5),
         ];
         let (mut gathered, mut summed) = (0, 0);
@@ -484,12 +409,13 @@ mod tests {
     fn dot_then_add_is_a_dot_product_followed_by_an_addition() {
         let x: Vec<f64> = (0..16).map(|i| (i as f64) * 0.25 - 1.0).collect();
         for len in 0..10 {
-            let rows: Vec<usize> = (0..len).map(|k| (k * 7) % 16).collect();
-            let values: Vec<f64> = (0..len).map(|k| 0.5 + k as f64).collect();
+            let rows: Vec<u32> = (0..len as u32).map(|k| (k * 7) % 16).collect();
+            let single: Vec<f32> = (0..len).map(|k| 0.5 + k as f32).collect();
+            let values: Vec<f64> = single.iter().map(|&v| f64::from(v)).collect();
             for column in [
                 Column::Sparse {
                     rows: &rows,
-                    values: &values,
+                    values: &single,
                 },
                 Column::Dense(&values),
             ] {

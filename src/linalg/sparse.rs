@@ -4,11 +4,11 @@
 //! Each keeps a fixed summation order that depends on the lengths only, never on threads, so that results are
 //! the same bits on every machine.
 
-/// A type sparse values are stored in: `f64`, or `f32` when the matrix's values are all single-precision numbers
-/// (see [`DataMatrix::single_precision_values`]). Either widens to `f64` exactly before any arithmetic, so the two
-/// give the same bits and differ only in the bytes each pass reads.
+/// A type sparse values are stored in: `f32` in a [`SparseMatrix`], `f64` in a dense vector or a test. Either
+/// widens to `f64` exactly before any arithmetic, so the two give the same bits and differ only in the bytes
+/// each pass reads.
 ///
-/// [`DataMatrix::single_precision_values`]: crate::matrix::DataMatrix::single_precision_values
+/// [`SparseMatrix`]: crate::matrix::SparseMatrix
 pub(super) trait StoredValue: Copy + Into<f64> + Send + Sync + std::fmt::Debug {}
 impl StoredValue for f64 {}
 impl StoredValue for f32 {}
@@ -133,7 +133,7 @@ pub(super) fn sum_of_squares<W: StoredValue>(values: &[W]) -> f64 {
 /// `a . x`, then `x += a`, for a sparse column `a`: [`Column::dot_then_add`](super::Column::dot_then_add).
 #[inline]
 pub(super) fn sparse_dot_then_add<W: StoredValue>(
-    rows: &[usize],
+    rows: &[u32],
     values: &[W],
     x: &mut [f64],
 ) -> f64 {
@@ -144,6 +144,7 @@ pub(super) fn sparse_dot_then_add<W: StoredValue>(
         .chunks_exact(4)
         .zip(values[..body].chunks_exact(4))
     {
+        let r = [r[0] as usize, r[1] as usize, r[2] as usize, r[3] as usize];
         let before = [x[r[0]], x[r[1]], x[r[2]], x[r[3]]];
         for lane in 0..4 {
             sums[lane] += v[lane].into() * before[lane];
@@ -153,6 +154,7 @@ pub(super) fn sparse_dot_then_add<W: StoredValue>(
         }
     }
     for (k, (&r, &v)) in rows[body..len].iter().zip(&values[body..len]).enumerate() {
+        let r = r as usize;
         sums[k % 4] += v.into() * x[r];
         x[r] += v.into();
     }

@@ -12,7 +12,7 @@ use crate::rng::SplitMix64;
 /// like term weights. Every column gets at least one entry so no document is empty.
 pub(crate) fn random_sparse(m: usize, n: usize, density: f64, seed: u64) -> DataMatrix {
     let mut rng = SplitMix64::new(seed);
-    let mut triplets = sprs::TriMat::new((m, n));
+    let mut triplets = crate::matrix::Triplets::new((m, n));
     for j in 0..n {
         let mut any = false;
         for i in 0..m {
@@ -50,10 +50,9 @@ pub(crate) fn explicit_columns(data: &DataMatrix, columns: &[usize]) -> DMatrix<
     for (position, &j) in columns.iter().enumerate() {
         match data {
             DataMatrix::Sparse { matrix, .. } => {
-                if let Some(column) = matrix.outer_view(j) {
-                    for (i, &v) in column.iter() {
-                        a[(i, position)] = v;
-                    }
+                let (rows, values) = matrix.column(j);
+                for (&i, &v) in rows.iter().zip(values) {
+                    a[(i as usize, position)] = f64::from(v);
                 }
             }
             DataMatrix::Dense { matrix, .. } => a.set_column(position, &matrix.column(j)),

@@ -4,11 +4,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::{TermCounts, TextOptions, filter_terms};
+use crate::mapped::OwnedOrMapped;
 
 /// Every term of a collection and its count in every document, before the document-frequency filters: the terms
 /// of document j are `term_ids[column_starts[j]..column_starts[j + 1]]` (ascending) with their `counts`.
 /// Compressed sparse columns in `u32`s: 8 bytes per (term, document) pair, about half of what the
-/// `(u32, u32)` vectors of [`TermCounts`] cost with their per-document headers.
+/// `(u32, u32)` vectors of [`TermCounts`] cost with their per-document headers. The arrays are owned, or read
+/// in place from a mapped cache entry.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RawCounts {
     /// Every term (stem) of the collection, sorted.
@@ -16,12 +18,30 @@ pub struct RawCounts {
     /// Each term's most frequent word (see [`TermCounts::words`]); empty when the terms are their own words.
     pub words: Vec<String>,
     /// Where each document's entries start, one more than there are documents.
-    pub column_starts: Vec<u32>,
-    pub term_ids: Vec<u32>,
-    pub counts: Vec<u32>,
+    pub column_starts: OwnedOrMapped<u32>,
+    pub term_ids: OwnedOrMapped<u32>,
+    pub counts: OwnedOrMapped<u32>,
 }
 
 impl RawCounts {
+    /// Counts from their parts: document j's terms are `term_ids[column_starts[j]..column_starts[j + 1]]` with
+    /// their `counts` (see [`RawCounts::check`] for what they must be).
+    pub fn from_parts(
+        terms: Vec<String>,
+        words: Vec<String>,
+        column_starts: Vec<u32>,
+        term_ids: Vec<u32>,
+        counts: Vec<u32>,
+    ) -> RawCounts {
+        RawCounts {
+            terms,
+            words,
+            column_starts: column_starts.into(),
+            term_ids: term_ids.into(),
+            counts: counts.into(),
+        }
+    }
+
     /// The counts of `counts` (unfiltered) with each term's word; `None` when there are more entries than a
     /// `u32` numbers.
     pub(super) fn from_counts(counts: &TermCounts, words: &[String]) -> Option<RawCounts> {
@@ -38,13 +58,13 @@ impl RawCounts {
             }
             column_starts.push(term_ids.len() as u32);
         }
-        Some(RawCounts {
-            terms: counts.terms.clone(),
-            words: words.to_vec(),
+        Some(RawCounts::from_parts(
+            counts.terms.clone(),
+            words.to_vec(),
             column_starts,
             term_ids,
-            counts: values,
-        })
+            values,
+        ))
     }
 
     /// How many documents (columns) the counts cover.
@@ -84,15 +104,15 @@ impl RawCounts {
                     self.column_starts[j] as usize,
                     self.column_starts[j + 1] as usize,
                 );
-                self.term_ids.copy_within(from..to, write);
-                self.counts.copy_within(from..to, write);
+                self.term_ids.to_mut().copy_within(from..to, write);
+                self.counts.to_mut().copy_within(from..to, write);
                 write += to - from;
                 column_starts.push(write as u32);
             }
         }
-        self.term_ids.truncate(write);
-        self.counts.truncate(write);
-        self.column_starts = column_starts;
+        self.term_ids.to_mut().truncate(write);
+        self.counts.to_mut().truncate(write);
+        self.column_starts = column_starts.into();
     }
 
     /// What a decoded value must be for [`RawCounts::filtered`] to trust it: offsets from 0, ascending, within

@@ -159,7 +159,7 @@ mod tests {
     fn topics(documents: usize, seed: u64) -> DataMatrix {
         let terms = 600;
         let mut rng = SplitMix64::new(seed);
-        let mut triplets = sprs::TriMat::new((terms, documents));
+        let mut triplets = crate::matrix::Triplets::new((terms, documents));
         for j in 0..documents {
             let mut slot = j % 55;
             let mut topic = 0;

@@ -4,21 +4,12 @@
 use std::borrow::Cow;
 
 use rayon::prelude::*;
-use sprs::CsMat;
 
 use super::PARALLEL_MIN_NNZ;
 use super::product::split_at_offsets;
 use super::storage::{RowIndex, SparseColumns, SparseStorage, Storage};
 use crate::linalg::LinalgError;
 use crate::matrix::DataMatrix;
-
-/// The double-precision values of `matrix`: borrowed, or taken over when it had to be converted.
-fn double_values(matrix: Cow<'_, CsMat<f64>>) -> Cow<'_, [f64]> {
-    match matrix {
-        Cow::Borrowed(matrix) => Cow::Borrowed(matrix.data()),
-        Cow::Owned(matrix) => Cow::Owned(matrix.into_raw_storage().2),
-    }
-}
 
 /// Rows no member uses get this in the renumbering table.
 const UNUSED_ROW: u32 = u32::MAX;
@@ -30,7 +21,8 @@ impl<'a> Storage<'a> {
     /// at most 65,536 rows: the copy takes half the memory and every product reads 2 bytes less per non-zero.
     /// A compact node whose centroid the caller knows (over the data's rows) takes the rows it uses from the
     /// centroid's non-zeros, checked as the row indices are copied (see [`rows_of_centroid`]). Values are read
-    /// in single precision when the data has them (see [`StoredValue`](crate::linalg::sparse::StoredValue)).
+    /// in place, in the data's single precision. A node of all the data's columns, in order, that keeps every
+    /// row and needs `u32` borrows the data's row indices instead of copying them.
     pub(super) fn new(
         data: &'a DataMatrix,
         columns: &'a [usize],
@@ -44,18 +36,12 @@ impl<'a> Storage<'a> {
                         rows: matrix.rows(),
                     });
                 }
-                let matrix: Cow<'a, CsMat<f64>> = if matrix.is_csc() {
-                    Cow::Borrowed(matrix)
-                } else {
-                    Cow::Owned(matrix.to_csc())
-                };
-                let indptr = matrix.indptr();
                 let mut offsets = Vec::with_capacity(columns.len() + 1);
                 let mut value_starts = Vec::with_capacity(columns.len());
                 let mut total = 0;
                 offsets.push(0);
                 for &j in columns {
-                    let range = indptr.outer_inds_sz(j);
+                    let range = matrix.column_range(j);
                     value_starts.push(range.start);
                     total += range.len();
                     offsets.push(total);
@@ -68,6 +54,24 @@ impl<'a> Storage<'a> {
                     (true, Some(centroid)) => Some(rows_of_centroid(centroid)),
                     (true, _) => Some(mark_rows()),
                 };
+                // All the data's columns in order, every row kept and too many rows for `u16`: the node's rows
+                // are the data's own, so borrow them rather than copy (4 bytes per non-zero, the whole matrix's
+                // indices at the root).
+                let all_columns = columns.len() == matrix.cols()
+                    && columns.iter().enumerate().all(|(p, &j)| p == j);
+                let every_row = selection
+                    .as_ref()
+                    .is_none_or(|(_, active)| active.len() == matrix.rows());
+                if all_columns && every_row && matrix.rows() > usize::from(u16::MAX) + 1 {
+                    let columns = SparseStorage::Wide(SparseColumns::new(
+                        offsets,
+                        Cow::Borrowed(matrix.indices()),
+                        value_starts,
+                        Cow::Borrowed(matrix.values()),
+                    ));
+                    let active_rows = selection.map(|(_, active)| active);
+                    return Ok((Storage::Sparse(columns), active_rows));
+                }
                 enum Copied {
                     Narrow(Vec<u16>),
                     Wide(Vec<u32>),
@@ -94,29 +98,19 @@ impl<'a> Storage<'a> {
                         None => selection = Some(mark_rows()),
                     }
                 };
-                // The single-precision values are in the data's storage order, which a converted matrix lost.
-                let single = match &matrix {
-                    Cow::Borrowed(_) => data.single_precision_values(),
-                    Cow::Owned(_) => None,
-                };
-                let columns = match (copied, single) {
-                    (Copied::Narrow(rows), Some(single)) => SparseStorage::NarrowSingle(
-                        SparseColumns::new(offsets, rows, value_starts, Cow::Borrowed(single)),
-                    ),
-                    (Copied::Wide(rows), Some(single)) => SparseStorage::WideSingle(
-                        SparseColumns::new(offsets, rows, value_starts, Cow::Borrowed(single)),
-                    ),
-                    (Copied::Narrow(rows), None) => SparseStorage::Narrow(SparseColumns::new(
+                let values = Cow::Borrowed(matrix.values());
+                let columns = match copied {
+                    Copied::Narrow(rows) => SparseStorage::Narrow(SparseColumns::new(
                         offsets,
-                        rows,
+                        Cow::Owned(rows),
                         value_starts,
-                        double_values(matrix),
+                        values,
                     )),
-                    (Copied::Wide(rows), None) => SparseStorage::Wide(SparseColumns::new(
+                    Copied::Wide(rows) => SparseStorage::Wide(SparseColumns::new(
                         offsets,
-                        rows,
+                        Cow::Owned(rows),
                         value_starts,
-                        double_values(matrix),
+                        values,
                     )),
                 };
                 let active_rows = selection.map(|(_, active)| active);
@@ -136,7 +130,7 @@ impl<'a> Storage<'a> {
 
 /// Where a node's columns lie in the data, and how to renumber their rows: what every layout's copy needs.
 struct Layout<'l> {
-    all_indices: &'l [usize],
+    all_indices: &'l [u32],
     /// Operator row of each data row, for a compact node.
     renumbering: Option<&'l [u32]>,
     offsets: &'l [usize],
@@ -158,7 +152,7 @@ impl Layout<'_> {
                 Some(table) => {
                     let mut unmapped = false;
                     for (r, &i) in out.iter_mut().zip(source) {
-                        let row = table[i];
+                        let row = table[i as usize];
                         unmapped |= row == UNUSED_ROW;
                         *r = I::from_row(row as usize);
                     }
@@ -166,7 +160,7 @@ impl Layout<'_> {
                 }
                 None => {
                     for (r, &i) in out.iter_mut().zip(source) {
-                        *r = I::from_row(i);
+                        *r = I::from_row(i as usize);
                     }
                     true
                 }
@@ -192,7 +186,7 @@ impl Layout<'_> {
 /// no singular value or right singular vector, and saves the solver the corpus-wide vector work at every step
 /// of a small node.
 fn active_row_table(
-    all_indices: &[usize],
+    all_indices: &[u32],
     value_starts: &[usize],
     offsets: &[usize],
     rows: usize,
@@ -202,7 +196,7 @@ fn active_row_table(
     let mut used = vec![false; rows];
     for (p, &start) in value_starts.iter().enumerate() {
         for &i in &all_indices[start..start + offsets[p + 1] - offsets[p]] {
-            used[i] = true;
+            used[i as usize] = true;
         }
     }
     row_table(used)

@@ -1,5 +1,5 @@
 //! The layouts a node's columns are stored in, and the per-layout kernels of the products: sparse columns with
-//! `u16` or `u32` row indices and `f64` or `f32` values, or columns of a dense matrix. Each kernel is written once,
+//! `u16` or `u32` row indices and the data's `f32` values, or columns of a dense matrix. Each kernel is written once,
 //! generically, and monomorphised per layout by `with_sparse!`.
 
 use std::borrow::Cow;
@@ -81,23 +81,23 @@ fn narrow_vector_mut(buffer: &mut [f64]) -> Option<&mut NarrowVector> {
 }
 
 /// The node's sparse columns, addressed by position in the node (0..n): row indices copied (renumbered to the
-/// node's own rows when compact, and narrowed), values read in place.
+/// node's own rows when compact, and narrowed) or, for a node of all the data's columns in order whose rows
+/// need no renumbering, borrowed from the data; values read in place.
 #[derive(Debug)]
-pub(super) struct SparseColumns<'a, I, W: StoredValue> {
+pub(super) struct SparseColumns<'a, I: Clone, W: StoredValue> {
     /// Column at position p: `rows[offsets[p]..offsets[p + 1]]`.
     pub(super) offsets: Vec<usize>,
-    rows: Vec<I>,
+    rows: Cow<'a, [I]>,
     /// Column at position p: values from `values[value_starts[p]..]`.
     values: Cow<'a, [W]>,
     value_starts: Vec<usize>,
 }
 
 impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
-    /// Columns over `rows`, with values read from `values` (in place, or taken over when the matrix had to be
-    /// converted).
+    /// Columns over `rows` (copied or borrowed), with values read in place from `values`.
     pub(super) fn new(
         offsets: Vec<usize>,
-        rows: Vec<I>,
+        rows: Cow<'a, [I]>,
         value_starts: Vec<usize>,
         values: Cow<'a, [W]>,
     ) -> Self {
@@ -113,6 +113,12 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
         let rows = &self.rows[self.offsets[p]..self.offsets[p + 1]];
         let start = self.value_starts[p];
         (rows, &self.values[start..start + rows.len()])
+    }
+
+    /// Whether the row indices are the data's own, borrowed rather than copied.
+    #[cfg(test)]
+    pub(super) fn borrows_rows(&self) -> bool {
+        matches!(self.rows, Cow::Borrowed(_))
     }
 
     /// `a_p . y`, with four independent partial sums in a fixed order: a single running sum makes every
@@ -184,7 +190,7 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
         four_lane_sum(values, values, |&v| v.into())
     }
 
-    /// `a_p . a_q`: both index lists are sorted (sprs guarantees it, and renumbering keeps the order), so one
+    /// `a_p . a_q`: both index lists are sorted (the data matrix guarantees it, and renumbering keeps the order), so one
     /// merge pass.
     fn pair_dot(&self, p: usize, q: usize) -> f64 {
         let (ia, va) = self.column(p);
@@ -205,14 +211,12 @@ impl<W: StoredValue> SparseColumns<'_, u16, W> {
     }
 }
 
-/// The layouts of a node's sparse columns: `u32` or `u16` rows, `f64` or `f32` values. Every product is written
-/// once, generically, and monomorphised per layout by `with_sparse!`.
+/// The layouts of a node's sparse columns: `u32` or `u16` rows. Every product is written once, generically, and
+/// monomorphised per layout by `with_sparse!`.
 #[derive(Debug)]
 pub(super) enum SparseStorage<'a> {
-    Wide(SparseColumns<'a, u32, f64>),
-    Narrow(SparseColumns<'a, u16, f64>),
-    WideSingle(SparseColumns<'a, u32, f32>),
-    NarrowSingle(SparseColumns<'a, u16, f32>),
+    Wide(SparseColumns<'a, u32, f32>),
+    Narrow(SparseColumns<'a, u16, f32>),
 }
 
 /// Run `$body` with `$columns` bound to whichever layout `$storage` holds.
@@ -221,8 +225,6 @@ macro_rules! with_sparse {
         match $storage {
             SparseStorage::Wide($columns) => $body,
             SparseStorage::Narrow($columns) => $body,
-            SparseStorage::WideSingle($columns) => $body,
-            SparseStorage::NarrowSingle($columns) => $body,
         }
     };
 }
@@ -235,9 +237,7 @@ macro_rules! by_row_width {
     ($storage:expr, $columns:ident => narrow: $narrow:expr, wide: $wide:expr) => {
         match $storage {
             SparseStorage::Narrow($columns) => $narrow,
-            SparseStorage::NarrowSingle($columns) => $narrow,
             SparseStorage::Wide($columns) => $wide,
-            SparseStorage::WideSingle($columns) => $wide,
         }
     };
 }
@@ -295,9 +295,6 @@ impl<'a> Storage<'a> {
             // Only large nodes go through the padded copy: it costs a pass over the rows, which a small node's
             // product (few non-zeros per row) may not win back.
             Storage::Sparse(SparseStorage::Narrow(c)) if parallel => {
-                c.padded_dots(y, shift, out, padded)
-            }
-            Storage::Sparse(SparseStorage::NarrowSingle(c)) if parallel => {
                 c.padded_dots(y, shift, out, padded)
             }
             Storage::Sparse(columns) => with_sparse!(columns, c => c.dots(y, shift, out, parallel)),

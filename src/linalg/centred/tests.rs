@@ -1,8 +1,6 @@
 //! The node operator's tests. The permanent check of every layout and product strategy is the dense oracle:
 //! products compared with a dense `B` formed here, in the test only.
 
-use sprs::CsMat;
-
 use super::product::{ProductSplit, balanced_bounds, balanced_chunks};
 use super::storage::{SparseStorage, Storage};
 use super::*;
@@ -100,8 +98,9 @@ fn parallel_products_match_the_explicit_centred_matrix() {
     // B x = A_p x - c (e^T x), written out entry by entry from the data.
     let mut expected = vec![0.0; data.rows()];
     for (&j, &xj) in columns.iter().zip(&x) {
-        for (i, v) in matrix.outer_view(j).expect("column").iter() {
-            expected[i] += v * xj;
+        let (rows, values) = matrix.column(j);
+        for (&i, &v) in rows.iter().zip(values) {
+            expected[i as usize] += f64::from(v) * xj;
         }
     }
     let total: f64 = x.iter().sum();
@@ -114,10 +113,9 @@ fn parallel_products_match_the_explicit_centred_matrix() {
 /// Which layout an operator's columns are stored in, for the oracle's coverage check.
 fn layout_of(op: &CentredColumns) -> &'static str {
     match &op.storage {
-        Storage::Sparse(SparseStorage::Narrow(_)) => "narrow double",
-        Storage::Sparse(SparseStorage::NarrowSingle(_)) => "narrow single",
-        Storage::Sparse(SparseStorage::Wide(_)) => "wide double",
-        Storage::Sparse(SparseStorage::WideSingle(_)) => "wide single",
+        Storage::Sparse(SparseStorage::Narrow(_)) => "narrow",
+        Storage::Sparse(SparseStorage::Wide(c)) if c.borrows_rows() => "wide, borrowed",
+        Storage::Sparse(SparseStorage::Wide(_)) => "wide",
         Storage::Dense { .. } => "dense",
     }
 }
@@ -196,40 +194,26 @@ fn check_against_the_oracle(
     met
 }
 
-/// `data`'s values rounded to single precision, once read in single precision and once in double.
-fn in_both_precisions(data: DataMatrix) -> [DataMatrix; 2] {
-    let DataMatrix::Sparse { matrix, terms, .. } = data else {
-        unreachable!("sparse test data")
-    };
-    let rounded = matrix.map(|&v| crate::matrix::to_single_precision(v));
-    [
-        DataMatrix::sparse(rounded.clone(), terms.clone()),
-        DataMatrix::sparse_in_double_precision(rounded, terms),
-    ]
-}
-
 #[test]
 fn every_layout_and_strategy_matches_the_dense_oracle() {
     let mut met = Vec::new();
     // 900 rows: u16 row indices, full or compact.
-    for data in in_both_precisions(random_sparse(900, 240, 0.08, 51)) {
-        let columns: Vec<usize> = (0..240).filter(|j| j % 5 != 1).collect();
-        met.extend(check_against_the_oracle(&data, &columns, 52));
-    }
+    let data = random_sparse(900, 240, 0.08, 51);
+    let columns: Vec<usize> = (0..240).filter(|j| j % 5 != 1).collect();
+    met.extend(check_against_the_oracle(&data, &columns, 52));
     // 70,000 rows, of which a compact node of these columns still uses more than 65,536: u32 row indices.
-    for data in in_both_precisions(random_sparse(70_000, 80, 0.05, 53)) {
-        let columns: Vec<usize> = (0..80).filter(|j| j % 9 != 4).collect();
-        met.extend(check_against_the_oracle(&data, &columns, 54));
-    }
+    let data = random_sparse(70_000, 80, 0.05, 53);
+    let columns: Vec<usize> = (0..80).filter(|j| j % 9 != 4).collect();
+    met.extend(check_against_the_oracle(&data, &columns, 54));
+    // Every column, in order, and every row: the data's own row indices, borrowed (not compact, which drops the
+    // rows no column uses).
+    let all: Vec<usize> = (0..80).collect();
+    met.extend(check_against_the_oracle(&data, &all, 57));
     let dense = random_dense(60, 150, 55);
     let columns: Vec<usize> = (0..150).filter(|j| j % 4 != 0).collect();
     met.extend(check_against_the_oracle(&dense, &columns, 56));
-    for layout in [
-        "narrow double",
-        "narrow single",
-        "wide double",
-        "wide single",
-    ] {
+    assert!(met.contains(&("wide, borrowed", false)));
+    for layout in ["narrow", "wide"] {
         for compact in [false, true] {
             assert!(
                 met.contains(&(layout, compact)),
@@ -269,83 +253,6 @@ fn row_blocks_compute_the_sequential_product_bit_for_bit() {
                 sequential,
                 "{name}, {blocks} blocks"
             );
-        }
-    }
-}
-
-#[test]
-fn single_and_double_precision_values_give_the_same_bits() {
-    // Small and sequential; parallel by column chunks; parallel by row blocks; and more rows than u16 holds.
-    let cases = [
-        (random_sparse(60, 45, 0.15, 31), false),
-        (random_sparse(1500, 700, 0.1, 32), false),
-        (random_sparse(12_000, 500, 0.014, 33), false),
-        (random_sparse(70_000, 60, 0.01, 34), true),
-    ];
-    for (case, (data, wide)) in cases.into_iter().enumerate() {
-        let DataMatrix::Sparse { matrix, terms, .. } = data else {
-            unreachable!()
-        };
-        let rounded = matrix.map(|&v| crate::matrix::to_single_precision(v));
-        assert_ne!(
-            rounded, matrix,
-            "case {case}: rounding must change some values"
-        );
-        let single = DataMatrix::sparse(rounded.clone(), terms.clone());
-        let double = DataMatrix::sparse_in_double_precision(rounded, terms);
-        assert!(single.single_precision_values().is_some());
-        assert!(double.single_precision_values().is_none());
-        let columns: Vec<usize> = (0..single.cols()).filter(|j| j % 5 != 2).collect();
-        let ops = |compact: bool| {
-            let build = |data| match compact {
-                true => CentredColumns::compact(data, &columns),
-                false => CentredColumns::new(data, &columns),
-            };
-            (build(&single), build(&double))
-        };
-        for compact in [false, true] {
-            let (a, b) = ops(compact);
-            let narrow = compact || !wide;
-            assert!(match narrow {
-                true =>
-                    matches!(a.storage, Storage::Sparse(SparseStorage::NarrowSingle(_)))
-                        && matches!(b.storage, Storage::Sparse(SparseStorage::Narrow(_))),
-                false =>
-                    matches!(a.storage, Storage::Sparse(SparseStorage::WideSingle(_)))
-                        && matches!(b.storage, Storage::Sparse(SparseStorage::Wide(_))),
-            });
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            let mut rng = SplitMix64::new(35 + case as u64);
-            let x = random_vector(&mut rng, columns.len());
-            let (mut ya, mut yb) = (vec![f64::NAN; a.rows()], vec![f64::NAN; b.rows()]);
-            a.apply(&x, &mut ya);
-            b.apply(&x, &mut yb);
-            assert_eq!(bits(&ya), bits(&yb), "case {case}, compact {compact}: B x");
-            let (mut xa, mut xb) = (vec![f64::NAN; a.cols()], vec![f64::NAN; b.cols()]);
-            a.apply_transpose(&ya, &mut xa);
-            b.apply_transpose(&yb, &mut xb);
-            assert_eq!(
-                bits(&xa),
-                bits(&xb),
-                "case {case}, compact {compact}: B^T y"
-            );
-            assert_eq!(
-                a.scatter().to_bits(),
-                b.scatter().to_bits(),
-                "case {case}: scatter"
-            );
-            assert_eq!(
-                bits(&a.column_norms_squared()),
-                bits(&b.column_norms_squared()),
-                "case {case}: norms"
-            );
-            if case == 0 {
-                assert_eq!(
-                    bits(a.column_gram().as_slice()),
-                    bits(b.column_gram().as_slice()),
-                    "column Gram"
-                );
-            }
         }
     }
 }
@@ -413,8 +320,12 @@ fn narrow_and_wide_row_indices_compute_the_same_products() {
     };
     let mut expected = vec![0.0; columns.len()];
     for (p, &j) in columns.iter().enumerate() {
-        let column = matrix.outer_view(j).expect("column");
-        expected[p] = column.iter().map(|(i, v)| v * y_large[i]).sum::<f64>();
+        let (rows, values) = matrix.column(j);
+        expected[p] = rows
+            .iter()
+            .zip(values)
+            .map(|(&i, &v)| f64::from(v) * y_large[i as usize])
+            .sum::<f64>();
     }
     let shift = dot(full.centroid(), &y_large);
     expected.iter_mut().for_each(|e| *e -= shift);
@@ -504,19 +415,21 @@ fn rows_a_member_stores_but_the_centroid_has_as_zero_stay_in_the_operator() {
     // at all. The centroid is zero in all three, yet only row 4 can be dropped; a large node goes through
     // the parallel copy, a small one through the sequential one.
     for repeats in [1, 7_000] {
-        let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+        let (mut indptr, mut indices, mut values) = (vec![0u64], Vec::new(), Vec::new());
         for _ in 0..repeats {
             for (rows, column) in [
-                (vec![0, 1, 2], vec![1.0, 0.0, 2.0]),
+                (vec![0u32, 1, 2], vec![1.0f32, 0.0, 2.0]),
                 (vec![0, 2, 3], vec![3.0, -2.0, 1.0]),
                 (vec![0, 3], vec![2.0, 5.0]),
             ] {
                 indices.extend(rows);
                 values.extend(column);
-                indptr.push(indices.len());
+                indptr.push(indices.len() as u64);
             }
         }
-        let matrix = CsMat::new_csc((5, 3 * repeats), indptr, indices, values);
+        let matrix =
+            crate::matrix::SparseMatrix::from_csc_parts(5, 3 * repeats, indptr, indices, values)
+                .expect("valid parts");
         let data = DataMatrix::sparse(matrix, (0..5).map(|i| format!("t{i}")).collect());
         let columns: Vec<usize> = (0..3 * repeats).collect();
         let centroid = data.centroid(&columns);
@@ -563,31 +476,14 @@ fn identical_columns_have_zero_scatter() {
     let DataMatrix::Sparse { matrix, terms, .. } = base else {
         unreachable!()
     };
-    let column = matrix.outer_view(0).expect("one column").to_owned();
-    let mut triplets = sprs::TriMat::new((40, 9));
+    let (rows, values) = matrix.column(0);
+    let mut triplets = crate::matrix::Triplets::new((40, 9));
     for j in 0..9 {
-        for (i, &v) in column.iter() {
-            triplets.add_triplet(i, j, v);
+        for (&i, &v) in rows.iter().zip(values) {
+            triplets.add_triplet(i as usize, j, f64::from(v));
         }
     }
     let data = DataMatrix::sparse(triplets.to_csc(), terms);
     let columns: Vec<usize> = (0..9).collect();
     assert_eq!(CentredColumns::new(&data, &columns).scatter(), 0.0);
-}
-
-#[test]
-fn csr_input_is_converted() {
-    let data = random_sparse(25, 15, 0.3, 18);
-    let DataMatrix::Sparse { matrix, terms, .. } = &data else {
-        unreachable!()
-    };
-    let csr = DataMatrix::sparse(matrix.to_csr(), terms.clone());
-    let columns = [0, 3, 4, 9, 14];
-    let a = CentredColumns::new(&data, &columns);
-    let b = CentredColumns::new(&csr, &columns);
-    let x = [0.5, -1.0, 2.0, 0.25, 1.0];
-    let (mut ya, mut yb) = (vec![0.0; 25], vec![0.0; 25]);
-    a.apply(&x, &mut ya);
-    b.apply(&x, &mut yb);
-    assert_eq!(ya, yb);
 }

@@ -276,7 +276,7 @@ fn wide_numbers_model() -> Model {
     let mut data = Dataset::clone(&demo());
     data.matrix = match data.matrix {
         pdx::matrix::DataMatrix::Sparse { matrix, terms, .. } => {
-            pdx::matrix::DataMatrix::sparse(matrix.map(|v| v * 10_000.0), terms)
+            pdx::matrix::DataMatrix::sparse(matrix.map_values(|v| v * 10_000.0), terms)
         }
         other => other,
     };

@@ -1,0 +1,242 @@
+//! A dataset as a cache entry: everything small (documents, terms, labels, report, options) in the postcard
+//! section, and the big arrays (the sparse matrix's offsets, rows and values, the raw counts) written as they lie
+//! in memory and used in place when the entry is mapped back.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Dataset, DocumentMeta, KeptCounts, Reweigh};
+use crate::cache::{self, Arrays, Refused};
+use crate::corpus::LoadReport;
+use crate::mapped::OwnedOrMapped;
+use crate::matrix::{DataMatrix, SparseMatrix};
+use crate::text::RawCounts;
+use crate::weighting::Weighting;
+
+/// The small section: the dataset without its big arrays. Borrowed when written, owned when read.
+#[derive(Serialize, Deserialize)]
+struct Small<'a> {
+    source: Cow<'a, str>,
+    documents: Cow<'a, [DocumentMeta]>,
+    label_names: Cow<'a, [String]>,
+    matrix: SmallMatrix<'a>,
+    weighting: Weighting,
+    report: Cow<'a, LoadReport>,
+    empty_documents: Cow<'a, [String]>,
+    counts: Option<SmallCounts<'a>>,
+}
+
+/// A matrix without its arrays: a sparse one's shape and row names (the arrays are [`ARRAYS`]' first three),
+/// or dense data whole (numeric data is small).
+#[derive(Serialize, Deserialize)]
+enum SmallMatrix<'a> {
+    Sparse {
+        rows: u64,
+        cols: u64,
+        terms: Cow<'a, [String]>,
+        words: Cow<'a, [String]>,
+    },
+    Dense(Cow<'a, DataMatrix>),
+}
+
+/// Kept counts without their arrays (the last three of [`ARRAYS`]).
+#[derive(Serialize, Deserialize)]
+struct SmallCounts<'a> {
+    terms: Cow<'a, [String]>,
+    words: Cow<'a, [String]>,
+    stem: Cow<'a, Option<String>>,
+    applied: Cow<'a, Reweigh>,
+}
+
+/// The arrays an entry holds, in order; an absent matrix or counts leaves its arrays empty.
+const ARRAYS: [&str; 6] = [
+    "matrix offsets",
+    "matrix rows",
+    "matrix values",
+    "raw column starts",
+    "raw term ids",
+    "raw counts",
+];
+
+impl cache::Entry for Dataset {
+    fn encode_small(&self, out: Vec<u8>) -> Result<Vec<u8>, postcard::Error> {
+        let matrix = match &self.matrix {
+            DataMatrix::Sparse {
+                matrix,
+                terms,
+                words,
+            } => SmallMatrix::Sparse {
+                rows: matrix.rows() as u64,
+                cols: matrix.cols() as u64,
+                terms: Cow::Borrowed(terms),
+                words: Cow::Borrowed(words),
+            },
+            dense @ DataMatrix::Dense { .. } => SmallMatrix::Dense(Cow::Borrowed(dense)),
+        };
+        let small = Small {
+            source: Cow::Borrowed(&self.source),
+            documents: Cow::Borrowed(&self.documents),
+            label_names: Cow::Borrowed(&self.label_names),
+            matrix,
+            weighting: self.weighting,
+            report: Cow::Borrowed(&self.report),
+            empty_documents: Cow::Borrowed(&self.empty_documents),
+            counts: self.counts.as_ref().map(|kept| SmallCounts {
+                terms: Cow::Borrowed(&kept.raw.terms),
+                words: Cow::Borrowed(&kept.raw.words),
+                stem: Cow::Borrowed(&kept.stem),
+                applied: Cow::Borrowed(&kept.applied),
+            }),
+        };
+        postcard::to_extend(&small, out)
+    }
+
+    fn arrays(&self) -> Vec<&[u8]> {
+        let mut arrays: Vec<&[u8]> = match &self.matrix {
+            DataMatrix::Sparse { matrix, .. } => {
+                let (offsets, rows, values) = matrix.stored_arrays();
+                vec![offsets.as_bytes(), rows.as_bytes(), values.as_bytes()]
+            }
+            DataMatrix::Dense { .. } => vec![&[]; 3],
+        };
+        match &self.counts {
+            Some(kept) => arrays.extend([
+                kept.raw.column_starts.as_bytes(),
+                kept.raw.term_ids.as_bytes(),
+                kept.raw.counts.as_bytes(),
+            ]),
+            None => arrays.extend([&[][..]; 3]),
+        }
+        debug_assert_eq!(arrays.len(), ARRAYS.len());
+        arrays
+    }
+
+    fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused> {
+        let small: Small<'static> = match postcard::take_from_bytes(small) {
+            Ok((small, [])) => small,
+            _ => return Err(Refused::Damaged("cannot be decoded")),
+        };
+        if arrays.len() != ARRAYS.len() {
+            return Err(Refused::Damaged("not the arrays a dataset has"));
+        }
+        let matrix = match small.matrix {
+            SmallMatrix::Sparse {
+                rows,
+                cols,
+                terms,
+                words,
+            } => {
+                let shape = |n: u64| usize::try_from(n).map_err(|_| Refused::Damaged("too large"));
+                let matrix = SparseMatrix::from_stored(
+                    shape(rows)?,
+                    shape(cols)?,
+                    arrays.get(0)?,
+                    arrays.get(1)?,
+                    arrays.get(2)?,
+                )
+                .map_err(|error| Refused::Invalid(format!("matrix: {error}")))?;
+                DataMatrix::Sparse {
+                    matrix,
+                    terms: terms.into_owned(),
+                    words: words.into_owned(),
+                }
+            }
+            SmallMatrix::Dense(dense) => dense.into_owned(),
+        };
+        let counts = match small.counts {
+            Some(kept) => Some(KeptCounts {
+                raw: Arc::new(RawCounts {
+                    terms: kept.terms.into_owned(),
+                    words: kept.words.into_owned(),
+                    column_starts: arrays.get(3)?,
+                    term_ids: arrays.get(4)?,
+                    counts: arrays.get(5)?,
+                }),
+                stem: kept.stem.into_owned(),
+                applied: kept.applied.into_owned(),
+            }),
+            None => None,
+        };
+        let unused: fn(&OwnedOrMapped<u8>) -> bool = |array| !array.is_empty();
+        for index in match (&matrix, &counts) {
+            (DataMatrix::Dense { .. }, None) => 0..6,
+            (DataMatrix::Dense { .. }, Some(_)) => 0..3,
+            (DataMatrix::Sparse { .. }, None) => 3..6,
+            (DataMatrix::Sparse { .. }, Some(_)) => 0..0,
+        } {
+            if unused(&arrays.get::<u8>(index)?) {
+                return Err(Refused::Invalid(format!("{} without a use", ARRAYS[index])));
+            }
+        }
+        Ok(Dataset {
+            source: small.source.into_owned(),
+            documents: small.documents.into_owned(),
+            label_names: small.label_names.into_owned(),
+            matrix,
+            weighting: small.weighting,
+            report: small.report.into_owned(),
+            empty_documents: small.empty_documents.into_owned(),
+            counts,
+        })
+    }
+
+    /// What a fresh load guarantees: the matrix has a column per document and a row per name and word, its
+    /// values are finite (a sparse one's, and its structure, were checked when it was made from its arrays),
+    /// the raw counts are well formed and cover every document, and every label names a label.
+    fn check(&self) -> Result<(), String> {
+        let matrix = &self.matrix;
+        if matrix.cols() != self.documents.len() {
+            return Err(format!(
+                "{} columns for {} documents",
+                matrix.cols(),
+                self.documents.len()
+            ));
+        }
+        if matrix.rows() != matrix.row_names().len() {
+            return Err(format!(
+                "{} rows for {} row names",
+                matrix.rows(),
+                matrix.row_names().len()
+            ));
+        }
+        if matrix.row_words().len() != matrix.rows() {
+            return Err(format!(
+                "{} words for {} rows",
+                matrix.row_words().len(),
+                matrix.rows()
+            ));
+        }
+        let finite = match matrix {
+            // Checked when made (offsets, rows in range and ascending, finite values), mapped or not.
+            DataMatrix::Sparse { .. } => true,
+            DataMatrix::Dense { matrix, .. } => matrix.iter().all(|v| v.is_finite()),
+        };
+        if !finite {
+            return Err("a non-finite value in the matrix".into());
+        }
+        if let Some(kept) = &self.counts {
+            kept.raw.check()?;
+            if kept.raw.documents() != self.documents.len() {
+                return Err(format!(
+                    "raw counts for {} documents, {} documents",
+                    kept.raw.documents(),
+                    self.documents.len()
+                ));
+            }
+        }
+        let labels = self.label_names.len();
+        if let Some(document) = self
+            .documents
+            .iter()
+            .find(|d| d.label.is_some_and(|label| label as usize >= labels))
+        {
+            return Err(format!(
+                "document {} has a label beyond the {labels} label names",
+                document.id
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,84 @@
+//! A dataset read back from the mapped cache: its big arrays used in place, equal to the dataset a fresh load
+//! makes, and clustered to the same tree, bit for bit.
+
+use std::path::{Path, PathBuf};
+
+use pdx::cluster::{SelectPolicy, Tree};
+use pdx::dataset::{self, CacheUse, Dataset, DatasetOptions};
+use pdx::matrix::DataMatrix;
+use pdx::rng::SplitMix64;
+
+mod common;
+
+use common::spec;
+
+/// A folder corpus of `documents` files in four topics, each document words of its topic and of the others.
+fn corpus(dir: &Path, documents: usize) -> PathBuf {
+    let root = dir.join("corpus");
+    let topics = [
+        ["orbit", "rocket", "launch", "moon", "planet", "comet"],
+        ["bread", "butter", "oven", "flour", "yeast", "crust"],
+        ["violin", "cello", "sonata", "tempo", "chord", "opera"],
+        ["goal", "match", "league", "coach", "score", "referee"],
+    ];
+    let mut rng = SplitMix64::new(7);
+    for j in 0..documents {
+        let topic = j % topics.len();
+        let folder = root.join(format!("topic{topic}"));
+        std::fs::create_dir_all(&folder).expect("mkdir");
+        let words: Vec<&str> = (0..30)
+            .map(|_| {
+                let from = if rng.next_f64() < 0.8 {
+                    topic
+                } else {
+                    (rng.next_u64() % 4) as usize
+                };
+                topics[from][(rng.next_u64() % 6) as usize]
+            })
+            .collect();
+        std::fs::write(folder.join(format!("{j}.txt")), words.join(" ")).expect("write");
+    }
+    root
+}
+
+/// Each leaf's members, in the tree's order.
+fn leaves(data: &Dataset) -> Vec<Vec<usize>> {
+    let mut tree = Tree::for_dataset(data);
+    tree.grow(&data.matrix, &spec("pddp"), 8, SelectPolicy::Scatter)
+        .expect("grows");
+    tree.leaves()
+        .into_iter()
+        .map(|leaf| tree.node(leaf).expect("live").members.to_vec())
+        .collect()
+}
+
+#[test]
+fn a_mapped_dataset_is_the_fresh_one_and_clusters_identically() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The only test of this file (its own process): nothing else reads the environment meanwhile.
+    unsafe { std::env::set_var("PDX_CACHE_DIR", dir.path().join("cache")) };
+    let paths = [corpus(dir.path(), 240)];
+    let options = DatasetOptions::default();
+    let fresh = dataset::open(&paths, &options, true).expect("opens");
+    assert_eq!(fresh.cache, CacheUse::Miss, "{:?}", fresh.warnings);
+    let mapped = dataset::open(&paths, &options, true).expect("opens again");
+    assert_eq!(mapped.cache, CacheUse::Hit, "{:?}", mapped.warnings);
+    let (fresh, mapped) = (fresh.dataset, mapped.dataset);
+    let DataMatrix::Sparse { matrix, .. } = &mapped.matrix else {
+        panic!("text makes a sparse matrix");
+    };
+    assert!(matrix.is_mapped(), "the arrays are used in place");
+    let raw = &mapped.counts.as_ref().expect("counts kept").raw;
+    assert!(raw.term_ids.is_mapped() && raw.counts.is_mapped());
+    assert_eq!(mapped, fresh);
+    let tree = leaves(&fresh);
+    assert!(tree.len() == 8, "{} leaves", tree.len());
+    assert_eq!(leaves(&mapped), tree);
+    // Rebuilding from the mapped counts (which copies what it changes) gives what the fresh counts give.
+    let mut settings = fresh.reweighing().expect("counts").clone();
+    settings.extra_stop_words.push("orbit".into());
+    let (from_fresh, _) = fresh.reweigh(&settings).expect("rebuilds");
+    let (from_mapped, _) = mapped.reweigh(&settings).expect("rebuilds");
+    assert_eq!(from_mapped, from_fresh);
+    assert!(from_fresh.matrix.rows() < fresh.matrix.rows());
+}

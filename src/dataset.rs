@@ -4,20 +4,24 @@
 
 mod reweigh;
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use crate::cache;
-use crate::corpus::{self, CorpusError, Document, LoadOptions, LoadReport, Loaded};
+use crate::corpus::{
+    self, CorpusError, Document, LoadOptions, LoadReport, Loaded, SourceFile, TextSink, TextSource,
+};
 use crate::demo;
 use crate::input::{self, InputKind};
 use crate::linalg::kernel::DocumentTexts;
 use crate::matrix::DataMatrix;
 use crate::progress::{Cancelled, Progress};
-use crate::text::{self, TextError, TextOptions};
+use crate::text::{self, ChunkWords, TextError, TextOptions};
 use crate::weighting::{Weighting, WeightingError, numeric_matrix, weight_counts};
 
 pub use reweigh::{KeptCounts, Reweigh, ReweighError, ReweighReport};
@@ -50,7 +54,7 @@ pub struct DatasetOptions {
     pub keep_empty: bool,
 }
 
-/// What pdx keeps of each document (column).
+/// What pdx keeps of each document (column). The text itself is read on demand ([`Dataset::text`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DocumentMeta {
     pub id: String,
@@ -62,8 +66,11 @@ pub struct DocumentMeta {
     pub tokens: usize,
     /// An empty column kept by [`DatasetOptions::keep_empty`]: it belongs in a bucket of its own, not in any split.
     pub empty: bool,
-    /// The document's text as read (empty for numeric rows), for viewing.
-    pub text: String,
+    /// Where the document's text is (empty inline text for numeric rows).
+    pub source: TextSource,
+    /// The text's first line as a heading ([`corpus::headline`]), taken at load when the title gives none: lists
+    /// show a heading for every row they draw, which must not read files.
+    pub headline: Option<String>,
 }
 
 impl DocumentMeta {
@@ -73,22 +80,15 @@ impl DocumentMeta {
         self.title
             .as_deref()
             .and_then(corpus::headline)
-            .or_else(|| corpus::headline(&self.text))
+            .or_else(|| self.headline.clone())
             .unwrap_or_else(|| self.id.clone())
     }
 }
 
-impl DocumentTexts for [DocumentMeta] {
-    fn text(&self, column: usize) -> &str {
-        self.get(column)
-            .map_or("", |document| document.text.as_str())
-    }
-}
-
-/// The documents as a `&dyn DocumentTexts` (a slice is unsized and cannot become a trait object; the vector can).
-impl DocumentTexts for Vec<DocumentMeta> {
-    fn text(&self, column: usize) -> &str {
-        self.as_slice().text(column)
+/// The documents' texts, read on demand, for the string kernels.
+impl DocumentTexts for Dataset {
+    fn text(&self, column: usize) -> Result<Cow<'_, str>, String> {
+        Dataset::text(self, column).map_err(|error| error.to_string())
     }
 }
 
@@ -109,6 +109,8 @@ pub struct Dataset {
     /// The term counts the matrix was weighted from, to rebuild it ([`Dataset::reweigh`]); `None` for numeric
     /// data.
     pub counts: Option<KeptCounts>,
+    /// The files the documents' texts are read from ([`DocumentMeta::source`]).
+    pub sources: Vec<SourceFile>,
 }
 
 /// How a load used the cache.
@@ -224,10 +226,20 @@ pub fn open_with_progress(
         }
     }
 
-    let (loaded, report) = match corpus::load_with_progress(paths, &options.load, progress) {
+    // Texts are tokenised as they are read, chunk by chunk, and forgotten.
+    let stop_words = options.text.stop_words()?;
+    let tokeniser = Tokeniser {
+        options: &options.text,
+        stop_words: &stop_words,
+        progress,
+        chunks: Mutex::new(Vec::new()),
+    };
+    let streamed = match corpus::load_streaming(paths, &options.load, progress, &tokeniser) {
         Err(CorpusError::Cancelled) => return Err(DatasetError::Cancelled),
         other => other?,
     };
+    let chunks = tokeniser.into_chunks();
+    let (loaded, sources, report) = (streamed.loaded, streamed.sources, streamed.report);
     let read = millis(start);
     let source = paths
         .iter()
@@ -235,7 +247,18 @@ pub fn open_with_progress(
         .collect::<Vec<_>>()
         .join(" ");
     let first_path = paths.first().cloned().unwrap_or_default();
-    let (dataset, mut timings) = build(source, first_path, loaded, report, options, progress)?;
+    let (dataset, mut timings) = build(
+        source,
+        first_path,
+        Collection {
+            loaded,
+            sources,
+            chunks: Some(chunks),
+        },
+        report,
+        options,
+        progress,
+    )?;
     timings.read = read;
     timings.total = millis(start);
 
@@ -271,7 +294,11 @@ pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
     let (dataset, mut timings) = build(
         demo::DEMO_NAME.to_string(),
         PathBuf::from(demo::DEMO_NAME),
-        loaded,
+        Collection {
+            loaded,
+            sources: Vec::new(),
+            chunks: None,
+        },
         report,
         options,
         None,
@@ -333,14 +360,63 @@ fn index_labels<'a>(
     (names, assigned)
 }
 
+/// Tokenises texts as a streamed load hands them over, keeping each chunk's words under its number.
+struct Tokeniser<'a> {
+    options: &'a TextOptions,
+    stop_words: &'a HashSet<String>,
+    progress: Option<&'a Progress>,
+    chunks: Mutex<Vec<Option<ChunkWords>>>,
+}
+
+impl TextSink for Tokeniser<'_> {
+    fn take(&self, index: usize, texts: &[&str]) {
+        let words = text::tokenise_texts(texts, self.options, self.stop_words, self.progress);
+        let mut chunks = self
+            .chunks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if chunks.len() <= index {
+            chunks.resize_with(index + 1, || None);
+        }
+        chunks[index] = Some(words);
+    }
+}
+
+impl Tokeniser<'_> {
+    /// The chunks in document order. The loader numbers every chunk it hands over from 0 without gaps.
+    fn into_chunks(self) -> Vec<ChunkWords> {
+        let chunks = self
+            .chunks
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        chunks
+            .into_iter()
+            .map(|chunk| chunk.expect("the loader hands over every chunk it numbers"))
+            .collect()
+    }
+}
+
+/// What a load gives the pipeline: the documents, the files their texts are read from, and their texts
+/// tokenised chunk by chunk as they were read (`None`: the documents hold their texts, tokenised here).
+struct Collection {
+    loaded: Loaded,
+    sources: Vec<SourceFile>,
+    chunks: Option<Vec<ChunkWords>>,
+}
+
 fn build(
     source: String,
     first_path: PathBuf,
-    loaded: Loaded,
+    collection: Collection,
     mut report: LoadReport,
     options: &DatasetOptions,
     progress: Option<&Progress>,
 ) -> Result<(Dataset, Timings), DatasetError> {
+    let Collection {
+        loaded,
+        sources,
+        chunks,
+    } = collection;
     match loaded {
         Loaded::Numeric(table) => {
             if let Some(progress) = progress {
@@ -361,7 +437,8 @@ fn build(
                     label,
                     tokens: 0,
                     empty: false,
-                    text: String::new(),
+                    source: TextSource::Inline(String::new()),
+                    headline: None,
                 })
                 .collect();
             let weight = millis(start);
@@ -375,6 +452,7 @@ fn build(
                     report,
                     empty_documents: Vec::new(),
                     counts: None,
+                    sources,
                 },
                 Timings {
                     read: 0.0,
@@ -386,64 +464,70 @@ fn build(
         }
         Loaded::Text(documents) => {
             let start = Instant::now();
-            let stop_words = options.text.stop_words()?;
-            let texts: Vec<&str> = documents.iter().map(|d| d.text.as_str()).collect();
-            if let Some(progress) = progress {
-                progress.start_phase(PHASE_TOKENISING, texts.len() as u64);
-            }
-            let (mut counts, mut raw) =
-                text::count_terms_keeping_raw(&texts, &options.text, &stop_words, progress)
-                    .map_err(|Cancelled| DatasetError::Cancelled)?;
-            drop(texts);
-            let kept_columns: Vec<bool> = counts
-                .documents
-                .iter()
-                .map(|terms| options.keep_empty || !terms.is_empty())
-                .collect();
-            if let Some(raw) = &mut raw {
-                raw.retain_documents(&kept_columns);
-            }
-            let (documents, empty_documents) =
-                drop_empty(documents, &mut counts, options.keep_empty, &mut report);
-            if documents.is_empty() {
+            let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
+            // A streamed load's chunks go straight into the raw counts, which the filters and the weighting then
+            // read; counts too many for them (more entries than a u32 numbers) take the path that holds them
+            // as vectors, as a load from texts in memory does.
+            let fits = chunks.as_ref().is_some_and(|chunks| {
+                u32::try_from(chunks.iter().map(ChunkWords::entries).sum::<usize>()).is_ok()
+            });
+            let counted = match chunks {
+                Some(chunks) if fits => {
+                    counted_from_raw(documents, chunks, options, weighting, &mut report, progress)?
+                }
+                chunks => counted_from_vectors(
+                    documents,
+                    chunks,
+                    options,
+                    weighting,
+                    &mut report,
+                    progress,
+                )?,
+            };
+            let Counted {
+                documents,
+                empty_documents,
+                token_counts,
+                empty,
+                matrix,
+                raw,
+                tokenise,
+            } = counted;
+            let Some(matrix) = matrix.filter(|_| !documents.is_empty()) else {
                 return Err(DatasetError::AllEmpty {
                     path: first_path,
                     count: empty_documents.len(),
                 });
-            }
-            let tokenise = millis(start);
-
-            if let Some(progress) = progress {
-                progress
-                    .check()
-                    .map_err(|Cancelled| DatasetError::Cancelled)?;
-                progress.start_phase(PHASE_WEIGHTING, 0);
-            }
-            let start = Instant::now();
-            let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
+            };
+            let weight = millis(start) - tokenise;
             let counts_kept = raw.map(|raw| KeptCounts {
                 raw: std::sync::Arc::new(raw),
                 stem: options.text.stem.clone(),
                 applied: Reweigh::from_load(&options.text, weighting),
             });
-            // The words move into the matrix: weight_counts would copy them, as it copies what it borrows.
-            let words = std::mem::take(&mut counts.words);
-            let matrix = weight_counts(&counts, weighting).with_words(words);
-            let weight = millis(start);
 
             let (label_names, labels) = index_labels(documents.iter().map(|d| d.label.as_deref()));
             let documents = documents
                 .into_iter()
                 .zip(labels)
-                .zip(counts.token_counts.iter().zip(&counts.documents))
-                .map(|((document, label), (&tokens, terms))| DocumentMeta {
+                .zip(token_counts.iter().zip(&empty))
+                .map(|((document, label), (&tokens, &empty))| DocumentMeta {
+                    headline: match document.title.as_deref().and_then(corpus::headline) {
+                        Some(_) => None,
+                        None => document
+                            .headline
+                            .or_else(|| corpus::headline(&document.text)),
+                    },
                     id: document.id,
                     path: document.path,
                     title: document.title,
                     label,
                     tokens,
-                    empty: terms.is_empty(),
-                    text: document.text,
+                    empty,
+                    source: match document.location {
+                        Some(location) => TextSource::Record(location),
+                        None => TextSource::Inline(document.text),
+                    },
                 })
                 .collect();
             Ok((
@@ -456,6 +540,7 @@ fn build(
                     report,
                     empty_documents,
                     counts: counts_kept,
+                    sources,
                 },
                 Timings {
                     read: 0.0,
@@ -466,6 +551,191 @@ fn build(
             ))
         }
     }
+}
+
+/// The documents as counted and weighted: those kept (all, with `keep_empty`), each one's kept token count and
+/// whether it is empty after filtering, the matrix, and the raw counts to reweigh from.
+struct Counted {
+    documents: Vec<Document>,
+    /// Ids of the documents with no term left (dropped, or kept as empty columns).
+    empty_documents: Vec<String>,
+    token_counts: Vec<usize>,
+    empty: Vec<bool>,
+    /// `None` when no document is kept.
+    matrix: Option<DataMatrix>,
+    raw: Option<text::RawCounts>,
+    /// Milliseconds spent before weighting (merging the chunks, or tokenising, and filtering).
+    tokenise: f64,
+}
+
+/// Count a streamed load's chunks into raw counts, filter them by document frequency, drop the documents left
+/// empty (unless `keep_empty`) and weight what is kept, reading the raw counts through the kept terms: the counts
+/// are held once, not also as a filtered copy.
+fn counted_from_raw(
+    documents: Vec<Document>,
+    chunks: Vec<ChunkWords>,
+    options: &DatasetOptions,
+    weighting: Weighting,
+    report: &mut LoadReport,
+    progress: Option<&Progress>,
+) -> Result<Counted, DatasetError> {
+    let start = Instant::now();
+    let chunked: usize = chunks.iter().map(ChunkWords::documents).sum();
+    assert_eq!(chunked, documents.len(), "a tokenised text per document");
+    if let Some(progress) = progress {
+        progress.start_phase(PHASE_TOKENISING, documents.len() as u64);
+    }
+    let (mut raw, token_counts) = text::merge_chunks_raw(chunks, &options.text);
+    let kept = text::kept_terms(&raw, &options.text);
+    let empty: Vec<bool> = (0..raw.documents())
+        .map(|j| {
+            text::KeptView {
+                raw: &raw,
+                kept: &kept,
+            }
+            .column(j)
+            .next()
+            .is_none()
+        })
+        .collect();
+    if let Some(progress) = progress {
+        progress.advance(documents.len() as u64);
+    }
+    let empty_documents: Vec<String> = documents
+        .iter()
+        .zip(&empty)
+        .filter(|(_, empty)| **empty)
+        .map(|(document, _)| document.id.clone())
+        .collect();
+    let (documents, token_counts, empty) = if options.keep_empty || empty_documents.is_empty() {
+        (documents, token_counts, empty)
+    } else {
+        for id in &empty_documents {
+            report.skip(corpus::reason::EMPTY_AFTER_FILTERING, id.clone());
+        }
+        let keep: Vec<bool> = empty.iter().map(|empty| !empty).collect();
+        raw.retain_documents(&keep);
+        let kept_documents = documents
+            .into_iter()
+            .zip(&keep)
+            .filter_map(|(document, &keep)| keep.then_some(document))
+            .collect();
+        let kept_tokens = token_counts
+            .into_iter()
+            .zip(&keep)
+            .filter_map(|(tokens, &keep)| keep.then_some(tokens))
+            .collect();
+        (kept_documents, kept_tokens, vec![false; raw.documents()])
+    };
+    let tokenise = millis(start);
+    if documents.is_empty() {
+        return Ok(Counted {
+            documents,
+            empty_documents,
+            token_counts,
+            empty,
+            matrix: None,
+            raw: None,
+            tokenise,
+        });
+    }
+    if let Some(progress) = progress {
+        progress
+            .check()
+            .map_err(|Cancelled| DatasetError::Cancelled)?;
+        progress.start_phase(PHASE_WEIGHTING, 0);
+    }
+    let matrix = weight_counts(
+        &text::KeptView {
+            raw: &raw,
+            kept: &kept,
+        },
+        weighting,
+    );
+    Ok(Counted {
+        documents,
+        empty_documents,
+        token_counts,
+        empty,
+        matrix: Some(matrix),
+        raw: Some(raw),
+        tokenise,
+    })
+}
+
+/// Count texts held in memory (or chunks too many for raw counts) as vectors of `(term, count)` per document,
+/// filter them, drop the documents left empty (unless `keep_empty`) and weight what is kept.
+fn counted_from_vectors(
+    documents: Vec<Document>,
+    chunks: Option<Vec<ChunkWords>>,
+    options: &DatasetOptions,
+    weighting: Weighting,
+    report: &mut LoadReport,
+    progress: Option<&Progress>,
+) -> Result<Counted, DatasetError> {
+    let start = Instant::now();
+    let (mut counts, mut raw) = match chunks {
+        Some(chunks) => {
+            if let Some(progress) = progress {
+                progress.start_phase(PHASE_TOKENISING, documents.len() as u64);
+            }
+            let merged = text::merge_chunks(chunks, &options.text);
+            if let Some(progress) = progress {
+                progress.advance(documents.len() as u64);
+            }
+            merged
+        }
+        None => {
+            let stop_words = options.text.stop_words()?;
+            let texts: Vec<&str> = documents.iter().map(|d| d.text.as_str()).collect();
+            if let Some(progress) = progress {
+                progress.start_phase(PHASE_TOKENISING, texts.len() as u64);
+            }
+            text::count_terms_keeping_raw(&texts, &options.text, &stop_words, progress)
+                .map_err(|Cancelled| DatasetError::Cancelled)?
+        }
+    };
+    let kept_columns: Vec<bool> = counts
+        .documents
+        .iter()
+        .map(|terms| options.keep_empty || !terms.is_empty())
+        .collect();
+    if let Some(raw) = &mut raw {
+        raw.retain_documents(&kept_columns);
+    }
+    let (documents, empty_documents) =
+        drop_empty(documents, &mut counts, options.keep_empty, report);
+    let tokenise = millis(start);
+    let empty: Vec<bool> = counts.documents.iter().map(Vec::is_empty).collect();
+    if documents.is_empty() {
+        return Ok(Counted {
+            documents,
+            empty_documents,
+            token_counts: counts.token_counts,
+            empty,
+            matrix: None,
+            raw: None,
+            tokenise,
+        });
+    }
+    if let Some(progress) = progress {
+        progress
+            .check()
+            .map_err(|Cancelled| DatasetError::Cancelled)?;
+        progress.start_phase(PHASE_WEIGHTING, 0);
+    }
+    // The words move into the matrix: weight_counts would copy them, as it copies what it borrows.
+    let words = std::mem::take(&mut counts.words);
+    let matrix = weight_counts(&counts, weighting).with_words(words);
+    Ok(Counted {
+        documents,
+        empty_documents,
+        token_counts: counts.token_counts,
+        empty,
+        matrix: Some(matrix),
+        raw,
+        tokenise,
+    })
 }
 
 /// Remove the documents with no term left (unless `keep_empty`), keeping `counts` aligned with the documents.
@@ -507,6 +777,12 @@ fn drop_empty(
 }
 
 impl Dataset {
+    /// The text of document `column`, read again from its file when it is not held, by the code that read it at
+    /// load; an error when the file cannot be read or changed since ([`CorpusError::Changed`]).
+    pub fn text(&self, column: usize) -> Result<Cow<'_, str>, CorpusError> {
+        corpus::read_text(&self.sources, &self.documents[column].source)
+    }
+
     /// Documents per label, with `(unlabelled)` for documents without one.
     pub fn label_counts(&self) -> BTreeMap<String, usize> {
         let mut counts = BTreeMap::new();

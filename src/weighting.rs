@@ -15,7 +15,7 @@ use sprs::CsMat;
 
 use crate::corpus::NumericTable;
 use crate::matrix::{DataMatrix, to_single_precision};
-use crate::text::TermCounts;
+use crate::text::{KeptView, TermCounts};
 
 /// What can go wrong choosing a weighting.
 #[derive(Debug, thiserror::Error)]
@@ -164,18 +164,62 @@ impl Weighting {
     }
 }
 
+/// Term counts by document, as the weighting reads them: [`TermCounts`], or raw counts seen through the terms
+/// the document-frequency filters keep ([`KeptView`]), which needs no filtered copy.
+pub trait CountColumns: Sync {
+    /// The terms (rows), by name.
+    fn terms(&self) -> &[String];
+    /// Each term's word (see [`TermCounts::words`]); empty when the terms are their own words.
+    fn words(&self) -> &[String];
+    fn documents(&self) -> usize;
+    /// Document `j`'s `(term, count)` pairs, ascending by term.
+    fn column(&self, j: usize) -> impl Iterator<Item = (u32, u32)> + '_;
+}
+
+impl CountColumns for TermCounts {
+    fn terms(&self) -> &[String] {
+        &self.terms
+    }
+    fn words(&self) -> &[String] {
+        &self.words
+    }
+    fn documents(&self) -> usize {
+        self.documents.len()
+    }
+    fn column(&self, j: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.documents[j].iter().copied()
+    }
+}
+
+/// Raw counts through the kept terms, with only the kept documents (the caller drops empty columns from the raw
+/// counts first).
+impl CountColumns for KeptView<'_> {
+    fn terms(&self) -> &[String] {
+        &self.kept.terms
+    }
+    fn words(&self) -> &[String] {
+        &self.kept.words
+    }
+    fn documents(&self) -> usize {
+        self.raw.documents()
+    }
+    fn column(&self, j: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        KeptView::column(self, j)
+    }
+}
+
 /// Weight term counts into a sparse terms x documents matrix.
-pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
-    let terms = counts.terms.len();
-    let documents = counts.documents.len();
+pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting) -> DataMatrix {
+    let terms = counts.terms().len();
+    let documents = counts.documents();
     let n = documents as f64;
 
     // Per-term statistics of the raw counts, for the global weights.
     let mut df = vec![0u32; terms];
     let mut gf = vec![0f64; terms];
     let mut sum_squares = vec![0f64; terms];
-    for document in &counts.documents {
-        for &(term, count) in document {
+    for j in 0..documents {
+        for (term, count) in counts.column(j) {
             let t = term as usize;
             let f = f64::from(count);
             df[t] += 1;
@@ -202,8 +246,8 @@ pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
                     vec![1.0; terms]
                 } else {
                     let mut plogp = vec![0f64; terms];
-                    for document in &counts.documents {
-                        for &(term, count) in document {
+                    for j in 0..documents {
+                        for (term, count) in counts.column(j) {
                             let t = term as usize;
                             let p = f64::from(count) / gf[t];
                             plogp[t] += p * p.ln();
@@ -215,14 +259,14 @@ pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
         },
     };
 
-    let columns: Vec<(Vec<usize>, Vec<f64>)> = counts
-        .documents
-        .par_iter()
-        .map(|document| {
-            let max_count = document.iter().map(|&(_, c)| c).max().unwrap_or(1) as f64;
-            let mut indices = Vec::with_capacity(document.len());
-            let mut values = Vec::with_capacity(document.len());
-            for &(term, count) in document {
+    let columns: Vec<(Vec<usize>, Vec<f64>)> = (0..documents)
+        .into_par_iter()
+        .map(|j| {
+            let max_count = counts.column(j).map(|(_, c)| c).max().unwrap_or(1) as f64;
+            let len = counts.column(j).count();
+            let mut indices = Vec::with_capacity(len);
+            let mut values = Vec::with_capacity(len);
+            for (term, count) in counts.column(j) {
                 let f = f64::from(count);
                 let local = match weighting {
                     Weighting::None => f,
@@ -272,7 +316,7 @@ pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
         indptr.push(indices.len());
     }
     let matrix = CsMat::new_csc((terms, documents), indptr, indices, data);
-    DataMatrix::sparse(matrix, counts.terms.clone()).with_words(counts.words.clone())
+    DataMatrix::sparse(matrix, counts.terms().to_vec()).with_words(counts.words().to_vec())
 }
 
 /// Scale values to unit Euclidean length (left alone when all zero).

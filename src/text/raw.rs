@@ -22,6 +22,23 @@ pub struct RawCounts {
 }
 
 impl RawCounts {
+    /// Raw counts from their arrays (see the fields), as a streamed load writes them chunk by chunk.
+    pub fn from_parts(
+        terms: Vec<String>,
+        words: Vec<String>,
+        column_starts: Vec<u32>,
+        term_ids: Vec<u32>,
+        counts: Vec<u32>,
+    ) -> RawCounts {
+        RawCounts {
+            terms,
+            words,
+            column_starts,
+            term_ids,
+            counts,
+        }
+    }
+
     /// The counts of `counts` (unfiltered) with each term's word; `None` when there are more entries than a
     /// `u32` numbers.
     pub(super) fn from_counts(counts: &TermCounts, words: &[String]) -> Option<RawCounts> {

@@ -11,7 +11,7 @@ mod popups;
 mod preview_cache;
 mod reading;
 mod replay;
-mod search;
+pub(crate) mod search;
 mod tree_ops;
 mod update;
 

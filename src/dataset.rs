@@ -2,29 +2,29 @@
 //! timed, documents left empty by the filters dropped and reported, and the result cached. The term counts are
 //! kept beside the matrix, so that it can be rebuilt with other filters or weights ([`Dataset::reweigh`]).
 
+mod count;
 mod reweigh;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use crate::cache;
-use crate::corpus::{
-    self, CorpusError, Document, LoadOptions, LoadReport, Loaded, SourceFile, TextSink, TextSource,
-};
+use crate::corpus::{self, CorpusError, LoadOptions, LoadReport, Loaded, SourceFile, TextSource};
 use crate::demo;
 use crate::input::{self, InputKind};
 use crate::linalg::kernel::DocumentTexts;
 use crate::matrix::DataMatrix;
-use crate::progress::{Cancelled, Progress};
+use crate::progress::Progress;
 use crate::text::{self, ChunkWords, TextError, TextOptions};
-use crate::weighting::{Weighting, WeightingError, numeric_matrix, weight_counts};
+use crate::weighting::{Weighting, WeightingError, numeric_matrix};
 
 pub use reweigh::{KeptCounts, Reweigh, ReweighError, ReweighReport};
+
+use count::{Counted, Tokeniser, counted_from_raw, counted_from_vectors};
 
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
@@ -228,12 +228,7 @@ pub fn open_with_progress(
 
     // Texts are tokenised as they are read, chunk by chunk, and forgotten.
     let stop_words = options.text.stop_words()?;
-    let tokeniser = Tokeniser {
-        options: &options.text,
-        stop_words: &stop_words,
-        progress,
-        chunks: Mutex::new(Vec::new()),
-    };
+    let tokeniser = Tokeniser::new(&options.text, &stop_words, progress);
     let streamed = match corpus::load_streaming(paths, &options.load, progress, &tokeniser) {
         Err(CorpusError::Cancelled) => return Err(DatasetError::Cancelled),
         other => other?,
@@ -358,42 +353,6 @@ fn index_labels<'a>(
         .collect();
     let assigned = labels.map(|label| label.map(|l| index[l])).collect();
     (names, assigned)
-}
-
-/// Tokenises texts as a streamed load hands them over, keeping each chunk's words under its number.
-struct Tokeniser<'a> {
-    options: &'a TextOptions,
-    stop_words: &'a HashSet<String>,
-    progress: Option<&'a Progress>,
-    chunks: Mutex<Vec<Option<ChunkWords>>>,
-}
-
-impl TextSink for Tokeniser<'_> {
-    fn take(&self, index: usize, texts: &[&str]) {
-        let words = text::tokenise_texts(texts, self.options, self.stop_words, self.progress);
-        let mut chunks = self
-            .chunks
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if chunks.len() <= index {
-            chunks.resize_with(index + 1, || None);
-        }
-        chunks[index] = Some(words);
-    }
-}
-
-impl Tokeniser<'_> {
-    /// The chunks in document order. The loader numbers every chunk it hands over from 0 without gaps.
-    fn into_chunks(self) -> Vec<ChunkWords> {
-        let chunks = self
-            .chunks
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        chunks
-            .into_iter()
-            .map(|chunk| chunk.expect("the loader hands over every chunk it numbers"))
-            .collect()
-    }
 }
 
 /// What a load gives the pipeline: the documents, the files their texts are read from, and their texts
@@ -551,229 +510,6 @@ fn build(
             ))
         }
     }
-}
-
-/// The documents as counted and weighted: those kept (all, with `keep_empty`), each one's kept token count and
-/// whether it is empty after filtering, the matrix, and the raw counts to reweigh from.
-struct Counted {
-    documents: Vec<Document>,
-    /// Ids of the documents with no term left (dropped, or kept as empty columns).
-    empty_documents: Vec<String>,
-    token_counts: Vec<usize>,
-    empty: Vec<bool>,
-    /// `None` when no document is kept.
-    matrix: Option<DataMatrix>,
-    raw: Option<text::RawCounts>,
-    /// Milliseconds spent before weighting (merging the chunks, or tokenising, and filtering).
-    tokenise: f64,
-}
-
-/// Count a streamed load's chunks into raw counts, filter them by document frequency, drop the documents left
-/// empty (unless `keep_empty`) and weight what is kept, reading the raw counts through the kept terms: the counts
-/// are held once, not also as a filtered copy.
-fn counted_from_raw(
-    documents: Vec<Document>,
-    chunks: Vec<ChunkWords>,
-    options: &DatasetOptions,
-    weighting: Weighting,
-    report: &mut LoadReport,
-    progress: Option<&Progress>,
-) -> Result<Counted, DatasetError> {
-    let start = Instant::now();
-    let chunked: usize = chunks.iter().map(ChunkWords::documents).sum();
-    assert_eq!(chunked, documents.len(), "a tokenised text per document");
-    if let Some(progress) = progress {
-        progress.start_phase(PHASE_TOKENISING, documents.len() as u64);
-    }
-    let (mut raw, token_counts) = text::merge_chunks_raw(chunks, &options.text);
-    let kept = text::kept_terms(&raw, &options.text);
-    let empty: Vec<bool> = (0..raw.documents())
-        .map(|j| {
-            text::KeptView {
-                raw: &raw,
-                kept: &kept,
-            }
-            .column(j)
-            .next()
-            .is_none()
-        })
-        .collect();
-    if let Some(progress) = progress {
-        progress.advance(documents.len() as u64);
-    }
-    let empty_documents: Vec<String> = documents
-        .iter()
-        .zip(&empty)
-        .filter(|(_, empty)| **empty)
-        .map(|(document, _)| document.id.clone())
-        .collect();
-    let (documents, token_counts, empty) = if options.keep_empty || empty_documents.is_empty() {
-        (documents, token_counts, empty)
-    } else {
-        for id in &empty_documents {
-            report.skip(corpus::reason::EMPTY_AFTER_FILTERING, id.clone());
-        }
-        let keep: Vec<bool> = empty.iter().map(|empty| !empty).collect();
-        raw.retain_documents(&keep);
-        let kept_documents = documents
-            .into_iter()
-            .zip(&keep)
-            .filter_map(|(document, &keep)| keep.then_some(document))
-            .collect();
-        let kept_tokens = token_counts
-            .into_iter()
-            .zip(&keep)
-            .filter_map(|(tokens, &keep)| keep.then_some(tokens))
-            .collect();
-        (kept_documents, kept_tokens, vec![false; raw.documents()])
-    };
-    let tokenise = millis(start);
-    if documents.is_empty() {
-        return Ok(Counted {
-            documents,
-            empty_documents,
-            token_counts,
-            empty,
-            matrix: None,
-            raw: None,
-            tokenise,
-        });
-    }
-    if let Some(progress) = progress {
-        progress
-            .check()
-            .map_err(|Cancelled| DatasetError::Cancelled)?;
-        progress.start_phase(PHASE_WEIGHTING, 0);
-    }
-    let matrix = weight_counts(
-        &text::KeptView {
-            raw: &raw,
-            kept: &kept,
-        },
-        weighting,
-    );
-    Ok(Counted {
-        documents,
-        empty_documents,
-        token_counts,
-        empty,
-        matrix: Some(matrix),
-        raw: Some(raw),
-        tokenise,
-    })
-}
-
-/// Count texts held in memory (or chunks too many for raw counts) as vectors of `(term, count)` per document,
-/// filter them, drop the documents left empty (unless `keep_empty`) and weight what is kept.
-fn counted_from_vectors(
-    documents: Vec<Document>,
-    chunks: Option<Vec<ChunkWords>>,
-    options: &DatasetOptions,
-    weighting: Weighting,
-    report: &mut LoadReport,
-    progress: Option<&Progress>,
-) -> Result<Counted, DatasetError> {
-    let start = Instant::now();
-    let (mut counts, mut raw) = match chunks {
-        Some(chunks) => {
-            if let Some(progress) = progress {
-                progress.start_phase(PHASE_TOKENISING, documents.len() as u64);
-            }
-            let merged = text::merge_chunks(chunks, &options.text);
-            if let Some(progress) = progress {
-                progress.advance(documents.len() as u64);
-            }
-            merged
-        }
-        None => {
-            let stop_words = options.text.stop_words()?;
-            let texts: Vec<&str> = documents.iter().map(|d| d.text.as_str()).collect();
-            if let Some(progress) = progress {
-                progress.start_phase(PHASE_TOKENISING, texts.len() as u64);
-            }
-            text::count_terms_keeping_raw(&texts, &options.text, &stop_words, progress)
-                .map_err(|Cancelled| DatasetError::Cancelled)?
-        }
-    };
-    let kept_columns: Vec<bool> = counts
-        .documents
-        .iter()
-        .map(|terms| options.keep_empty || !terms.is_empty())
-        .collect();
-    if let Some(raw) = &mut raw {
-        raw.retain_documents(&kept_columns);
-    }
-    let (documents, empty_documents) =
-        drop_empty(documents, &mut counts, options.keep_empty, report);
-    let tokenise = millis(start);
-    let empty: Vec<bool> = counts.documents.iter().map(Vec::is_empty).collect();
-    if documents.is_empty() {
-        return Ok(Counted {
-            documents,
-            empty_documents,
-            token_counts: counts.token_counts,
-            empty,
-            matrix: None,
-            raw: None,
-            tokenise,
-        });
-    }
-    if let Some(progress) = progress {
-        progress
-            .check()
-            .map_err(|Cancelled| DatasetError::Cancelled)?;
-        progress.start_phase(PHASE_WEIGHTING, 0);
-    }
-    // The words move into the matrix: weight_counts would copy them, as it copies what it borrows.
-    let words = std::mem::take(&mut counts.words);
-    let matrix = weight_counts(&counts, weighting).with_words(words);
-    Ok(Counted {
-        documents,
-        empty_documents,
-        token_counts: counts.token_counts,
-        empty,
-        matrix: Some(matrix),
-        raw,
-        tokenise,
-    })
-}
-
-/// Remove the documents with no term left (unless `keep_empty`), keeping `counts` aligned with the documents.
-fn drop_empty(
-    documents: Vec<Document>,
-    counts: &mut text::TermCounts,
-    keep_empty: bool,
-    report: &mut LoadReport,
-) -> (Vec<Document>, Vec<String>) {
-    let empty_ids: Vec<String> = documents
-        .iter()
-        .zip(&counts.documents)
-        .filter(|(_, terms)| terms.is_empty())
-        .map(|(document, _)| document.id.clone())
-        .collect();
-    if keep_empty || empty_ids.is_empty() {
-        return (documents, empty_ids);
-    }
-    for id in &empty_ids {
-        report.skip(corpus::reason::EMPTY_AFTER_FILTERING, id.clone());
-    }
-    let keep: Vec<bool> = counts
-        .documents
-        .iter()
-        .map(|terms| !terms.is_empty())
-        .collect();
-    let mut flags = keep.iter();
-    counts.documents.retain(|_| *flags.next().unwrap_or(&true));
-    let mut flags = keep.iter();
-    counts
-        .token_counts
-        .retain(|_| *flags.next().unwrap_or(&true));
-    let kept = documents
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(document, keep)| keep.then_some(document))
-        .collect();
-    (kept, empty_ids)
 }
 
 impl Dataset {

@@ -87,7 +87,7 @@ fn jsonl_texts_are_read_back_and_a_changed_file_is_refused() {
     let path = dir.join("docs.jsonl");
     let mut body = String::from("\u{feff}");
     body.push_str("{\"text\": \"caf\u{e9} au lait\\nsecond line\", \"label\": \"a\"}\r\n");
-    body.push_str("\n");
+    body.push('\n');
     body.push_str(
         "{\"id\": 7, \"text\": \"plain words here\", \"title\": \"T\", \"label\": \"b\"}\n",
     );

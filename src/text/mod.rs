@@ -517,7 +517,7 @@ pub struct KeptTerms {
 }
 
 /// The document-frequency filters of `options` over `raw` (every document counts towards `max_df`), as
-/// [`filter_terms`] applies them to [`TermCounts`].
+/// `filter_terms` applies them to [`TermCounts`].
 pub fn kept_terms(raw: &RawCounts, options: &TextOptions) -> KeptTerms {
     let mut df = vec![0usize; raw.terms.len()];
     for &term in &raw.term_ids {

@@ -55,7 +55,7 @@ fn main() {
         dataset.matrix.cols(),
         rayon::current_num_threads()
     );
-    let texts: &dyn DocumentTexts = &dataset.documents;
+    let texts: &dyn DocumentTexts = dataset;
     let geodesic_cosine = KernelSpec::Geodesic {
         neighbours: 10,
         metric: GeodesicMetric::Cosine,

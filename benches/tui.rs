@@ -394,9 +394,7 @@ fn scale(path: std::path::PathBuf) {
     );
     // The search index (built on the loading thread in the app), then the model (built after loading).
     let start = Instant::now();
-    let texts: Vec<&str> = data.documents.iter().map(|d| d.text.as_str()).collect();
-    let index = Arc::new(pdx::text::index::TextIndex::build(&texts));
-    drop(texts);
+    let index = Arc::new(model::search::build_index(&data));
     println!("search index built in {:.0} ms", ms(start));
     let start = Instant::now();
     let mut model = Model::new(Start {

@@ -3,8 +3,10 @@
 //! kept beside the matrix, so that it can be rebuilt with other filters or weights ([`Dataset::reweigh`]).
 
 mod cached;
+mod count;
 mod reweigh;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -12,16 +14,18 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::cache;
-use crate::corpus::{self, CorpusError, Document, LoadOptions, LoadReport, Loaded};
+use crate::corpus::{self, CorpusError, LoadOptions, LoadReport, Loaded, SourceFile, TextSource};
 use crate::demo;
 use crate::input::{self, InputKind};
 use crate::linalg::kernel::DocumentTexts;
 use crate::matrix::DataMatrix;
-use crate::progress::{Cancelled, Progress};
-use crate::text::{self, TextError, TextOptions};
-use crate::weighting::{Weighting, WeightingError, numeric_matrix, weight_counts};
+use crate::progress::Progress;
+use crate::text::{self, ChunkWords, TextError, TextOptions};
+use crate::weighting::{Weighting, WeightingError, numeric_matrix};
 
 pub use reweigh::{KeptCounts, Reweigh, ReweighError, ReweighReport};
+
+use count::{Counted, Tokeniser, counted_from_raw, counted_from_vectors};
 
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
@@ -51,7 +55,7 @@ pub struct DatasetOptions {
     pub keep_empty: bool,
 }
 
-/// What pdx keeps of each document (column).
+/// What pdx keeps of each document (column). The text itself is read on demand ([`Dataset::text`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DocumentMeta {
     pub id: String,
@@ -63,8 +67,11 @@ pub struct DocumentMeta {
     pub tokens: usize,
     /// An empty column kept by [`DatasetOptions::keep_empty`]: it belongs in a bucket of its own, not in any split.
     pub empty: bool,
-    /// The document's text as read (empty for numeric rows), for viewing.
-    pub text: String,
+    /// Where the document's text is (empty inline text for numeric rows).
+    pub source: TextSource,
+    /// The text's first line as a heading ([`corpus::headline`]), taken at load when the title gives none: lists
+    /// show a heading for every row they draw, which must not read files.
+    pub headline: Option<String>,
 }
 
 impl DocumentMeta {
@@ -74,22 +81,15 @@ impl DocumentMeta {
         self.title
             .as_deref()
             .and_then(corpus::headline)
-            .or_else(|| corpus::headline(&self.text))
+            .or_else(|| self.headline.clone())
             .unwrap_or_else(|| self.id.clone())
     }
 }
 
-impl DocumentTexts for [DocumentMeta] {
-    fn text(&self, column: usize) -> &str {
-        self.get(column)
-            .map_or("", |document| document.text.as_str())
-    }
-}
-
-/// The documents as a `&dyn DocumentTexts` (a slice is unsized and cannot become a trait object; the vector can).
-impl DocumentTexts for Vec<DocumentMeta> {
-    fn text(&self, column: usize) -> &str {
-        self.as_slice().text(column)
+/// The documents' texts, read on demand, for the string kernels.
+impl DocumentTexts for Dataset {
+    fn text(&self, column: usize) -> Result<Cow<'_, str>, String> {
+        Dataset::text(self, column).map_err(|error| error.to_string())
     }
 }
 
@@ -110,6 +110,8 @@ pub struct Dataset {
     /// The term counts the matrix was weighted from, to rebuild it ([`Dataset::reweigh`]); `None` for numeric
     /// data.
     pub counts: Option<KeptCounts>,
+    /// The files the documents' texts are read from ([`DocumentMeta::source`]).
+    pub sources: Vec<SourceFile>,
 }
 
 /// How a load used the cache.
@@ -225,10 +227,15 @@ pub fn open_with_progress(
         }
     }
 
-    let (loaded, report) = match corpus::load_with_progress(paths, &options.load, progress) {
+    // Texts are tokenised as they are read, chunk by chunk, and forgotten.
+    let stop_words = options.text.stop_words()?;
+    let tokeniser = Tokeniser::new(&options.text, &stop_words, progress);
+    let streamed = match corpus::load_streaming(paths, &options.load, progress, &tokeniser) {
         Err(CorpusError::Cancelled) => return Err(DatasetError::Cancelled),
         other => other?,
     };
+    let chunks = tokeniser.into_chunks();
+    let (loaded, sources, report) = (streamed.loaded, streamed.sources, streamed.report);
     let read = millis(start);
     let source = paths
         .iter()
@@ -236,7 +243,18 @@ pub fn open_with_progress(
         .collect::<Vec<_>>()
         .join(" ");
     let first_path = paths.first().cloned().unwrap_or_default();
-    let (dataset, mut timings) = build(source, first_path, loaded, report, options, progress)?;
+    let (dataset, mut timings) = build(
+        source,
+        first_path,
+        Collection {
+            loaded,
+            sources,
+            chunks: Some(chunks),
+        },
+        report,
+        options,
+        progress,
+    )?;
     timings.read = read;
     timings.total = millis(start);
 
@@ -272,7 +290,11 @@ pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
     let (dataset, mut timings) = build(
         demo::DEMO_NAME.to_string(),
         PathBuf::from(demo::DEMO_NAME),
-        loaded,
+        Collection {
+            loaded,
+            sources: Vec::new(),
+            chunks: None,
+        },
         report,
         options,
         None,
@@ -334,14 +356,27 @@ fn index_labels<'a>(
     (names, assigned)
 }
 
+/// What a load gives the pipeline: the documents, the files their texts are read from, and their texts
+/// tokenised chunk by chunk as they were read (`None`: the documents hold their texts, tokenised here).
+struct Collection {
+    loaded: Loaded,
+    sources: Vec<SourceFile>,
+    chunks: Option<Vec<ChunkWords>>,
+}
+
 fn build(
     source: String,
     first_path: PathBuf,
-    loaded: Loaded,
+    collection: Collection,
     mut report: LoadReport,
     options: &DatasetOptions,
     progress: Option<&Progress>,
 ) -> Result<(Dataset, Timings), DatasetError> {
+    let Collection {
+        loaded,
+        sources,
+        chunks,
+    } = collection;
     match loaded {
         Loaded::Numeric(table) => {
             if let Some(progress) = progress {
@@ -362,7 +397,8 @@ fn build(
                     label,
                     tokens: 0,
                     empty: false,
-                    text: String::new(),
+                    source: TextSource::Inline(String::new()),
+                    headline: None,
                 })
                 .collect();
             let weight = millis(start);
@@ -376,6 +412,7 @@ fn build(
                     report,
                     empty_documents: Vec::new(),
                     counts: None,
+                    sources,
                 },
                 Timings {
                     read: 0.0,
@@ -387,64 +424,70 @@ fn build(
         }
         Loaded::Text(documents) => {
             let start = Instant::now();
-            let stop_words = options.text.stop_words()?;
-            let texts: Vec<&str> = documents.iter().map(|d| d.text.as_str()).collect();
-            if let Some(progress) = progress {
-                progress.start_phase(PHASE_TOKENISING, texts.len() as u64);
-            }
-            let (mut counts, mut raw) =
-                text::count_terms_keeping_raw(&texts, &options.text, &stop_words, progress)
-                    .map_err(|Cancelled| DatasetError::Cancelled)?;
-            drop(texts);
-            let kept_columns: Vec<bool> = counts
-                .documents
-                .iter()
-                .map(|terms| options.keep_empty || !terms.is_empty())
-                .collect();
-            if let Some(raw) = &mut raw {
-                raw.retain_documents(&kept_columns);
-            }
-            let (documents, empty_documents) =
-                drop_empty(documents, &mut counts, options.keep_empty, &mut report);
-            if documents.is_empty() {
+            let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
+            // A streamed load's chunks go straight into the raw counts, which the filters and the weighting then
+            // read; counts too many for them (more entries than a u32 numbers) take the path that holds them
+            // as vectors, as a load from texts in memory does.
+            let fits = chunks.as_ref().is_some_and(|chunks| {
+                u32::try_from(chunks.iter().map(ChunkWords::entries).sum::<usize>()).is_ok()
+            });
+            let counted = match chunks {
+                Some(chunks) if fits => {
+                    counted_from_raw(documents, chunks, options, weighting, &mut report, progress)?
+                }
+                chunks => counted_from_vectors(
+                    documents,
+                    chunks,
+                    options,
+                    weighting,
+                    &mut report,
+                    progress,
+                )?,
+            };
+            let Counted {
+                documents,
+                empty_documents,
+                token_counts,
+                empty,
+                matrix,
+                raw,
+                tokenise,
+            } = counted;
+            let Some(matrix) = matrix.filter(|_| !documents.is_empty()) else {
                 return Err(DatasetError::AllEmpty {
                     path: first_path,
                     count: empty_documents.len(),
                 });
-            }
-            let tokenise = millis(start);
-
-            if let Some(progress) = progress {
-                progress
-                    .check()
-                    .map_err(|Cancelled| DatasetError::Cancelled)?;
-                progress.start_phase(PHASE_WEIGHTING, 0);
-            }
-            let start = Instant::now();
-            let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
+            };
+            let weight = millis(start) - tokenise;
             let counts_kept = raw.map(|raw| KeptCounts {
                 raw: std::sync::Arc::new(raw),
                 stem: options.text.stem.clone(),
                 applied: Reweigh::from_load(&options.text, weighting),
             });
-            // The words move into the matrix: weight_counts would copy them, as it copies what it borrows.
-            let words = std::mem::take(&mut counts.words);
-            let matrix = weight_counts(&counts, weighting).with_words(words);
-            let weight = millis(start);
 
             let (label_names, labels) = index_labels(documents.iter().map(|d| d.label.as_deref()));
             let documents = documents
                 .into_iter()
                 .zip(labels)
-                .zip(counts.token_counts.iter().zip(&counts.documents))
-                .map(|((document, label), (&tokens, terms))| DocumentMeta {
+                .zip(token_counts.iter().zip(&empty))
+                .map(|((document, label), (&tokens, &empty))| DocumentMeta {
+                    headline: match document.title.as_deref().and_then(corpus::headline) {
+                        Some(_) => None,
+                        None => document
+                            .headline
+                            .or_else(|| corpus::headline(&document.text)),
+                    },
                     id: document.id,
                     path: document.path,
                     title: document.title,
                     label,
                     tokens,
-                    empty: terms.is_empty(),
-                    text: document.text,
+                    empty,
+                    source: match document.location {
+                        Some(location) => TextSource::Record(location),
+                        None => TextSource::Inline(document.text),
+                    },
                 })
                 .collect();
             Ok((
@@ -457,6 +500,7 @@ fn build(
                     report,
                     empty_documents,
                     counts: counts_kept,
+                    sources,
                 },
                 Timings {
                     read: 0.0,
@@ -469,45 +513,13 @@ fn build(
     }
 }
 
-/// Remove the documents with no term left (unless `keep_empty`), keeping `counts` aligned with the documents.
-fn drop_empty(
-    documents: Vec<Document>,
-    counts: &mut text::TermCounts,
-    keep_empty: bool,
-    report: &mut LoadReport,
-) -> (Vec<Document>, Vec<String>) {
-    let empty_ids: Vec<String> = documents
-        .iter()
-        .zip(&counts.documents)
-        .filter(|(_, terms)| terms.is_empty())
-        .map(|(document, _)| document.id.clone())
-        .collect();
-    if keep_empty || empty_ids.is_empty() {
-        return (documents, empty_ids);
-    }
-    for id in &empty_ids {
-        report.skip(corpus::reason::EMPTY_AFTER_FILTERING, id.clone());
-    }
-    let keep: Vec<bool> = counts
-        .documents
-        .iter()
-        .map(|terms| !terms.is_empty())
-        .collect();
-    let mut flags = keep.iter();
-    counts.documents.retain(|_| *flags.next().unwrap_or(&true));
-    let mut flags = keep.iter();
-    counts
-        .token_counts
-        .retain(|_| *flags.next().unwrap_or(&true));
-    let kept = documents
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(document, keep)| keep.then_some(document))
-        .collect();
-    (kept, empty_ids)
-}
-
 impl Dataset {
+    /// The text of document `column`, read again from its file when it is not held, by the code that read it at
+    /// load; an error when the file cannot be read or changed since ([`CorpusError::Changed`]).
+    pub fn text(&self, column: usize) -> Result<Cow<'_, str>, CorpusError> {
+        corpus::read_text(&self.sources, &self.documents[column].source)
+    }
+
     /// Documents per label, with `(unlabelled)` for documents without one.
     pub fn label_counts(&self) -> BTreeMap<String, usize> {
         let mut counts = BTreeMap::new();

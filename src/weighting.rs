@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::NumericTable;
 use crate::matrix::{DataMatrix, SparseMatrix, to_single_precision};
-use crate::text::TermCounts;
+use crate::text::{KeptView, TermCounts};
 
 /// What can go wrong choosing a weighting.
 #[derive(Debug, thiserror::Error)]
@@ -163,18 +163,65 @@ impl Weighting {
     }
 }
 
+/// Term counts by document, as the weighting reads them: [`TermCounts`], or raw counts seen through the terms
+/// the document-frequency filters keep ([`KeptView`]), which needs no filtered copy.
+pub trait CountColumns: Sync {
+    /// The terms (rows), by name.
+    fn terms(&self) -> &[String];
+    /// Each term's word (see [`TermCounts::words`]); empty when the terms are their own words.
+    fn words(&self) -> &[String];
+    fn documents(&self) -> usize;
+    /// Document `j`'s `(term, count)` pairs, ascending by term.
+    fn column(&self, j: usize) -> impl Iterator<Item = (u32, u32)> + '_;
+}
+
+impl CountColumns for TermCounts {
+    fn terms(&self) -> &[String] {
+        &self.terms
+    }
+    fn words(&self) -> &[String] {
+        &self.words
+    }
+    fn documents(&self) -> usize {
+        self.documents.len()
+    }
+    fn column(&self, j: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.documents[j].iter().copied()
+    }
+}
+
+/// Raw counts through the kept terms, with only the kept documents (the caller drops empty columns from the raw
+/// counts first).
+impl CountColumns for KeptView<'_> {
+    fn terms(&self) -> &[String] {
+        &self.kept.terms
+    }
+    fn words(&self) -> &[String] {
+        &self.kept.words
+    }
+    fn documents(&self) -> usize {
+        self.raw.documents()
+    }
+    fn column(&self, j: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        KeptView::column(self, j)
+    }
+}
+
+/// Columns per parallel task of the weighting.
+const WEIGHT_BLOCK: usize = 4096;
+
 /// Weight term counts into a sparse terms x documents matrix.
-pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
-    let terms = counts.terms.len();
-    let documents = counts.documents.len();
+pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting) -> DataMatrix {
+    let terms = counts.terms().len();
+    let documents = counts.documents();
     let n = documents as f64;
 
     // Per-term statistics of the raw counts, for the global weights.
     let mut df = vec![0u32; terms];
     let mut gf = vec![0f64; terms];
     let mut sum_squares = vec![0f64; terms];
-    for document in &counts.documents {
-        for &(term, count) in document {
+    for j in 0..documents {
+        for (term, count) in counts.column(j) {
             let t = term as usize;
             let f = f64::from(count);
             df[t] += 1;
@@ -201,8 +248,8 @@ pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
                     vec![1.0; terms]
                 } else {
                     let mut plogp = vec![0f64; terms];
-                    for document in &counts.documents {
-                        for &(term, count) in document {
+                    for j in 0..documents {
+                        for (term, count) in counts.column(j) {
                             let t = term as usize;
                             let p = f64::from(count) / gf[t];
                             plogp[t] += p * p.ln();
@@ -214,69 +261,109 @@ pub fn weight_counts(counts: &TermCounts, weighting: Weighting) -> DataMatrix {
         },
     };
 
-    let columns: Vec<(Vec<u32>, Vec<f32>)> = counts
-        .documents
+    // Each column's weights are written in place into arrays as long as the counts (an upper bound: a weight
+    // that is zero is dropped), columns in parallel by blocks, then moved down over the dropped entries: the
+    // matrix is held once, not once as per-column vectors and again assembled.
+    let mut offsets = Vec::with_capacity(documents + 1);
+    offsets.push(0u64);
+    for j in 0..documents {
+        let end = offsets[j] + counts.column(j).count() as u64;
+        offsets.push(end);
+    }
+    let bound = offsets[documents] as usize;
+    let mut indices = vec![0u32; bound];
+    let mut values = vec![0f32; bound];
+    let blocks: Vec<(usize, usize)> = (0..documents)
+        .step_by(WEIGHT_BLOCK)
+        .map(|first| (first, (first + WEIGHT_BLOCK).min(documents)))
+        .collect();
+    let mut index_pieces = Vec::with_capacity(blocks.len());
+    let mut value_pieces = Vec::with_capacity(blocks.len());
+    let (mut rest_indices, mut rest_values) = (indices.as_mut_slice(), values.as_mut_slice());
+    for &(first, end) in &blocks {
+        let len = (offsets[end] - offsets[first]) as usize;
+        let (piece, rest) = rest_indices.split_at_mut(len);
+        index_pieces.push(piece);
+        rest_indices = rest;
+        let (piece, rest) = rest_values.split_at_mut(len);
+        value_pieces.push(piece);
+        rest_values = rest;
+    }
+    let kept_lengths: Vec<Vec<u32>> = blocks
         .par_iter()
-        .map(|document| {
-            let max_count = document.iter().map(|&(_, c)| c).max().unwrap_or(1) as f64;
-            let mut indices = Vec::with_capacity(document.len());
-            let mut values = Vec::with_capacity(document.len());
-            for &(term, count) in document {
-                let f = f64::from(count);
-                let local = match weighting {
-                    Weighting::None => f,
-                    Weighting::Pdgp => 0.5 * (1.0 + f / max_count),
-                    Weighting::Code { local, .. } => match local {
-                        LocalWeight::TermFrequency => f,
-                        LocalWeight::Binary => 1.0,
-                        LocalWeight::Log => 1.0 + f.ln(),
-                        LocalWeight::AlternateLog => f.ln_1p(),
-                        LocalWeight::Augmented => 0.5 + 0.5 * f / max_count,
-                    },
-                };
-                let value = local * global[term as usize];
-                if value != 0.0 && value.is_finite() {
-                    indices.push(term);
-                    values.push(value);
+        .zip(index_pieces.into_par_iter().zip(value_pieces))
+        .map(|(&(first, end), (block_indices, block_values))| {
+            let mut entries: Vec<(u32, u32)> = Vec::new();
+            let mut weights: Vec<f64> = Vec::new();
+            let mut at = 0;
+            let mut kept_lengths = Vec::with_capacity(end - first);
+            for j in first..end {
+                entries.clear();
+                entries.extend(counts.column(j));
+                weights.clear();
+                let max_count = entries.iter().map(|&(_, c)| c).max().unwrap_or(1) as f64;
+                let column_start = at;
+                for &(term, count) in &entries {
+                    let f = f64::from(count);
+                    let local = match weighting {
+                        Weighting::None => f,
+                        Weighting::Pdgp => 0.5 * (1.0 + f / max_count),
+                        Weighting::Code { local, .. } => match local {
+                            LocalWeight::TermFrequency => f,
+                            LocalWeight::Binary => 1.0,
+                            LocalWeight::Log => 1.0 + f.ln(),
+                            LocalWeight::AlternateLog => f.ln_1p(),
+                            LocalWeight::Augmented => 0.5 + 0.5 * f / max_count,
+                        },
+                    };
+                    let value = local * global[term as usize];
+                    if value != 0.0 && value.is_finite() {
+                        block_indices[at] = term;
+                        weights.push(value);
+                        at += 1;
+                    }
                 }
-            }
-            if matches!(weighting, Weighting::Code { cosine: true, .. }) {
-                normalise(&mut values);
-            }
-            // Stored at single precision (see `to_single_precision`); a weight that rounds to zero (below about
-            // 1e-45) is dropped like any zero weight.
-            let mut kept = 0;
-            let mut single = Vec::with_capacity(values.len());
-            for k in 0..values.len() {
-                let value = to_single_precision(values[k]);
-                if value != 0.0 && value.is_finite() {
-                    indices[kept] = indices[k];
-                    single.push(value as f32);
-                    kept += 1;
+                if matches!(weighting, Weighting::Code { cosine: true, .. }) {
+                    normalise(&mut weights);
                 }
+                // Stored at single precision (see `to_single_precision`); a weight that rounds to zero (below
+                // about 1e-45) is dropped like any zero weight.
+                let mut kept = column_start;
+                for (k, &weight) in weights.iter().enumerate() {
+                    let value = to_single_precision(weight);
+                    if value != 0.0 && value.is_finite() {
+                        block_indices[kept] = block_indices[column_start + k];
+                        block_values[kept] = value as f32;
+                        kept += 1;
+                    }
+                }
+                kept_lengths.push((kept - column_start) as u32);
+                // The next column starts where this one's counts end, whatever was dropped.
+                at = (offsets[j + 1] - offsets[first]) as usize;
             }
-            indices.truncate(kept);
-            (indices, single)
+            kept_lengths
         })
         .collect();
 
-    let nnz: usize = columns.iter().map(|(indices, _)| indices.len()).sum();
-    let mut offsets = Vec::with_capacity(documents + 1);
-    let mut indices = Vec::with_capacity(nnz);
-    let mut values = Vec::with_capacity(nnz);
-    offsets.push(0u64);
-    for (column_indices, column_values) in columns {
-        indices.extend(column_indices);
-        values.extend(column_values);
-        offsets.push(indices.len() as u64);
+    // Move every column down over the entries dropped before it.
+    let mut write = 0usize;
+    for (j, length) in kept_lengths.into_iter().flatten().enumerate() {
+        let (from, length) = (offsets[j] as usize, length as usize);
+        indices.copy_within(from..from + length, write);
+        values.copy_within(from..from + length, write);
+        offsets[j] = write as u64;
+        write += length;
     }
+    offsets[documents] = write as u64;
+    indices.truncate(write);
+    values.truncate(write);
     // Term numbers come sorted from the counts and below their term count, values finite and non-zero: the
     // checks cannot fail, and one that did would be a bug in the counting, not in the user's input.
     let matrix = match SparseMatrix::from_csc_parts(terms, documents, offsets, indices, values) {
         Ok(matrix) => matrix,
         Err(error) => panic!("weighted counts made an invalid matrix: {error}"),
     };
-    DataMatrix::sparse(matrix, counts.terms.clone()).with_words(counts.words.clone())
+    DataMatrix::sparse(matrix, counts.terms().to_vec()).with_words(counts.words().to_vec())
 }
 
 /// Scale values to unit Euclidean length (left alone when all zero).

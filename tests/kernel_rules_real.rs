@@ -61,7 +61,7 @@ fn chance(dataset: &Dataset) -> f64 {
 /// hold.
 fn every_kernel_rule(name: &str, dataset: &Dataset, k: usize) {
     let chance = chance(dataset);
-    let texts = &dataset.documents;
+    let texts = dataset;
     let env = SplitEnv {
         texts: Some(texts),
         ..SplitEnv::default()

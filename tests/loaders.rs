@@ -341,8 +341,12 @@ fn embedded_demo_corpus_has_two_label_levels() {
         );
     }
     // Each document has 2-6 sentences (counted by sentence-ending punctuation).
-    for document in &opened.dataset.documents {
-        let sentences = document.text.matches(['.', '?', '!']).count();
+    for (column, document) in opened.dataset.documents.iter().enumerate() {
+        let text = opened
+            .dataset
+            .text(column)
+            .expect("the demo's texts are held");
+        let sentences = text.matches(['.', '?', '!']).count();
         assert!(
             sentences >= 2,
             "{} has {sentences} sentence marks",

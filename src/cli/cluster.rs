@@ -233,7 +233,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
     let mut tree = Tree::for_dataset(dataset);
     let env = SplitEnv {
-        texts: Some(&dataset.documents),
+        texts: Some(dataset),
         progress: None,
         memory_budget: args.mem_budget.0,
     };

@@ -77,6 +77,8 @@ pub(super) fn load(
             title: cell(title_column),
             label: cell(label_column),
             text: record.get(text_column).unwrap_or_default().to_string(),
+            location: None,
+            headline: None,
         });
     }
     Ok(documents)

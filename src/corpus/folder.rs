@@ -11,6 +11,7 @@ use walkdir::WalkDir;
 use crate::input::{self, InputKind};
 use crate::progress::Progress;
 
+use super::source::{Location, RecordFormat, SourceFile, Stream};
 use super::{
     CorpusError, Document, LoadOptions, LoadReport, decode, decode_text, file_name, reason,
 };
@@ -26,6 +27,8 @@ pub struct FolderEntry {
 pub(super) fn load(
     root: &Path,
     options: &LoadOptions,
+    sources: &mut Vec<SourceFile>,
+    stream: Option<&Stream>,
     report: &mut LoadReport,
     progress: Option<&Progress>,
 ) -> Result<Vec<Document>, CorpusError> {
@@ -81,33 +84,91 @@ pub(super) fn load(
     if let Some(progress) = progress {
         progress.add_total(files.len() as u64);
     }
-    let entries: Vec<FolderEntry> = files
-        .into_par_iter()
-        .map(|(components, path)| {
-            // After a cancel the remaining files are not read; the check below throws the partial result away.
-            let bytes = match progress {
-                Some(progress) if progress.is_cancelled() => Ok(Vec::new()),
-                _ => read_document(&path).map_err(|error| error.to_string()),
-            };
-            if let Some(progress) = progress {
-                progress.advance(1);
-            }
-            FolderEntry {
-                components,
-                path: Some(path),
-                bytes,
-            }
-        })
-        .collect();
-    if let Some(progress) = progress {
-        progress.check()?;
+    let has_subfolders = files.iter().any(|(components, _)| components.len() > 1);
+    let root_name = file_name(root);
+    let mut documents = Vec::with_capacity(files.len());
+    // With a stream, files are read in batches and each batch's texts are handed over and dropped before the
+    // next is read; without one, in one batch.
+    let batch = match stream {
+        Some(_) => BATCH_FILES,
+        None => files.len().max(1),
+    };
+    let mut files = files.into_iter().peekable();
+    while files.peek().is_some() {
+        let batch: Vec<(Vec<String>, PathBuf)> = files.by_ref().take(batch).collect();
+        let entries: Vec<(FolderEntry, Option<SourceFile>)> = batch
+            .into_par_iter()
+            .map(|(components, path)| {
+                // Taken before the file is read, so that a change while it is read shows as a change later.
+                let source = SourceFile::stat(
+                    &path,
+                    RecordFormat::FolderFile {
+                        strip_headers: options.strip_headers,
+                    },
+                )
+                .ok();
+                // After a cancel the remaining files are not read; the check below throws the partial result
+                // away.
+                let bytes = match progress {
+                    Some(progress) if progress.is_cancelled() => Ok(Vec::new()),
+                    _ => read_document(&path).map_err(|error| error.to_string()),
+                };
+                if let Some(progress) = progress {
+                    progress.advance(1);
+                }
+                let entry = FolderEntry {
+                    components,
+                    path: Some(path),
+                    bytes,
+                };
+                (entry, source)
+            })
+            .collect();
+        if let Some(progress) = progress {
+            progress.check()?;
+        }
+        let mut located = Vec::with_capacity(entries.len());
+        for (entry, source) in entries {
+            let location = source.map(|source| {
+                let location = Location {
+                    file: sources.len() as u32,
+                    offset: 0,
+                    len: source.size,
+                };
+                sources.push(source);
+                location
+            });
+            located.push((entry, location));
+        }
+        let mut batch_documents =
+            documents_from_located(&root_name, located, has_subfolders, options, report);
+        if let Some(stream) = stream {
+            stream.take_documents(&mut batch_documents);
+        }
+        documents.append(&mut batch_documents);
     }
-    Ok(documents_from_entries(
-        &file_name(root),
-        entries,
-        options,
-        report,
-    ))
+    Ok(documents)
+}
+
+/// Files read at a time when the texts are streamed: a few chunks' worth for each thread.
+const BATCH_FILES: usize = 8192;
+
+/// One file's text and title as a document: decoded (see [`decode_text`]), its title taken, its header block
+/// stripped when asked. The loader and the on-demand reader both call this, so that they cannot disagree.
+pub(super) struct ParsedFile {
+    pub(super) title: Option<String>,
+    pub(super) text: String,
+    pub(super) fell_back: bool,
+}
+
+pub(super) fn parse_file(bytes: Vec<u8>, strip_headers: bool) -> ParsedFile {
+    let (text, fell_back) = decode_text(bytes);
+    let (title, text) = split_title(text, strip_headers);
+    ParsedFile {
+        title,
+        text,
+        fell_back,
+    }
 }
 
 /// How much of a file is read to tell a binary file (a NUL byte) from text before the rest is read.
@@ -162,10 +223,22 @@ pub(super) fn documents_from_entries(
     report: &mut LoadReport,
 ) -> Vec<Document> {
     let has_subfolders = entries.iter().any(|entry| entry.components.len() > 1);
+    let located = entries.into_iter().map(|entry| (entry, None)).collect();
+    documents_from_located(root_name, located, has_subfolders, options, report)
+}
+
+/// [`documents_from_entries`] for entries that may each have a location to read their text from again.
+fn documents_from_located(
+    root_name: &str,
+    entries: Vec<(FolderEntry, Option<Location>)>,
+    has_subfolders: bool,
+    options: &LoadOptions,
+    report: &mut LoadReport,
+) -> Vec<Document> {
     let label_depth = options.label_depth;
     let decoded: Vec<Result<(Document, bool), SkippedFile>> = entries
         .into_par_iter()
-        .map(|entry| {
+        .map(|(entry, location)| {
             let relative = entry.components.join("/");
             let shown = entry
                 .path
@@ -185,14 +258,17 @@ pub(super) fn documents_from_entries(
             if looks_binary(&bytes) {
                 return Err((reason::BINARY, shown));
             }
-            let (text, fell_back) = decode_text(bytes);
+            let ParsedFile {
+                title,
+                text,
+                fell_back,
+            } = parse_file(bytes, options.strip_headers);
             let folders = &entry.components[..entry.components.len() - 1];
             let label = if folders.is_empty() {
                 None
             } else {
                 Some(folders[..folders.len().min(label_depth)].join("/"))
             };
-            let (title, text) = split_title(text, options.strip_headers);
             Ok((
                 Document {
                     id: format!("{root_name}/{relative}"),
@@ -200,6 +276,8 @@ pub(super) fn documents_from_entries(
                     title,
                     label,
                     text,
+                    location,
+                    headline: None,
                 },
                 fell_back,
             ))

@@ -10,6 +10,7 @@ mod jsonl;
 mod numeric;
 mod reuters;
 mod smart;
+mod source;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -23,6 +24,9 @@ pub use decode::decode_text;
 pub use detect::detect_format;
 pub use folder::FolderEntry;
 pub use numeric::{LabelColumn, MAX_MAGNITUDE, MissingPolicy, NumericTable};
+pub use source::{Location, RecordFormat, SourceFile, TextSink, TextSource, read_text};
+
+use source::Stream;
 
 /// How long a document's heading (its title, or its first line) may be, in characters.
 pub const HEADING_CHARS: usize = 160;
@@ -103,6 +107,11 @@ pub enum CorpusError {
     MixedKinds { numeric: PathBuf, text: PathBuf },
     #[error("loading cancelled")]
     Cancelled,
+    /// A document's text was asked for after its file changed: the text counted at load is gone.
+    #[error(
+        "{path}: changed since it was read (its size or modification time differ); open it again"
+    )]
+    Changed { path: PathBuf },
     #[error(
         "numeric files disagree on the number of columns: {first} has {first_cols}, {other} has {other_cols}"
     )]
@@ -267,7 +276,13 @@ pub struct Document {
     pub path: Option<PathBuf>,
     pub title: Option<String>,
     pub label: Option<String>,
+    /// The text; empty once a streamed load has handed it over and it can be read again from `location`.
     pub text: String,
+    /// Where the text can be read again (see [`read_text`]); `None` when it can only be kept.
+    pub location: Option<Location>,
+    /// The text's first line as a heading ([`headline`]), for an untitled document whose text a streamed load
+    /// did not keep.
+    pub headline: Option<String>,
 }
 
 /// What a load produced.
@@ -365,7 +380,47 @@ pub fn load_with_progress(
     options: &LoadOptions,
     progress: Option<&Progress>,
 ) -> Result<(Loaded, LoadReport), CorpusError> {
+    let (loaded, _, report) = load_paths(paths, options, progress, None)?;
+    Ok((loaded, report))
+}
+
+/// A collection read once, its texts handed to a sink as they were read.
+pub struct Streamed {
+    /// The documents (numeric data: the table), in the order their texts were handed over; a document's text is
+    /// kept only when it cannot be read again (see [`Document::location`]).
+    pub loaded: Loaded,
+    /// The files the documents' locations point into.
+    pub sources: Vec<SourceFile>,
+    pub report: LoadReport,
+}
+
+/// [`load_with_progress`], handing every document's text to `sink` chunk by chunk as it is read (in parallel),
+/// and keeping of each document its fields and where its text is, so that the texts are never all held at once.
+/// Chunk numbers follow the documents' order; documents a load drops or renames are dropped or renamed as in
+/// [`load_with_progress`] (ids are made unique after reading, which keeps the order).
+pub fn load_streaming(
+    paths: &[PathBuf],
+    options: &LoadOptions,
+    progress: Option<&Progress>,
+    sink: &dyn TextSink,
+) -> Result<Streamed, CorpusError> {
+    let stream = Stream::new(sink);
+    let (loaded, sources, report) = load_paths(paths, options, progress, Some(&stream))?;
+    Ok(Streamed {
+        loaded,
+        sources,
+        report,
+    })
+}
+
+fn load_paths(
+    paths: &[PathBuf],
+    options: &LoadOptions,
+    progress: Option<&Progress>,
+    stream: Option<&Stream>,
+) -> Result<(Loaded, Vec<SourceFile>, LoadReport), CorpusError> {
     options.check()?;
+    let mut sources = Vec::new();
     if let Some(progress) = progress {
         progress.start_phase(PHASE_READING, 0);
     }
@@ -387,7 +442,14 @@ pub fn load_with_progress(
             continue;
         }
         let mut path_report = LoadReport::default();
-        let (format, loaded) = load_path(path, options, &mut path_report, progress)?;
+        let (format, loaded) = load_path(
+            path,
+            options,
+            &mut sources,
+            stream,
+            &mut path_report,
+            progress,
+        )?;
         match loaded {
             Loaded::Numeric(table) => {
                 if let Some(text_path) = &first_text_path {
@@ -443,7 +505,7 @@ pub fn load_with_progress(
                 });
             }
             make_ids_unique(table.ids.iter_mut(), &mut report);
-            Ok((Loaded::Numeric(table), report))
+            Ok((Loaded::Numeric(table), sources, report))
         }
         None => {
             if documents.is_empty() {
@@ -454,7 +516,7 @@ pub fn load_with_progress(
                 });
             }
             make_ids_unique(documents.iter_mut().map(|d| &mut d.id), &mut report);
-            Ok((Loaded::Text(documents), report))
+            Ok((Loaded::Text(documents), sources, report))
         }
     }
 }
@@ -463,6 +525,8 @@ pub fn load_with_progress(
 fn load_path(
     path: &Path,
     options: &LoadOptions,
+    sources: &mut Vec<SourceFile>,
+    stream: Option<&Stream>,
     report: &mut LoadReport,
     progress: Option<&Progress>,
 ) -> Result<(Format, Loaded), CorpusError> {
@@ -475,8 +539,8 @@ fn load_path(
             Format::Auto => detect::detect_folder(path)?,
             chosen => chosen,
         };
-        let documents = match format {
-            Format::Folder => folder::load(path, options, report, progress)?,
+        let mut documents = match format {
+            Format::Folder => folder::load(path, options, sources, stream, report, progress)?,
             Format::Reuters => reuters::load_folder(path, options, report, progress)?,
             Format::Smart => smart::load_folder(path, report)?,
             Format::Csv | Format::Tsv | Format::Jsonl | Format::Numeric | Format::Auto => {
@@ -486,6 +550,11 @@ fn load_path(
                 });
             }
         };
+        if let Some(stream) = stream
+            && format != Format::Folder
+        {
+            stream.take_documents(&mut documents);
+        }
         return Ok((format, Loaded::Text(documents)));
     }
     if options.format == Format::Folder {
@@ -493,7 +562,13 @@ fn load_path(
             path: path.to_path_buf(),
         });
     }
-    // Read once, whole: a pipe cannot be read again after detection has looked at its start.
+    // Read once, whole: a pipe cannot be read again after detection has looked at its start. A regular file's
+    // size and time are taken first, so that its records can be read again while it stays as it was.
+    let stable = input::kind_of(path).is_ok_and(InputKind::is_stable);
+    let source = match stable {
+        true => Some(SourceFile::stat(path, RecordFormat::JsonlLine)?),
+        false => None,
+    };
     let bytes = read_input(path)?;
     report.files_read += 1;
     let format = match options.format {
@@ -504,12 +579,25 @@ fn load_path(
         Format::Numeric => Loaded::Numeric(numeric::load(path, bytes, options, report)?),
         Format::Csv => Loaded::Text(delimited::load(path, bytes, b',', options, report)?),
         Format::Tsv => Loaded::Text(delimited::load(path, bytes, b'\t', options, report)?),
-        Format::Jsonl => Loaded::Text(jsonl::load(path, bytes, report)?),
+        Format::Jsonl => {
+            let file = source.map(|source| {
+                sources.push(source);
+                (sources.len() - 1) as u32
+            });
+            Loaded::Text(jsonl::load(path, bytes, file, stream, report)?)
+        }
         Format::Reuters => Loaded::Text(reuters::load_file(path, bytes, options, report)?),
         Format::Smart => Loaded::Text(smart::load_file(path, bytes, report)?),
         Format::Auto | Format::Folder => {
             unreachable!("a file's format is detected as one of the others")
         }
+    };
+    let loaded = match (loaded, stream) {
+        (Loaded::Text(mut documents), Some(stream)) if format != Format::Jsonl => {
+            stream.take_documents(&mut documents);
+            Loaded::Text(documents)
+        }
+        (loaded, _) => loaded,
     };
     Ok((format, loaded))
 }

@@ -145,6 +145,8 @@ fn parse_file(
             title: title.map(|t| t.trim().to_string()),
             label: topics.into_iter().next(),
             text,
+            location: None,
+            headline: None,
         });
     }
     Ok(documents)

@@ -62,6 +62,8 @@ fn parse(path: &Path, text: &str, report: &mut LoadReport) -> Result<Vec<Documen
                 title: (!title.is_empty()).then(|| title.clone()),
                 label: Some(label.clone()),
                 text: format!("{title}\n{abstract_text}"),
+                location: None,
+                headline: None,
             });
         }
     };

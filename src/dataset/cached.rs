@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Dataset, DocumentMeta, KeptCounts, Reweigh};
 use crate::cache::{self, Arrays, Refused};
-use crate::corpus::LoadReport;
+use crate::corpus::{LoadReport, SourceFile, TextSource};
 use crate::mapped::OwnedOrMapped;
 use crate::matrix::{DataMatrix, SparseMatrix};
 use crate::text::RawCounts;
@@ -20,6 +20,7 @@ use crate::weighting::Weighting;
 struct Small<'a> {
     source: Cow<'a, str>,
     documents: Cow<'a, [DocumentMeta]>,
+    sources: Cow<'a, [SourceFile]>,
     label_names: Cow<'a, [String]>,
     matrix: SmallMatrix<'a>,
     weighting: Weighting,
@@ -78,6 +79,7 @@ impl cache::Entry for Dataset {
         let small = Small {
             source: Cow::Borrowed(&self.source),
             documents: Cow::Borrowed(&self.documents),
+            sources: Cow::Borrowed(&self.sources),
             label_names: Cow::Borrowed(&self.label_names),
             matrix,
             weighting: self.weighting,
@@ -173,6 +175,7 @@ impl cache::Entry for Dataset {
         Ok(Dataset {
             source: small.source.into_owned(),
             documents: small.documents.into_owned(),
+            sources: small.sources.into_owned(),
             label_names: small.label_names.into_owned(),
             matrix,
             weighting: small.weighting,
@@ -225,6 +228,17 @@ impl cache::Entry for Dataset {
                     self.documents.len()
                 ));
             }
+        }
+        // A text read on demand names one of the dataset's source files.
+        if let Some(document) = self.documents.iter().find(|d| match &d.source {
+            TextSource::Record(location) => location.file as usize >= self.sources.len(),
+            TextSource::Inline(_) => false,
+        }) {
+            return Err(format!(
+                "document {} reads its text from a source file beyond the {}",
+                document.id,
+                self.sources.len()
+            ));
         }
         let labels = self.label_names.len();
         if let Some(document) = self

@@ -184,6 +184,7 @@ impl Dataset {
         };
         let dataset = Dataset {
             source: self.source.clone(),
+            sources: self.sources.clone(),
             documents,
             label_names: self.label_names.clone(),
             matrix,

@@ -10,6 +10,7 @@
 //! next word of the text, that is, nothing but non-word characters lies between the two (every character that
 //! is a letter or digit belongs to some word).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -240,14 +241,55 @@ fn index_chunk(first_document: usize, texts: &[&str]) -> ChunkPostings {
     ChunkPostings { words, occurrences }
 }
 
+/// The texts an index is built over and searched in, read one at a time: a dataset reads them on demand, so
+/// that they are never all held at once.
+pub trait IndexTexts: Sync {
+    /// How many documents there are.
+    fn count(&self) -> usize;
+    /// The text of `document`.
+    fn text(&self, document: usize) -> Cow<'_, str>;
+}
+
+impl<T: AsRef<str> + Sync> IndexTexts for [T] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn text(&self, document: usize) -> Cow<'_, str> {
+        Cow::Borrowed(self[document].as_ref())
+    }
+}
+
+impl<T: AsRef<str> + Sync> IndexTexts for Vec<T> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn text(&self, document: usize) -> Cow<'_, str> {
+        Cow::Borrowed(self[document].as_ref())
+    }
+}
+
+impl<T: AsRef<str> + Sync, const N: usize> IndexTexts for [T; N] {
+    fn count(&self) -> usize {
+        N
+    }
+    fn text(&self, document: usize) -> Cow<'_, str> {
+        Cow::Borrowed(self[document].as_ref())
+    }
+}
+
 impl TextIndex {
-    /// Index `texts` (document `j` is `texts[j]`). Chunks of documents are tokenised in parallel and merged in
-    /// their order, so the index is the same whatever the thread count.
-    pub fn build(texts: &[&str]) -> TextIndex {
-        let chunks: Vec<ChunkPostings> = texts
-            .par_chunks(CHUNK)
-            .enumerate()
-            .map(|(c, chunk)| index_chunk(c * CHUNK, chunk))
+    /// Index `texts` (document `j` is `texts.text(j)`). Chunks of documents are read and tokenised in parallel
+    /// and merged in their order, so the index is the same whatever the thread count.
+    pub fn build<T: IndexTexts + ?Sized>(texts: &T) -> TextIndex {
+        let document_count = texts.count();
+        let chunks: Vec<ChunkPostings> = (0..document_count.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let range = c * CHUNK..document_count.min((c + 1) * CHUNK);
+                let read: Vec<Cow<str>> = range.map(|j| texts.text(j)).collect();
+                let borrowed: Vec<&str> = read.iter().map(|text| text.as_ref()).collect();
+                index_chunk(c * CHUNK, &borrowed)
+            })
             .collect();
         let mut words: FxHashMap<String, u32> = FxHashMap::default();
         let global_ids: Vec<Vec<u32>> = chunks
@@ -298,7 +340,7 @@ impl TextIndex {
             documents,
             starts,
             lengths,
-            document_count: texts.len(),
+            document_count,
         }
     }
 
@@ -361,7 +403,7 @@ impl TextIndex {
     }
 
     /// The occurrences of one phrase, sorted by (document, start).
-    fn phrase_hits(&self, phrase: &[String], texts: &[&str]) -> Vec<Hit> {
+    fn phrase_hits<T: IndexTexts + ?Sized>(&self, phrase: &[String], texts: &T) -> Vec<Hit> {
         let Some(ids) = phrase
             .iter()
             .map(|word| self.words.get(word.as_str()).copied())
@@ -379,12 +421,20 @@ impl TextIndex {
         let mut hits = Vec::new();
         // A document found to lack a later word of the phrase: its other occurrences of the first are skipped.
         let mut lacking = None;
+        let mut current: Option<(u32, Cow<str>)> = None;
         'anchor: for p in self.offsets[first as usize]..self.offsets[first as usize + 1] {
             let document = self.documents[p];
             if lacking == Some(document) {
                 continue;
             }
-            let text = texts[document as usize];
+            // Occurrences come by document: each text is read once per phrase.
+            if current.as_ref().is_none_or(|(read, _)| *read != document) {
+                current = Some((document, texts.text(document as usize)));
+            }
+            let Some((_, text)) = &current else {
+                continue;
+            };
+            let text: &str = text;
             let start = self.starts[p] as usize;
             let mut end = self.end_of(p, text);
             for (&word, cursor) in rest.iter().zip(&mut cursors) {
@@ -408,9 +458,9 @@ impl TextIndex {
 
     /// Every match of `query`, sorted by (document, start): the occurrences of each phrase in the documents
     /// that hold all of them. `texts` are the texts the index was built over.
-    pub fn search(&self, query: &Query, texts: &[&str]) -> Vec<Hit> {
+    pub fn search<T: IndexTexts + ?Sized>(&self, query: &Query, texts: &T) -> Vec<Hit> {
         assert_eq!(
-            texts.len(),
+            texts.count(),
             self.document_count,
             "a search reads the texts the index was built over"
         );

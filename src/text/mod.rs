@@ -19,7 +19,9 @@ use rayon::prelude::*;
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use tokenise::{ChunkWords, tokenise_chunk};
+use tokenise::tokenise_chunk;
+
+pub use tokenise::ChunkWords;
 
 pub use raw::RawCounts;
 
@@ -300,27 +302,72 @@ fn count_all_terms(
     if let Some(progress) = progress {
         progress.check()?;
     }
+    Ok(merge_all_terms(chunks, options))
+}
 
-    // Every distinct word once (numbered in first-seen order), each chunk's words in that numbering, and each
-    // word's stem.
-    let mut global_ids: FxHashMap<&str, u32> = FxHashMap::default();
-    let mut words: Vec<&str> = Vec::new();
+/// Tokenise one chunk of texts into its own words and counts (the step a streamed load takes per chunk as it
+/// reads; [`merge_chunks`] puts the chunks together). Adds the chunk's kept tokens to `progress`.
+pub fn tokenise_texts(
+    texts: &[&str],
+    options: &TextOptions,
+    stop_words: &HashSet<String>,
+    progress: Option<&Progress>,
+) -> ChunkWords {
+    let chunk = tokenise_chunk(texts, options, stop_words, None);
+    if let Some(progress) = progress {
+        progress.add_tokens(chunk.token_counts.iter().sum::<usize>() as u64);
+    }
+    chunk
+}
+
+/// The term counts of the chunks' documents, in chunk order, through the document-frequency filters, and the
+/// counts before them (as [`count_terms_keeping_raw`] gives for the same texts, whatever the chunking).
+pub fn merge_chunks(
+    chunks: Vec<ChunkWords>,
+    options: &TextOptions,
+) -> (TermCounts, Option<RawCounts>) {
+    let (counts, words) = merge_all_terms(chunks, options);
+    let raw = RawCounts::from_counts(&counts, &words);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    (filter_terms(counts, &words, options), raw)
+}
+
+/// The collection's terms, found from the chunks' words: what each chunk's word numbers become.
+struct Vocabulary {
+    /// Every term (stem), sorted.
+    terms: Vec<String>,
+    /// Each term's most frequent word; empty without stemming.
+    words_of_terms: Vec<String>,
+    /// For each chunk, the term of each of its words.
+    chunk_to_term: Vec<Vec<u32>>,
+}
+
+/// Merge the chunks' words: every distinct word once, stemmed once, and the terms sorted alphabetically, so that
+/// term numbers do not depend on chunking. The chunks' word lists are moved out (their counts stay).
+fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vocabulary {
+    // Every distinct word once, numbered in first-seen order, and each chunk's words in that numbering.
+    let mut global_ids: FxHashMap<String, u32> = FxHashMap::default();
     let chunk_to_global: Vec<Vec<u32>> = chunks
-        .iter()
+        .iter_mut()
         .map(|chunk| {
-            chunk
-                .words
-                .iter()
-                .map(|word| {
-                    *global_ids.entry(word.as_str()).or_insert_with(|| {
-                        words.push(word.as_str());
-                        (words.len() - 1) as u32
-                    })
+            std::mem::take(&mut chunk.words)
+                .into_iter()
+                .map(|word| match global_ids.get(word.as_str()) {
+                    Some(&id) => id,
+                    None => {
+                        let id = global_ids.len() as u32;
+                        global_ids.insert(word, id);
+                        id
+                    }
                 })
                 .collect()
         })
         .collect();
-    drop(global_ids);
+    let mut owned_words = vec![String::new(); global_ids.len()];
+    for (word, id) in global_ids {
+        owned_words[id as usize] = word;
+    }
+    let words: Vec<&str> = owned_words.iter().map(String::as_str).collect();
     let algorithm = options.stem.as_deref().and_then(stemmer_algorithm);
     // A word the stemmer leaves alone stays borrowed: no allocation for it.
     let stems: Vec<std::borrow::Cow<str>> = words
@@ -336,7 +383,6 @@ fn count_all_terms(
                 .collect::<Vec<_>>()
         })
         .collect();
-    // Terms are the distinct stems in alphabetical order, so term numbers do not depend on chunking.
     let mut terms: Vec<&str> = stems.iter().map(|stem| stem.as_ref()).collect();
     terms.par_sort_unstable();
     terms.dedup();
@@ -348,62 +394,169 @@ fn count_all_terms(
     let term_of_word: Vec<u32> = stems.iter().map(|stem| term_ids[stem.as_ref()]).collect();
     drop(term_ids);
     let words_of_terms = match algorithm {
-        Some(_) => most_frequent_words(
-            &chunks,
-            &chunk_to_global,
-            &words,
-            &term_of_word,
-            terms.len(),
-        ),
+        Some(_) => {
+            most_frequent_words(chunks, &chunk_to_global, &words, &term_of_word, terms.len())
+        }
         None => Vec::new(),
     };
-
-    let renumbered: Vec<ChunkTerms> = chunks
-        .par_iter()
-        .zip(&chunk_to_global)
-        .map(|(chunk, to_global)| {
-            let local_to_term: Vec<u32> = to_global
-                .iter()
-                .map(|&word| term_of_word[word as usize])
-                .collect();
-            let documents = chunk
-                .documents
-                .iter()
-                .map(|document| {
-                    let mut mapped: Vec<(u32, u32)> = document
-                        .iter()
-                        .map(|&(local, count)| (local_to_term[local as usize], count))
-                        .collect();
-                    mapped.sort_unstable_by_key(|&(term, _)| term);
-                    // Different words of one document may share a stem: add their counts.
-                    mapped.dedup_by(|later, earlier| {
-                        if later.0 == earlier.0 {
-                            earlier.1 += later.1;
-                            true
-                        } else {
-                            false
-                        }
-                    });
-                    mapped
-                })
-                .collect();
-            (documents, chunk.token_counts.clone())
+    let chunk_to_term = chunk_to_global
+        .into_iter()
+        .map(|to_global| {
+            to_global
+                .into_iter()
+                .map(|word| term_of_word[word as usize])
+                .collect()
         })
         .collect();
-    let mut documents = Vec::with_capacity(texts.len());
-    let mut token_counts = Vec::with_capacity(texts.len());
-    for (chunk_documents, chunk_tokens) in renumbered {
-        documents.extend(chunk_documents);
-        token_counts.extend(chunk_tokens);
+    Vocabulary {
+        terms: terms.into_iter().map(str::to_string).collect(),
+        words_of_terms: words_of_terms.into_iter().map(str::to_string).collect(),
+        chunk_to_term,
+    }
+}
+
+/// A chunk's documents over the collection's terms: sorted by term, the counts of words that share a stem added.
+fn renumber(chunk: &ChunkWords, to_term: &[u32]) -> Vec<Vec<(u32, u32)>> {
+    chunk
+        .documents
+        .par_iter()
+        .map(|document| {
+            let mut mapped: Vec<(u32, u32)> = document
+                .iter()
+                .map(|&(local, count)| (to_term[local as usize], count))
+                .collect();
+            mapped.sort_unstable_by_key(|&(term, _)| term);
+            // Different words of one document may share a stem: add their counts.
+            mapped.dedup_by(|later, earlier| {
+                if later.0 == earlier.0 {
+                    earlier.1 += later.1;
+                    true
+                } else {
+                    false
+                }
+            });
+            mapped
+        })
+        .collect()
+}
+
+/// Every term of the chunks with its counts, before the document-frequency filters, and each term's word (none
+/// when the terms are their own words).
+fn merge_all_terms(
+    mut chunks: Vec<ChunkWords>,
+    options: &TextOptions,
+) -> (TermCounts, Vec<String>) {
+    let document_count: usize = chunks.iter().map(|chunk| chunk.documents.len()).sum();
+    let vocabulary = vocabulary(&mut chunks, options);
+    let mut documents = Vec::with_capacity(document_count);
+    let mut token_counts = Vec::with_capacity(document_count);
+    for (chunk, to_term) in chunks.into_iter().zip(&vocabulary.chunk_to_term) {
+        documents.extend(renumber(&chunk, to_term));
+        token_counts.extend(chunk.token_counts);
     }
     let counts = TermCounts {
-        terms: terms.into_iter().map(str::to_string).collect(),
+        terms: vocabulary.terms,
         words: Vec::new(),
         documents,
         token_counts,
     };
-    let words_of_terms = words_of_terms.into_iter().map(str::to_string).collect();
-    Ok((counts, words_of_terms))
+    (counts, vocabulary.words_of_terms)
+}
+
+/// The chunks' documents, in chunk order, as raw counts (before the document-frequency filters), written chunk by
+/// chunk into the compressed columns and each chunk freed once written, so that the counts are never held twice;
+/// and each document's kept token count. The same counts as [`count_terms_keeping_raw`] keeps for the same texts,
+/// whatever the chunking. Panics when there are more entries than a `u32` numbers (see [`ChunkWords::entries`]).
+pub fn merge_chunks_raw(
+    mut chunks: Vec<ChunkWords>,
+    options: &TextOptions,
+) -> (RawCounts, Vec<usize>) {
+    let entries: usize = chunks.iter().map(ChunkWords::entries).sum();
+    let document_count: usize = chunks.iter().map(|chunk| chunk.documents.len()).sum();
+    assert!(
+        u32::try_from(entries).is_ok(),
+        "raw counts number their entries in u32s"
+    );
+    let vocabulary = vocabulary(&mut chunks, options);
+    // Renumbering can only merge entries (words sharing a stem), so `entries` bounds the total.
+    let mut column_starts = Vec::with_capacity(document_count + 1);
+    let mut term_ids = Vec::with_capacity(entries);
+    let mut counts = Vec::with_capacity(entries);
+    let mut token_counts = Vec::with_capacity(document_count);
+    column_starts.push(0u32);
+    for (chunk, to_term) in chunks.into_iter().zip(&vocabulary.chunk_to_term) {
+        for document in renumber(&chunk, to_term) {
+            for (term, count) in document {
+                term_ids.push(term);
+                counts.push(count);
+            }
+            column_starts.push(term_ids.len() as u32);
+        }
+        token_counts.extend(chunk.token_counts);
+    }
+    term_ids.shrink_to_fit();
+    counts.shrink_to_fit();
+    let raw = RawCounts::from_parts(
+        vocabulary.terms,
+        vocabulary.words_of_terms,
+        column_starts,
+        term_ids,
+        counts,
+    );
+    (raw, token_counts)
+}
+
+/// Which terms the document-frequency filters keep of raw counts: each term's new number (`u32::MAX` for a term
+/// dropped), and the kept terms and their words. Kept terms keep their (alphabetical) order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeptTerms {
+    pub new_index: Vec<u32>,
+    pub terms: Vec<String>,
+    /// Empty when the terms are their own words.
+    pub words: Vec<String>,
+}
+
+/// The document-frequency filters of `options` over `raw` (every document counts towards `max_df`), as
+/// `filter_terms` applies them to [`TermCounts`].
+pub fn kept_terms(raw: &RawCounts, options: &TextOptions) -> KeptTerms {
+    let mut df = vec![0usize; raw.terms.len()];
+    for &term in raw.term_ids.iter() {
+        df[term as usize] += 1;
+    }
+    let kept = kept_by_df(&df, raw.documents(), options);
+    let mut new_index = vec![u32::MAX; raw.terms.len()];
+    for (new, &old) in kept.iter().enumerate() {
+        new_index[old] = new as u32;
+    }
+    KeptTerms {
+        terms: kept.iter().map(|&old| raw.terms[old].clone()).collect(),
+        words: match raw.words.is_empty() {
+            true => Vec::new(),
+            false => kept.iter().map(|&old| raw.words[old].clone()).collect(),
+        },
+        new_index,
+    }
+}
+
+/// Raw counts seen through the terms the filters keep: what the weighting reads, without a filtered copy.
+#[derive(Debug, Clone, Copy)]
+pub struct KeptView<'a> {
+    pub raw: &'a RawCounts,
+    pub kept: &'a KeptTerms,
+}
+
+impl KeptView<'_> {
+    /// Document `j`'s kept terms (renumbered, ascending) and counts.
+    pub fn column(&self, j: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let range = self.raw.column_starts[j] as usize..self.raw.column_starts[j + 1] as usize;
+        self.raw.term_ids[range.clone()]
+            .iter()
+            .zip(&self.raw.counts[range])
+            .filter_map(|(&term, &count)| {
+                let new = self.kept.new_index[term as usize];
+                (new != u32::MAX).then_some((new, count))
+            })
+    }
 }
 
 /// The word to show for each term: of the words that stem to it, the one that occurs most often in the
@@ -447,8 +600,22 @@ const STEM_CHUNK: usize = 4096;
 /// Fewer documents than this per chunk would make the per-chunk word tables cost more than they save.
 const MIN_DOCUMENTS_PER_CHUNK: usize = 64;
 
-/// One chunk's documents over the global term numbering, and their kept token counts.
-type ChunkTerms = (Vec<Vec<(u32, u32)>>, Vec<usize>);
+/// The terms (ascending) with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df.
+fn kept_by_df(df: &[usize], document_count: usize, options: &TextOptions) -> Vec<usize> {
+    let max_df = (options.max_df * document_count as f64).floor() as usize;
+    let mut kept: Vec<usize> = (0..df.len())
+        .filter(|&t| df[t] >= options.min_df && df[t] <= max_df)
+        .collect();
+    if let Some(limit) = options.max_terms
+        && kept.len() > limit
+    {
+        // Highest df first; equal df keeps the alphabetical order, so the cut is deterministic.
+        kept.sort_by(|&a, &b| df[b].cmp(&df[a]).then(a.cmp(&b)));
+        kept.truncate(limit);
+        kept.sort_unstable();
+    }
+    kept
+}
 
 /// Keep terms with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df, and renumber; the
 /// kept terms' words come from `words` (one per term of `counts`, or none when the terms are their own words).
@@ -465,18 +632,7 @@ pub(crate) fn filter_terms(
             df[term as usize] += 1;
         }
     }
-    let max_df = (options.max_df * document_count as f64).floor() as usize;
-    let mut kept: Vec<usize> = (0..counts.terms.len())
-        .filter(|&t| df[t] >= options.min_df && df[t] <= max_df)
-        .collect();
-    if let Some(limit) = options.max_terms
-        && kept.len() > limit
-    {
-        // Highest df first; equal df keeps the alphabetical order, so the cut is deterministic.
-        kept.sort_by(|&a, &b| df[b].cmp(&df[a]).then(a.cmp(&b)));
-        kept.truncate(limit);
-        kept.sort_unstable();
-    }
+    let kept = kept_by_df(&df, document_count, options);
     let mut new_index = vec![u32::MAX; counts.terms.len()];
     for (new, &old) in kept.iter().enumerate() {
         new_index[old] = new as u32;

@@ -11,12 +11,25 @@ use super::TextOptions;
 use crate::progress::Progress;
 
 /// One chunk's documents over its own numbering of the distinct words it kept.
-pub(super) struct ChunkWords {
+#[derive(Debug)]
+pub struct ChunkWords {
     pub(super) words: Vec<String>,
     /// How often each word occurred in the chunk, so that a stem can be shown as its most frequent word.
     pub(super) occurrences: Vec<u64>,
     pub(super) documents: Vec<Vec<(u32, u32)>>,
     pub(super) token_counts: Vec<usize>,
+}
+
+impl ChunkWords {
+    /// How many documents the chunk holds.
+    pub fn documents(&self) -> usize {
+        self.documents.len()
+    }
+
+    /// How many (word, document) entries the chunk holds: at least as many as its (term, document) entries.
+    pub fn entries(&self) -> usize {
+        self.documents.iter().map(Vec::len).sum()
+    }
 }
 
 /// Marks a word the filters dropped.

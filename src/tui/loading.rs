@@ -35,13 +35,7 @@ pub(super) fn index_loaded(
 ) -> anyhow::Result<Loaded> {
     let opened = result?;
     progress.start_phase(PHASE_INDEXING, 0);
-    let texts: Vec<&str> = opened
-        .dataset
-        .documents
-        .iter()
-        .map(|d| d.text.as_str())
-        .collect();
-    let index = Arc::new(TextIndex::build(&texts));
+    let index = Arc::new(super::model::search::build_index(&opened.dataset));
     Ok(Loaded { opened, index })
 }
 

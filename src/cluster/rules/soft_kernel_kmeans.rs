@@ -481,8 +481,8 @@ mod tests {
     struct Texts(Vec<String>);
 
     impl crate::linalg::kernel::DocumentTexts for Texts {
-        fn text(&self, column: usize) -> &str {
-            &self.0[column]
+        fn text(&self, column: usize) -> Result<std::borrow::Cow<'_, str>, String> {
+            Ok(std::borrow::Cow::Borrowed(&self.0[column]))
         }
     }
 

@@ -104,6 +104,9 @@ pub enum KernelError {
     NotConverged(String),
     #[error("the kernel matrix was cancelled")]
     Cancelled(#[from] Cancelled),
+    /// A string kernel could not read a document's text (its file gone or changed since the load).
+    #[error("cannot read a document's text: {0}")]
+    TextUnreadable(String),
 }
 
 /// A kernel matrix and what was chosen on the way, for the user to see.

@@ -14,18 +14,22 @@
 //!
 //! Memory beyond the Gram matrix: about 20 bytes per (document, distinct substring) pair.
 
+use std::borrow::Cow;
 use std::ops::RangeInclusive;
 
 use rayon::prelude::*;
 
 use super::super::Gram;
+use super::KernelError;
 use super::inner::{CompactColumns, sparse_inner_products};
-use crate::progress::{Cancelled, Progress};
+use crate::progress::Progress;
 
 /// The raw text of each column, for the kernels that read text rather than the matrix (the string kernels). The
-/// caller supplies it (a dataset implements it for its documents), so that linear algebra needs no dataset.
+/// caller supplies it (a dataset implements it, reading its documents' texts on demand), so that linear algebra
+/// needs no dataset.
 pub trait DocumentTexts: Sync {
-    fn text(&self, column: usize) -> &str;
+    /// The text of `column`, or why it cannot be read (a file gone or changed since the load).
+    fn text(&self, column: usize) -> Result<Cow<'_, str>, String>;
 }
 
 /// Hash of a substring, extended one character at a time.
@@ -73,16 +77,17 @@ fn count_columns(
     members: &[usize],
     lengths: &RangeInclusive<usize>,
     progress: Option<&Progress>,
-) -> Result<CompactColumns, Cancelled> {
+) -> Result<CompactColumns, KernelError> {
     let per_document: Vec<Vec<(u64, u32)>> = members
         .par_iter()
         .map(|&j| {
             if let Some(progress) = progress {
                 progress.check()?;
             }
-            Ok(substring_counts(texts.text(j), lengths))
+            let text = texts.text(j).map_err(KernelError::TextUnreadable)?;
+            Ok(substring_counts(&text, lengths))
         })
-        .collect::<Result<_, Cancelled>>()?;
+        .collect::<Result<_, KernelError>>()?;
     let mut vocabulary: Vec<u64> = per_document
         .iter()
         .flat_map(|counts| counts.iter().map(|&(hash, _)| hash))
@@ -114,7 +119,7 @@ pub(crate) fn string_kernel(
     members: &[usize],
     lengths: RangeInclusive<usize>,
     progress: Option<&Progress>,
-) -> Result<Gram, Cancelled> {
+) -> Result<Gram, KernelError> {
     let columns = count_columns(texts, members, &lengths, progress)?;
     let mut gram = sparse_inner_products(&columns, progress)?;
     super::normalise_in_place(&mut gram);
@@ -129,8 +134,8 @@ mod tests {
     struct Texts(Vec<&'static str>);
 
     impl DocumentTexts for Texts {
-        fn text(&self, column: usize) -> &str {
-            self.0[column]
+        fn text(&self, column: usize) -> Result<Cow<'_, str>, String> {
+            Ok(Cow::Borrowed(self.0[column]))
         }
     }
 

@@ -138,7 +138,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
         memory_budget,
     } = job;
     let env = SplitEnv {
-        texts: Some(&data.documents),
+        texts: Some(data),
         progress: Some(&progress),
         memory_budget,
     };

@@ -13,7 +13,7 @@ mod preview_cache;
 mod reading;
 mod replay;
 mod scatter_sample;
-mod search;
+pub(crate) mod search;
 mod tree_ops;
 mod update;
 

@@ -161,10 +161,8 @@ impl Model {
             Popup::Confusion { .. } => self.confusion_grid().rows.len(),
             Popup::Log { .. } => self.log().len(),
             Popup::Viewer { document, .. } => self
-                .data
-                .documents
-                .get(*document)
-                .map_or(0, |d| d.text.lines().count() + 4),
+                .document_text(*document)
+                .map_or(0, |text| text.lines().count() + 4),
             Popup::Alternatives { view, .. } => view
                 .splits
                 .iter()

@@ -90,7 +90,7 @@ pub(crate) fn perform_replay(job: ReplayJob) -> ReplayDone {
         .map_err(|error| error.to_string())
         .and_then(|(rebuilt, reweigh)| {
             let env = SplitEnv {
-                texts: Some(&rebuilt.documents),
+                texts: Some(&rebuilt),
                 progress: Some(&progress),
                 memory_budget,
             };

@@ -2,11 +2,12 @@
 //! Documents tab's filter (`f`), and what the Documents tab and the viewer highlight: the search's matches and the
 //! node's distinctive words.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
 use pdx::dataset::Dataset;
-use pdx::text::index::{Hit, Query, TextIndex};
+use pdx::text::index::{Hit, IndexTexts, Query, TextIndex};
 
 use super::super::keys::Command;
 use super::popups::Popup;
@@ -16,13 +17,26 @@ use super::{DetailTab, Model, Pane};
 /// How many of the node's distinctive words the viewer highlights.
 const VIEWER_WORDS: usize = 3;
 
-/// The index of `data`'s texts (what the loading thread builds).
+/// The index of `data`'s texts (what the loading thread builds), reading them one chunk at a time.
 pub(crate) fn build_index(data: &Dataset) -> TextIndex {
     TextIndex::build(&texts(data))
 }
 
-fn texts(data: &Dataset) -> Vec<&str> {
-    data.documents.iter().map(|d| d.text.as_str()).collect()
+fn texts(data: &Dataset) -> DatasetTexts<'_> {
+    DatasetTexts(data)
+}
+
+/// A dataset's texts as the index reads them, on demand. A text that cannot be read (its file changed since the
+/// load) is indexed and searched as empty: the viewer says why when it is opened.
+struct DatasetTexts<'a>(&'a Dataset);
+
+impl IndexTexts for DatasetTexts<'_> {
+    fn count(&self) -> usize {
+        self.0.documents.len()
+    }
+    fn text(&self, document: usize) -> Cow<'_, str> {
+        self.0.text(document).unwrap_or_default()
+    }
 }
 
 /// The active search: its query, every hit, and the hit n and N move from.
@@ -61,6 +75,17 @@ pub(crate) struct Mark {
 }
 
 impl Model {
+    /// The text of `document` as the viewer and the snippets show it, read on demand; when it cannot be read, a
+    /// line that says why in its place.
+    pub(crate) fn document_text(&self, document: usize) -> Option<Cow<'_, str>> {
+        self.data.documents.get(document)?;
+        Some(
+            self.data
+                .text(document)
+                .unwrap_or_else(|error| Cow::Owned(format!("(the text cannot be read: {error})"))),
+        )
+    }
+
     pub(crate) fn search(&self) -> Option<&Search> {
         self.search.as_ref()
     }
@@ -282,7 +307,7 @@ impl Model {
     /// What a Documents tab row shows in context: the search's match in the document (the current hit if it is
     /// there), else the first occurrence of the node's most distinctive word.
     pub(crate) fn keyword_in_context(&self, document: usize) -> Option<Mark> {
-        let text = &self.data.documents.get(document)?.text;
+        let text = self.document_text(document)?;
         let hits = self.hits_in(document);
         let current = self.search.as_ref().and_then(|s| s.hits.get(s.current));
         if let Some(hit) = current.filter(|h| h.document == document).or(hits.first()) {
@@ -292,7 +317,11 @@ impl Model {
             });
         }
         let word = self.distinctive_words().next()?;
-        let range = Query::phrase(word).ok()?.find_in(text).into_iter().next()?;
+        let range = Query::phrase(word)
+            .ok()?
+            .find_in(&text)
+            .into_iter()
+            .next()?;
         Some(Mark {
             range,
             kind: MarkKind::Distinctive,
@@ -302,7 +331,7 @@ impl Model {
     /// What the viewer highlights in `document`: the search's matches and the node's distinctive words, in
     /// order, none overlapping (a search match wins).
     pub(crate) fn document_marks(&self, document: usize) -> Vec<Mark> {
-        let Some(doc) = self.data.documents.get(document) else {
+        let Some(text) = self.document_text(document) else {
             return Vec::new();
         };
         let mut marks: Vec<Mark> = self
@@ -317,7 +346,7 @@ impl Model {
             let Ok(query) = Query::phrase(word) else {
                 continue;
             };
-            marks.extend(query.find_in(&doc.text).into_iter().map(|range| Mark {
+            marks.extend(query.find_in(&text).into_iter().map(|range| Mark {
                 range,
                 kind: MarkKind::Distinctive,
             }));
@@ -338,12 +367,13 @@ impl Model {
     /// The title the viewer shows above a document's text: its title, unless the text starts with it.
     pub(crate) fn viewer_title(&self, document: usize) -> Option<&str> {
         let doc = self.data.documents.get(document)?;
+        let text = self.document_text(document)?;
         doc.title
             .as_deref()
             // A title that is the text's own first line (cut as a heading) would only repeat it.
             .filter(|t| {
-                !doc.text.trim_start().starts_with(t.trim())
-                    && pdx::corpus::headline(&doc.text).as_deref() != Some(t.trim())
+                !text.trim_start().starts_with(t.trim())
+                    && pdx::corpus::headline(&text).as_deref() != Some(t.trim())
             })
     }
 
@@ -363,8 +393,11 @@ impl Model {
         } else {
             0
         };
-        let text = &self.data.documents[document].text;
-        heading + text[..first.range.start].matches('\n').count()
+        let text = self.document_text(document).unwrap_or_default();
+        heading
+            + text
+                .get(..first.range.start)
+                .map_or(0, |before| before.matches('\n').count())
     }
 }
 

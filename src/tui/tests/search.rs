@@ -16,7 +16,11 @@ use crate::tui::model::DetailTab;
 fn holding(model: &Model, query: &str) -> Vec<usize> {
     let query = Query::parse(query).expect("words");
     (0..model.data().documents.len())
-        .filter(|&j| !query.find_in(&model.data().documents[j].text).is_empty())
+        .filter(|&j| {
+            !query
+                .find_in(&model.data().text(j).expect("a text"))
+                .is_empty()
+        })
         .collect()
 }
 
@@ -52,7 +56,7 @@ fn a_search_lists_its_hits_and_enter_selects_the_document_in_its_leaf() {
     assert_eq!(documents, holding(&model, "telescope"));
     assert!(documents.len() > 2);
     for hit in &hits {
-        let text = &model.data().documents[hit.document].text;
+        let text = model.data().text(hit.document).expect("a text");
         assert_eq!(text[hit.range.clone()].to_lowercase(), "telescope");
     }
     assert!(
@@ -106,7 +110,7 @@ fn a_phrase_holds_its_words_in_order_and_a_miss_says_so() {
     search(&mut model, "sourdough starter");
     let search_hits = model.search().expect("found").hits.clone();
     assert_eq!(search_hits.len(), 1);
-    let text = &model.data().documents[search_hits[0].document].text;
+    let text = model.data().text(search_hits[0].document).expect("a text");
     assert_eq!(&text[search_hits[0].range.clone()], "sourdough starter");
     key(&mut model, KeyCode::Esc);
     key(&mut model, KeyCode::Esc);
@@ -204,12 +208,15 @@ fn each_document_row_shows_its_keyword_in_context() {
 fn with_a_late_match(line: usize) -> (Model, usize) {
     let mut data = Dataset::clone(&demo());
     let document = 5;
-    let mut text = data.documents[document].text.clone();
+    let mut text = data
+        .text(document)
+        .expect("the demo's texts are held")
+        .into_owned();
     for i in 1..line {
         text.push_str(&format!("\nfiller line {i}"));
     }
     text.push_str("\nthe word zanzibar is here");
-    data.documents[document].text = text;
+    data.documents[document].source = pdx::corpus::TextSource::Inline(text);
     (two_splits_from(Start::new(Arc::new(data), false)), document)
 }
 
@@ -221,8 +228,10 @@ fn the_viewer_opens_on_the_first_highlighted_line() {
     assert_eq!(cursor_document(&model), document);
     key(&mut model, KeyCode::Enter);
     let heading = usize::from(model.viewer_title(document).is_some()) * 2;
-    let line = model.data().documents[document]
-        .text
+    let line = model
+        .data()
+        .text(document)
+        .expect("a text")
         .lines()
         .position(|l| l.contains("zanzibar"))
         .expect("the line");

@@ -196,11 +196,7 @@ fn document_row(
     let room = width.saturating_sub(prefix.chars().count());
     let heading_width = (room * 2 / 5).clamp(12, 40);
     let snippet_width = room.saturating_sub(heading_width + 2);
-    let text = model
-        .data()
-        .documents
-        .get(document)
-        .map(|d| d.text.as_str());
+    let text = model.document_text(document);
     match (model.keyword_in_context(document), text) {
         (Some(mark), Some(text)) if snippet_width >= MIN_SNIPPET => {
             let mut spans = vec![
@@ -210,7 +206,7 @@ fn document_row(
                     fit(&heading, heading_width)
                 )),
             ];
-            spans.extend(snippet_spans(text, &mark, snippet_width, theme));
+            spans.extend(snippet_spans(&text, &mark, snippet_width, theme));
             Line::from(spans)
         }
         _ => Line::raw(format!("{prefix}{heading}")),

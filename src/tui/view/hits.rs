@@ -175,7 +175,7 @@ pub(super) fn draw_hits(frame: &mut Frame, model: &Model, theme: Theme) {
         .skip(offset)
         .take(usize::from(body.height))
         .map(|(_, hit)| {
-            let Some(doc) = model.data().documents.get(hit.document) else {
+            let Some(_) = model.data().documents.get(hit.document) else {
                 return ListItem::new("");
             };
             let leaf = model.leaf_label(hit.document).unwrap_or_default();
@@ -191,7 +191,8 @@ pub(super) fn draw_hits(frame: &mut Frame, model: &Model, theme: Theme) {
                 range: hit.range.clone(),
                 kind: MarkKind::Search,
             };
-            spans.extend(snippet_spans(&doc.text, &mark, snippet_width, theme));
+            let text = model.document_text(hit.document).unwrap_or_default();
+            spans.extend(snippet_spans(&text, &mark, snippet_width, theme));
             ListItem::new(Line::from(spans))
         })
         .collect();

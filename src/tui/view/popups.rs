@@ -176,7 +176,8 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
                 text.push_line(Line::styled(title.to_string(), theme.heading()));
                 text.push_line(Line::raw(""));
             }
-            for line in marked_lines(&doc.text, &model.document_marks(*document), theme) {
+            let body = model.document_text(*document).unwrap_or_default();
+            for line in marked_lines(&body, &model.document_marks(*document), theme) {
                 text.push_line(line);
             }
             let block = popup_block(format!(" {}{label} (Esc closes) ", doc.id), theme);

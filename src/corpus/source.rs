@@ -1,0 +1,197 @@
+//! Where each document's text lives once the load has forgotten it, and reading it back on demand by parsing that
+//! one record again with the loader's own record parser, so that what is shown is what was tokenised.
+
+use std::borrow::Cow;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::SystemTime;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{CorpusError, Document, folder, headline, jsonl};
+
+/// A file documents were read from, as it was when read: a text read later from a file whose size or
+/// modification time differ would not be the text that was counted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub size: u64,
+    pub modified: Option<SystemTime>,
+    /// How a record of the file becomes a text.
+    pub format: RecordFormat,
+}
+
+/// How one record's bytes become its text: the record's format and the load options that shape the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RecordFormat {
+    /// One JSON Lines line (UTF-8; a file in another encoding keeps its texts in memory instead).
+    JsonlLine,
+    /// A whole file of a folder tree, decoded as at load, with its header block stripped when asked.
+    FolderFile { strip_headers: bool },
+}
+
+/// Where a document's record is: a file of the dataset's [`SourceFile`] table, and the record's bytes in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Location {
+    /// Index into the table of source files.
+    pub file: u32,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// A document's text: where to read it, or the text itself for inputs that cannot be read twice (a pipe, the
+/// embedded demo, a file in an encoding that offsets into its bytes cannot follow) and formats not yet read
+/// on demand.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum TextSource {
+    Inline(String),
+    Record(Location),
+}
+
+impl SourceFile {
+    /// The file at `path` as it is now, read as `format`.
+    pub(super) fn stat(path: &Path, format: RecordFormat) -> Result<SourceFile, CorpusError> {
+        let metadata = std::fs::metadata(path).map_err(|error| CorpusError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        Ok(SourceFile {
+            path: path.to_path_buf(),
+            size: metadata.len(),
+            modified: metadata.modified().ok(),
+            format,
+        })
+    }
+}
+
+/// The text at `source`, read again from its file when it is not held: the record's bytes are parsed by the
+/// loader's own record parser. A file that changed since the load (size or modification time) is refused with
+/// [`CorpusError::Changed`], rather than giving some other text.
+pub fn read_text<'a>(
+    sources: &[SourceFile],
+    source: &'a TextSource,
+) -> Result<Cow<'a, str>, CorpusError> {
+    let location = match source {
+        TextSource::Inline(text) => return Ok(Cow::Borrowed(text)),
+        TextSource::Record(location) => location,
+    };
+    let file = sources
+        .get(location.file as usize)
+        .ok_or_else(|| CorpusError::Invalid {
+            path: PathBuf::new(),
+            message: format!("no source file {} in the table", location.file),
+        })?;
+    let io = |error| CorpusError::Io {
+        path: file.path.clone(),
+        error,
+    };
+    let mut opened = std::fs::File::open(&file.path).map_err(io)?;
+    let metadata = opened.metadata().map_err(io)?;
+    if metadata.len() != file.size || metadata.modified().ok() != file.modified {
+        return Err(CorpusError::Changed {
+            path: file.path.clone(),
+        });
+    }
+    let len = usize::try_from(location.len).map_err(|_| CorpusError::Changed {
+        path: file.path.clone(),
+    })?;
+    if location.offset.saturating_add(location.len) > file.size {
+        return Err(CorpusError::Changed {
+            path: file.path.clone(),
+        });
+    }
+    opened.seek(SeekFrom::Start(location.offset)).map_err(io)?;
+    let mut bytes = vec![0; len];
+    opened.read_exact(&mut bytes).map_err(io)?;
+    let text = match file.format {
+        RecordFormat::JsonlLine => {
+            let line = std::str::from_utf8(&bytes).map_err(|_| CorpusError::Changed {
+                path: file.path.clone(),
+            })?;
+            jsonl::parse_line(line)
+                .map_err(|message| CorpusError::Invalid {
+                    path: file.path.clone(),
+                    message,
+                })?
+                .text
+                .into_owned()
+        }
+        RecordFormat::FolderFile { strip_headers } => folder::parse_file(bytes, strip_headers).text,
+    };
+    Ok(Cow::Owned(text))
+}
+
+/// Receives the documents' texts as a loader reads them, chunk by chunk, so that a collection is read once and
+/// its texts are never all held at once.
+pub trait TextSink: Sync {
+    /// Take the texts of chunk number `index`. Chunks are numbered from 0 in document order (across all the paths
+    /// of a load) and may arrive in any order, from several threads at once.
+    fn take(&self, index: usize, texts: &[&str]);
+}
+
+/// A sink and the numbering of the chunks handed to it.
+pub(super) struct Stream<'s> {
+    sink: &'s dyn TextSink,
+    next_chunk: AtomicUsize,
+}
+
+/// Documents per chunk handed to the sink: enough that a chunk's word table pays for itself, few enough that
+/// a chunk's texts are a small part of memory.
+pub(super) const CHUNK_DOCUMENTS: usize = 1024;
+
+impl<'s> Stream<'s> {
+    pub(super) fn new(sink: &'s dyn TextSink) -> Self {
+        Stream {
+            sink,
+            next_chunk: AtomicUsize::new(0),
+        }
+    }
+
+    /// Number the next `count` chunks, for a loader that hands them over in parallel; returns the first number.
+    /// Called in document order, so that the numbers follow the documents.
+    pub(super) fn reserve(&self, count: usize) -> usize {
+        self.next_chunk.fetch_add(count, Ordering::SeqCst)
+    }
+
+    /// Hand chunk `index` to the sink, `texts[i]` being the text of `documents[i]`, and keep of each document
+    /// only what the dataset keeps: a headline for an untitled one whose text is read again on demand.
+    pub(super) fn take(&self, index: usize, documents: &mut [Document], texts: &[&str]) {
+        assert_eq!(documents.len(), texts.len(), "a text per document");
+        self.sink.take(index, texts);
+        for (document, text) in documents.iter_mut().zip(texts) {
+            if document.title.as_deref().and_then(headline).is_none() {
+                document.headline = headline(text);
+            }
+            if document.location.is_none() && document.text.is_empty() {
+                document.text = (*text).to_string();
+            }
+        }
+    }
+
+    /// Hand over documents that hold their texts, in parallel chunks numbered in order; the texts of documents
+    /// that can be read again are dropped.
+    pub(super) fn take_documents(&self, documents: &mut [Document]) {
+        let first = self.reserve(documents.len().div_ceil(CHUNK_DOCUMENTS));
+        documents
+            .par_chunks_mut(CHUNK_DOCUMENTS)
+            .enumerate()
+            .for_each(|(i, chunk)| {
+                let texts: Vec<String> = chunk
+                    .iter_mut()
+                    .map(|document| match document.location {
+                        Some(_) => std::mem::take(&mut document.text),
+                        None => document.text.clone(),
+                    })
+                    .collect();
+                let borrowed: Vec<&str> = texts.iter().map(String::as_str).collect();
+                self.sink.take(first + i, &borrowed);
+                for (document, text) in chunk.iter_mut().zip(&borrowed) {
+                    if document.title.as_deref().and_then(headline).is_none() {
+                        document.headline = headline(text);
+                    }
+                }
+            });
+    }
+}

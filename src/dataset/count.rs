@@ -1,0 +1,285 @@
+//! Counting a collection's texts into term counts and a weighted matrix: tokenising the chunks a streamed load
+//! hands over, merging them, filtering by document frequency and dropping the documents left empty.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use super::{DatasetError, DatasetOptions, PHASE_TOKENISING, PHASE_WEIGHTING, millis};
+use crate::corpus::{self, Document, LoadReport, TextSink};
+use crate::matrix::DataMatrix;
+use crate::progress::{Cancelled, Progress};
+use crate::text::{self, ChunkWords, TextOptions};
+use crate::weighting::{Weighting, weight_counts};
+
+/// Tokenises texts as a streamed load hands them over, keeping each chunk's words under its number.
+pub(super) struct Tokeniser<'a> {
+    options: &'a TextOptions,
+    stop_words: &'a HashSet<String>,
+    progress: Option<&'a Progress>,
+    chunks: Mutex<Vec<Option<ChunkWords>>>,
+}
+
+impl TextSink for Tokeniser<'_> {
+    fn take(&self, index: usize, texts: &[&str]) {
+        let words = text::tokenise_texts(texts, self.options, self.stop_words, self.progress);
+        let mut chunks = self
+            .chunks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if chunks.len() <= index {
+            chunks.resize_with(index + 1, || None);
+        }
+        chunks[index] = Some(words);
+    }
+}
+
+impl<'a> Tokeniser<'a> {
+    pub(super) fn new(
+        options: &'a TextOptions,
+        stop_words: &'a HashSet<String>,
+        progress: Option<&'a Progress>,
+    ) -> Self {
+        Tokeniser {
+            options,
+            stop_words,
+            progress,
+            chunks: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The chunks in document order. The loader numbers every chunk it hands over from 0 without gaps.
+    pub(super) fn into_chunks(self) -> Vec<ChunkWords> {
+        let chunks = self
+            .chunks
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        chunks
+            .into_iter()
+            .map(|chunk| chunk.expect("the loader hands over every chunk it numbers"))
+            .collect()
+    }
+}
+
+/// The documents as counted and weighted: those kept (all, with `keep_empty`), each one's kept token count and
+/// whether it is empty after filtering, the matrix, and the raw counts to reweigh from.
+pub(super) struct Counted {
+    pub(super) documents: Vec<Document>,
+    /// Ids of the documents with no term left (dropped, or kept as empty columns).
+    pub(super) empty_documents: Vec<String>,
+    pub(super) token_counts: Vec<usize>,
+    pub(super) empty: Vec<bool>,
+    /// `None` when no document is kept.
+    pub(super) matrix: Option<DataMatrix>,
+    pub(super) raw: Option<text::RawCounts>,
+    /// Milliseconds spent before weighting (merging the chunks, or tokenising, and filtering).
+    pub(super) tokenise: f64,
+}
+
+/// Count a streamed load's chunks into raw counts, filter them by document frequency, drop the documents left
+/// empty (unless `keep_empty`) and weight what is kept, reading the raw counts through the kept terms: the counts
+/// are held once, not also as a filtered copy.
+pub(super) fn counted_from_raw(
+    documents: Vec<Document>,
+    chunks: Vec<ChunkWords>,
+    options: &DatasetOptions,
+    weighting: Weighting,
+    report: &mut LoadReport,
+    progress: Option<&Progress>,
+) -> Result<Counted, DatasetError> {
+    let start = Instant::now();
+    let chunked: usize = chunks.iter().map(ChunkWords::documents).sum();
+    assert_eq!(chunked, documents.len(), "a tokenised text per document");
+    if let Some(progress) = progress {
+        progress.start_phase(PHASE_TOKENISING, documents.len() as u64);
+    }
+    let (mut raw, token_counts) = text::merge_chunks_raw(chunks, &options.text);
+    let kept = text::kept_terms(&raw, &options.text);
+    let empty: Vec<bool> = (0..raw.documents())
+        .map(|j| {
+            text::KeptView {
+                raw: &raw,
+                kept: &kept,
+            }
+            .column(j)
+            .next()
+            .is_none()
+        })
+        .collect();
+    if let Some(progress) = progress {
+        progress.advance(documents.len() as u64);
+    }
+    let empty_documents: Vec<String> = documents
+        .iter()
+        .zip(&empty)
+        .filter(|(_, empty)| **empty)
+        .map(|(document, _)| document.id.clone())
+        .collect();
+    let (documents, token_counts, empty) = if options.keep_empty || empty_documents.is_empty() {
+        (documents, token_counts, empty)
+    } else {
+        for id in &empty_documents {
+            report.skip(corpus::reason::EMPTY_AFTER_FILTERING, id.clone());
+        }
+        let keep: Vec<bool> = empty.iter().map(|empty| !empty).collect();
+        raw.retain_documents(&keep);
+        let kept_documents = documents
+            .into_iter()
+            .zip(&keep)
+            .filter_map(|(document, &keep)| keep.then_some(document))
+            .collect();
+        let kept_tokens = token_counts
+            .into_iter()
+            .zip(&keep)
+            .filter_map(|(tokens, &keep)| keep.then_some(tokens))
+            .collect();
+        (kept_documents, kept_tokens, vec![false; raw.documents()])
+    };
+    let tokenise = millis(start);
+    if documents.is_empty() {
+        return Ok(Counted {
+            documents,
+            empty_documents,
+            token_counts,
+            empty,
+            matrix: None,
+            raw: None,
+            tokenise,
+        });
+    }
+    if let Some(progress) = progress {
+        progress
+            .check()
+            .map_err(|Cancelled| DatasetError::Cancelled)?;
+        progress.start_phase(PHASE_WEIGHTING, 0);
+    }
+    let matrix = weight_counts(
+        &text::KeptView {
+            raw: &raw,
+            kept: &kept,
+        },
+        weighting,
+    );
+    Ok(Counted {
+        documents,
+        empty_documents,
+        token_counts,
+        empty,
+        matrix: Some(matrix),
+        raw: Some(raw),
+        tokenise,
+    })
+}
+
+/// Count texts held in memory (or chunks too many for raw counts) as vectors of `(term, count)` per document,
+/// filter them, drop the documents left empty (unless `keep_empty`) and weight what is kept.
+pub(super) fn counted_from_vectors(
+    documents: Vec<Document>,
+    chunks: Option<Vec<ChunkWords>>,
+    options: &DatasetOptions,
+    weighting: Weighting,
+    report: &mut LoadReport,
+    progress: Option<&Progress>,
+) -> Result<Counted, DatasetError> {
+    let start = Instant::now();
+    let (mut counts, mut raw) = match chunks {
+        Some(chunks) => {
+            if let Some(progress) = progress {
+                progress.start_phase(PHASE_TOKENISING, documents.len() as u64);
+            }
+            let merged = text::merge_chunks(chunks, &options.text);
+            if let Some(progress) = progress {
+                progress.advance(documents.len() as u64);
+            }
+            merged
+        }
+        None => {
+            let stop_words = options.text.stop_words()?;
+            let texts: Vec<&str> = documents.iter().map(|d| d.text.as_str()).collect();
+            if let Some(progress) = progress {
+                progress.start_phase(PHASE_TOKENISING, texts.len() as u64);
+            }
+            text::count_terms_keeping_raw(&texts, &options.text, &stop_words, progress)
+                .map_err(|Cancelled| DatasetError::Cancelled)?
+        }
+    };
+    let kept_columns: Vec<bool> = counts
+        .documents
+        .iter()
+        .map(|terms| options.keep_empty || !terms.is_empty())
+        .collect();
+    if let Some(raw) = &mut raw {
+        raw.retain_documents(&kept_columns);
+    }
+    let (documents, empty_documents) =
+        drop_empty(documents, &mut counts, options.keep_empty, report);
+    let tokenise = millis(start);
+    let empty: Vec<bool> = counts.documents.iter().map(Vec::is_empty).collect();
+    if documents.is_empty() {
+        return Ok(Counted {
+            documents,
+            empty_documents,
+            token_counts: counts.token_counts,
+            empty,
+            matrix: None,
+            raw: None,
+            tokenise,
+        });
+    }
+    if let Some(progress) = progress {
+        progress
+            .check()
+            .map_err(|Cancelled| DatasetError::Cancelled)?;
+        progress.start_phase(PHASE_WEIGHTING, 0);
+    }
+    // The words move into the matrix: weight_counts would copy them, as it copies what it borrows.
+    let words = std::mem::take(&mut counts.words);
+    let matrix = weight_counts(&counts, weighting).with_words(words);
+    Ok(Counted {
+        documents,
+        empty_documents,
+        token_counts: counts.token_counts,
+        empty,
+        matrix: Some(matrix),
+        raw,
+        tokenise,
+    })
+}
+
+/// Remove the documents with no term left (unless `keep_empty`), keeping `counts` aligned with the documents.
+fn drop_empty(
+    documents: Vec<Document>,
+    counts: &mut text::TermCounts,
+    keep_empty: bool,
+    report: &mut LoadReport,
+) -> (Vec<Document>, Vec<String>) {
+    let empty_ids: Vec<String> = documents
+        .iter()
+        .zip(&counts.documents)
+        .filter(|(_, terms)| terms.is_empty())
+        .map(|(document, _)| document.id.clone())
+        .collect();
+    if keep_empty || empty_ids.is_empty() {
+        return (documents, empty_ids);
+    }
+    for id in &empty_ids {
+        report.skip(corpus::reason::EMPTY_AFTER_FILTERING, id.clone());
+    }
+    let keep: Vec<bool> = counts
+        .documents
+        .iter()
+        .map(|terms| !terms.is_empty())
+        .collect();
+    let mut flags = keep.iter();
+    counts.documents.retain(|_| *flags.next().unwrap_or(&true));
+    let mut flags = keep.iter();
+    counts
+        .token_counts
+        .retain(|_| *flags.next().unwrap_or(&true));
+    let kept = documents
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(document, keep)| keep.then_some(document))
+        .collect();
+    (kept, empty_ids)
+}

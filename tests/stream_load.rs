@@ -1,0 +1,212 @@
+//! The streamed load: documents read once and tokenised chunk by chunk, their texts forgotten and read again on
+//! demand from where they are, by the loaders' own record parsers.
+
+use std::path::{Path, PathBuf};
+
+use pdx::corpus::{self, CorpusError, LoadOptions, Loaded, TextSource};
+use pdx::dataset::{self, DatasetOptions};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pdx-stream-load-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+/// Every document's text through [`dataset::Dataset::text`] equals the text the plain load reads, for each
+/// format; the JSONL and folder documents are not held but located in their files.
+#[test]
+fn texts_read_on_demand_are_the_texts_loaded() {
+    for (paths, strip_headers) in [
+        (vec![fixture("docs.jsonl")], false),
+        (vec![fixture("news")], true),
+        (vec![fixture("news")], false),
+        (vec![fixture("folder")], false),
+        (vec![fixture("docs.csv"), fixture("mini.sgm")], false),
+        (vec![fixture("MINI.ALL")], false),
+    ] {
+        let load = LoadOptions {
+            strip_headers,
+            ..LoadOptions::default()
+        };
+        let (Loaded::Text(plain), _) = corpus::load(&paths, &load).expect("loads") else {
+            panic!("text");
+        };
+        let options = DatasetOptions {
+            load,
+            keep_empty: true,
+            text: pdx::text::TextOptions {
+                min_df: 1,
+                max_df: 1.0,
+                ..Default::default()
+            },
+            ..DatasetOptions::default()
+        };
+        let opened = dataset::open(&paths, &options, false).expect("opens");
+        let data = &opened.dataset;
+        assert_eq!(data.documents.len(), plain.len(), "{paths:?}");
+        for (column, (meta, document)) in data.documents.iter().zip(&plain).enumerate() {
+            assert_eq!(meta.id, document.id);
+            assert_eq!(
+                data.text(column).expect("readable"),
+                document.text,
+                "{}",
+                meta.id
+            );
+            let expected_heading = document
+                .title
+                .as_deref()
+                .and_then(corpus::headline)
+                .or_else(|| corpus::headline(&document.text))
+                .unwrap_or_else(|| document.id.clone());
+            assert_eq!(meta.heading(), expected_heading);
+        }
+        let located = data
+            .documents
+            .iter()
+            .filter(|d| matches!(d.source, TextSource::Record(_)))
+            .count();
+        let jsonl_or_folder = paths
+            .iter()
+            .any(|p| p.is_dir() || p.extension().is_some_and(|e| e == "jsonl"));
+        assert_eq!(located > 0, jsonl_or_folder, "{paths:?}");
+    }
+}
+
+/// A JSONL file with escapes, a byte-order mark, CRLF line ends, blank lines and non-ASCII text: each text is
+/// read back as loaded, ids follow line numbers as before, and a file changed since gives a typed error.
+#[test]
+fn jsonl_texts_are_read_back_and_a_changed_file_is_refused() {
+    let dir = scratch("jsonl");
+    let path = dir.join("docs.jsonl");
+    let mut body = String::from("\u{feff}");
+    body.push_str("{\"text\": \"caf\u{e9} au lait\\nsecond line\", \"label\": \"a\"}\r\n");
+    body.push('\n');
+    body.push_str(
+        "{\"id\": 7, \"text\": \"plain words here\", \"title\": \"T\", \"label\": \"b\"}\n",
+    );
+    body.push_str("{\"text\": \"quote \\\" and \\u00e9 escaped\", \"label\": \"a\", \"extra\": [1, {\"x\": 2}]}");
+    std::fs::write(&path, &body).expect("writes");
+    let paths = vec![path.clone()];
+    let options = DatasetOptions {
+        keep_empty: true,
+        text: pdx::text::TextOptions {
+            min_df: 1,
+            max_df: 1.0,
+            ..Default::default()
+        },
+        ..DatasetOptions::default()
+    };
+    let opened = dataset::open(&paths, &options, false).expect("opens");
+    let data = &opened.dataset;
+    let ids: Vec<&str> = data.documents.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids, ["docs.jsonl:1", "7", "docs.jsonl:4"]);
+    let texts: Vec<String> = (0..3)
+        .map(|j| data.text(j).expect("readable").into_owned())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "caf\u{e9} au lait\nsecond line",
+            "plain words here",
+            "quote \" and \u{e9} escaped"
+        ]
+    );
+    assert!(
+        data.documents
+            .iter()
+            .all(|d| matches!(d.source, TextSource::Record(_)))
+    );
+    assert_eq!(data.documents[0].heading(), "caf\u{e9} au lait");
+    assert_eq!(data.documents[1].heading(), "T");
+
+    // The same size, another text: refused, not read as the other text.
+    std::fs::write(&path, body.replace("plain", "PLAIN")).expect("rewrites");
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .and_then(|file| file.set_modified(later))
+        .expect("touches");
+    match data.text(1) {
+        Err(CorpusError::Changed { path: changed }) => assert_eq!(changed, path),
+        other => panic!("expected a changed-file error, got {other:?}"),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The streamed load counts what the plain pipeline counts: the same matrix as tokenising the texts held in
+/// memory, over many chunks (more documents than one chunk holds).
+#[test]
+fn a_streamed_jsonl_gives_the_matrix_of_the_texts_in_memory() {
+    let dir = scratch("many");
+    let path = dir.join("many.jsonl");
+    let words = [
+        "space", "shuttle", "orbit", "hockey", "goal", "puck", "engine", "car", "wheel", "café",
+    ];
+    let mut body = String::new();
+    let mut texts = Vec::new();
+    for i in 0..5000usize {
+        let text: Vec<&str> = (0..12)
+            .map(|k| words[(i * 7 + k * k + i / 3) % words.len()])
+            .collect();
+        let text = format!("{} number{}", text.join(" "), i % 50);
+        body.push_str(
+            &serde_json::json!({"text": text, "label": format!("l{}", i % 4)}).to_string(),
+        );
+        body.push('\n');
+        texts.push(text);
+    }
+    std::fs::write(&path, body).expect("writes");
+    let options = DatasetOptions::default();
+    let opened = dataset::open(std::slice::from_ref(&path), &options, false).expect("opens");
+    let borrowed: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let stop_words = options.text.stop_words().expect("stop words");
+    let counts = pdx::text::count_terms(&borrowed, &options.text, &stop_words);
+    let data = &opened.dataset;
+    assert_eq!(data.documents.len(), 5000);
+    assert_eq!(data.matrix.rows(), counts.terms.len());
+    let tokens: Vec<usize> = data.documents.iter().map(|d| d.tokens).collect();
+    assert_eq!(tokens, counts.token_counts);
+    for j in [0, 1023, 1024, 2500, 4999] {
+        assert_eq!(data.text(j).expect("readable"), texts[j]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A bad line is reported by its number even when it sits in a later chunk than the first.
+#[test]
+fn the_first_bad_line_is_the_one_reported() {
+    let dir = scratch("bad");
+    let path = dir.join("bad.jsonl");
+    let mut body = String::new();
+    let filler = "word ".repeat(2000);
+    for i in 0..3000 {
+        if i == 2100 || i == 2900 {
+            body.push_str("{\"text\": true}\n");
+        } else {
+            body.push_str(&format!("{{\"text\": \"{filler}{i}\"}}\n"));
+        }
+    }
+    std::fs::write(&path, body).expect("writes");
+    for _ in 0..3 {
+        let error = dataset::open(
+            std::slice::from_ref(&path),
+            &DatasetOptions::default(),
+            false,
+        )
+        .expect_err("a bad line");
+        let message = error.to_string();
+        assert!(
+            message.ends_with("bad.jsonl:2101: field \"text\" must be a string"),
+            "{message}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

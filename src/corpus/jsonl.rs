@@ -147,8 +147,12 @@ pub(super) fn parse_line(line: &str) -> Result<Line<'_>, String> {
     })
 }
 
-/// Bytes of the file per chunk of lines parsed together.
-const CHUNK_BYTES: usize = 4 << 20;
+/// Bytes of the file per chunk of lines parsed and tokenised together: about four chunks per thread, within
+/// these bounds. Each chunk numbers its own distinct words, and merging those tables is sequential, so chunks
+/// much smaller than the file's share per thread cost time (4 MiB chunks spent about 7 s merging a million
+/// documents' tables; see benches/README.md); one chunk per file would leave threads idle.
+const MIN_CHUNK_BYTES: usize = 4 << 20;
+const MAX_CHUNK_BYTES: usize = 64 << 20;
 
 /// Read the documents of a JSON Lines file. `file` is the index of the file in the source table when its lines
 /// can be read again (a regular UTF-8 file); with a stream, each chunk's texts go to it and only the documents'
@@ -173,13 +177,15 @@ pub(super) fn load(
     let name = file_name(path);
 
     // Chunks end at line ends, so that line numbers are counted chunk by chunk and added up after.
+    let chunk_bytes =
+        (text.len() / (4 * rayon::current_num_threads())).clamp(MIN_CHUNK_BYTES, MAX_CHUNK_BYTES);
     let mut chunks: Vec<&str> = Vec::new();
     let mut rest = text.as_str();
     while !rest.is_empty() {
-        let end = match rest.len() <= CHUNK_BYTES {
+        let end = match rest.len() <= chunk_bytes {
             true => rest.len(),
-            false => memchr::memchr(b'\n', &rest.as_bytes()[CHUNK_BYTES..])
-                .map_or(rest.len(), |at| CHUNK_BYTES + at + 1),
+            false => memchr::memchr(b'\n', &rest.as_bytes()[chunk_bytes..])
+                .map_or(rest.len(), |at| chunk_bytes + at + 1),
         };
         chunks.push(&rest[..end]);
         rest = &rest[end..];

@@ -1,0 +1,235 @@
+//! The root split against the memory-bandwidth floor, on the scale benchmark's synthetic corpus. A Lanczos step
+//! of PDDP multiplies by the centred node matrix twice (`B x` and `B^T y`), and each product has to read every
+//! stored entry of the node: its row index and its value. The floor of a step is therefore two passes over the
+//! matrix's index and value arrays at the machine's read bandwidth, which this bench measures by just summing
+//! those arrays on every core. It reports, for the root of the corpus:
+//!
+//! - the floor pass (read bandwidth in GB/s);
+//! - the root operator's construction, and one `B x` and one `B^T y` (medians), each against the floor pass;
+//! - the whole leading-direction computation at the PDDP rule's tolerance (steps, time, time per step), with
+//!   and without a start from a 1/32 sample of the documents, as the PDDP rule computes it for a large node;
+//! - how many floor passes the root split costs in all, against the two per step it cannot do without.
+//!
+//! Run: `flock /work/data/scale/1m.lock env PDX_SCALE_DOCS=1000000 cargo bench --bench floor` (default 100,000
+//! documents; `PDX_SCALE_DIR` as for `benches/scale.rs`; `PDX_BENCH_RUNS` repetitions of each product, default 5).
+//! The corpus is opened through the cache that `benches/scale.rs` writes, or made and cached on the first run.
+
+mod common;
+#[path = "common/synthetic.rs"]
+mod synthetic;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use pdx::dataset::{self, DatasetOptions};
+use pdx::linalg::{self, CentredColumns, LanczosOptions, LinearOperator};
+use pdx::matrix::DataMatrix;
+use rayon::prelude::*;
+
+use common::median;
+
+/// The PDDP rule's tolerance on a split's direction (`SPLIT_TOLERANCE` in `src/cluster/rules/directions.rs`).
+const SPLIT_TOLERANCE: f64 = 1e-5;
+
+/// The PDDP rule's sample for a large node's start: every this-many-th member (`SAMPLE_STRIDE` there), with
+/// its tolerance (`SAMPLE_TOLERANCE`).
+const SAMPLE_STRIDE: usize = 32;
+const SAMPLE_TOLERANCE: f64 = 0.1;
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let dir = std::env::var_os("PDX_SCALE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/data/scale"));
+    let documents = common::env_count("PDX_SCALE_DOCS", 100_000);
+    let runs = common::env_count("PDX_BENCH_RUNS", 5);
+    if let Err(error) = synthetic::writable(&dir) {
+        println!(
+            "skipped: cannot write the corpora's folder {} ({error}; PDX_SCALE_DIR chooses it)",
+            dir.display()
+        );
+        return;
+    }
+    let (file, _, _) = match synthetic::corpus(&dir, documents, synthetic::DEFAULT_SEED) {
+        Ok(made) => made,
+        Err(error) => {
+            eprintln!("cannot make the corpus in {}: {error}", dir.display());
+            std::process::exit(2);
+        }
+    };
+    let cache = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench/scale/cache");
+    if let Err(error) = std::fs::create_dir_all(&cache) {
+        eprintln!("cannot make {}: {error}", cache.display());
+        std::process::exit(2);
+    }
+    // SAFETY: no other thread runs yet.
+    unsafe { std::env::set_var("PDX_CACHE_DIR", &cache) };
+    let start = Instant::now();
+    let opened = match dataset::open(
+        std::slice::from_ref(&file),
+        &DatasetOptions::default(),
+        true,
+    ) {
+        Ok(opened) => opened,
+        Err(error) => {
+            eprintln!("pdx: {error}");
+            std::process::exit(2);
+        }
+    };
+    let data = &opened.dataset.matrix;
+    let DataMatrix::Sparse { matrix, .. } = data else {
+        eprintln!("{}: not a text corpus", file.display());
+        std::process::exit(2);
+    };
+    let nnz = matrix.nnz();
+    let bytes = nnz * (size_of::<u32>() + size_of::<f32>());
+    println!(
+        "{}: {} documents, {} terms, {nnz} non-zeros ({:.0} MB of indices and values); opened in {:.0} ms (cache {:?})",
+        file.display(),
+        data.cols(),
+        data.rows(),
+        bytes as f64 / 1e6,
+        ms(start),
+        opened.cache
+    );
+
+    // The floor: read every index and value once, on every core, doing as little as a product could.
+    let (indices, values) = (matrix.indices(), matrix.values());
+    let pass = || {
+        let start = Instant::now();
+        let sum: f64 = indices
+            .par_chunks(1 << 16)
+            .zip(values.par_chunks(1 << 16))
+            .map(|(rows, values)| {
+                rows.iter()
+                    .zip(values)
+                    .map(|(&row, &value)| f64::from(value) + f64::from(row & 1))
+                    .sum::<f64>()
+            })
+            .sum();
+        std::hint::black_box(sum);
+        ms(start)
+    };
+    pass();
+    let floor = median((0..runs).map(|_| pass()).collect());
+    println!(
+        "floor pass (indices and values read once, {} threads): {floor:.1} ms = {:.1} GB/s",
+        rayon::current_num_threads(),
+        bytes as f64 / floor / 1e6
+    );
+
+    let members: Vec<usize> = (0..data.cols()).collect();
+    let start = Instant::now();
+    let operator = CentredColumns::compact(data, &members);
+    let build = ms(start);
+    println!(
+        "root operator built in {build:.0} ms ({:.1} floor passes)",
+        build / floor
+    );
+    let x = vec![1.0 / (data.cols() as f64).sqrt(); operator.cols()];
+    let mut y = vec![0.0; operator.rows()];
+    let mut back = vec![0.0; operator.cols()];
+    let forward = median(
+        (0..runs)
+            .map(|_| {
+                let start = Instant::now();
+                operator.apply(&x, &mut y);
+                ms(start)
+            })
+            .collect(),
+    );
+    let transpose = median(
+        (0..runs)
+            .map(|_| {
+                let start = Instant::now();
+                operator.apply_transpose(&y, &mut back);
+                ms(start)
+            })
+            .collect(),
+    );
+    println!(
+        "B x {forward:.1} ms ({:.2} floor passes), B^T y {transpose:.1} ms ({:.2} floor passes)",
+        forward / floor,
+        transpose / floor
+    );
+
+    let plain = leading(&operator, None);
+    report("root direction, random start", &plain, floor);
+    let start = Instant::now();
+    let guess = sample_start(data, &members, &operator);
+    let sample = ms(start);
+    let sampled = leading(&operator, guess);
+    println!("sample start (1/{SAMPLE_STRIDE} of the documents, one B^T y) {sample:.0} ms");
+    report("root direction, sample start", &sampled, floor);
+    let whole = build + sample + sampled.milliseconds;
+    println!(
+        "root split's direction in all (operator, sample start, run): {whole:.0} ms = {:.1} floor passes; its \
+         {} steps need at least {} ({:.0} ms): {:.2}x the floor",
+        whole / floor,
+        sampled.steps,
+        2 * sampled.steps,
+        2.0 * sampled.steps as f64 * floor,
+        whole / (2.0 * sampled.steps as f64 * floor)
+    );
+}
+
+struct Run {
+    steps: usize,
+    milliseconds: f64,
+}
+
+fn leading(operator: &CentredColumns, start: Option<Vec<f64>>) -> Run {
+    let options = LanczosOptions {
+        tolerance: SPLIT_TOLERANCE,
+        start,
+        ..LanczosOptions::default()
+    };
+    let begin = Instant::now();
+    let triplets = match linalg::leading_singular_auto(operator, 1, &options) {
+        Ok(triplets) => triplets,
+        Err(error) => {
+            eprintln!("the root's direction failed: {error}");
+            std::process::exit(2);
+        }
+    };
+    Run {
+        steps: triplets.iterations,
+        milliseconds: ms(begin),
+    }
+}
+
+fn report(what: &str, run: &Run, floor: f64) {
+    println!(
+        "{what}: {} steps in {:.0} ms, {:.1} ms per step = {:.2}x the floor's two passes",
+        run.steps,
+        run.milliseconds,
+        run.milliseconds / run.steps.max(1) as f64,
+        run.milliseconds / (2.0 * run.steps.max(1) as f64 * floor)
+    );
+}
+
+/// The start the PDDP rule gives a large node: the leading left vector of a 1/32 sample of its members, taken
+/// back to all of them by one `B^T u` (as `sample_start` in `src/cluster/rules/directions.rs`).
+fn sample_start(
+    data: &DataMatrix,
+    members: &[usize],
+    operator: &CentredColumns,
+) -> Option<Vec<f64>> {
+    let sample: Vec<usize> = members.iter().step_by(SAMPLE_STRIDE).copied().collect();
+    let sample_operator = CentredColumns::compact(data, &sample);
+    let options = LanczosOptions::with_tolerance(SAMPLE_TOLERANCE);
+    let triplets = linalg::leading_singular_auto(&sample_operator, 1, &options).ok()?;
+    let sample_left = triplets.left.first()?;
+    // Every term of the synthetic corpus occurs in the sample and in the root, so both operators keep all rows.
+    if operator.active_rows().map(<[usize]>::len)
+        != sample_operator.active_rows().map(<[usize]>::len)
+    {
+        return None;
+    }
+    let mut start = vec![0.0; members.len()];
+    operator.apply_transpose(sample_left, &mut start);
+    Some(start)
+}

@@ -38,14 +38,24 @@ pub fn detect_format(path: &Path) -> Result<Format, CorpusError> {
 }
 
 /// The format of a file from its name and its first bytes (any number of them; the first [`HEAD_BYTES`] count).
+/// Whether `path`'s name says JSON Lines (`.jsonl`, `.ndjson`), which [`detect_file`] trusts before the content.
+pub(super) fn named_jsonl(path: &Path) -> bool {
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    matches!(extension.as_deref(), Some("jsonl" | "ndjson"))
+}
+
 pub(super) fn detect_file(path: &Path, bytes: &[u8]) -> Result<Format, CorpusError> {
+    if named_jsonl(path) {
+        return Ok(Format::Jsonl);
+    }
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
     match extension.as_str() {
         "sgm" => return Ok(Format::Reuters),
-        "jsonl" | "ndjson" => return Ok(Format::Jsonl),
         "tsv" | "tab" => return Ok(Format::Tsv),
         "data" => return Ok(Format::Numeric),
         _ => {}

@@ -154,9 +154,9 @@ pub(super) fn parse_line(line: &str) -> Result<Line<'_>, String> {
 const MIN_CHUNK_BYTES: usize = 4 << 20;
 const MAX_CHUNK_BYTES: usize = 64 << 20;
 
-/// Read the documents of a JSON Lines file. `file` is the index of the file in the source table when its lines
-/// can be read again (a regular UTF-8 file); with a stream, each chunk's texts go to it and only the documents'
-/// other fields are kept.
+/// Read the documents of a JSON Lines file held whole in memory. `file` is the index of the file in the source
+/// table when its lines can be read again (a regular UTF-8 file); with a stream, each chunk's texts go to it and
+/// only the documents' other fields are kept.
 pub(super) fn load(
     path: &Path,
     bytes: Vec<u8>,
@@ -165,61 +165,224 @@ pub(super) fn load(
     report: &mut LoadReport,
 ) -> Result<Vec<Document>, CorpusError> {
     // Offsets into the decoded text are offsets into the file only when it is UTF-8 (after a byte-order mark).
-    let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
-        3
-    } else {
-        0
-    };
+    let bom = if bytes.starts_with(UTF8_BOM) { 3 } else { 0 };
     let utf16 = utf16_encoding(&bytes).is_some();
     let (text, fell_back) = decode_text(bytes);
     report.fallback_decoded += usize::from(fell_back);
     let file = file.filter(|_| !fell_back && !utf16);
-    let name = file_name(path);
+    let lines = Lines {
+        path,
+        name: file_name(path),
+        file,
+        chunk_bytes: chunk_bytes(text.len()),
+    };
+    Ok(lines.parse(&text, bom, 0, stream)?.0)
+}
 
-    // Chunks end at line ends, so that line numbers are counted chunk by chunk and added up after.
-    let chunk_bytes =
-        (text.len() / (4 * rayon::current_num_threads())).clamp(MIN_CHUNK_BYTES, MAX_CHUNK_BYTES);
-    let mut chunks: Vec<&str> = Vec::new();
-    let mut rest = text.as_str();
-    while !rest.is_empty() {
-        let end = match rest.len() <= chunk_bytes {
-            true => rest.len(),
-            false => memchr::memchr(b'\n', &rest.as_bytes()[chunk_bytes..])
-                .map_or(rest.len(), |at| chunk_bytes + at + 1),
-        };
-        chunks.push(&rest[..end]);
-        rest = &rest[end..];
-    }
-    let mut first_lines = Vec::with_capacity(chunks.len());
-    let mut lines_before = 0;
-    for chunk in &chunks {
-        first_lines.push(lines_before);
-        lines_before += chunk.lines().count();
-    }
-    let base = text.as_ptr() as usize;
-    // With a stream, each chunk of lines is one chunk of documents for it, numbered in file order.
-    let first_chunk = stream.map_or(0, |stream| stream.reserve(chunks.len()));
-    let parsed: Vec<Result<Vec<Document>, CorpusError>> = chunks
-        .par_iter()
-        .zip(&first_lines)
-        .enumerate()
-        .map(|(index, (chunk, &lines_before))| {
-            let offset = chunk.as_ptr() as usize - base + bom;
-            let (mut documents, texts) =
-                parse_chunk(chunk, lines_before, offset, path, &name, file)?;
-            match stream {
-                None => Ok(keep_texts(documents, texts)),
-                Some(stream) => {
-                    let borrowed: Vec<&str> = texts.iter().map(|text| text.as_ref()).collect();
-                    stream.take(first_chunk + index, &mut documents, &borrowed);
-                    Ok(documents)
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// [`load`] for a regular file whose texts go to a stream, reading it a window at a time rather than whole, so
+/// that a load holds a window of the file, not all of it (1.26 GB for a million documents). `None`, having read
+/// nothing into the stream, when the file is not UTF-8 (it is then read whole and decoded as before): a first
+/// pass checks that, since a fallback found half way could not take back the chunks already counted.
+pub(super) fn load_windows(
+    path: &Path,
+    file: u32,
+    stream: &Stream,
+) -> Result<Option<Vec<Document>>, CorpusError> {
+    read_windows(path, file, stream, None, UTF8_BLOCK)
+}
+
+/// Bytes read at a time while checking that a file is UTF-8.
+const UTF8_BLOCK: usize = 8 << 20;
+
+/// [`load_windows`] with windows of `window` bytes (by default, [`WINDOW_CHUNKS`] chunks per thread) and the UTF-8
+/// check reading `block` bytes at a time: small ones let the tests cross every boundary.
+fn read_windows(
+    path: &Path,
+    file: u32,
+    stream: &Stream,
+    window: Option<usize>,
+    block: usize,
+) -> Result<Option<Vec<Document>>, CorpusError> {
+    let io_error = |error| CorpusError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let size = std::fs::metadata(path).map_err(io_error)?.len();
+    let Some(bom) = utf8_prefix(path, block).map_err(io_error)? else {
+        return Ok(None);
+    };
+    let lines = Lines {
+        path,
+        name: file_name(path),
+        file: Some(file),
+        chunk_bytes: chunk_bytes(usize::try_from(size).unwrap_or(usize::MAX)),
+    };
+    let window =
+        window.unwrap_or(WINDOW_CHUNKS * rayon::current_num_threads().max(1) * lines.chunk_bytes);
+    let mut reader = std::fs::File::open(path).map_err(io_error)?;
+    let mut buffer: Vec<u8> = Vec::with_capacity(window);
+    let mut offset = 0usize;
+    let mut lines_before = 0usize;
+    let mut documents = Vec::new();
+    let mut at_end = false;
+    while !at_end {
+        // Fill the window; a line longer than the window grows it until its end is in.
+        let filled = buffer.len();
+        let goal = window.max(filled + (window / 2));
+        buffer.resize(goal, 0);
+        let mut end = filled;
+        while end < goal {
+            match std::io::Read::read(&mut reader, &mut buffer[end..]).map_err(io_error)? {
+                0 => {
+                    at_end = true;
+                    break;
                 }
+                read => end += read,
             }
-        })
-        .collect();
-    // The first bad line in the file is the one reported, whichever thread met it first.
-    let parsed = parsed.into_iter().collect::<Result<Vec<_>, _>>()?;
-    Ok(parsed.into_iter().flatten().collect())
+        }
+        buffer.truncate(end);
+        let skip = if offset == 0 && buffer.starts_with(UTF8_BOM) {
+            bom
+        } else {
+            0
+        };
+        let cut = match at_end {
+            true => buffer.len(),
+            false => match memchr::memrchr(b'\n', &buffer) {
+                Some(last) => last + 1,
+                None => continue,
+            },
+        };
+        // Checked whole by `utf8_prefix`, and a window ends at a line end, never inside a character.
+        let text = std::str::from_utf8(&buffer[skip..cut]).map_err(|_| CorpusError::Changed {
+            path: path.to_path_buf(),
+        })?;
+        let (mut parsed, lines) = lines.parse(text, offset + skip, lines_before, Some(stream))?;
+        documents.append(&mut parsed);
+        lines_before += lines;
+        offset += cut;
+        buffer.drain(..cut);
+    }
+    Ok(Some(documents))
+}
+
+/// Windows hold this many chunks per thread: enough that the threads share a window's work evenly.
+const WINDOW_CHUNKS: usize = 4;
+
+/// The length of a UTF-8 byte-order mark at the start of `path` (0 or 3) when the whole file is UTF-8; `None`
+/// when it is not (UTF-16, or bytes that are not UTF-8). Reads the file once, `block` bytes at a time.
+fn utf8_prefix(path: &Path, block: usize) -> std::io::Result<Option<usize>> {
+    let mut reader = std::fs::File::open(path)?;
+    // Room for a whole character (4 bytes) beside the at most 3 carried over, so that a read of 0 means the end.
+    let mut block = vec![0u8; block.max(4)];
+    let mut carried = 0;
+    let mut first = true;
+    let mut bom = 0;
+    loop {
+        let read = std::io::Read::read(&mut reader, &mut block[carried..])?;
+        let filled = carried + read;
+        if first {
+            if utf16_encoding(&block[..filled]).is_some() {
+                return Ok(None);
+            }
+            bom = if block[..filled].starts_with(UTF8_BOM) {
+                3
+            } else {
+                0
+            };
+            first = false;
+        }
+        match std::str::from_utf8(&block[..filled]) {
+            Ok(_) => carried = 0,
+            // A character cut by the block's end: carry its first bytes over to the next block.
+            Err(error) if error.error_len().is_none() && read > 0 => {
+                let valid = error.valid_up_to();
+                block.copy_within(valid..filled, 0);
+                carried = filled - valid;
+            }
+            Err(_) => return Ok(None),
+        }
+        if read == 0 {
+            return Ok(Some(bom));
+        }
+    }
+}
+
+/// Bytes per chunk for a file of `len` bytes (see [`MIN_CHUNK_BYTES`]).
+fn chunk_bytes(len: usize) -> usize {
+    (len / (4 * rayon::current_num_threads().max(1))).clamp(MIN_CHUNK_BYTES, MAX_CHUNK_BYTES)
+}
+
+/// What parsing a file's lines needs besides the lines.
+struct Lines<'p> {
+    path: &'p Path,
+    name: String,
+    file: Option<u32>,
+    chunk_bytes: usize,
+}
+
+impl Lines<'_> {
+    /// The documents of `text`, which starts at byte `file_offset` of the file after `lines_before` lines, and
+    /// how many lines it holds: cut into chunks at line ends, parsed in parallel, each chunk's texts handed to
+    /// `stream` (or kept in the documents without one). The first bad line is the one reported.
+    fn parse(
+        &self,
+        text: &str,
+        file_offset: usize,
+        lines_before: usize,
+        stream: Option<&Stream>,
+    ) -> Result<(Vec<Document>, usize), CorpusError> {
+        // Chunks end at line ends, so that line numbers are counted chunk by chunk and added up after.
+        let mut chunks: Vec<&str> = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let end = match rest.len() <= self.chunk_bytes {
+                true => rest.len(),
+                false => memchr::memchr(b'\n', &rest.as_bytes()[self.chunk_bytes..])
+                    .map_or(rest.len(), |at| self.chunk_bytes + at + 1),
+            };
+            chunks.push(&rest[..end]);
+            rest = &rest[end..];
+        }
+        let mut first_lines = Vec::with_capacity(chunks.len());
+        let mut lines = lines_before;
+        for chunk in &chunks {
+            first_lines.push(lines);
+            lines += chunk.lines().count();
+        }
+        let base = text.as_ptr() as usize;
+        // With a stream, each chunk of lines is one chunk of documents for it, numbered in file order.
+        let first_chunk = stream.map_or(0, |stream| stream.reserve(chunks.len()));
+        let parsed: Vec<Result<Vec<Document>, CorpusError>> = chunks
+            .par_iter()
+            .zip(&first_lines)
+            .enumerate()
+            .map(|(index, (chunk, &lines_before))| {
+                let offset = chunk.as_ptr() as usize - base + file_offset;
+                let (mut documents, texts) = parse_chunk(
+                    chunk,
+                    lines_before,
+                    offset,
+                    self.path,
+                    &self.name,
+                    self.file,
+                )?;
+                match stream {
+                    None => Ok(keep_texts(documents, texts)),
+                    Some(stream) => {
+                        let borrowed: Vec<&str> = texts.iter().map(|text| text.as_ref()).collect();
+                        stream.take(first_chunk + index, &mut documents, &borrowed);
+                        Ok(documents)
+                    }
+                }
+            })
+            .collect();
+        // The first bad line in the file is the one reported, whichever thread met it first.
+        let parsed = parsed.into_iter().collect::<Result<Vec<_>, _>>()?;
+        Ok((parsed.into_iter().flatten().collect(), lines - lines_before))
+    }
 }
 
 /// Parse the lines of one chunk, which starts after `lines_before` lines at byte `offset` of the file. Without a
@@ -279,4 +442,135 @@ fn keep_texts(mut documents: Vec<Document>, texts: Vec<Cow<str>>) -> Vec<Documen
         document.text = text.into_owned();
     }
     documents
+}
+
+#[cfg(test)]
+mod window_tests {
+    use std::sync::Mutex;
+
+    use super::super::TextSink;
+    use super::*;
+
+    /// Every chunk's texts, by chunk number.
+    #[derive(Default)]
+    struct Collect(Mutex<Vec<(usize, Vec<String>)>>);
+
+    impl TextSink for Collect {
+        fn take(&self, index: usize, texts: &[&str]) {
+            let texts = texts.iter().map(|text| text.to_string()).collect();
+            self.0
+                .lock()
+                .expect("no panic while held")
+                .push((index, texts));
+        }
+    }
+
+    impl Collect {
+        fn texts(self) -> Vec<String> {
+            let mut chunks = self.0.into_inner().expect("no panic while held");
+            chunks.sort_by_key(|(index, _)| *index);
+            chunks.into_iter().flat_map(|(_, texts)| texts).collect()
+        }
+    }
+
+    /// A file whose lines cross small windows and blocks: a byte-order mark, CRLF and LF line ends, a blank
+    /// line, a line longer than a window, characters of two to four bytes, an escape, no line end at the end.
+    fn awkward_file(dir: &Path) -> std::path::PathBuf {
+        let mut text = String::from("\u{feff}");
+        for i in 0..40 {
+            let body = match i % 5 {
+                0 => "caf\u{e9} na\u{ef}ve \u{1f600} \u{4e2d}\u{6587}".to_string(),
+                1 => format!("{} long", "word ".repeat(60)),
+                2 => "a \\\"quoted\\\" word".to_string(),
+                _ => format!("plain text number {i}"),
+            };
+            text.push_str(&format!("{{\"id\":\"d{i}\",\"text\":\"{body}\"}}"));
+            text.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
+            if i == 7 {
+                text.push('\n');
+            }
+        }
+        text.push_str("{\"text\":\"the last line, unterminated\"}");
+        let path = dir.join("awkward.jsonl");
+        std::fs::write(&path, text).expect("temporary file");
+        path
+    }
+
+    fn whole(path: &Path) -> (Vec<Document>, Vec<String>) {
+        let sink = Collect::default();
+        let stream = Stream::new(&sink);
+        let bytes = std::fs::read(path).expect("readable");
+        let documents = load(
+            path,
+            bytes,
+            Some(0),
+            Some(&stream),
+            &mut LoadReport::default(),
+        )
+        .expect("valid JSON Lines");
+        (documents, sink.texts())
+    }
+
+    #[test]
+    fn windows_and_blocks_of_any_size_read_what_the_whole_file_gives() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let path = awkward_file(dir.path());
+        let (expected, expected_texts) = whole(&path);
+        assert_eq!(expected.len(), 41);
+        for (window, block) in [(64, 4), (100, 7), (333, 64), (4096, 1 << 20)] {
+            let sink = Collect::default();
+            let stream = Stream::new(&sink);
+            let documents = read_windows(&path, 0, &stream, Some(window), block)
+                .expect("valid JSON Lines")
+                .expect("UTF-8");
+            assert_eq!(documents, expected, "window {window}, block {block}");
+            assert_eq!(
+                sink.texts(),
+                expected_texts,
+                "window {window}, block {block}"
+            );
+        }
+        // The ids name the lines: the blank line counts, as in the whole file.
+        assert_eq!(
+            expected.last().map(|d| d.id.as_str()),
+            Some("awkward.jsonl:42")
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_left_to_the_whole_read_untouched() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let path = dir.path().join("latin1.jsonl");
+        let mut bytes = b"{\"text\":\"fine\"}\n".repeat(50);
+        bytes.extend_from_slice(b"{\"text\":\"costs \xA340\"}\n");
+        std::fs::write(&path, bytes).expect("temporary file");
+        let sink = Collect::default();
+        let stream = Stream::new(&sink);
+        let read = read_windows(&path, 0, &stream, Some(64), 16).expect("readable");
+        assert!(read.is_none());
+        let utf16 = dir.path().join("utf16.jsonl");
+        std::fs::write(&utf16, b"\xFF\xFE{\x00}\x00").expect("temporary file");
+        assert!(
+            read_windows(&utf16, 0, &stream, Some(64), 16)
+                .expect("readable")
+                .is_none()
+        );
+        assert!(
+            sink.texts().is_empty(),
+            "nothing streamed before the fallback"
+        );
+    }
+
+    #[test]
+    fn a_bad_line_in_a_later_window_is_named_by_its_line() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let path = dir.path().join("bad.jsonl");
+        let mut text = "{\"text\":\"fine\"}\n".repeat(30);
+        text.push_str("{\"text\": 3\n");
+        std::fs::write(&path, text).expect("temporary file");
+        let sink = Collect::default();
+        let stream = Stream::new(&sink);
+        let error = read_windows(&path, 0, &stream, Some(50), 16).expect_err("a bad line");
+        assert!(error.to_string().contains("bad.jsonl:31:"), "{error}");
+    }
 }

@@ -569,6 +569,25 @@ fn load_path(
         true => Some(SourceFile::stat(path, RecordFormat::JsonlLine)?),
         false => None,
     };
+    // A JSON Lines file that can be read again is streamed a window at a time rather than held whole.
+    let by_name = match options.format {
+        Format::Auto => detect::named_jsonl(path),
+        chosen => chosen == Format::Jsonl,
+    };
+    if let (Some(source), Some(stream), true) = (&source, stream, by_name) {
+        sources.push(source.clone());
+        let file = (sources.len() - 1) as u32;
+        match jsonl::load_windows(path, file, stream)? {
+            Some(documents) => {
+                report.files_read += 1;
+                return Ok((Format::Jsonl, Loaded::Text(documents)));
+            }
+            // Not UTF-8: read whole below, its texts kept in memory.
+            None => {
+                sources.pop();
+            }
+        }
+    }
     let bytes = read_input(path)?;
     report.files_read += 1;
     let format = match options.format {

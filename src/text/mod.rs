@@ -417,11 +417,11 @@ fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vocabulary {
 
 /// A chunk's documents over the collection's terms: sorted by term, the counts of words that share a stem added.
 fn renumber(chunk: &ChunkWords, to_term: &[u32]) -> Vec<Vec<(u32, u32)>> {
-    chunk
-        .documents
-        .par_iter()
-        .map(|document| {
-            let mut mapped: Vec<(u32, u32)> = document
+    (0..chunk.documents())
+        .into_par_iter()
+        .map(|i| {
+            let mut mapped: Vec<(u32, u32)> = chunk
+                .document(i)
                 .iter()
                 .map(|&(local, count)| (to_term[local as usize], count))
                 .collect();
@@ -446,7 +446,7 @@ fn merge_all_terms(
     mut chunks: Vec<ChunkWords>,
     options: &TextOptions,
 ) -> (TermCounts, Vec<String>) {
-    let document_count: usize = chunks.iter().map(|chunk| chunk.documents.len()).sum();
+    let document_count: usize = chunks.iter().map(ChunkWords::documents).sum();
     let vocabulary = vocabulary(&mut chunks, options);
     let mut documents = Vec::with_capacity(document_count);
     let mut token_counts = Vec::with_capacity(document_count);
@@ -472,7 +472,7 @@ pub fn merge_chunks_raw(
     options: &TextOptions,
 ) -> (RawCounts, Vec<usize>) {
     let entries: usize = chunks.iter().map(ChunkWords::entries).sum();
-    let document_count: usize = chunks.iter().map(|chunk| chunk.documents.len()).sum();
+    let document_count: usize = chunks.iter().map(ChunkWords::documents).sum();
     assert!(
         u32::try_from(entries).is_ok(),
         "raw counts number their entries in u32s"

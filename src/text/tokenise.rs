@@ -16,19 +16,28 @@ pub struct ChunkWords {
     pub(super) words: Vec<String>,
     /// How often each word occurred in the chunk, so that a stem can be shown as its most frequent word.
     pub(super) occurrences: Vec<u64>,
-    pub(super) documents: Vec<Vec<(u32, u32)>>,
+    /// Where each document's `(word, count)` entries start in `entries`, one more than there are documents: one
+    /// array for the chunk rather than one per document, so that a million documents' counts are a few large
+    /// blocks that go back to the system when freed, not a million small ones that stay in the heap.
+    pub(super) starts: Vec<usize>,
+    pub(super) entries: Vec<(u32, u32)>,
     pub(super) token_counts: Vec<usize>,
 }
 
 impl ChunkWords {
     /// How many documents the chunk holds.
     pub fn documents(&self) -> usize {
-        self.documents.len()
+        self.starts.len() - 1
     }
 
     /// How many (word, document) entries the chunk holds: at least as many as its (term, document) entries.
     pub fn entries(&self) -> usize {
-        self.documents.iter().map(Vec::len).sum()
+        self.entries.len()
+    }
+
+    /// Document `i`'s `(word, count)` entries, in the order its words were first seen.
+    pub(super) fn document(&self, i: usize) -> &[(u32, u32)] {
+        &self.entries[self.starts[i]..self.starts[i + 1]]
     }
 }
 
@@ -118,20 +127,17 @@ impl ChunkBuilder<'_> {
         }
     }
 
-    /// The (word id, count) pairs of the document just read, resetting for the next one.
-    fn finish_document(&mut self) -> (Vec<(u32, u32)>, usize) {
+    /// Add the (word id, count) pairs of the document just read to `entries` and return its kept tokens,
+    /// resetting for the next one.
+    fn finish_document(&mut self, entries: &mut Vec<(u32, u32)>) -> usize {
         let counts = &mut self.counts;
         let occurrences = &mut self.occurrences;
-        let document = self
-            .touched
-            .drain(..)
-            .map(|id| {
-                let count = std::mem::take(&mut counts[id as usize]);
-                occurrences[id as usize] += u64::from(count);
-                (id, count)
-            })
-            .collect();
-        (document, std::mem::take(&mut self.kept_tokens))
+        entries.extend(self.touched.drain(..).map(|id| {
+            let count = std::mem::take(&mut counts[id as usize]);
+            occurrences[id as usize] += u64::from(count);
+            (id, count)
+        }));
+        std::mem::take(&mut self.kept_tokens)
     }
 }
 
@@ -155,7 +161,9 @@ pub(super) fn tokenise_chunk(
         lowered: String::new(),
         kept_tokens: 0,
     };
-    let mut documents = Vec::with_capacity(texts.len());
+    let mut starts = Vec::with_capacity(texts.len() + 1);
+    starts.push(0);
+    let mut entries = Vec::new();
     let mut token_counts = Vec::with_capacity(texts.len());
     for text in texts {
         if text.is_ascii() {
@@ -163,8 +171,8 @@ pub(super) fn tokenise_chunk(
         } else {
             text.unicode_words().for_each(|word| builder.add(word));
         }
-        let (document, kept) = builder.finish_document();
-        documents.push(document);
+        let kept = builder.finish_document(&mut entries);
+        starts.push(entries.len());
         token_counts.push(kept);
         if let Some(progress) = progress {
             progress.advance(1);
@@ -177,7 +185,8 @@ pub(super) fn tokenise_chunk(
     ChunkWords {
         words: builder.words,
         occurrences: builder.occurrences,
-        documents,
+        starts,
+        entries,
         token_counts,
     }
 }

@@ -21,20 +21,13 @@ mod synthetic;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use pdx::cluster::rules::{SPLIT_TOLERANCE, sample_start};
 use pdx::dataset::{self, DatasetOptions};
 use pdx::linalg::{self, CentredColumns, LanczosOptions, LinearOperator};
 use pdx::matrix::DataMatrix;
 use rayon::prelude::*;
 
 use common::median;
-
-/// The PDDP rule's tolerance on a split's direction (`SPLIT_TOLERANCE` in `src/cluster/rules/directions.rs`).
-const SPLIT_TOLERANCE: f64 = 1e-5;
-
-/// The PDDP rule's sample for a large node's start: every this-many-th member (`SAMPLE_STRIDE` there), with
-/// its tolerance (`SAMPLE_TOLERANCE`).
-const SAMPLE_STRIDE: usize = 32;
-const SAMPLE_TOLERANCE: f64 = 0.1;
 
 fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
@@ -162,7 +155,7 @@ fn main() {
     let guess = sample_start(data, &members, &operator);
     let sample = ms(start);
     let sampled = leading(&operator, guess);
-    println!("sample start (1/{SAMPLE_STRIDE} of the documents, one B^T y) {sample:.0} ms");
+    println!("sample start (1/32 of the documents, one B^T y) {sample:.0} ms");
     report("root direction, sample start", &sampled, floor);
     let whole = build + sample + sampled.milliseconds;
     println!(
@@ -209,27 +202,4 @@ fn report(what: &str, run: &Run, floor: f64) {
         run.milliseconds / run.steps.max(1) as f64,
         run.milliseconds / (2.0 * run.steps.max(1) as f64 * floor)
     );
-}
-
-/// The start the PDDP rule gives a large node: the leading left vector of a 1/32 sample of its members, taken
-/// back to all of them by one `B^T u` (as `sample_start` in `src/cluster/rules/directions.rs`).
-fn sample_start(
-    data: &DataMatrix,
-    members: &[usize],
-    operator: &CentredColumns,
-) -> Option<Vec<f64>> {
-    let sample: Vec<usize> = members.iter().step_by(SAMPLE_STRIDE).copied().collect();
-    let sample_operator = CentredColumns::compact(data, &sample);
-    let options = LanczosOptions::with_tolerance(SAMPLE_TOLERANCE);
-    let triplets = linalg::leading_singular_auto(&sample_operator, 1, &options).ok()?;
-    let sample_left = triplets.left.first()?;
-    // Every term of the synthetic corpus occurs in the sample and in the root, so both operators keep all rows.
-    if operator.active_rows().map(<[usize]>::len)
-        != sample_operator.active_rows().map(<[usize]>::len)
-    {
-        return None;
-    }
-    let mut start = vec![0.0; members.len()];
-    operator.apply_transpose(sample_left, &mut start);
-    Some(start)
 }

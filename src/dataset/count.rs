@@ -147,12 +147,7 @@ pub(super) fn counted_from_raw(
             tokenise,
         });
     }
-    if let Some(progress) = progress {
-        progress
-            .check()
-            .map_err(|Cancelled| DatasetError::Cancelled)?;
-        progress.start_phase(PHASE_WEIGHTING, 0);
-    }
+    start_weighting(progress)?;
     let matrix = weight_counts(
         &text::KeptView {
             raw: &raw,
@@ -226,12 +221,7 @@ pub(super) fn counted_from_vectors(
             tokenise,
         });
     }
-    if let Some(progress) = progress {
-        progress
-            .check()
-            .map_err(|Cancelled| DatasetError::Cancelled)?;
-        progress.start_phase(PHASE_WEIGHTING, 0);
-    }
+    start_weighting(progress)?;
     // The words move into the matrix: weight_counts would copy them, as it copies what it borrows.
     let words = std::mem::take(&mut counts.words);
     let matrix = weight_counts(&counts, weighting).with_words(words);
@@ -244,6 +234,17 @@ pub(super) fn counted_from_vectors(
         raw,
         tokenise,
     })
+}
+
+/// Stop if the load was cancelled while counting; otherwise report the weighting phase.
+fn start_weighting(progress: Option<&Progress>) -> Result<(), DatasetError> {
+    if let Some(progress) = progress {
+        progress
+            .check()
+            .map_err(|Cancelled| DatasetError::Cancelled)?;
+        progress.start_phase(PHASE_WEIGHTING, 0);
+    }
+    Ok(())
 }
 
 /// Remove the documents with no term left (unless `keep_empty`), keeping `counts` aligned with the documents.

@@ -16,7 +16,7 @@ use super::terms::{self, TermWeight};
 use crate::cluster::rules::{
     Directions, Partition, SplitContext, principal_directions, split_all_along,
 };
-use crate::cluster::{CheckedParams, ClusterError, Params, RuleSpec, Tree, registry};
+use crate::cluster::{CheckedParams, ClusterError, Node, Params, RuleSpec, Tree, registry};
 use crate::matrix::DataMatrix;
 
 /// What a rule's split of the node would give.
@@ -106,11 +106,38 @@ pub fn preview(
     second_direction: bool,
     names: Option<&[String]>,
 ) -> Result<SplitPreview, ClusterError> {
+    let wanted = rules
+        .iter()
+        .map(|r| r.rule().directions_needed())
+        .max()
+        .unwrap_or(1)
+        .max(if second_direction { 2 } else { 1 });
+    with_leaf_context(tree, data, node, |leaf, centroid, context| {
+        let directions = principal_directions(context, wanted, strictest_tolerance(rules))?;
+        Ok(preview_along(
+            rules,
+            leaf,
+            centroid,
+            context,
+            &directions,
+            second_direction,
+            Annotations { labels, names },
+        ))
+    })
+}
+
+/// The leaf `node`'s split context, with the same start and centroid as the split itself (so that a preview
+/// shows the split `s` would make), handed to `f` with the leaf and its centroid.
+fn with_leaf_context<T>(
+    tree: &Tree,
+    data: &DataMatrix,
+    node: usize,
+    f: impl FnOnce(&Node, &[f64], &SplitContext) -> Result<T, ClusterError>,
+) -> Result<T, ClusterError> {
     if let Some(reason) = tree.unsplittable_reason(node)? {
         return Err(ClusterError::Unsplittable { node, reason });
     }
     let leaf = tree.node(node).ok_or(ClusterError::NoSuchNode(node))?;
-    // The same start and centroid as the split itself, so that the preview shows the split `s` would make.
     let start = tree.start_guess(node);
     let centroid = tree.dense_centroid(data, node)?;
     let context = SplitContext {
@@ -122,21 +149,31 @@ pub fn preview(
         node_id: node,
         env: Default::default(),
     };
-    let wanted = rules
-        .iter()
-        .map(|r| r.rule().directions_needed())
-        .max()
-        .unwrap_or(1)
-        .max(if second_direction { 2 } else { 1 });
-    // One run serves every rule, so it meets the strictest of their tolerances.
-    let tolerance = rules
+    f(leaf, &centroid, &context)
+}
+
+/// One Lanczos run serves every rule of a preview, so it meets the strictest of their tolerances.
+fn strictest_tolerance(rules: &[RuleSpec]) -> f64 {
+    rules
         .iter()
         .map(|r| r.rule().direction_tolerance())
-        .fold(crate::cluster::rules::SPLIT_TOLERANCE, f64::min);
-    let directions = principal_directions(&context, wanted, tolerance)?;
-    let coordinates = scaled(&directions, 0);
-    let second = (second_direction && directions.right.len() > 1).then(|| scaled(&directions, 1));
-    let partitions = split_all_along(rules, &context, &directions);
+        .fold(crate::cluster::rules::SPLIT_TOLERANCE, f64::min)
+}
+
+/// The preview of `rules` on `leaf` along `directions` computed for it.
+fn preview_along(
+    rules: &[RuleSpec],
+    leaf: &Node,
+    centroid: &[f64],
+    context: &SplitContext,
+    directions: &Directions,
+    second_direction: bool,
+    annotations: Annotations,
+) -> SplitPreview {
+    let node = context.node_id;
+    let coordinates = scaled(directions, 0);
+    let second = (second_direction && directions.right.len() > 1).then(|| scaled(directions, 1));
+    let partitions = split_all_along(rules, context, directions);
     let previews = rules
         .par_iter()
         .zip(partitions)
@@ -144,21 +181,21 @@ pub fn preview(
             preview_rule(
                 rule,
                 partition,
-                &context,
-                &directions,
+                context,
+                directions,
                 leaf.scatter,
-                &centroid,
-                Annotations { labels, names },
+                centroid,
+                annotations,
             )
         })
         .collect();
-    Ok(SplitPreview {
+    SplitPreview {
         node,
         singular_values: directions.values.clone(),
         coordinates,
         second,
         rules: previews,
-    })
+    }
 }
 
 /// The members' coordinates on the second principal direction of leaf `node`, `sigma_2 v_2`, for the scatter
@@ -171,27 +208,10 @@ pub fn second_coordinates(
     node: usize,
     rules: &[RuleSpec],
 ) -> Result<Option<Vec<f64>>, ClusterError> {
-    if let Some(reason) = tree.unsplittable_reason(node)? {
-        return Err(ClusterError::Unsplittable { node, reason });
-    }
-    let leaf = tree.node(node).ok_or(ClusterError::NoSuchNode(node))?;
-    let start = tree.start_guess(node);
-    let centroid = tree.dense_centroid(data, node)?;
-    let context = SplitContext {
-        start: start.as_deref(),
-        data,
-        members: &leaf.members,
-        norms_squared: tree.norms_squared(),
-        centroid: Some(&centroid),
-        node_id: node,
-        env: Default::default(),
-    };
-    let tolerance = rules
-        .iter()
-        .map(|r| r.rule().direction_tolerance())
-        .fold(crate::cluster::rules::SPLIT_TOLERANCE, f64::min);
-    let directions = principal_directions(&context, 2, tolerance)?;
-    Ok((directions.right.len() > 1).then(|| scaled(&directions, 1)))
+    with_leaf_context(tree, data, node, |_, _, context| {
+        let directions = principal_directions(context, 2, strictest_tolerance(rules))?;
+        Ok((directions.right.len() > 1).then(|| scaled(&directions, 1)))
+    })
 }
 
 fn scaled(directions: &Directions, i: usize) -> Vec<f64> {

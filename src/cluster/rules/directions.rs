@@ -47,14 +47,14 @@ const SAMPLE_STRIDE: usize = 32;
 const SAMPLE_TOLERANCE: f64 = 0.1;
 
 /// A start for the Lanczos run of a large node with none from its parent: the leading left singular vector of
-/// the centred matrix of a sample of the members (every [`SAMPLE_STRIDE`]-th, so the same every time), taken back
+/// the centred matrix of a sample of the members (every `SAMPLE_STRIDE`-th, so the same every time), taken back
 /// to all the members by one product, `B^T u` (which is `sigma_1 v_1` when `u` is the node's own `u_1`). Its
 /// terms-side direction is what a sample estimates well: the sample's documents share the node's vocabulary.
 /// A start changes how many steps the run takes and, at a near-tie, which of two nearly equal splits it finds
 /// (see [`crate::cluster::Tree::start_guess`]); this one saves the root a third of its steps for a short run on a
 /// thirty-second of the members (`benches/README.md`). Children do better from their parent's next direction.
 /// `None` when the sample gives no direction (e.g. identical columns), or its rows are not among the node's.
-fn sample_start(
+pub fn sample_start(
     data: &DataMatrix,
     members: &[usize],
     operator: &CentredColumns,

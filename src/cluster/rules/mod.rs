@@ -17,7 +17,9 @@ use crate::linalg::kernel::DocumentTexts;
 use crate::matrix::DataMatrix;
 
 pub use detail::SplitDetail;
-pub use directions::{Directions, ORDER_TOLERANCE, SPLIT_TOLERANCE, principal_directions};
+pub use directions::{
+    Directions, ORDER_TOLERANCE, SPLIT_TOLERANCE, principal_directions, sample_start,
+};
 pub(crate) use orthants::orthant_split;
 pub use spectral::Laplacian;
 

@@ -225,7 +225,7 @@ pub(crate) fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
         )
     } else if let Some(first) = job.first.filter(|_| job.second_direction) {
         PreviewResult::Leaf(
-            preview::second_coordinates(&job.tree, &data.matrix, job.key.node, &job.rules)
+            preview::second_coordinates(&job.tree, &data.matrix, job.key.node, &job.rules, &first)
                 .map(|second| SplitPreview {
                     second,
                     ..(*first).clone()

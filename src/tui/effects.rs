@@ -23,6 +23,7 @@ pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
             result: session::save(&save.session, &data.source, &save.dir),
         },
         Effect::Preview(job) => Action::Previewed(model::perform_preview(data, job)),
+        Effect::Detail(job) => Action::Detailed(model::perform_detail(data, job)),
         Effect::RemoveRecovery { path, accepted } => Action::RecoveryRemoved {
             accepted,
             result: recovery::discard(&path),

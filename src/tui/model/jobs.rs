@@ -21,6 +21,8 @@ pub(crate) enum Effect {
     Export(Export),
     Save(Save),
     Preview(PreviewJob),
+    /// The detail pane's passes over a large node.
+    Detail(super::detail_job::DetailJob),
     /// Delete a recovered session's file: it was reopened (`accepted`) or discarded.
     RemoveRecovery {
         path: PathBuf,

@@ -24,6 +24,9 @@ pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
         },
         Effect::Preview(job) => Action::Previewed(model::perform_preview(data, job)),
         Effect::Detail(job) => Action::Detailed(model::perform_detail(data, job)),
+        Effect::Index(job) => Action::Indexed(model::search::BuiltIndex(std::sync::Arc::new(
+            model::search::build_index(data, Some(&job.read)),
+        ))),
         Effect::RemoveRecovery { path, accepted } => Action::RecoveryRemoved {
             accepted,
             result: recovery::discard(&path),

@@ -23,6 +23,8 @@ pub(crate) enum Effect {
     Preview(PreviewJob),
     /// The detail pane's passes over a large node.
     Detail(super::detail_job::DetailJob),
+    /// The documents' search index.
+    Index(super::search::IndexJob),
     /// Delete a recovered session's file: it was reopened (`accepted`) or discarded.
     RemoveRecovery {
         path: PathBuf,

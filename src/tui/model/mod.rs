@@ -145,6 +145,8 @@ pub(super) enum Action {
     Previewed(PreviewDone),
     /// The detail pane's passes over a large node, made on a worker thread.
     Detailed(DetailDone),
+    /// The search index, built on a worker thread.
+    Indexed(search::BuiltIndex),
     /// A recovered session's file deleted (or not), after it was reopened (`accepted`) or discarded.
     RecoveryRemoved {
         accepted: bool,
@@ -238,8 +240,10 @@ pub(super) struct Start {
     pub keys: Arc<KeyMap>,
     /// How long the corpus took to load, for the exports (none: not measured).
     pub timings: Option<pdx::dataset::Timings>,
-    /// The documents' full-text index, built while loading (none: the model builds it).
+    /// The documents' full-text index, built already (none: the model builds it).
     pub index: Option<Arc<TextIndex>>,
+    /// Without `index`, build it on a worker ([`Model::start_indexing`]) rather than in [`Model::new`].
+    pub index_in_background: bool,
 }
 
 impl Start {
@@ -259,6 +263,7 @@ impl Start {
             keys: Arc::new(KeyMap::default()),
             timings: None,
             index: None,
+            index_in_background: false,
         }
     }
 }
@@ -315,8 +320,13 @@ pub(super) struct Model {
     split_ms: f64,
     /// The Terms tab's cursor (stop words and weighting without restarting).
     replay: replay::ReplayState,
-    /// The documents' full-text index, the active search (`/`, n/N) and the Documents tab's filter (`f`).
-    index: Arc<TextIndex>,
+    /// The documents' full-text index (none while a worker builds it), the active search (`/`, n/N) and the
+    /// Documents tab's filter (`f`).
+    index: Option<Arc<TextIndex>>,
+    /// How many texts the worker building the index has read.
+    indexed: Arc<std::sync::atomic::AtomicUsize>,
+    /// A search or filter was refused while the index was built: say when it is ready.
+    search_waited: bool,
     search: Option<Search>,
     filter: Option<search::Filter>,
     /// The centroids and rankings of the nodes shown last.
@@ -336,9 +346,11 @@ impl Model {
             .params()
             .check()
             .unwrap_or_else(|error| panic!("a rule's own parameters are valid: {error}"));
-        let index = start
-            .index
-            .unwrap_or_else(|| Arc::new(search::build_index(&start.data)));
+        let index = match start.index {
+            Some(index) => Some(index),
+            None if start.index_in_background => None,
+            None => Some(Arc::new(search::build_index(&start.data, None))),
+        };
         let mut model = Model {
             data: start.data,
             tree,
@@ -390,6 +402,8 @@ impl Model {
             split_ms: 0.0,
             replay: replay::ReplayState::default(),
             index,
+            indexed: Arc::default(),
+            search_waited: false,
             search: None,
             filter: None,
             detail_cache: detail_cache::DetailCache::default(),

@@ -144,6 +144,10 @@ fn apply(model: &mut Model, action: Action) -> Vec<Effect> {
             model.previewed(done);
             Vec::new()
         }
+        Action::Indexed(index) => {
+            model.indexed(index.0);
+            Vec::new()
+        }
         Action::Detailed(done) => {
             model.detail_done(done);
             Vec::new()

@@ -179,10 +179,34 @@ fn preview_along(
     let coordinates = scaled(directions, 0);
     let second = (second_direction && directions.right.len() > 1).then(|| scaled(directions, 1));
     let partitions = split_all_along(rules, context, directions);
+    // Rules often make the same partition (a 2-means refinement that moves nobody): each distinct one's group
+    // centroids, a pass over all but its largest group, are computed once.
+    let mut distinct: Vec<&[Vec<usize>]> = Vec::new();
+    let which: Vec<Option<usize>> = partitions
+        .iter()
+        .map(|partition| {
+            let groups = partition.as_ref().ok()?.groups.as_slice();
+            Some(match distinct.iter().position(|d| *d == groups) {
+                Some(at) => at,
+                None => {
+                    distinct.push(groups);
+                    distinct.len() - 1
+                }
+            })
+        })
+        .collect();
+    let centroids: Vec<Vec<Vec<f64>>> = distinct
+        .par_iter()
+        .map(|groups| group_centroids(context, groups, centroid))
+        .collect();
     let previews = rules
         .par_iter()
-        .zip(partitions)
-        .map(|(rule, partition)| {
+        .zip(&partitions)
+        .zip(&which)
+        .map(|((rule, partition), which)| {
+            let partition = partition
+                .as_ref()
+                .map(|p| (p, which.map_or(&[][..], |at| centroids[at].as_slice())));
             preview_rule(
                 rule,
                 partition,
@@ -250,7 +274,7 @@ struct Annotations<'a> {
 
 fn preview_rule(
     rule: &RuleSpec,
-    partition: Result<Partition, ClusterError>,
+    partition: Result<(&Partition, &[Vec<f64>]), &ClusterError>,
     context: &SplitContext,
     directions: &Directions,
     objective_before: f64,
@@ -259,8 +283,8 @@ fn preview_rule(
 ) -> RulePreview {
     let implementation = rule.rule();
     let sigma = directions.values[0];
-    let partition = match partition {
-        Ok(partition) => partition,
+    let (partition, group_centroids) = match partition {
+        Ok(found) => found,
         Err(error) => {
             return RulePreview {
                 rule: rule.clone(),
@@ -270,9 +294,8 @@ fn preview_rule(
         }
     };
     let groups = &partition.groups;
-    let group_centroids = group_centroids(context, groups, centroid);
     let mut objective_after = 0.0;
-    for (group, c) in groups.iter().zip(&group_centroids) {
+    for (group, c) in groups.iter().zip(group_centroids) {
         let norms: f64 = group.iter().map(|&j| context.norms_squared[j]).sum();
         let c_sq: f64 = c.iter().map(|v| v * v).sum();
         objective_after += (norms - group.len() as f64 * c_sq).max(0.0);
@@ -293,7 +316,7 @@ fn preview_rule(
     let (entropy_after, purity_after) = label_figures(groups, labels);
     let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
     let sides = sides(
-        &group_centroids,
+        group_centroids,
         &sizes,
         centroid,
         directions.left.first().map(Vec::as_slice),

@@ -719,12 +719,15 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
     }
     let grow_ms = ms(start);
     let grown = model.derived().leaves.len();
+    // What the process holds now, against its peak: the memory a tree of `grown` leaves keeps.
+    let (rss_after_growth_kb, _) = memory_kb(std::process::id());
     println!(
         "tui       grew to {grown} leaves through the model in {:.1} s; this process's peak RSS {:.0} MB after \
-         opening, {:.0} MB after growing",
+         opening, {:.0} MB after growing; {:.0} MB resident now",
         grow_ms / 1000.0,
         peak_after_open.unwrap_or(f64::NAN),
-        own_peak_mb().unwrap_or(f64::NAN)
+        own_peak_mb().unwrap_or(f64::NAN),
+        rss_after_growth_kb as f64 / 1024.0
     );
     let keys = redraw_only_keys(&mut model, &mut terminal, runs);
     let all: Vec<f64> = keys.iter().flat_map(|(_, times)| times.clone()).collect();
@@ -761,6 +764,7 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
         "open_ms": open_ms,
         "peak_mb_after_open": peak_after_open,
         "peak_mb_after_growth": own_peak_mb(),
+        "rss_mb_after_growth": rss_after_growth_kb as f64 / 1024.0,
         "root_split_ms": splits,
         "root_preview_ms": previews,
         "root_preview_scatter_ms": scatters,

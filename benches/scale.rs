@@ -49,6 +49,8 @@ mod session;
 mod view;
 
 mod common;
+#[path = "scale_tui/steps.rs"]
+mod steps;
 #[path = "common/synthetic.rs"]
 mod synthetic;
 
@@ -64,7 +66,8 @@ use serde_json::{Value, json};
 
 use common::median;
 use keys::Command;
-use model::{Action, Model, Start, update};
+use model::{Action, Model, Start};
+use steps::{act, act_but_detail, press, preview_frames, run_all};
 
 const PDX: &str = env!("CARGO_BIN_EXE_pdx");
 const GNU_TIME: &str = "/usr/bin/time";
@@ -582,16 +585,6 @@ fn max(values: &[f64]) -> f64 {
     values.iter().copied().fold(0.0, f64::max)
 }
 
-/// Apply an action and run the jobs it starts synchronously with the app's effect runner, as the worker threads
-/// would.
-fn act(model: &mut Model, action: Action) {
-    let mut pending = update(model, action);
-    while let Some(effect) = pending.pop() {
-        let action = effects::perform(effect, model.data());
-        pending.extend(update(model, action));
-    }
-}
-
 /// The TUI's rows and the details behind them.
 struct Tui {
     rows: Vec<Row>,
@@ -615,28 +608,29 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("test terminal");
     let mut splits = Vec::new();
     let mut previews = Vec::new();
+    let mut scatters = Vec::new();
     for run in 1..=runs {
         // A fresh model for each, so that neither reuses what the other computed.
         let mut model = Model::new(Start::new(Arc::clone(&data), true));
         let start = Instant::now();
-        act(&mut model, Action::Command(Command::Split));
+        let deferred = act_but_detail(&mut model, Action::Command(Command::Split));
         terminal
             .draw(|frame| view::view(frame, &model))
             .expect("draw");
         splits.push(ms(start));
+        run_all(&mut model, deferred);
         let shown = model.derived().leaves.len();
         let mut model = Model::new(Start::new(Arc::clone(&data), true));
-        let start = Instant::now();
-        act(&mut model, Action::Command(Command::Tab(3)));
-        terminal
-            .draw(|frame| view::view(frame, &model))
-            .expect("draw");
-        previews.push(ms(start));
+        let (preview, scatter) = preview_frames(&mut model, &mut terminal);
+        previews.push(preview);
+        scatters.push(scatter);
         println!(
-            "run {run}     TUI root split {:.0} ms ({} leaves shown), root preview {:.0} ms",
+            "run {run}     TUI root split {:.0} ms ({} leaves shown), root preview {:.0} ms (scatter plot's \
+             second coordinate {:.0} ms)",
             splits[run - 1],
             shown,
-            previews[run - 1]
+            previews[run - 1],
+            scatters[run - 1]
         );
     }
 
@@ -666,12 +660,15 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
     }
     let grow_ms = ms(start);
     let grown = model.derived().leaves.len();
+    // What the process holds now, against its peak: the memory a tree of `grown` leaves keeps.
+    let (rss_after_growth_kb, _) = memory_kb(std::process::id());
     println!(
         "tui       grew to {grown} leaves through the model in {:.1} s; this process's peak RSS {:.0} MB after \
-         opening, {:.0} MB after growing",
+         opening, {:.0} MB after growing; {:.0} MB resident now",
         grow_ms / 1000.0,
         peak_after_open.unwrap_or(f64::NAN),
-        own_peak_mb().unwrap_or(f64::NAN)
+        own_peak_mb().unwrap_or(f64::NAN),
+        rss_after_growth_kb as f64 / 1024.0
     );
     let keys = redraw_only_keys(&mut model, &mut terminal, runs);
     let all: Vec<f64> = keys.iter().flat_map(|(_, times)| times.clone()).collect();
@@ -686,7 +683,10 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
             "<= 1.5 s",
         ),
         Row::timed(
-            "TUI: root preview, key to frame",
+            &format!(
+                "TUI: root preview, key to frame (scatter plot {:.2} s)",
+                median(scatters.clone()) / 1000.0
+            ),
             preview_s,
             2.5,
             "<= 2.5 s",
@@ -705,8 +705,10 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
         "open_ms": open_ms,
         "peak_mb_after_open": peak_after_open,
         "peak_mb_after_growth": own_peak_mb(),
+        "rss_mb_after_growth": rss_after_growth_kb as f64 / 1024.0,
         "root_split_ms": splits,
         "root_preview_ms": previews,
+        "root_preview_scatter_ms": scatters,
         "grow_leaves": grown,
         "grow_ms": grow_ms,
         "keys": keys.iter().map(|(what, times)| json!({
@@ -756,17 +758,4 @@ fn redraw_only_keys(
         results.push((what.to_string(), times));
     }
     results
-}
-
-/// The time of `command` on `model`: the update and a full redraw at 160x48, as a key press costs. A job the key
-/// starts (a preview of the newly selected node) is not part of it: the app runs it on a worker thread.
-fn press(model: &mut Model, terminal: &mut Terminal<TestBackend>, command: Command) -> f64 {
-    let start = Instant::now();
-    let jobs = update(model, Action::Command(command));
-    terminal
-        .draw(|frame| view::view(frame, model))
-        .expect("draw");
-    let elapsed = ms(start);
-    drop(jobs);
-    elapsed
 }

@@ -394,7 +394,7 @@ fn scale(path: std::path::PathBuf) {
     );
     // The search index (built on the loading thread in the app), then the model (built after loading).
     let start = Instant::now();
-    let index = Arc::new(model::search::build_index(&data));
+    let index = Arc::new(model::search::build_index(&data, None));
     println!("search index built in {:.0} ms", ms(start));
     let start = Instant::now();
     let mut model = Model::new(Start {

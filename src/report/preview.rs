@@ -5,6 +5,7 @@
 //! in [`preview_made`].
 
 mod made;
+mod second;
 
 pub use made::{MadeDirection, MadeSplit, preview_made};
 
@@ -71,6 +72,10 @@ pub struct SplitPreview {
     /// The same on the second direction, when the node has one.
     pub second: Option<Vec<f64>>,
     pub rules: Vec<RulePreview>,
+    /// The Lanczos run's estimate of the next right singular vector, kept as the start of
+    /// [`second_coordinates`]: not part of what a preview reports.
+    #[serde(skip)]
+    pub following: Option<Vec<f64>>,
 }
 
 /// The rules a preview compares: every rule the registry gives a preview symbol, with `params` but on one
@@ -174,10 +179,34 @@ fn preview_along(
     let coordinates = scaled(directions, 0);
     let second = (second_direction && directions.right.len() > 1).then(|| scaled(directions, 1));
     let partitions = split_all_along(rules, context, directions);
+    // Rules often make the same partition (a 2-means refinement that moves nobody): each distinct one's group
+    // centroids, a pass over all but its largest group, are computed once.
+    let mut distinct: Vec<&[Vec<usize>]> = Vec::new();
+    let which: Vec<Option<usize>> = partitions
+        .iter()
+        .map(|partition| {
+            let groups = partition.as_ref().ok()?.groups.as_slice();
+            Some(match distinct.iter().position(|d| *d == groups) {
+                Some(at) => at,
+                None => {
+                    distinct.push(groups);
+                    distinct.len() - 1
+                }
+            })
+        })
+        .collect();
+    let centroids: Vec<Vec<Vec<f64>>> = distinct
+        .par_iter()
+        .map(|groups| group_centroids(context, groups, centroid))
+        .collect();
     let previews = rules
         .par_iter()
-        .zip(partitions)
-        .map(|(rule, partition)| {
+        .zip(&partitions)
+        .zip(&which)
+        .map(|((rule, partition), which)| {
+            let partition = partition
+                .as_ref()
+                .map(|p| (p, which.map_or(&[][..], |at| centroids[at].as_slice())));
             preview_rule(
                 rule,
                 partition,
@@ -195,22 +224,36 @@ fn preview_along(
         coordinates,
         second,
         rules: previews,
+        following: directions.following.clone(),
     }
 }
 
 /// The members' coordinates on the second principal direction of leaf `node`, `sigma_2 v_2`, for the scatter
-/// plot beside a preview of `rules` already made (its first coordinates, table and sides stay as they are): one
-/// Lanczos run for two directions with the preview's start, centroid and tolerance, and nothing per rule. `None`
-/// when the node has a single direction.
+/// plot beside `first`, a preview of `rules` already made of it (its first coordinates, table and sides stay as
+/// they are). The first direction is known, so this is one Lanczos run for one direction, on the node operator
+/// with the first deflated away, started from the first run's next Ritz vector, to the preview's tolerance; it
+/// agrees with a joint two-direction run to that tolerance, not bit for bit, which is enough for a plot (the
+/// second coordinate never decides a split). `None` when the node has a single direction.
+///
+/// # Panics
+/// If `first` is not a preview of `node` (its coordinates are not one per member).
 pub fn second_coordinates(
     tree: &Tree,
     data: &DataMatrix,
     node: usize,
     rules: &[RuleSpec],
+    first: &SplitPreview,
 ) -> Result<Option<Vec<f64>>, ClusterError> {
     with_leaf_context(tree, data, node, |_, _, context| {
-        let directions = principal_directions(context, 2, strictest_tolerance(rules))?;
-        Ok((directions.right.len() > 1).then(|| scaled(&directions, 1)))
+        let sigma = first.singular_values.first().copied().unwrap_or(0.0);
+        assert!(sigma > 0.0, "a leaf's preview has a leading direction");
+        let unit: Vec<f64> = first.coordinates.iter().map(|c| c / sigma).collect();
+        second::deflated_second(
+            context,
+            &unit,
+            first.following.as_deref(),
+            strictest_tolerance(rules),
+        )
     })
 }
 
@@ -231,7 +274,7 @@ struct Annotations<'a> {
 
 fn preview_rule(
     rule: &RuleSpec,
-    partition: Result<Partition, ClusterError>,
+    partition: Result<(&Partition, &[Vec<f64>]), &ClusterError>,
     context: &SplitContext,
     directions: &Directions,
     objective_before: f64,
@@ -240,8 +283,8 @@ fn preview_rule(
 ) -> RulePreview {
     let implementation = rule.rule();
     let sigma = directions.values[0];
-    let partition = match partition {
-        Ok(partition) => partition,
+    let (partition, group_centroids) = match partition {
+        Ok(found) => found,
         Err(error) => {
             return RulePreview {
                 rule: rule.clone(),
@@ -251,9 +294,8 @@ fn preview_rule(
         }
     };
     let groups = &partition.groups;
-    let group_centroids = group_centroids(context, groups, centroid);
     let mut objective_after = 0.0;
-    for (group, c) in groups.iter().zip(&group_centroids) {
+    for (group, c) in groups.iter().zip(group_centroids) {
         let norms: f64 = group.iter().map(|&j| context.norms_squared[j]).sum();
         let c_sq: f64 = c.iter().map(|v| v * v).sum();
         objective_after += (norms - group.len() as f64 * c_sq).max(0.0);
@@ -274,7 +316,7 @@ fn preview_rule(
     let (entropy_after, purity_after) = label_figures(groups, labels);
     let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
     let sides = sides(
-        &group_centroids,
+        group_centroids,
         &sizes,
         centroid,
         directions.left.first().map(Vec::as_slice),
@@ -422,16 +464,71 @@ mod tests {
         }
     }
 
+    /// `second` agrees with `joint` entry by entry to `within` of the largest coordinate.
+    fn assert_close(second: &[f64], joint: &[f64], within: f64) {
+        assert_eq!(second.len(), joint.len());
+        let scale = joint.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        for (j, (a, b)) in second.iter().zip(joint).enumerate() {
+            assert!(
+                (a - b).abs() <= within * scale,
+                "member {j}: {a} deflated, {b} joint"
+            );
+        }
+    }
+
     #[test]
     fn the_second_coordinates_alone_are_the_full_previews() {
         let data = clumps();
         let tree = Tree::new(&data, (0..7).collect(), Vec::new());
         let rules = compared_rules(&checked_defaults());
+        let first = preview(&tree, &data, 0, &rules, None, false, None).expect("previews");
         let full = preview(&tree, &data, 0, &rules, None, true, None).expect("previews");
-        let second = second_coordinates(&tree, &data, 0, &rules).expect("a direction");
-        assert_eq!(second, full.second);
-        assert_eq!(second.map(|s| s.len()), Some(7));
-        assert!(second_coordinates(&tree, &data, 9, &rules).is_err());
+        let second = second_coordinates(&tree, &data, 0, &rules, &first)
+            .expect("a direction")
+            .expect("two directions");
+        assert_close(&second, full.second.as_deref().expect("two"), 1e-9);
+        assert!(second_coordinates(&tree, &data, 9, &rules, &first).is_err());
+    }
+
+    /// Documents in `topics` topics over 400 terms, each topic with frequent terms of its own and every document
+    /// a few others: large enough on both sides for Lanczos rather than the dense solver.
+    fn sparse_topics(documents: usize, topics: usize) -> DataMatrix {
+        let terms = 400;
+        let mut rng = crate::rng::SplitMix64::new(7);
+        let mut triplets = crate::matrix::Triplets::new((terms, documents));
+        for j in 0..documents {
+            let topic = j % topics;
+            for i in 0..terms {
+                let chance = if i % topics == topic { 0.15 } else { 0.02 };
+                if rng.next_f64() < chance {
+                    triplets.add_triplet(i, j, 1.0 - rng.next_f64());
+                }
+            }
+        }
+        DataMatrix::sparse(
+            triplets.to_csc(),
+            (0..terms).map(|i| format!("t{i}")).collect(),
+        )
+    }
+
+    #[test]
+    fn the_deflated_second_direction_is_the_joint_runs() {
+        let data = sparse_topics(1_500, 5);
+        let tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+        let rules = compared_rules(&checked_defaults());
+        let first = preview(&tree, &data, 0, &rules, None, false, None).expect("previews");
+        assert!(
+            first.following.is_some(),
+            "a Lanczos run keeps its next Ritz vector"
+        );
+        let joint = preview(&tree, &data, 0, &rules, None, true, None).expect("previews");
+        let second = second_coordinates(&tree, &data, 0, &rules, &first)
+            .expect("a direction")
+            .expect("two directions");
+        assert_close(&second, joint.second.as_deref().expect("two"), 1e-4);
+        // The same input gives the same coordinates, bit for bit.
+        let again = second_coordinates(&tree, &data, 0, &rules, &first).expect("a direction");
+        assert_eq!(again.as_deref(), Some(second.as_slice()));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::{recovery, session};
 
 /// Do what `effect` asks, on the calling thread; the action that reports the result.
 pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
-    match effect {
+    let action = match effect {
         Effect::Run(job) => Action::Finished(model::perform(data, job)),
         Effect::Export(job) => Action::Exported(export::export(
             data,
@@ -23,10 +23,28 @@ pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
             result: session::save(&save.session, &data.source, &save.dir),
         },
         Effect::Preview(job) => Action::Previewed(model::perform_preview(data, job)),
+        Effect::Detail(job) => Action::Detailed(model::perform_detail(data, job)),
+        Effect::Index(job) => Action::Indexed(model::search::BuiltIndex(std::sync::Arc::new(
+            model::search::build_index(data, Some(&job.read)),
+        ))),
         Effect::RemoveRecovery { path, accepted } => Action::RecoveryRemoved {
             accepted,
             result: recovery::discard(&path),
         },
         Effect::Replay(job) => Action::Replayed(Box::new(model::perform_replay(*job))),
+    };
+    release_freed_memory();
+    action
+}
+
+/// Hand the memory a job freed back to the system. A split or a preview of a large node allocates vectors of a
+/// few megabytes each (a Lanczos basis, the node's compact copy) on whichever thread runs it; glibc keeps what
+/// is freed in that thread's arena for reuse, so without this the process would keep the peak of every thread
+/// that ever ran a job, far more than the data and the tree hold.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim takes no pointers; it only returns free pages of the allocator's own arenas.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }

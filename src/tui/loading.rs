@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use pdx::dataset::{DatasetError, Opened};
 use pdx::progress::{Progress, ProgressSnapshot};
-use pdx::text::index::TextIndex;
 use ratatui::crossterm::event::KeyEvent;
 
 use super::keys::{self, Command, Context};
@@ -19,24 +18,10 @@ pub(super) struct Loading {
     pub cancelling: bool,
 }
 
-/// The loading screen's phase while the texts are indexed for search.
-pub(super) const PHASE_INDEXING: &str = "indexing the texts for search";
-
-/// A corpus opened with its documents' full-text index, both made on the loading thread.
+/// A corpus opened on the loading thread. Its documents' full-text index is built after, on a worker, while the
+/// interface already answers ([`super::model::Model::start_indexing`]).
 pub(super) struct Loaded {
     pub opened: Opened,
-    pub index: Arc<TextIndex>,
-}
-
-/// Index the texts of what was opened (on the loading thread, so that no key waits for it).
-pub(super) fn index_loaded(
-    result: anyhow::Result<Opened>,
-    progress: &Progress,
-) -> anyhow::Result<Loaded> {
-    let opened = result?;
-    progress.start_phase(PHASE_INDEXING, 0);
-    let index = Arc::new(super::model::search::build_index(&opened.dataset));
-    Ok(Loaded { opened, index })
 }
 
 /// How loading ended (with what was loaded: [`Loaded`] in the app).

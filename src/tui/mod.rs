@@ -102,7 +102,7 @@ pub(crate) fn run(
             run_in(
                 &mut terminal,
                 loading,
-                move || loading::index_loaded(loader.open(&progress), &progress),
+                move || loader.open(&progress).map(|opened| Loaded { opened }),
                 colors,
                 start,
                 &signals,
@@ -172,18 +172,17 @@ fn run_in(
         // The receiver is gone if the user quit while loading: nothing to do then.
         let _ = loader.send(Message::Loaded(Box::new(load())));
     });
-    let Loaded { opened, index } =
-        match wait_for_load(terminal, loading, &receiver, colors, signals)? {
-            Ok(LoadEnd::Loaded(loaded)) => *loaded,
-            Ok(LoadEnd::Cancelled) => return Ok(Ended::LoadCancelled),
-            Ok(LoadEnd::Failed(error)) => return Err(error),
-            Err(Signalled(signal)) => {
-                return Ok(Ended::Signalled {
-                    signal,
-                    kept: Ok(None),
-                });
-            }
-        };
+    let Loaded { opened } = match wait_for_load(terminal, loading, &receiver, colors, signals)? {
+        Ok(LoadEnd::Loaded(loaded)) => *loaded,
+        Ok(LoadEnd::Cancelled) => return Ok(Ended::LoadCancelled),
+        Ok(LoadEnd::Failed(error)) => return Err(error),
+        Err(Signalled(signal)) => {
+            return Ok(Ended::Signalled {
+                signal,
+                kept: Ok(None),
+            });
+        }
+    };
     let recovered = start
         .recovery_dir
         .as_deref()
@@ -200,9 +199,13 @@ fn run_in(
         blind: start.hide_labels,
         keys: Arc::clone(&start.keys),
         timings: Some(opened.timings),
-        index: Some(index),
+        index_in_background: true,
         ..model::Start::new(Arc::new(opened.dataset), colors)
     });
+    // The search index reads every text again: on a worker, with its progress in the status line.
+    if let Some(effect) = model.start_indexing() {
+        spawn(effect, model.data(), &sender);
+    }
     if let Some((path, session)) = start.session {
         model.open_session(&path, session);
     }
@@ -327,12 +330,17 @@ fn event_loop(
 /// Update the model and start the work it asks for on worker threads.
 fn dispatch(model: &mut Model, action: Action, sender: &Sender<Message>) {
     for effect in model::update(model, action) {
-        let data = Arc::clone(model.data());
-        let sender = sender.clone();
-        std::thread::spawn(move || {
-            let action = effects::perform(effect, &data);
-            // The receiver is gone only when pdx is quitting: nothing left to report to.
-            let _ = sender.send(Message::Action(Box::new(action)));
-        });
+        spawn(effect, model.data(), sender);
     }
+}
+
+/// Run `effect` on a worker thread of its own, its result sent back as an action.
+fn spawn(effect: model::Effect, data: &Arc<pdx::dataset::Dataset>, sender: &Sender<Message>) {
+    let data = Arc::clone(data);
+    let sender = sender.clone();
+    std::thread::spawn(move || {
+        let action = effects::perform(effect, &data);
+        // The receiver is gone only when pdx is quitting: nothing left to report to.
+        let _ = sender.send(Message::Action(Box::new(action)));
+    });
 }

@@ -70,6 +70,13 @@ fn lookup<V>(
     Some(value)
 }
 
+/// Whether `entries` hold a value for `node` with `members`.
+fn held<V>(entries: &[Entry<Vec<V>>], node: usize, members: &Arc<[usize]>) -> bool {
+    entries
+        .iter()
+        .any(|e| e.node == node && Arc::ptr_eq(&e.members, members))
+}
+
 impl DetailCache {
     /// The kept values, emptied first when they were computed on another dataset than `data`.
     fn kept(&self, data: &Arc<Dataset>) -> std::cell::RefMut<'_, Kept> {
@@ -103,6 +110,49 @@ impl DetailCache {
             CENTROID_VALUES,
             || tree.dense_centroid(&data.matrix, id).ok(),
         )
+    }
+
+    /// Whether node `id`'s dense centroid costs no pass over its members: a leaf keeps its own, and an inner
+    /// node's may be kept here.
+    pub(super) fn has_centroid(&self, data: &Arc<Dataset>, tree: &Tree, id: usize) -> bool {
+        let Some(node) = tree.node(id) else {
+            return true;
+        };
+        node.stored_centroid().is_some() || held(&self.kept(data).centroids, id, &node.members)
+    }
+
+    /// Whether node `id`'s ranking is kept.
+    pub(super) fn has_ranking(&self, data: &Arc<Dataset>, tree: &Tree, id: usize) -> bool {
+        tree.node(id)
+            .is_some_and(|node| held(&self.kept(data).rankings, id, &node.members))
+    }
+
+    /// Keep `centroid`, computed elsewhere (a worker) for node `id` with `members`.
+    pub(super) fn keep_centroid(
+        &self,
+        data: &Arc<Dataset>,
+        id: usize,
+        members: Arc<[usize]>,
+        centroid: Vec<f64>,
+    ) {
+        let mut kept = self.kept(data);
+        lookup(&mut kept.centroids, id, &members, CENTROID_VALUES, || {
+            Some(centroid)
+        });
+    }
+
+    /// Keep `ranking`, computed elsewhere (a worker) for node `id` with `members`.
+    pub(super) fn keep_ranking(
+        &self,
+        data: &Arc<Dataset>,
+        id: usize,
+        members: Arc<[usize]>,
+        ranking: Vec<usize>,
+    ) {
+        let mut kept = self.kept(data);
+        lookup(&mut kept.rankings, id, &members, RANKING_VALUES, || {
+            Some(ranking)
+        });
     }
 
     /// Node `id`'s members, nearest its centroid first (one pass over the members and a sort, once per node).

@@ -21,6 +21,10 @@ pub(crate) enum Effect {
     Export(Export),
     Save(Save),
     Preview(PreviewJob),
+    /// The detail pane's passes over a large node.
+    Detail(super::detail_job::DetailJob),
+    /// The documents' search index.
+    Index(super::search::IndexJob),
     /// Delete a recovered session's file: it was reopened (`accepted`) or discarded.
     RemoveRecovery {
         path: PathBuf,
@@ -225,7 +229,7 @@ pub(crate) fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
         )
     } else if let Some(first) = job.first.filter(|_| job.second_direction) {
         PreviewResult::Leaf(
-            preview::second_coordinates(&job.tree, &data.matrix, job.key.node, &job.rules)
+            preview::second_coordinates(&job.tree, &data.matrix, job.key.node, &job.rules, &first)
                 .map(|second| SplitPreview {
                     second,
                     ..(*first).clone()

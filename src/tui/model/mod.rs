@@ -5,6 +5,7 @@
 
 mod alternatives;
 mod detail_cache;
+mod detail_job;
 mod jobs;
 mod moves;
 pub(super) mod picker;
@@ -35,6 +36,7 @@ use super::keys::{Command, Context};
 use super::session::Source;
 
 pub(super) use alternatives::{AlternativesView, ComparisonView};
+pub(super) use detail_job::{DetailDone, perform_detail};
 pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
 pub(super) use moves::LeafPicker;
 pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
@@ -141,6 +143,10 @@ pub(super) enum Action {
     },
     /// A split preview computed on a worker thread.
     Previewed(PreviewDone),
+    /// The detail pane's passes over a large node, made on a worker thread.
+    Detailed(DetailDone),
+    /// The search index, built on a worker thread.
+    Indexed(search::BuiltIndex),
     /// A recovered session's file deleted (or not), after it was reopened (`accepted`) or discarded.
     RecoveryRemoved {
         accepted: bool,
@@ -181,6 +187,10 @@ pub(super) struct Detail {
     pub documents: Arc<Vec<usize>>,
     /// Whether `documents` holds the ranking (false: not asked for yet).
     pub ranked: bool,
+    /// Whether the terms wait for centroids a worker computes (the node is large and new).
+    pub pending: bool,
+    /// Whether `documents` waits for a ranking a worker computes.
+    pub ranking_pending: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -230,8 +240,10 @@ pub(super) struct Start {
     pub keys: Arc<KeyMap>,
     /// How long the corpus took to load, for the exports (none: not measured).
     pub timings: Option<pdx::dataset::Timings>,
-    /// The documents' full-text index, built while loading (none: the model builds it).
+    /// The documents' full-text index, built already (none: the model builds it).
     pub index: Option<Arc<TextIndex>>,
+    /// Without `index`, build it on a worker ([`Model::start_indexing`]) rather than in [`Model::new`].
+    pub index_in_background: bool,
 }
 
 impl Start {
@@ -251,6 +263,7 @@ impl Start {
             keys: Arc::new(KeyMap::default()),
             timings: None,
             index: None,
+            index_in_background: false,
         }
     }
 }
@@ -307,12 +320,21 @@ pub(super) struct Model {
     split_ms: f64,
     /// The Terms tab's cursor (stop words and weighting without restarting).
     replay: replay::ReplayState,
-    /// The documents' full-text index, the active search (`/`, n/N) and the Documents tab's filter (`f`).
-    index: Arc<TextIndex>,
+    /// The documents' full-text index (none while a worker builds it), the active search (`/`, n/N) and the
+    /// Documents tab's filter (`f`).
+    index: Option<Arc<TextIndex>>,
+    /// How many texts the worker building the index has read.
+    indexed: Arc<std::sync::atomic::AtomicUsize>,
+    /// A search or filter was refused while the index was built: say when it is ready.
+    search_waited: bool,
     search: Option<Search>,
     filter: Option<search::Filter>,
     /// The centroids and rankings of the nodes shown last.
     detail_cache: detail_cache::DetailCache,
+    /// The node a detail job is computing for, if one runs.
+    detail_running: Option<usize>,
+    /// Passes over more members than this go to a detail job ([`detail_job::DETAIL_INLINE_MEMBERS`]).
+    detail_inline: usize,
 }
 
 impl Model {
@@ -324,9 +346,11 @@ impl Model {
             .params()
             .check()
             .unwrap_or_else(|error| panic!("a rule's own parameters are valid: {error}"));
-        let index = start
-            .index
-            .unwrap_or_else(|| Arc::new(search::build_index(&start.data)));
+        let index = match start.index {
+            Some(index) => Some(index),
+            None if start.index_in_background => None,
+            None => Some(Arc::new(search::build_index(&start.data, None))),
+        };
         let mut model = Model {
             data: start.data,
             tree,
@@ -378,9 +402,13 @@ impl Model {
             split_ms: 0.0,
             replay: replay::ReplayState::default(),
             index,
+            indexed: Arc::default(),
+            search_waited: false,
             search: None,
             filter: None,
             detail_cache: detail_cache::DetailCache::default(),
+            detail_running: None,
+            detail_inline: detail_job::DETAIL_INLINE_MEMBERS,
         };
         model.tree_changed();
         model.record_status();
@@ -611,12 +639,31 @@ impl Model {
     fn selection_changed(&mut self) {
         self.document_cursor = 0;
         self.detail_scroll = 0;
+        self.compute_detail();
+    }
+
+    /// Passes over more members than `limit` go to a worker (tests set it low to see the job's path).
+    #[cfg(test)]
+    pub(super) fn set_detail_inline(&mut self, limit: usize) {
+        self.detail_inline = limit;
+        self.detail_cache = detail_cache::DetailCache::default();
+        self.selection_changed();
+    }
+
+    /// The selected node's detail: at once when its centroids are kept or cheap, else a placeholder that asks a
+    /// worker for them ([`Model::request_detail`]).
+    fn compute_detail(&mut self) {
         let Some(node) = self.tree.node(self.selected) else {
             self.detail = Detail::default();
             return;
         };
         // The tree keeps a leaf's centroid; an inner node's is one pass over its members, kept for the nodes shown
-        // last (a dense vector each, a few of them), so that coming back to a large node costs no pass again.
+        // last (a dense vector each, a few of them), so that coming back to a large node costs no pass again. A
+        // long pass goes to a worker.
+        if self.too_long_for_a_key(&self.centroids_missing(node.id)) {
+            self.detail = Self::waiting_detail(node.id);
+            return;
+        }
         let matrix = &self.data.matrix;
         let centroid_of = |id: usize| self.detail_cache.centroid(&self.data, &self.tree, id);
         let Some(centroid) = centroid_of(node.id) else {
@@ -665,6 +712,8 @@ impl Model {
             against,
             documents: Arc::default(),
             ranked: false,
+            pending: false,
+            ranking_pending: false,
         };
         self.rank_documents();
     }
@@ -676,6 +725,15 @@ impl Model {
         if self.detail.ranked || (self.tab != DetailTab::Documents && self.filter.is_none()) {
             return;
         }
+        let node = self.detail.node;
+        if self.detail.pending
+            || (!self.detail_cache.has_ranking(&self.data, &self.tree, node)
+                && self.too_long_for_a_key(&[node]))
+        {
+            self.detail.ranking_pending = true;
+            return;
+        }
+        self.detail.ranking_pending = false;
         let Some(ranking) = self
             .detail_cache
             .ranking(&self.data, &self.tree, self.detail.node)

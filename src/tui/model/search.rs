@@ -5,11 +5,13 @@
 use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pdx::dataset::Dataset;
 use pdx::text::index::{Hit, IndexTexts, Query, TextIndex};
 
 use super::super::keys::Command;
+use super::jobs::Effect;
 use super::popups::Popup;
 use super::update::scrolled;
 use super::{DetailTab, Model, Pane};
@@ -17,25 +19,95 @@ use super::{DetailTab, Model, Pane};
 /// How many of the node's distinctive words the viewer highlights.
 const VIEWER_WORDS: usize = 3;
 
-/// The index of `data`'s texts (what the loading thread builds), reading them one chunk at a time.
-pub(crate) fn build_index(data: &Dataset) -> TextIndex {
-    TextIndex::build(&texts(data))
+/// The index of `data`'s texts, reading them one chunk at a time; each text read counts one in `read` (the
+/// progress a worker building it shows).
+pub(crate) fn build_index(data: &Dataset, read: Option<&AtomicUsize>) -> TextIndex {
+    TextIndex::build(&DatasetTexts(data, read))
 }
 
 fn texts(data: &Dataset) -> DatasetTexts<'_> {
-    DatasetTexts(data)
+    DatasetTexts(data, None)
 }
 
-/// A dataset's texts as the index reads them, on demand. A text that cannot be read (its file changed since the
-/// load) is indexed and searched as empty: the viewer says why when it is opened.
-struct DatasetTexts<'a>(&'a Dataset);
+/// A dataset's texts as the index reads them, on demand, counted in the second field when it is given. A text
+/// that cannot be read (its file changed since the load) is indexed and searched as empty: the viewer says why
+/// when it is opened.
+struct DatasetTexts<'a>(&'a Dataset, Option<&'a AtomicUsize>);
 
 impl IndexTexts for DatasetTexts<'_> {
     fn count(&self) -> usize {
         self.0.documents.len()
     }
     fn text(&self, document: usize) -> Cow<'_, str> {
+        if let Some(read) = self.1 {
+            read.fetch_add(1, Ordering::Relaxed);
+        }
         self.0.text(document).unwrap_or_default()
+    }
+}
+
+/// A search index built on a worker, as it comes back (its postings are not worth printing).
+#[derive(Clone)]
+pub(crate) struct BuiltIndex(pub Arc<TextIndex>);
+
+impl std::fmt::Debug for BuiltIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BuiltIndex")
+    }
+}
+
+/// The search index a worker is to build, counting the texts it has read in `read`.
+#[derive(Debug, Clone)]
+pub(crate) struct IndexJob {
+    pub read: Arc<AtomicUsize>,
+}
+
+impl Model {
+    /// The job that builds the search index, when the model has none yet (the app starts it once, after
+    /// loading, so that loading does not wait for it).
+    pub(crate) fn start_indexing(&mut self) -> Option<Effect> {
+        self.index.is_none().then(|| {
+            Effect::Index(IndexJob {
+                read: Arc::clone(&self.indexed),
+            })
+        })
+    }
+
+    /// The search index arrived from its worker.
+    pub(super) fn indexed(&mut self, index: Arc<TextIndex>) {
+        self.index = Some(index);
+        if self.search_waited {
+            self.status = "the search index is ready: / searches, f filters".to_string();
+            self.search_waited = false;
+        }
+    }
+
+    /// What the status line says while the index is built: how far the worker is.
+    pub(crate) fn indexing(&self) -> Option<String> {
+        if self.index.is_some() {
+            return None;
+        }
+        let total = self.data.documents.len().max(1);
+        let read = self.indexed.load(Ordering::Relaxed).min(total);
+        Some(format!(
+            "indexing the texts for search {}%",
+            read * 100 / total
+        ))
+    }
+
+    /// The index, or `None` with the status line saying that a search must wait for it.
+    fn index_or_wait(&mut self, what: &str) -> Option<Arc<TextIndex>> {
+        if let Some(index) = &self.index {
+            return Some(Arc::clone(index));
+        }
+        let total = self.data.documents.len();
+        let read = self.indexed.load(Ordering::Relaxed).min(total);
+        self.status = format!(
+            "{what}: the search index is still being built ({read} of {total} texts read); it says when it is \
+             ready"
+        );
+        self.search_waited = true;
+        None
     }
 }
 
@@ -109,7 +181,10 @@ impl Model {
                 return;
             }
         };
-        let hits = self.index.search(&query, &texts(&self.data));
+        let Some(index) = self.index_or_wait("search") else {
+            return;
+        };
+        let hits = index.search(&query, &texts(&self.data));
         if hits.is_empty() {
             self.status = format!("no match for {query}");
             self.search = None;
@@ -246,8 +321,10 @@ impl Model {
                 return;
             }
         };
-        let mut documents: Vec<usize> = self
-            .index
+        let Some(index) = self.index_or_wait("filter") else {
+            return;
+        };
+        let mut documents: Vec<usize> = index
             .search(&query, &texts(&self.data))
             .iter()
             .map(|h| h.document)

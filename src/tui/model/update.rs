@@ -126,6 +126,8 @@ pub(crate) fn update(model: &mut Model, action: Action) -> Vec<Effect> {
     model.rank_documents();
     // Whatever changed the selection, the tree or the tab, the Preview tab asks for its preview here.
     effects.extend(model.request_preview());
+    // Whatever selected a large node or showed its documents, the passes the detail pane waits for.
+    effects.extend(model.request_detail());
     // The one place messages are logged: whatever set the status line, the new message goes in the log.
     model.record_status();
     effects
@@ -140,6 +142,14 @@ fn apply(model: &mut Model, action: Action) -> Vec<Effect> {
         Action::Scroll { region, down } => model.scroll(region, down),
         Action::Previewed(done) => {
             model.previewed(done);
+            Vec::new()
+        }
+        Action::Indexed(index) => {
+            model.indexed(index.0);
+            Vec::new()
+        }
+        Action::Detailed(done) => {
+            model.detail_done(done);
             Vec::new()
         }
         Action::Finished(finished) => {

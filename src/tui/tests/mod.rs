@@ -4,6 +4,7 @@
 mod actions;
 mod alternatives;
 mod config;
+mod detail_jobs;
 mod files;
 mod html_export;
 mod keys;

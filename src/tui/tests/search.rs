@@ -270,3 +270,35 @@ fn snapshot_hits_list_and_documents_with_snippets() {
         );
     }
 }
+
+#[test]
+fn a_search_before_the_background_index_is_built_says_so_then_works() {
+    let mut model = Model::new(Start {
+        index_in_background: true,
+        ..super::start()
+    });
+    let job = model
+        .start_indexing()
+        .expect("the index is built on a worker");
+    assert!(
+        screen_text(&model, 160, 48).contains("indexing the texts for search 0%"),
+        "the status line shows the index's progress"
+    );
+    search(&mut model, "planet");
+    assert!(
+        model.status().contains("still being built"),
+        "{}",
+        model.status()
+    );
+    assert!(model.search().is_none());
+    let action = super::effects::perform(job, model.data());
+    super::act(&mut model, action);
+    assert!(
+        model.status().contains("index is ready"),
+        "{}",
+        model.status()
+    );
+    assert!(model.start_indexing().is_none(), "built once");
+    search(&mut model, "planet");
+    assert!(model.search().is_some(), "{}", model.status());
+}

@@ -79,6 +79,11 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
 
     let width = usize::from(body.width);
     let scroll = u16::try_from(model.detail_scroll()).unwrap_or(u16::MAX);
+    // A large node's centroid or ranking comes from a worker: say what it is computing until then.
+    if let Some(waiting) = model.detail_waiting() {
+        frame.render_widget(Paragraph::new(Line::from(waiting).style(theme.dim())), body);
+        return;
+    }
     match model.tab() {
         DetailTab::Terms => {
             let against = detail

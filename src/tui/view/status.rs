@@ -26,7 +26,10 @@ pub(super) fn status_height(model: &Model, width: u16) -> u16 {
 /// The status message, with the running job's progress.
 fn message_text(model: &Model) -> String {
     if model.busy().is_none() {
-        return model.status().to_string();
+        return match model.indexing() {
+            Some(indexing) => format!("{} · {indexing}", model.status()),
+            None => model.status().to_string(),
+        };
     }
     match model.job_progress().map(|progress| progress.snapshot()) {
         Some(snapshot) if !snapshot.phase.is_empty() => {

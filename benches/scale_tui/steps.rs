@@ -1,0 +1,100 @@
+//! The scale bench's TUI steps: actions applied and their jobs run as the app's workers run them, the preview's
+//! two frames timed, a key press timed to its frame.
+
+use std::time::Instant;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use crate::keys::Command;
+use crate::model::{Action, Effect, Model, update};
+use crate::{effects, ms, view};
+
+/// Apply an action and run the jobs it starts synchronously with the app's effect runner, as the worker threads
+/// would.
+pub(crate) fn act(model: &mut Model, action: Action) {
+    let deferred = act_but_detail(model, action);
+    run_all(model, deferred);
+}
+
+/// Run `effects` and every job their results start.
+pub(crate) fn run_all(model: &mut Model, effects: Vec<Effect>) {
+    let mut pending = effects;
+    while let Some(effect) = pending.pop() {
+        let action = effects::perform(effect, model.data());
+        pending.extend(update(model, action));
+    }
+}
+
+/// [`act`] but for the detail pane's jobs, returned unrun: in the app they run on their own worker thread
+/// beside the others, and the frame that shows a split or a preview does not wait for them.
+pub(crate) fn act_but_detail(model: &mut Model, action: Action) -> Vec<Effect> {
+    let mut deferred = Vec::new();
+    let mut pending = update(model, action);
+    while let Some(effect) = pending.pop() {
+        if matches!(effect, Effect::Detail(_)) {
+            deferred.push(effect);
+            continue;
+        }
+        let action = effects::perform(effect, model.data());
+        pending.extend(update(model, action));
+    }
+    deferred
+}
+
+/// The preview's key (`4` on the root) to its frames: the milliseconds to the frame that shows the preview (the
+/// histogram and the rule table) and to the one where the scatter plot's second coordinate arrives. The jobs run
+/// in the order the app starts them, the detail pane's after (on another worker in the app).
+pub(crate) fn preview_frames(
+    model: &mut Model,
+    terminal: &mut Terminal<TestBackend>,
+) -> (f64, f64) {
+    let start = Instant::now();
+    let mut deferred = Vec::new();
+    let mut pending = update(model, Action::Command(Command::Tab(3)));
+    let mut first_frame = None;
+    while let Some(effect) = pending.pop() {
+        if matches!(effect, Effect::Detail(_)) {
+            deferred.push(effect);
+            continue;
+        }
+        let action = effects::perform(effect, model.data());
+        pending.extend(update(model, action));
+        if first_frame.is_none() && model.current_preview().is_some() {
+            terminal
+                .draw(|frame| view::view(frame, model))
+                .expect("draw");
+            first_frame = Some(ms(start));
+        }
+    }
+    terminal
+        .draw(|frame| view::view(frame, model))
+        .expect("draw");
+    let scatter = ms(start);
+    run_all(model, deferred);
+    (first_frame.unwrap_or(scatter), scatter)
+}
+
+/// The time of `command` on `model`: the update and a full redraw at 160x48, as a key press costs. A job the key
+/// starts (a preview of the newly selected node, a large node's centroid or ranking) is not part of it: the app
+/// runs it on a worker thread, and the frame says what it computes meanwhile.
+pub(crate) fn press(
+    model: &mut Model,
+    terminal: &mut Terminal<TestBackend>,
+    command: Command,
+) -> f64 {
+    let start = Instant::now();
+    let jobs = update(model, Action::Command(command));
+    terminal
+        .draw(|frame| view::view(frame, model))
+        .expect("draw");
+    let elapsed = ms(start);
+    // The detail pane's jobs finish, untimed, as a worker would finish them: the next key finds their results
+    // kept. Other jobs (a preview) are not run.
+    let detail: Vec<Effect> = jobs
+        .into_iter()
+        .filter(|e| matches!(e, Effect::Detail(_)))
+        .collect();
+    run_all(model, detail);
+    elapsed
+}

@@ -14,6 +14,7 @@
 //! it, reading the lost pages would stop the process with SIGBUS. Neither is anything pdx does; the cache
 //! folder is pdx's own.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
@@ -31,8 +32,9 @@ use crate::mapped::{MappedRange, OwnedOrMapped};
 /// Bumped whenever the cached layout or the meaning of what it holds changes, so old files are ignored rather
 /// than misread. 2: weights stored at single precision. 3: the key and checksums in the header. 4: each term's
 /// most frequent word beside it. 5: the term counts before the document-frequency filters beside the matrix.
-/// 6: mapped: the big arrays raw after a small postcard section, each with its checksum.
-const CACHE_FORMAT: u32 = 6;
+/// 6: mapped: the big arrays raw after a small postcard section, each with its checksum. 7: the raw counts in
+/// the narrowest width that holds them, and their term numbers shared with the matrix's rows when equal.
+const CACHE_FORMAT: u32 = 7;
 
 /// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";
@@ -83,10 +85,9 @@ pub(crate) enum Refused {
 /// A value the cache can hold: a small part encoded with postcard, and big arrays of numbers written as they
 /// lie in memory and read back in place.
 pub(crate) trait Entry: Sized {
-    /// Append the small part, encoded with postcard, to `out`.
-    fn encode_small(&self, out: Vec<u8>) -> Result<Vec<u8>, postcard::Error>;
-    /// The big arrays' bytes, in the order [`Entry::decode`] takes them.
-    fn arrays(&self) -> Vec<&[u8]>;
+    /// The small part encoded with postcard, and the big arrays' bytes in the order [`Entry::decode`] takes
+    /// them: borrowed as they lie in memory, or owned when stored in a more compact form than they are held in.
+    fn encode(&self) -> Result<(Vec<u8>, Vec<Cow<'_, [u8]>>), postcard::Error>;
     /// The value from its small part and its arrays (used in place); `Err` when they do not make one.
     fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused>;
     /// Whether a decoded value is one a fresh load could have made; `Err` says what is wrong with it.
@@ -396,12 +397,11 @@ pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<
         path: dir.to_path_buf(),
         error,
     })?;
-    let small = value.encode_small(Vec::new()).map_err(CacheError::Encode)?;
-    let arrays = value.arrays();
+    let (small, arrays) = value.encode().map_err(CacheError::Encode)?;
     let checksums: Vec<u64> = arrays.par_iter().map(|bytes| xxh3_64(bytes)).collect();
     let mut end = Header::len_with(arrays.len()) + key.0.len() + small.len();
     let mut table = Vec::with_capacity(arrays.len());
-    for (bytes, checksum) in arrays.iter().zip(checksums) {
+    for (bytes, checksum) in arrays.iter().map(AsRef::as_ref).zip(checksums) {
         let start = align_up(end);
         table.push([start as u64, bytes.len() as u64, checksum]);
         end = start + bytes.len();
@@ -419,7 +419,7 @@ pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<
         head.extend_from_slice(&small);
         let mut written = head.len();
         file.write_all(&head)?;
-        for bytes in &arrays {
+        for bytes in arrays.iter().map(AsRef::as_ref) {
             let padding = align_up(written) - written;
             file.write_all(&[0u8; ARRAY_ALIGN][..padding])?;
             file.write_all(bytes)?;
@@ -447,12 +447,12 @@ mod tests {
     }
 
     impl Entry for Numbers {
-        fn encode_small(&self, out: Vec<u8>) -> Result<Vec<u8>, postcard::Error> {
-            postcard::to_extend(&self.name, out)
-        }
-
-        fn arrays(&self) -> Vec<&[u8]> {
-            vec![self.counts.as_bytes(), self.values.as_bytes()]
+        fn encode(&self) -> Result<(Vec<u8>, Vec<Cow<'_, [u8]>>), postcard::Error> {
+            let arrays = vec![
+                Cow::Borrowed(self.counts.as_bytes()),
+                Cow::Borrowed(self.values.as_bytes()),
+            ];
+            Ok((postcard::to_stdvec(&self.name)?, arrays))
         }
 
         fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused> {

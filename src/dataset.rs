@@ -5,6 +5,7 @@
 mod cached;
 mod count;
 mod reweigh;
+mod stored_counts;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

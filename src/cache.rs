@@ -82,12 +82,15 @@ pub(crate) enum Refused {
     Invalid(String),
 }
 
+/// An encoded entry: the small section's bytes and the arrays' bytes.
+pub(crate) type Encoded<'a> = (Vec<u8>, Vec<Cow<'a, [u8]>>);
+
 /// A value the cache can hold: a small part encoded with postcard, and big arrays of numbers written as they
 /// lie in memory and read back in place.
 pub(crate) trait Entry: Sized {
     /// The small part encoded with postcard, and the big arrays' bytes in the order [`Entry::decode`] takes
     /// them: borrowed as they lie in memory, or owned when stored in a more compact form than they are held in.
-    fn encode(&self) -> Result<(Vec<u8>, Vec<Cow<'_, [u8]>>), postcard::Error>;
+    fn encode(&self) -> Result<Encoded<'_>, postcard::Error>;
     /// The value from its small part and its arrays (used in place); `Err` when they do not make one.
     fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused>;
     /// Whether a decoded value is one a fresh load could have made; `Err` says what is wrong with it.
@@ -447,7 +450,7 @@ mod tests {
     }
 
     impl Entry for Numbers {
-        fn encode(&self) -> Result<(Vec<u8>, Vec<Cow<'_, [u8]>>), postcard::Error> {
+        fn encode(&self) -> Result<Encoded<'_>, postcard::Error> {
             let arrays = vec![
                 Cow::Borrowed(self.counts.as_bytes()),
                 Cow::Borrowed(self.values.as_bytes()),

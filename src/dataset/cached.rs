@@ -71,7 +71,7 @@ fn array_name(index: usize) -> &'static str {
 }
 
 impl cache::Entry for Dataset {
-    fn encode(&self) -> Result<(Vec<u8>, Vec<Cow<'_, [u8]>>), postcard::Error> {
+    fn encode(&self) -> Result<cache::Encoded<'_>, postcard::Error> {
         let (matrix, mut arrays): (SmallMatrix, Vec<Cow<'_, [u8]>>) = match &self.matrix {
             DataMatrix::Sparse {
                 matrix,

@@ -49,7 +49,11 @@ pub(super) fn store<'a>(
         DataMatrix::Dense { .. } => None,
     };
     match outside {
-        Some((outside_ids, outside_starts, row_terms)) => (
+        Some(Outside {
+            ids: outside_ids,
+            starts: outside_starts,
+            row_terms,
+        }) => (
             CountsLayout {
                 terms_from_matrix: true,
                 count_width,
@@ -124,15 +128,18 @@ pub(super) fn load(
 /// one answer whatever the split) is cut the same way every time.
 const COLUMN_BLOCK: usize = 4096;
 
-/// The raw entries `matrix` does not hold, as term numbers and column starts, and the raw term of each matrix
-/// row; `None` when the matrix is not made of raw entries through its row terms (the caller stores the term
-/// numbers whole).
-#[allow(clippy::type_complexity)]
-fn outside_entries(
-    matrix: &SparseMatrix,
-    terms: &[String],
-    raw: &RawCounts,
-) -> Option<(Vec<u32>, Vec<u32>, Vec<u32>)> {
+/// The raw entries a matrix does not hold, and the raw term of each of its rows.
+struct Outside {
+    /// The term numbers of the entries outside the matrix, column after column.
+    ids: Vec<u32>,
+    /// Where each column's entries outside the matrix start in `ids`, one more than there are columns.
+    starts: Vec<u32>,
+    row_terms: Vec<u32>,
+}
+
+/// The raw entries `matrix` does not hold and the raw term of each matrix row; `None` when the matrix is not
+/// made of raw entries through its row terms (the caller stores the term numbers whole).
+fn outside_entries(matrix: &SparseMatrix, terms: &[String], raw: &RawCounts) -> Option<Outside> {
     if matrix.cols() != raw.documents() || matrix.rows() != terms.len() {
         return None;
     }
@@ -190,7 +197,11 @@ fn outside_entries(
             outside_starts.push(last + length);
         }
     }
-    Some((outside_ids, outside_starts, row_terms))
+    Some(Outside {
+        ids: outside_ids,
+        starts: outside_starts,
+        row_terms,
+    })
 }
 
 /// Each column's raw term numbers: its matrix rows as raw terms merged, in ascending order, with its entries

@@ -3,7 +3,9 @@
 //! when it is a regular file of exactly the size its header declares, made for the same key (pdx's version,
 //! the options, and every input file's path, size and modification time, stored in full), whose sections match
 //! their checksums and decode to a value that passes the checks a fresh one would. Anything less is a miss,
-//! never an error and never a wrong answer.
+//! never an error and never a wrong answer. An entry may leave arrays that only some uses read unverified at
+//! the open ([`Entry::verified_at_read`]); those are checked against their checksums when first used
+//! ([`Arrays::verify`]), and the use then reports a damaged one.
 //!
 //! An entry is a small header, a postcard section for everything small, and then the big arrays (a matrix's
 //! offsets, rows and values, the raw counts) as they lie in memory, each aligned, so that reading one is mapping
@@ -61,7 +63,7 @@ pub(crate) enum CacheError {
         error: std::io::Error,
     },
     #[error("cannot encode the cache entry: {0}")]
-    Encode(postcard::Error),
+    Encode(String),
 }
 
 /// Why an entry that exists was not used; shown to the user as the note of a miss.
@@ -90,18 +92,31 @@ pub(crate) type Encoded<'a> = (Vec<u8>, Vec<Cow<'a, [u8]>>);
 pub(crate) trait Entry: Sized {
     /// The small part encoded with postcard, and the big arrays' bytes in the order [`Entry::decode`] takes
     /// them: borrowed as they lie in memory, or owned when stored in a more compact form than they are held in.
-    fn encode(&self) -> Result<Encoded<'_>, postcard::Error>;
-    /// The value from its small part and its arrays (used in place); `Err` when they do not make one.
+    fn encode(&self) -> Result<Encoded<'_>, String>;
+    /// The value from its small part and its arrays (used in place); `Err` when they do not make one. The
+    /// arrays [`Entry::verified_at_read`] leaves out are not yet checked against their checksums: the value
+    /// keeps `arrays` (a clone shares the map) and calls [`Arrays::verify`] before it reads them.
     fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused>;
+    /// Whether array `index` is checked against its checksum when the entry is read (all are unless the entry
+    /// says otherwise): an array only some uses need is better verified by the use, so that an open does not
+    /// read it from disk.
+    fn verified_at_read(_index: usize) -> bool {
+        true
+    }
     /// Whether a decoded value is one a fresh load could have made; `Err` says what is wrong with it.
     fn check(&self) -> Result<(), String>;
 }
 
-/// The arrays of an entry, in the mapped file.
+/// The arrays of an entry, in the mapped file. A clone shares the map.
+#[derive(Clone)]
 pub(crate) struct Arrays {
     map: Arc<Mmap>,
     /// Byte offset and length of each.
     sections: Vec<(usize, usize)>,
+    /// Each array's checksum, from the header (whose own checksum covers them).
+    checksums: Vec<u64>,
+    /// The entry's file, for messages.
+    path: PathBuf,
 }
 
 impl Arrays {
@@ -122,6 +137,28 @@ impl Arrays {
     /// How many arrays the entry holds.
     pub(crate) fn len(&self) -> usize {
         self.sections.len()
+    }
+
+    /// Check the arrays `indices` against their checksums, on all cores: `Err` when one is missing or damaged.
+    pub(crate) fn verify(&self, indices: std::ops::Range<usize>) -> Result<(), Refused> {
+        let sections = self
+            .sections
+            .get(indices.clone())
+            .ok_or(Refused::Damaged("an array missing"))?;
+        let checksums = &self.checksums[indices];
+        let intact = sections
+            .par_iter()
+            .zip(checksums)
+            .all(|(&(start, len), &checksum)| xxh3_64(&self.map[start..start + len]) == checksum);
+        match intact {
+            true => Ok(()),
+            false => Err(Refused::Damaged("checksum mismatch")),
+        }
+    }
+
+    /// The entry's file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
     }
 }
 
@@ -366,14 +403,18 @@ pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, R
         end = start + len;
     }
     let small = &map[layout.small.clone()];
-    // The small section and every array at once: the arrays are most of the file.
+    // The small section and every array verified at read at once: the arrays are most of the file.
     let sections: Vec<(&[u8], u64)> = std::iter::once((small, header.small_checksum))
         .chain(
             layout
                 .arrays
                 .iter()
                 .zip(&header.arrays)
-                .map(|(&(start, len), &[_, _, checksum])| (&map[start..start + len], checksum)),
+                .enumerate()
+                .filter(|&(index, _)| T::verified_at_read(index))
+                .map(|(_, (&(start, len), &[_, _, checksum]))| {
+                    (&map[start..start + len], checksum)
+                }),
         )
         .collect();
     if !sections
@@ -385,6 +426,12 @@ pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, R
     let arrays = Arrays {
         map: Arc::clone(&map),
         sections: layout.arrays,
+        checksums: header
+            .arrays
+            .iter()
+            .map(|&[_, _, checksum]| checksum)
+            .collect(),
+        path: path.to_path_buf(),
     };
     let value = T::decode(small, &arrays)?;
     value.check().map_err(Refused::Invalid)?;
@@ -450,12 +497,13 @@ mod tests {
     }
 
     impl Entry for Numbers {
-        fn encode(&self) -> Result<Encoded<'_>, postcard::Error> {
+        fn encode(&self) -> Result<Encoded<'_>, String> {
             let arrays = vec![
                 Cow::Borrowed(self.counts.as_bytes()),
                 Cow::Borrowed(self.values.as_bytes()),
             ];
-            Ok((postcard::to_stdvec(&self.name)?, arrays))
+            let small = postcard::to_stdvec(&self.name).map_err(|error| error.to_string())?;
+            Ok((small, arrays))
         }
 
         fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused> {

@@ -1,19 +1,18 @@
 //! A dataset as a cache entry: everything small (documents, terms, labels, report, options) in the postcard
 //! section, and the big arrays (the sparse matrix's offsets, rows and values, the raw counts) written as they lie
-//! in memory and used in place when the entry is mapped back.
+//! in memory and used in place when the entry is mapped back. Only the small section and the matrix's arrays
+//! are verified when the entry is read: the raw counts stay stored until a rebuild first needs them.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::stored_counts::{self, CountsLayout};
+use super::stored_counts::{self, CountsLayout, StoredCounts};
 use super::{Dataset, DocumentMeta, KeptCounts, Reweigh};
 use crate::cache::{self, Arrays, Refused};
 use crate::corpus::{LoadReport, SourceFile, TextSource};
 use crate::mapped::OwnedOrMapped;
 use crate::matrix::{DataMatrix, SparseMatrix};
-use crate::text::RawCounts;
 use crate::weighting::Weighting;
 
 /// The small section: the dataset without its big arrays. Borrowed when written, owned when read.
@@ -71,7 +70,7 @@ fn array_name(index: usize) -> &'static str {
 }
 
 impl cache::Entry for Dataset {
-    fn encode(&self) -> Result<cache::Encoded<'_>, postcard::Error> {
+    fn encode(&self) -> Result<cache::Encoded<'_>, String> {
         let (matrix, mut arrays): (SmallMatrix, Vec<Cow<'_, [u8]>>) = match &self.matrix {
             DataMatrix::Sparse {
                 matrix,
@@ -98,11 +97,12 @@ impl cache::Entry for Dataset {
         };
         let counts = match &self.counts {
             Some(kept) => {
-                let (layout, stored) = stored_counts::store(&self.matrix, &kept.raw);
+                let raw = kept.raw().map_err(|error| error.to_string())?;
+                let (layout, stored) = stored_counts::store(&self.matrix, raw);
                 arrays.extend(stored);
                 Some(SmallCounts {
-                    terms: Cow::Borrowed(&kept.raw.terms),
-                    words: Cow::Borrowed(&kept.raw.words),
+                    terms: Cow::Borrowed(&raw.terms),
+                    words: Cow::Borrowed(&raw.words),
                     stem: Cow::Borrowed(&kept.stem),
                     applied: Cow::Borrowed(&kept.applied),
                     layout,
@@ -128,7 +128,13 @@ impl cache::Entry for Dataset {
             empty_documents: Cow::Borrowed(&self.empty_documents),
             counts,
         };
-        Ok((postcard::to_stdvec(&small)?, arrays))
+        let small = postcard::to_stdvec(&small).map_err(|error| error.to_string())?;
+        Ok((small, arrays))
+    }
+
+    /// The matrix's arrays and the small section: what every use of the dataset reads.
+    fn verified_at_read(index: usize) -> bool {
+        index < MATRIX_ARRAYS.len()
     }
 
     fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused> {
@@ -164,21 +170,18 @@ impl cache::Entry for Dataset {
             SmallMatrix::Dense(dense) => dense.into_owned(),
         };
         let counts = match small.counts {
-            Some(kept) => {
-                let [column_starts, term_ids, counts] =
-                    stored_counts::load(kept.layout, &matrix, arrays, MATRIX_ARRAYS.len())?;
-                Some(KeptCounts {
-                    raw: Arc::new(RawCounts {
-                        terms: kept.terms.into_owned(),
-                        words: kept.words.into_owned(),
-                        column_starts,
-                        term_ids,
-                        counts,
-                    }),
-                    stem: kept.stem.into_owned(),
-                    applied: kept.applied.into_owned(),
-                })
-            }
+            Some(kept) => Some(KeptCounts::stored(
+                StoredCounts::new(
+                    kept.layout,
+                    &matrix,
+                    arrays,
+                    MATRIX_ARRAYS.len(),
+                    (kept.terms.into_owned(), kept.words.into_owned()),
+                    small.documents.len(),
+                ),
+                kept.stem.into_owned(),
+                kept.applied.into_owned(),
+            )),
             None => None,
         };
         let unused: fn(&OwnedOrMapped<u8>) -> bool = |array| !array.is_empty();
@@ -196,6 +199,10 @@ impl cache::Entry for Dataset {
                 )));
             }
         }
+        if counts.is_none() {
+            // Empty, so nothing to read: kept to the same checks as the rest of the entry.
+            arrays.verify(MATRIX_ARRAYS.len()..ARRAY_COUNT)?;
+        }
         Ok(Dataset {
             source: small.source.into_owned(),
             documents: small.documents.into_owned(),
@@ -211,7 +218,8 @@ impl cache::Entry for Dataset {
 
     /// What a fresh load guarantees: the matrix has a column per document and a row per name and word, its
     /// values are finite (a sparse one's, and its structure, were checked when it was made from its arrays),
-    /// the raw counts are well formed and cover every document, and every label names a label.
+    /// raw counts in memory are well formed and cover every document (stored ones are checked when read), and
+    /// every label names a label.
     fn check(&self) -> Result<(), String> {
         let matrix = &self.matrix;
         if matrix.cols() != self.documents.len() {
@@ -243,12 +251,13 @@ impl cache::Entry for Dataset {
         if !finite {
             return Err("a non-finite value in the matrix".into());
         }
-        if let Some(kept) = &self.counts {
-            kept.raw.check()?;
-            if kept.raw.documents() != self.documents.len() {
+        if let Some(kept) = self.counts.as_ref().filter(|kept| kept.is_read()) {
+            let raw = kept.raw().map_err(|error| error.to_string())?;
+            raw.check()?;
+            if raw.documents() != self.documents.len() {
                 return Err(format!(
                     "raw counts for {} documents, {} documents",
-                    kept.raw.documents(),
+                    raw.documents(),
                     self.documents.len()
                 ));
             }

@@ -6,6 +6,9 @@
 //! what the matrix cannot say: the raw term number of each matrix row, and the raw entries the matrix leaves out
 //! (terms the document-frequency filters or extra stop words dropped, usually terms of one document). Reading
 //! them back merges the two, column by column, into the raw term numbers.
+//!
+//! Only a rebuild of the matrix reads the raw counts, so an entry's open leaves them stored ([`StoredCounts`]):
+//! their arrays are checked against their checksums, merged and widened when they are first asked for.
 
 use std::borrow::Cow;
 
@@ -82,11 +85,88 @@ pub(super) fn store<'a>(
     }
 }
 
-/// The raw counts' column starts, term numbers and counts from the arrays of [`STORED`] (from `first` on),
-/// stored as `layout` says beside `matrix`.
-pub(super) fn load(
+/// The raw counts as a cache entry stores them, not yet read: the entry's arrays (a clone of the map) and
+/// what reading them back needs.
+#[derive(Clone)]
+pub(super) struct StoredCounts {
     layout: CountsLayout,
-    matrix: &DataMatrix,
+    /// The matrix the term numbers are merged from (a clone sharing the map's arrays); `None` for a dense one.
+    matrix: Option<SparseMatrix>,
+    arrays: Arrays,
+    /// The index of the first array of [`STORED`].
+    first: usize,
+    terms: Vec<String>,
+    words: Vec<String>,
+    /// The dataset's documents: the raw counts have a column each.
+    documents: usize,
+}
+
+impl StoredCounts {
+    /// The raw counts `arrays` hold from `first` on, as `layout` says beside `matrix`, with `terms` and
+    /// `words`, for a dataset of `documents` columns; nothing is read yet.
+    pub(super) fn new(
+        layout: CountsLayout,
+        matrix: &DataMatrix,
+        arrays: &Arrays,
+        first: usize,
+        (terms, words): (Vec<String>, Vec<String>),
+        documents: usize,
+    ) -> StoredCounts {
+        StoredCounts {
+            layout,
+            matrix: match matrix {
+                DataMatrix::Sparse { matrix, .. } => Some(matrix.clone()),
+                DataMatrix::Dense { .. } => None,
+            },
+            arrays: arrays.clone(),
+            first,
+            terms,
+            words,
+            documents,
+        }
+    }
+
+    /// The entry's file.
+    pub(super) fn path(&self) -> &std::path::Path {
+        self.arrays.path()
+    }
+
+    /// The raw counts, read back: their arrays checked against their checksums, the term numbers merged from
+    /// the matrix and the counts widened; `Err` says what is wrong with a damaged or misfitting entry.
+    pub(super) fn read(&self) -> Result<RawCounts, Refused> {
+        self.arrays.verify(self.first..self.first + STORED.len())?;
+        let [column_starts, term_ids, counts] =
+            load(self.layout, self.matrix.as_ref(), &self.arrays, self.first)?;
+        let raw = RawCounts {
+            terms: self.terms.clone(),
+            words: self.words.clone(),
+            column_starts,
+            term_ids,
+            counts,
+        };
+        raw.check().map_err(Refused::Invalid)?;
+        if raw.documents() != self.documents {
+            return Err(Refused::Invalid(format!(
+                "raw counts for {} documents, {} documents",
+                raw.documents(),
+                self.documents
+            )));
+        }
+        Ok(raw)
+    }
+}
+
+impl std::fmt::Debug for StoredCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "raw counts stored in {}", self.path().display())
+    }
+}
+
+/// The raw counts' column starts, term numbers and counts from the arrays of [`STORED`] (from `first` on),
+/// stored as `layout` says beside `matrix` (`None` for a dense one).
+fn load(
+    layout: CountsLayout,
+    matrix: Option<&SparseMatrix>,
     arrays: &Arrays,
     first: usize,
 ) -> Result<[OwnedOrMapped<u32>; 3], Refused> {
@@ -103,7 +183,7 @@ pub(super) fn load(
         }
         return Ok([column_starts, arrays.get(first + 1)?, counts]);
     }
-    let DataMatrix::Sparse { matrix, .. } = matrix else {
+    let Some(matrix) = matrix else {
         return Err(Refused::Invalid(
             "raw term numbers read from a dense matrix".into(),
         ));
@@ -340,7 +420,12 @@ mod tests {
     fn counts_outside_the_matrix_and_wide_counts_round_trip() {
         let dir = tempfile::tempdir().expect("temp dir");
         let fresh = dataset(dir.path());
-        let raw = &fresh.counts.as_ref().expect("counts").raw;
+        let raw = fresh
+            .counts
+            .as_ref()
+            .expect("counts")
+            .raw()
+            .expect("in memory");
         let (layout, arrays) = store(&fresh.matrix, raw);
         assert!(layout.terms_from_matrix);
         assert_eq!(layout.count_width, 2);
@@ -364,14 +449,32 @@ mod tests {
         let path = cache::entry_path(dir.path(), &key());
         cache::write(&path, &key(), &fresh).expect("writes");
         let original = std::fs::read(&path).expect("reads");
-        // Every byte, so every stored section of the counts is among them.
+        // Every byte, so every stored section of the counts is among them. A damaged raw count still opens
+        // (they are not read until a rebuild needs them); reading them then says the entry is damaged.
+        let mut opened_damaged = 0;
         for position in 0..original.len() {
             let mut damaged = original.clone();
             damaged[position] ^= 0x04;
             std::fs::write(&path, &damaged).expect("damage");
-            let read = cache::read::<Dataset>(&path, &key());
-            assert!(read.is_err(), "byte {position}");
+            let refused = match cache::read::<Dataset>(&path, &key()) {
+                Err(_) => true,
+                Ok(None) => false,
+                Ok(Some(read)) => {
+                    opened_damaged += 1;
+                    let kept = read.counts.as_ref().expect("counts");
+                    assert!(!kept.is_read(), "byte {position}");
+                    let error = kept.raw().expect_err("damaged counts");
+                    assert!(error.to_string().starts_with(&path.display().to_string()));
+                    // Asked again, the same answer, not a panic.
+                    kept.raw().is_err() && read.reweigh(&kept.applied).is_err()
+                }
+            };
+            assert!(refused, "byte {position}");
         }
+        assert!(
+            opened_damaged > 0,
+            "the raw counts are not verified at the open"
+        );
         for cut in (0..original.len()).step_by(61) {
             std::fs::write(&path, &original[..cut]).expect("truncate");
             assert!(cache::read::<Dataset>(&path, &key()).is_err(), "cut {cut}");

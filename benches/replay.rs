@@ -34,6 +34,13 @@ fn main() {
         eprintln!("pdx: 20 Newsgroups loaded without its term counts");
         std::process::exit(2);
     };
+    let raw = match kept.raw() {
+        Ok(raw) => raw,
+        Err(error) => {
+            eprintln!("pdx: {error}");
+            std::process::exit(2);
+        }
+    };
     println!(
         "corpus    20 Newsgroups: {} docs, {} terms, {} nnz (lfc); loaded in {:.0} ms; {} threads",
         dataset.matrix.cols(),
@@ -52,9 +59,9 @@ fn main() {
     let without_counts = postcard::to_allocvec(&without).map_or(0, |bytes| bytes.len());
     println!(
         "counts    {} terms before the df filters, {} entries: {:.1} MB in memory; cache entry {:.1} MB → {:.1} MB (+{:.0}%)",
-        kept.raw.terms.len(),
-        kept.raw.entries(),
-        megabytes(kept.raw.bytes()),
+        raw.terms.len(),
+        raw.entries(),
+        megabytes(raw.bytes()),
         megabytes(without_counts),
         megabytes(with_counts),
         100.0 * (with_counts as f64 / without_counts as f64 - 1.0)

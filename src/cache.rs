@@ -3,7 +3,9 @@
 //! when it is a regular file of exactly the size its header declares, made for the same key (pdx's version,
 //! the options, and every input file's path, size and modification time, stored in full), whose sections match
 //! their checksums and decode to a value that passes the checks a fresh one would. Anything less is a miss,
-//! never an error and never a wrong answer.
+//! never an error and never a wrong answer. An entry may leave arrays that only some uses read unverified at
+//! the open ([`Entry::verified_at_read`]); those are checked against their checksums when first used
+//! ([`Arrays::verify`]), and the use then reports a damaged one.
 //!
 //! An entry is a small header, a postcard section for everything small, and then the big arrays (a matrix's
 //! offsets, rows and values, the raw counts) as they lie in memory, each aligned, so that reading one is mapping
@@ -14,6 +16,7 @@
 //! it, reading the lost pages would stop the process with SIGBUS. Neither is anything pdx does; the cache
 //! folder is pdx's own.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
@@ -31,8 +34,9 @@ use crate::mapped::{MappedRange, OwnedOrMapped};
 /// Bumped whenever the cached layout or the meaning of what it holds changes, so old files are ignored rather
 /// than misread. 2: weights stored at single precision. 3: the key and checksums in the header. 4: each term's
 /// most frequent word beside it. 5: the term counts before the document-frequency filters beside the matrix.
-/// 6: mapped: the big arrays raw after a small postcard section, each with its checksum.
-const CACHE_FORMAT: u32 = 6;
+/// 6: mapped: the big arrays raw after a small postcard section, each with its checksum. 7: the raw counts in
+/// the narrowest width that holds them, and their term numbers shared with the matrix's rows when equal.
+const CACHE_FORMAT: u32 = 7;
 
 /// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";
@@ -59,7 +63,7 @@ pub(crate) enum CacheError {
         error: std::io::Error,
     },
     #[error("cannot encode the cache entry: {0}")]
-    Encode(postcard::Error),
+    Encode(String),
 }
 
 /// Why an entry that exists was not used; shown to the user as the note of a miss.
@@ -80,24 +84,39 @@ pub(crate) enum Refused {
     Invalid(String),
 }
 
+/// An encoded entry: the small section's bytes and the arrays' bytes.
+pub(crate) type Encoded<'a> = (Vec<u8>, Vec<Cow<'a, [u8]>>);
+
 /// A value the cache can hold: a small part encoded with postcard, and big arrays of numbers written as they
 /// lie in memory and read back in place.
 pub(crate) trait Entry: Sized {
-    /// Append the small part, encoded with postcard, to `out`.
-    fn encode_small(&self, out: Vec<u8>) -> Result<Vec<u8>, postcard::Error>;
-    /// The big arrays' bytes, in the order [`Entry::decode`] takes them.
-    fn arrays(&self) -> Vec<&[u8]>;
-    /// The value from its small part and its arrays (used in place); `Err` when they do not make one.
+    /// The small part encoded with postcard, and the big arrays' bytes in the order [`Entry::decode`] takes
+    /// them: borrowed as they lie in memory, or owned when stored in a more compact form than they are held in.
+    fn encode(&self) -> Result<Encoded<'_>, String>;
+    /// The value from its small part and its arrays (used in place); `Err` when they do not make one. The
+    /// arrays [`Entry::verified_at_read`] leaves out are not yet checked against their checksums: the value
+    /// keeps `arrays` (a clone shares the map) and calls [`Arrays::verify`] before it reads them.
     fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused>;
+    /// Whether array `index` is checked against its checksum when the entry is read (all are unless the entry
+    /// says otherwise): an array only some uses need is better verified by the use, so that an open does not
+    /// read it from disk.
+    fn verified_at_read(_index: usize) -> bool {
+        true
+    }
     /// Whether a decoded value is one a fresh load could have made; `Err` says what is wrong with it.
     fn check(&self) -> Result<(), String>;
 }
 
-/// The arrays of an entry, in the mapped file.
+/// The arrays of an entry, in the mapped file. A clone shares the map.
+#[derive(Clone)]
 pub(crate) struct Arrays {
     map: Arc<Mmap>,
     /// Byte offset and length of each.
     sections: Vec<(usize, usize)>,
+    /// Each array's checksum, from the header (whose own checksum covers them).
+    checksums: Vec<u64>,
+    /// The entry's file, for messages.
+    path: PathBuf,
 }
 
 impl Arrays {
@@ -118,6 +137,28 @@ impl Arrays {
     /// How many arrays the entry holds.
     pub(crate) fn len(&self) -> usize {
         self.sections.len()
+    }
+
+    /// Check the arrays `indices` against their checksums, on all cores: `Err` when one is missing or damaged.
+    pub(crate) fn verify(&self, indices: std::ops::Range<usize>) -> Result<(), Refused> {
+        let sections = self
+            .sections
+            .get(indices.clone())
+            .ok_or(Refused::Damaged("an array missing"))?;
+        let checksums = &self.checksums[indices];
+        let intact = sections
+            .par_iter()
+            .zip(checksums)
+            .all(|(&(start, len), &checksum)| xxh3_64(&self.map[start..start + len]) == checksum);
+        match intact {
+            true => Ok(()),
+            false => Err(Refused::Damaged("checksum mismatch")),
+        }
+    }
+
+    /// The entry's file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
     }
 }
 
@@ -362,14 +403,18 @@ pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, R
         end = start + len;
     }
     let small = &map[layout.small.clone()];
-    // The small section and every array at once: the arrays are most of the file.
+    // The small section and every array verified at read at once: the arrays are most of the file.
     let sections: Vec<(&[u8], u64)> = std::iter::once((small, header.small_checksum))
         .chain(
             layout
                 .arrays
                 .iter()
                 .zip(&header.arrays)
-                .map(|(&(start, len), &[_, _, checksum])| (&map[start..start + len], checksum)),
+                .enumerate()
+                .filter(|&(index, _)| T::verified_at_read(index))
+                .map(|(_, (&(start, len), &[_, _, checksum]))| {
+                    (&map[start..start + len], checksum)
+                }),
         )
         .collect();
     if !sections
@@ -381,6 +426,12 @@ pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, R
     let arrays = Arrays {
         map: Arc::clone(&map),
         sections: layout.arrays,
+        checksums: header
+            .arrays
+            .iter()
+            .map(|&[_, _, checksum]| checksum)
+            .collect(),
+        path: path.to_path_buf(),
     };
     let value = T::decode(small, &arrays)?;
     value.check().map_err(Refused::Invalid)?;
@@ -396,12 +447,11 @@ pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<
         path: dir.to_path_buf(),
         error,
     })?;
-    let small = value.encode_small(Vec::new()).map_err(CacheError::Encode)?;
-    let arrays = value.arrays();
+    let (small, arrays) = value.encode().map_err(CacheError::Encode)?;
     let checksums: Vec<u64> = arrays.par_iter().map(|bytes| xxh3_64(bytes)).collect();
     let mut end = Header::len_with(arrays.len()) + key.0.len() + small.len();
     let mut table = Vec::with_capacity(arrays.len());
-    for (bytes, checksum) in arrays.iter().zip(checksums) {
+    for (bytes, checksum) in arrays.iter().map(AsRef::as_ref).zip(checksums) {
         let start = align_up(end);
         table.push([start as u64, bytes.len() as u64, checksum]);
         end = start + bytes.len();
@@ -419,7 +469,7 @@ pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<
         head.extend_from_slice(&small);
         let mut written = head.len();
         file.write_all(&head)?;
-        for bytes in &arrays {
+        for bytes in arrays.iter().map(AsRef::as_ref) {
             let padding = align_up(written) - written;
             file.write_all(&[0u8; ARRAY_ALIGN][..padding])?;
             file.write_all(bytes)?;
@@ -447,12 +497,13 @@ mod tests {
     }
 
     impl Entry for Numbers {
-        fn encode_small(&self, out: Vec<u8>) -> Result<Vec<u8>, postcard::Error> {
-            postcard::to_extend(&self.name, out)
-        }
-
-        fn arrays(&self) -> Vec<&[u8]> {
-            vec![self.counts.as_bytes(), self.values.as_bytes()]
+        fn encode(&self) -> Result<Encoded<'_>, String> {
+            let arrays = vec![
+                Cow::Borrowed(self.counts.as_bytes()),
+                Cow::Borrowed(self.values.as_bytes()),
+            ];
+            let small = postcard::to_stdvec(&self.name).map_err(|error| error.to_string())?;
+            Ok((small, arrays))
         }
 
         fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused> {

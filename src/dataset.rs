@@ -5,6 +5,7 @@
 mod cached;
 mod count;
 mod reweigh;
+mod stored_counts;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -460,10 +461,12 @@ fn build(
                 });
             };
             let weight = millis(start) - tokenise;
-            let counts_kept = raw.map(|raw| KeptCounts {
-                raw: std::sync::Arc::new(raw),
-                stem: options.text.stem.clone(),
-                applied: Reweigh::from_load(&options.text, weighting),
+            let counts_kept = raw.map(|raw| {
+                KeptCounts::new(
+                    std::sync::Arc::new(raw),
+                    options.text.stem.clone(),
+                    Reweigh::from_load(&options.text, weighting),
+                )
             });
 
             let (label_names, labels) = index_labels(documents.iter().map(|d| d.label.as_deref()));

@@ -152,17 +152,35 @@ fn a_flipped_byte_is_a_miss_with_the_statistics_of_a_fresh_load() {
     let (corpus, fresh, file) = fresh_text_entry(&cache, dir.path());
     let original = std::fs::read(&file).expect("entry");
     // A letter of a document's text (a different text, still a valid entry to a reader that only decodes), and
-    // the last byte.
+    // the last byte of the matrix's values (the raw counts after them are verified only when a rebuild reads
+    // them: tests/cache_mapped.rs).
     let in_text = original
         .windows(6)
         .position(|w| w == b"rocket")
         .expect("the text is in the entry");
-    for position in [in_text + 2, original.len() - 1] {
+    for position in [in_text + 2, matrix_values_end(&original) - 1] {
         let mut damaged = original.clone();
         damaged[position] ^= 0x01;
         std::fs::write(&file, &damaged).expect("damage");
         assert_refused_then_rebuilt(&cache, &["--min-df", "1", &corpus], &fresh);
     }
+}
+
+/// Where the matrix's values (an entry's third array) end, from the header's table: the format line, then
+/// little-endian u64 fields (byte-order mark, key length, small length and checksum, array count), then each
+/// array's offset, length and checksum.
+fn matrix_values_end(entry: &[u8]) -> usize {
+    let line = entry
+        .iter()
+        .position(|&b| b == b'\n')
+        .expect("a format line")
+        + 1;
+    let field = |index: usize| {
+        let at = line + 8 * index;
+        u64::from_le_bytes(entry[at..at + 8].try_into().expect("8 bytes")) as usize
+    };
+    let values = 5 + 3 * 2;
+    field(values) + field(values + 1)
 }
 
 #[test]

@@ -68,8 +68,13 @@ fn a_mapped_dataset_is_the_fresh_one_and_clusters_identically() {
         panic!("text makes a sparse matrix");
     };
     assert!(matrix.is_mapped(), "the arrays are used in place");
-    let raw = &mapped.counts.as_ref().expect("counts kept").raw;
-    assert!(raw.term_ids.is_mapped() && raw.counts.is_mapped());
+    // The raw counts are stored compactly (term numbers from the matrix's rows, narrow counts), left unread by
+    // the open, and read back when first needed.
+    let kept = mapped.counts.as_ref().expect("counts kept");
+    assert!(!kept.is_read(), "the open leaves the raw counts stored");
+    let raw = kept.raw().expect("intact");
+    assert!(raw.column_starts.is_mapped());
+    assert!(kept.is_read());
     assert_eq!(mapped, fresh);
     let tree = leaves(&fresh);
     assert!(tree.len() == 8, "{} leaves", tree.len());
@@ -80,5 +85,55 @@ fn a_mapped_dataset_is_the_fresh_one_and_clusters_identically() {
     let (from_fresh, _) = fresh.reweigh(&settings).expect("rebuilds");
     let (from_mapped, _) = mapped.reweigh(&settings).expect("rebuilds");
     assert_eq!(from_mapped, from_fresh);
+    assert_eq!(value_bits(&from_mapped), value_bits(&from_fresh));
     assert!(from_fresh.matrix.rows() < fresh.matrix.rows());
+
+    // A rebuild straight after an open, with nothing read before, gives the same bits too.
+    let reopened = dataset::open(&paths, &options, true).expect("opens again");
+    assert_eq!(reopened.cache, CacheUse::Hit);
+    let (from_reopened, _) = reopened.dataset.reweigh(&settings).expect("rebuilds");
+    assert_eq!(from_reopened, from_fresh);
+    assert_eq!(value_bits(&from_reopened), value_bits(&from_fresh));
+
+    // Damage in the raw counts' arrays (the entry's last bytes are the raw term of each matrix row): the open
+    // does not read them and uses the entry; the rebuild reports the damage, naming the entry.
+    let entry = mapped_file(&dir.path().join("cache"));
+    let mut bytes = std::fs::read(&entry).expect("reads the entry");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01;
+    std::fs::write(&entry, &bytes).expect("damages the entry");
+    let damaged = dataset::open(&paths, &options, true).expect("opens");
+    assert_eq!(damaged.cache, CacheUse::Hit, "{:?}", damaged.warnings);
+    assert_eq!(damaged.dataset.matrix, fresh.matrix);
+    let error = damaged
+        .dataset
+        .reweigh(&settings)
+        .expect_err("the stored counts are damaged")
+        .to_string();
+    assert!(
+        error.starts_with(&format!("{}: ", entry.display())) && error.contains("damaged"),
+        "{error}"
+    );
+}
+
+/// The one cache entry in `dir`.
+fn mapped_file(dir: &Path) -> PathBuf {
+    let entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("lists the cache")
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "pdxcache"))
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    entries[0].clone()
+}
+
+/// The bits of a sparse matrix's values.
+fn value_bits(data: &Dataset) -> Vec<u32> {
+    let DataMatrix::Sparse { matrix, .. } = &data.matrix else {
+        panic!("text makes a sparse matrix");
+    };
+    (0..matrix.cols())
+        .flat_map(|j| matrix.column(j).1.iter().map(|v| v.to_bits()))
+        .collect()
 }

@@ -1,18 +1,18 @@
 //! A dataset as a cache entry: everything small (documents, terms, labels, report, options) in the postcard
 //! section, and the big arrays (the sparse matrix's offsets, rows and values, the raw counts) written as they lie
-//! in memory and used in place when the entry is mapped back.
+//! in memory and used in place when the entry is mapped back. Only the small section and the matrix's arrays
+//! are verified when the entry is read: the raw counts stay stored until a rebuild first needs them.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::stored_counts::{self, CountsLayout, StoredCounts};
 use super::{Dataset, DocumentMeta, KeptCounts, Reweigh};
 use crate::cache::{self, Arrays, Refused};
 use crate::corpus::{LoadReport, SourceFile, TextSource};
 use crate::mapped::OwnedOrMapped;
 use crate::matrix::{DataMatrix, SparseMatrix};
-use crate::text::RawCounts;
 use crate::weighting::Weighting;
 
 /// The small section: the dataset without its big arrays. Borrowed when written, owned when read.
@@ -29,7 +29,7 @@ struct Small<'a> {
     counts: Option<SmallCounts<'a>>,
 }
 
-/// A matrix without its arrays: a sparse one's shape and row names (the arrays are [`ARRAYS`]' first three),
+/// A matrix without its arrays: a sparse one's shape and row names (the arrays are [`MATRIX_ARRAYS`]),
 /// or dense data whole (numeric data is small).
 #[derive(Serialize, Deserialize)]
 enum SmallMatrix<'a> {
@@ -42,40 +42,81 @@ enum SmallMatrix<'a> {
     Dense(Cow<'a, DataMatrix>),
 }
 
-/// Kept counts without their arrays (the last three of [`ARRAYS`]).
+/// Kept counts without their arrays (the arrays of [`stored_counts::STORED`]), and how those are stored.
 #[derive(Serialize, Deserialize)]
 struct SmallCounts<'a> {
     terms: Cow<'a, [String]>,
     words: Cow<'a, [String]>,
     stem: Cow<'a, Option<String>>,
     applied: Cow<'a, Reweigh>,
+    layout: CountsLayout,
 }
 
-/// The arrays an entry holds, in order; an absent matrix or counts leaves its arrays empty.
-const ARRAYS: [&str; 6] = [
-    "matrix offsets",
-    "matrix rows",
-    "matrix values",
-    "raw column starts",
-    "raw term ids",
-    "raw counts",
-];
+/// The matrix's arrays, first in an entry; the raw counts' ([`stored_counts::STORED`]) follow. An absent
+/// matrix or counts leaves its arrays empty.
+const MATRIX_ARRAYS: [&str; 3] = ["matrix offsets", "matrix rows", "matrix values"];
+
+/// How many arrays an entry holds.
+const ARRAY_COUNT: usize = MATRIX_ARRAYS.len() + stored_counts::STORED.len();
+
+/// The name of array `index`, for messages.
+fn array_name(index: usize) -> &'static str {
+    MATRIX_ARRAYS
+        .iter()
+        .chain(&stored_counts::STORED)
+        .nth(index)
+        .copied()
+        .unwrap_or("an array")
+}
 
 impl cache::Entry for Dataset {
-    fn encode_small(&self, out: Vec<u8>) -> Result<Vec<u8>, postcard::Error> {
-        let matrix = match &self.matrix {
+    fn encode(&self) -> Result<cache::Encoded<'_>, String> {
+        let (matrix, mut arrays): (SmallMatrix, Vec<Cow<'_, [u8]>>) = match &self.matrix {
             DataMatrix::Sparse {
                 matrix,
                 terms,
                 words,
-            } => SmallMatrix::Sparse {
-                rows: matrix.rows() as u64,
-                cols: matrix.cols() as u64,
-                terms: Cow::Borrowed(terms),
-                words: Cow::Borrowed(words),
-            },
-            dense @ DataMatrix::Dense { .. } => SmallMatrix::Dense(Cow::Borrowed(dense)),
+            } => {
+                let (offsets, rows, values) = matrix.stored_arrays();
+                (
+                    SmallMatrix::Sparse {
+                        rows: matrix.rows() as u64,
+                        cols: matrix.cols() as u64,
+                        terms: Cow::Borrowed(terms),
+                        words: Cow::Borrowed(words),
+                    },
+                    [offsets.as_bytes(), rows.as_bytes(), values.as_bytes()]
+                        .map(Cow::Borrowed)
+                        .into(),
+                )
+            }
+            dense @ DataMatrix::Dense { .. } => (
+                SmallMatrix::Dense(Cow::Borrowed(dense)),
+                vec![Cow::Borrowed(&[][..]); MATRIX_ARRAYS.len()],
+            ),
         };
+        let counts = match &self.counts {
+            Some(kept) => {
+                let raw = kept.raw().map_err(|error| error.to_string())?;
+                let (layout, stored) = stored_counts::store(&self.matrix, raw);
+                arrays.extend(stored);
+                Some(SmallCounts {
+                    terms: Cow::Borrowed(&raw.terms),
+                    words: Cow::Borrowed(&raw.words),
+                    stem: Cow::Borrowed(&kept.stem),
+                    applied: Cow::Borrowed(&kept.applied),
+                    layout,
+                })
+            }
+            None => {
+                arrays.extend(std::iter::repeat_n(
+                    Cow::Borrowed(&[][..]),
+                    stored_counts::STORED.len(),
+                ));
+                None
+            }
+        };
+        debug_assert_eq!(arrays.len(), ARRAY_COUNT);
         let small = Small {
             source: Cow::Borrowed(&self.source),
             documents: Cow::Borrowed(&self.documents),
@@ -85,34 +126,15 @@ impl cache::Entry for Dataset {
             weighting: self.weighting,
             report: Cow::Borrowed(&self.report),
             empty_documents: Cow::Borrowed(&self.empty_documents),
-            counts: self.counts.as_ref().map(|kept| SmallCounts {
-                terms: Cow::Borrowed(&kept.raw.terms),
-                words: Cow::Borrowed(&kept.raw.words),
-                stem: Cow::Borrowed(&kept.stem),
-                applied: Cow::Borrowed(&kept.applied),
-            }),
+            counts,
         };
-        postcard::to_extend(&small, out)
+        let small = postcard::to_stdvec(&small).map_err(|error| error.to_string())?;
+        Ok((small, arrays))
     }
 
-    fn arrays(&self) -> Vec<&[u8]> {
-        let mut arrays: Vec<&[u8]> = match &self.matrix {
-            DataMatrix::Sparse { matrix, .. } => {
-                let (offsets, rows, values) = matrix.stored_arrays();
-                vec![offsets.as_bytes(), rows.as_bytes(), values.as_bytes()]
-            }
-            DataMatrix::Dense { .. } => vec![&[]; 3],
-        };
-        match &self.counts {
-            Some(kept) => arrays.extend([
-                kept.raw.column_starts.as_bytes(),
-                kept.raw.term_ids.as_bytes(),
-                kept.raw.counts.as_bytes(),
-            ]),
-            None => arrays.extend([&[][..]; 3]),
-        }
-        debug_assert_eq!(arrays.len(), ARRAYS.len());
-        arrays
+    /// The matrix's arrays and the small section: what every use of the dataset reads.
+    fn verified_at_read(index: usize) -> bool {
+        index < MATRIX_ARRAYS.len()
     }
 
     fn decode(small: &[u8], arrays: &Arrays) -> Result<Self, Refused> {
@@ -120,7 +142,7 @@ impl cache::Entry for Dataset {
             Ok((small, [])) => small,
             _ => return Err(Refused::Damaged("cannot be decoded")),
         };
-        if arrays.len() != ARRAYS.len() {
+        if arrays.len() != ARRAY_COUNT {
             return Err(Refused::Damaged("not the arrays a dataset has"));
         }
         let matrix = match small.matrix {
@@ -148,29 +170,38 @@ impl cache::Entry for Dataset {
             SmallMatrix::Dense(dense) => dense.into_owned(),
         };
         let counts = match small.counts {
-            Some(kept) => Some(KeptCounts {
-                raw: Arc::new(RawCounts {
-                    terms: kept.terms.into_owned(),
-                    words: kept.words.into_owned(),
-                    column_starts: arrays.get(3)?,
-                    term_ids: arrays.get(4)?,
-                    counts: arrays.get(5)?,
-                }),
-                stem: kept.stem.into_owned(),
-                applied: kept.applied.into_owned(),
-            }),
+            Some(kept) => Some(KeptCounts::stored(
+                StoredCounts::new(
+                    kept.layout,
+                    &matrix,
+                    arrays,
+                    MATRIX_ARRAYS.len(),
+                    (kept.terms.into_owned(), kept.words.into_owned()),
+                    small.documents.len(),
+                ),
+                kept.stem.into_owned(),
+                kept.applied.into_owned(),
+            )),
             None => None,
         };
         let unused: fn(&OwnedOrMapped<u8>) -> bool = |array| !array.is_empty();
+        let counts_arrays = MATRIX_ARRAYS.len()..ARRAY_COUNT;
         for index in match (&matrix, &counts) {
-            (DataMatrix::Dense { .. }, None) => 0..6,
-            (DataMatrix::Dense { .. }, Some(_)) => 0..3,
-            (DataMatrix::Sparse { .. }, None) => 3..6,
+            (DataMatrix::Dense { .. }, None) => 0..ARRAY_COUNT,
+            (DataMatrix::Dense { .. }, Some(_)) => 0..MATRIX_ARRAYS.len(),
+            (DataMatrix::Sparse { .. }, None) => counts_arrays,
             (DataMatrix::Sparse { .. }, Some(_)) => 0..0,
         } {
             if unused(&arrays.get::<u8>(index)?) {
-                return Err(Refused::Invalid(format!("{} without a use", ARRAYS[index])));
+                return Err(Refused::Invalid(format!(
+                    "{} without a use",
+                    array_name(index)
+                )));
             }
+        }
+        if counts.is_none() {
+            // Empty, so nothing to read: kept to the same checks as the rest of the entry.
+            arrays.verify(MATRIX_ARRAYS.len()..ARRAY_COUNT)?;
         }
         Ok(Dataset {
             source: small.source.into_owned(),
@@ -187,7 +218,8 @@ impl cache::Entry for Dataset {
 
     /// What a fresh load guarantees: the matrix has a column per document and a row per name and word, its
     /// values are finite (a sparse one's, and its structure, were checked when it was made from its arrays),
-    /// the raw counts are well formed and cover every document, and every label names a label.
+    /// raw counts in memory are well formed and cover every document (stored ones are checked when read), and
+    /// every label names a label.
     fn check(&self) -> Result<(), String> {
         let matrix = &self.matrix;
         if matrix.cols() != self.documents.len() {
@@ -219,12 +251,13 @@ impl cache::Entry for Dataset {
         if !finite {
             return Err("a non-finite value in the matrix".into());
         }
-        if let Some(kept) = &self.counts {
-            kept.raw.check()?;
-            if kept.raw.documents() != self.documents.len() {
+        if let Some(kept) = self.counts.as_ref().filter(|kept| kept.is_read()) {
+            let raw = kept.raw().map_err(|error| error.to_string())?;
+            raw.check()?;
+            if raw.documents() != self.documents.len() {
                 return Err(format!(
                     "raw counts for {} documents, {} documents",
-                    kept.raw.documents(),
+                    raw.documents(),
                     self.documents.len()
                 ));
             }

@@ -2,24 +2,131 @@
 //! limits or another weighting, without reading or tokenising the corpus again.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::stored_counts::StoredCounts;
 use super::{Dataset, DocumentMeta};
 use crate::text::{self, RawCounts, TextError, TextOptions};
 use crate::weighting::{Weighting, weight_counts};
 
 /// What a dataset keeps to rebuild its matrix: the counts before the document-frequency filters (one column
-/// per document of the dataset), the stemmer that made the terms, and the settings the matrix was made with.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// per document of the dataset, [`KeptCounts::raw`]), the stemmer that made the terms, and the settings the
+/// matrix was made with. Compared, cloned and serialised with its raw counts.
+#[derive(Debug, Clone)]
 pub struct KeptCounts {
-    /// Shared between a dataset and those rebuilt from it.
-    pub raw: Arc<RawCounts>,
+    /// Shared between a dataset, its clones and those rebuilt from it.
+    raw: Arc<RawCell>,
     /// The stemmer's name (see [`TextOptions::stem`]), to find the term a stop word belongs to.
     pub stem: Option<String>,
     /// The settings the dataset's matrix was made with.
     pub applied: Reweigh,
+}
+
+/// The raw counts, or where a cache entry stores them until they are first needed (only a rebuild reads
+/// them, so an open from the cache leaves them unread).
+enum RawCell {
+    Built(Arc<RawCounts>),
+    Stored {
+        stored: Box<StoredCounts>,
+        /// Set by the first read: the counts, or why the stored ones cannot be used.
+        read: OnceLock<Result<Arc<RawCounts>, String>>,
+    },
+}
+
+impl std::fmt::Debug for RawCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RawCell::Built(raw) => raw.fmt(f),
+            RawCell::Stored { stored, read } => match read.get() {
+                Some(Ok(raw)) => raw.fmt(f),
+                Some(Err(reason)) => write!(f, "{stored:?}, damaged: {reason}"),
+                None => write!(f, "{stored:?}, not read yet"),
+            },
+        }
+    }
+}
+
+impl KeptCounts {
+    /// Counts held in memory (or mapped whole).
+    pub fn new(raw: Arc<RawCounts>, stem: Option<String>, applied: Reweigh) -> KeptCounts {
+        KeptCounts {
+            raw: Arc::new(RawCell::Built(raw)),
+            stem,
+            applied,
+        }
+    }
+
+    /// Counts left in a cache entry until first needed.
+    pub(super) fn stored(
+        stored: StoredCounts,
+        stem: Option<String>,
+        applied: Reweigh,
+    ) -> KeptCounts {
+        KeptCounts {
+            raw: Arc::new(RawCell::Stored {
+                stored: Box::new(stored),
+                read: OnceLock::new(),
+            }),
+            stem,
+            applied,
+        }
+    }
+
+    /// The counts before the document-frequency filters. Counts left in a cache entry are read on the first
+    /// call (checked against their checksums, merged with the matrix's terms; every later call returns the
+    /// same); `Err` ([`ReweighError::DamagedCounts`], naming the entry) when the entry's are damaged.
+    pub fn raw(&self) -> Result<&Arc<RawCounts>, ReweighError> {
+        match &*self.raw {
+            RawCell::Built(raw) => Ok(raw),
+            RawCell::Stored { stored, read } => read
+                .get_or_init(|| {
+                    stored
+                        .read()
+                        .map(Arc::new)
+                        .map_err(|refused| refused.to_string())
+                })
+                .as_ref()
+                .map_err(|reason| ReweighError::DamagedCounts {
+                    path: stored.path().to_path_buf(),
+                    reason: reason.clone(),
+                }),
+        }
+    }
+
+    /// Whether the counts are in memory (or mapped whole) rather than still only stored in a cache entry.
+    pub fn is_read(&self) -> bool {
+        match &*self.raw {
+            RawCell::Built(_) => true,
+            RawCell::Stored { read, .. } => read.get().is_some_and(Result::is_ok),
+        }
+    }
+}
+
+impl PartialEq for KeptCounts {
+    /// Equal raw counts (read if stored; damaged ones equal nothing), stemmer and settings.
+    fn eq(&self, other: &Self) -> bool {
+        let same_raw = Arc::ptr_eq(&self.raw, &other.raw)
+            || matches!((self.raw(), other.raw()), (Ok(a), Ok(b)) if a == b);
+        same_raw && self.stem == other.stem && self.applied == other.applied
+    }
+}
+
+impl Serialize for KeptCounts {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let raw = self.raw().map_err(serde::ser::Error::custom)?;
+        (&**raw, &self.stem, &self.applied).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for KeptCounts {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (raw, stem, applied) =
+            <(RawCounts, Option<String>, Reweigh)>::deserialize(deserializer)?;
+        Ok(KeptCounts::new(Arc::new(raw), stem, applied))
+    }
 }
 
 /// How to rebuild a matrix from its counts. A stop word is a word as the reader sees it ("running", or the
@@ -63,6 +170,11 @@ pub enum ReweighError {
     #[error(transparent)]
     Text(#[from] TextError),
     #[error(
+        "{}: the term counts this cache entry stores for rebuilding are damaged ({reason}); remove the entry and open the corpus again",
+        path.display()
+    )]
+    DamagedCounts { path: PathBuf, reason: String },
+    #[error(
         "no term is left: min_df = {min_df}, max_df = {max_df} and the stop words remove every term; loosen them"
     )]
     NoTermsLeft { min_df: usize, max_df: f64 },
@@ -82,9 +194,9 @@ pub struct ReweighReport {
 }
 
 impl KeptCounts {
-    /// The term `word` belongs to: the term it is the shown word of, else its stem's, else the term spelt as it is.
-    fn term_of(&self, word: &str) -> Option<usize> {
-        let raw = &self.raw;
+    /// The term of `raw` (these counts') that `word` belongs to: the term it is the shown word of, else its
+    /// stem's, else the term spelt as it is.
+    fn term_of(&self, raw: &RawCounts, word: &str) -> Option<usize> {
         let find = |wanted: &str| raw.terms.binary_search_by(|t| t.as_str().cmp(wanted)).ok();
         raw.words
             .iter()
@@ -117,7 +229,7 @@ impl Dataset {
             ..TextOptions::default()
         };
         options.check()?;
-        let raw = &kept.raw;
+        let raw = kept.raw()?;
         assert_eq!(
             raw.documents(),
             self.documents.len(),
@@ -132,7 +244,7 @@ impl Dataset {
                 continue;
             }
             let term = kept
-                .term_of(&word)
+                .term_of(raw, &word)
                 .ok_or_else(|| ReweighError::UnknownWord { word: word.clone() })?;
             dropped[term] = true;
             stop_words.push(word);

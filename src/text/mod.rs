@@ -425,19 +425,73 @@ fn renumber(chunk: &ChunkWords, to_term: &[u32]) -> Vec<Vec<(u32, u32)>> {
                 .iter()
                 .map(|&(local, count)| (to_term[local as usize], count))
                 .collect();
-            mapped.sort_unstable_by_key(|&(term, _)| term);
             // Different words of one document may share a stem: add their counts.
-            mapped.dedup_by(|later, earlier| {
-                if later.0 == earlier.0 {
-                    earlier.1 += later.1;
-                    true
-                } else {
-                    false
-                }
-            });
+            sort_and_add_shared_terms(&mut mapped);
             mapped
         })
         .collect()
+}
+
+/// Documents per block when a chunk is renumbered into raw counts on all cores: fixed, so that the blocks are
+/// the same whatever the number of threads (the result does not depend on them either way).
+const RENUMBER_BLOCK: usize = 1024;
+
+/// A block of a chunk's documents renumbered as [`renumber`] does, in raw counts' form: the entries of its
+/// documents one after another, and where each document ends within the block.
+struct RenumberedBlock {
+    term_ids: Vec<u32>,
+    counts: Vec<u32>,
+    ends: Vec<u32>,
+}
+
+/// [`renumber`] for raw counts: blocks of documents on all cores, each into a few flat arrays rather than a
+/// vector per document, so that appending them to the collection's arrays is a copy of slices.
+fn renumber_blocks(chunk: &ChunkWords, to_term: &[u32]) -> Vec<RenumberedBlock> {
+    let documents = chunk.documents();
+    (0..documents)
+        .step_by(RENUMBER_BLOCK)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|from| {
+            let to = (from + RENUMBER_BLOCK).min(documents);
+            let entries = chunk.starts[to] - chunk.starts[from];
+            let mut block = RenumberedBlock {
+                term_ids: Vec::with_capacity(entries),
+                counts: Vec::with_capacity(entries),
+                ends: Vec::with_capacity(to - from),
+            };
+            let mut mapped: Vec<(u32, u32)> = Vec::new();
+            for i in from..to {
+                mapped.clear();
+                mapped.extend(
+                    chunk
+                        .document(i)
+                        .iter()
+                        .map(|&(local, count)| (to_term[local as usize], count)),
+                );
+                sort_and_add_shared_terms(&mut mapped);
+                for &(term, count) in &mapped {
+                    block.term_ids.push(term);
+                    block.counts.push(count);
+                }
+                block.ends.push(block.term_ids.len() as u32);
+            }
+            block
+        })
+        .collect()
+}
+
+/// Sort a document's `(term, count)` entries by term, adding the counts of different words that share a stem.
+fn sort_and_add_shared_terms(mapped: &mut Vec<(u32, u32)>) {
+    mapped.sort_unstable_by_key(|&(term, _)| term);
+    mapped.dedup_by(|later, earlier| {
+        if later.0 == earlier.0 {
+            earlier.1 += later.1;
+            true
+        } else {
+            false
+        }
+    });
 }
 
 /// Every term of the chunks with its counts, before the document-frequency filters, and each term's word (none
@@ -485,12 +539,11 @@ pub fn merge_chunks_raw(
     let mut token_counts = Vec::with_capacity(document_count);
     column_starts.push(0u32);
     for (chunk, to_term) in chunks.into_iter().zip(&vocabulary.chunk_to_term) {
-        for document in renumber(&chunk, to_term) {
-            for (term, count) in document {
-                term_ids.push(term);
-                counts.push(count);
-            }
-            column_starts.push(term_ids.len() as u32);
+        for block in renumber_blocks(&chunk, to_term) {
+            let base = term_ids.len() as u32;
+            term_ids.extend_from_slice(&block.term_ids);
+            counts.extend_from_slice(&block.counts);
+            column_starts.extend(block.ends.iter().map(|&end| base + end));
         }
         token_counts.extend(chunk.token_counts);
     }

@@ -334,3 +334,40 @@ fn without_stemming_no_words_are_stored() {
     assert_eq!(counts.terms, ["companies", "company"]);
     assert!(counts.words.is_empty(), "the terms are their own words");
 }
+
+#[test]
+fn raw_counts_merge_in_blocks_the_same_on_one_thread_or_two_and_as_vectors() {
+    // Words that share a stem in one document ("runs", "running") add their counts when renumbered.
+    let words = [
+        "runs", "running", "run", "galaxy", "galaxies", "orbit", "orbits", "comet", "nebula",
+    ];
+    let texts: Vec<String> = (0..3000)
+        .map(|i: usize| {
+            (0..(i % 13) + 1)
+                .map(|k| words[(i * 7 + k * k) % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let stop = options().stop_words().expect("default list");
+    // Chunks of more documents than a renumbering block, cut unevenly.
+    let chunks = || {
+        [&texts[..1700], &texts[1700..]]
+            .map(|part| tokenise_texts(part, &options(), &stop, None))
+            .into()
+    };
+    let merged = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool")
+            .install(|| merge_chunks_raw(chunks(), &options()))
+    };
+    let (one, two) = (merged(1), merged(2));
+    assert_eq!(one, two);
+    let (raw, _) = one;
+    assert!(raw.counts.iter().any(|&count| count > 1));
+    let (_, from_vectors) = merge_chunks(chunks(), &options());
+    assert_eq!(Some(raw), from_vectors);
+}

@@ -177,6 +177,28 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
         }
     }
 
+    /// The fused step of `B B^T u` over columns `first..end`: for each column `t = a_p . u - shift` (its
+    /// coordinate `(a_p - c) . u` when `shift = c . u`), then `acc += t a_p` while the column is still in cache.
+    /// Returns the sum of the `t`, in column order.
+    fn gram_accumulate<U: IndexedVector<I> + ?Sized, V: IndexedVector<I> + ?Sized>(
+        &self,
+        columns: std::ops::Range<usize>,
+        u: &U,
+        shift: f64,
+        acc: &mut V,
+    ) -> f64 {
+        let mut sum = 0.0;
+        for p in columns {
+            let (rows, values) = self.column(p);
+            let t = four_lane_sum(rows, values, |&i| u.at(i)) - shift;
+            if t != 0.0 {
+                scatter_add(rows, values, t, acc);
+            }
+            sum += t;
+        }
+        sum
+    }
+
     /// For each column, how many of its entries have a row below `bound` (rows are sorted within a column).
     pub(super) fn entries_below(&self, bound: usize) -> Vec<usize> {
         (0..self.offsets.len() - 1)
@@ -379,6 +401,46 @@ impl<'a> Storage<'a> {
                         axpy(s, Self::dense(values, *rows, columns, first + offset), acc);
                     }
                 }
+            }
+        }
+    }
+
+    /// [`SparseColumns::gram_accumulate`] for every layout: `acc += sum_p t_p a_p` with `t_p = a_p . u - shift`
+    /// over the columns in `columns`, returning `sum_p t_p`. For the narrow layout, `u` and `acc` are read
+    /// through their padded form when both hold [`NARROW_ROWS`] values (no bounds checks).
+    pub(super) fn gram_accumulate(
+        &self,
+        columns: std::ops::Range<usize>,
+        u: &[f64],
+        shift: f64,
+        acc: &mut [f64],
+    ) -> f64 {
+        match self {
+            Storage::Sparse(sparse) => by_row_width!(sparse, c =>
+                narrow: match narrow_vector(u) {
+                    Some(padded) if acc.len() >= NARROW_ROWS => match narrow_vector_mut(acc) {
+                        Some(acc) => c.gram_accumulate(columns, padded, shift, acc),
+                        None => c.gram_accumulate(columns, u, shift, acc),
+                    },
+                    _ => c.gram_accumulate(columns, u, shift, acc),
+                },
+                wide: c.gram_accumulate(columns, u, shift, acc)
+            ),
+            Storage::Dense {
+                values,
+                rows,
+                columns: members,
+            } => {
+                let mut sum = 0.0;
+                for p in columns {
+                    let column = Self::dense(values, *rows, members, p);
+                    let t = dot(column, &u[..*rows]) - shift;
+                    if t != 0.0 {
+                        axpy(t, column, &mut acc[..*rows]);
+                    }
+                    sum += t;
+                }
+                sum
             }
         }
     }

@@ -12,18 +12,24 @@
 //! SVD of the small projected matrix.
 //!
 //! The parts: `options` (the stopping rule, [`LanczosOptions`]), `basis` (orthonormal bases and their
-//! Gram-Schmidt passes) and `run` (the iteration: steps, restarts, breakdowns and the final triplets).
+//! Gram-Schmidt passes), `run` (the iteration: steps, restarts, breakdowns and the final triplets) and
+//! `gram_run` (the same triplets from Lanczos on `B B^T`, [`leading_singular_gram`], one read of the matrix per
+//! step).
 
 use super::dense::{DENSE_LIMIT, leading_singular_dense};
 use super::{LinalgError, LinearOperator};
 use run::Lanczos;
 
 mod basis;
+mod gram_run;
+#[cfg(test)]
+mod gram_tests;
 mod options;
 mod run;
 #[cfg(test)]
 mod tests;
 
+pub use gram_run::leading_singular_gram;
 pub use options::LanczosOptions;
 
 /// How a set of singular triplets was computed.
@@ -31,6 +37,8 @@ pub use options::LanczosOptions;
 pub enum SvdMethod {
     /// [`leading_singular`]: restarted Golub-Kahan-Lanczos.
     Lanczos,
+    /// [`leading_singular_gram`]: restarted Lanczos on `B B^T`, one fused read of the matrix per step.
+    GramLanczos,
     /// [`leading_singular_dense`] on `B^T B`.
     ColumnGram,
     /// [`leading_singular_dense`] on `B B^T`.

@@ -39,6 +39,10 @@ impl RowIndex for u32 {
     }
 }
 
+/// Columns per batch of the fused Gram product (see `SparseColumns::gram_accumulate`): a batch of text columns
+/// (about a hundred entries each) is a few tens of kilobytes, well within a core's cache.
+const GRAM_BATCH: usize = 64;
+
 /// Rows a `u16` index can address, and the length of the padded vectors the narrow layout's products use.
 pub(super) const NARROW_ROWS: usize = 1 << 16;
 
@@ -179,7 +183,10 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
 
     /// The fused step of `B B^T u` over columns `first..end`: for each column `t = a_p . u - shift` (its
     /// coordinate `(a_p - c) . u` when `shift = c . u`), then `acc += t a_p` while the column is still in cache.
-    /// Returns the sum of the `t`, in column order.
+    /// Returns the sum of the `t`, in column order. Columns go in batches of [`GRAM_BATCH`]: the batch's dot
+    /// products first, then its scatters, so that each phase has one dense vector in cache (the two together
+    /// are larger than a core's cache at the root of a large vocabulary) while the batch's own entries, read
+    /// from memory once, stay in cache for the second phase.
     fn gram_accumulate<U: IndexedVector<I> + ?Sized, V: IndexedVector<I> + ?Sized>(
         &self,
         columns: std::ops::Range<usize>,
@@ -188,13 +195,22 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
         acc: &mut V,
     ) -> f64 {
         let mut sum = 0.0;
-        for p in columns {
-            let (rows, values) = self.column(p);
-            let t = four_lane_sum(rows, values, |&i| u.at(i)) - shift;
-            if t != 0.0 {
-                scatter_add(rows, values, t, acc);
+        let mut coordinates = [0.0f64; GRAM_BATCH];
+        let mut first = columns.start;
+        while first < columns.end {
+            let end = (first + GRAM_BATCH).min(columns.end);
+            for (p, t) in (first..end).zip(coordinates.iter_mut()) {
+                let (rows, values) = self.column(p);
+                *t = four_lane_sum(rows, values, |&i| u.at(i)) - shift;
+                sum += *t;
             }
-            sum += t;
+            for (p, &t) in (first..end).zip(coordinates.iter()) {
+                if t != 0.0 {
+                    let (rows, values) = self.column(p);
+                    scatter_add(rows, values, t, acc);
+                }
+            }
+            first = end;
         }
         sum
     }

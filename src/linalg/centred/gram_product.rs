@@ -9,7 +9,8 @@ use crate::linalg::vector::{axpy, dot};
 
 impl CentredColumns<'_> {
     /// `out = B B^T u` (both of length m) with one read of the node's columns: for each member column `a_j`,
-    /// `t_j = a_j . u - c . u` (its coordinate along `u`), then `w += t_j a_j` while the column is in cache, and
+    /// `t_j = a_j . u - c . u` (its coordinate along `u`), then `w += t_j a_j` while the column is still in cache
+    /// (a batch of columns at a time: see `SparseColumns::gram_accumulate`), and
     /// `s += t_j`; finally `out = w - s c`, since `B B^T u = sum_j t_j (a_j - c)`. Two separate products read
     /// the node twice, one after the other, and at the root of a large corpus each read is bound by memory.
     ///

@@ -60,12 +60,15 @@ pub struct SingularTriplets {
     /// Left singular vectors (length m = `rows()`), unit length.
     pub left: Vec<Vec<f64>>,
     /// Relative residuals `||B^T u_i - sigma_i v_i|| / sigma_1`: Lanczos' estimate `beta |e_j^T s_i|` (exact in
-    /// exact arithmetic; `B v_i = sigma_i u_i` holds by construction), computed for the Gram path.
+    /// exact arithmetic; `B v_i = sigma_i u_i` holds by construction), computed for the Gram path. For
+    /// [`SvdMethod::GramLanczos`] the other way round: `||B v_i - sigma_i u_i|| / sigma_1`, with `B^T u_i =
+    /// sigma_i v_i` by construction.
     pub residuals: Vec<f64>,
     /// Whether every returned triplet met the tolerance. `false` when the iteration budget ran out; the
     /// triplets are then the best available Ritz approximations.
     pub converged: bool,
-    /// Lanczos steps taken (one product with `B` and one with `B^T` each); 0 for the Gram path.
+    /// Lanczos steps taken: one product with `B` and one with `B^T` each for [`SvdMethod::Lanczos`], one fused
+    /// product with `B B^T` each for [`SvdMethod::GramLanczos`]; 0 for the dense Gram-matrix method.
     pub iterations: usize,
     /// Which method produced them.
     pub method: SvdMethod,

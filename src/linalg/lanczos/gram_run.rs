@@ -29,8 +29,7 @@ use nalgebra::{DMatrix, SymmetricEigen};
 
 use super::basis::Basis;
 use super::run::START_SEED;
-use super::{LanczosOptions, SingularTriplets, SvdMethod, check_problem, default_krylov_dimension};
-use crate::linalg::dense::leading_singular_dense;
+use super::{LanczosOptions, SingularTriplets, SvdMethod, krylov_or_dense};
 use crate::linalg::vector::{norm, normalise_sign, scale};
 use crate::linalg::{LinalgError, LinearOperator};
 use crate::rng::SplitMix64;
@@ -64,19 +63,9 @@ pub fn leading_singular_gram(
     k: usize,
     options: &LanczosOptions,
 ) -> Result<SingularTriplets, LinalgError> {
-    options.validate()?;
-    options.assert_start_fits(op.cols());
-    let (m, n) = (op.rows(), op.cols());
-    check_problem(m, n, k)?;
-    let k = k.min(m.min(n));
-    let dimension = options
-        .krylov_dimension
-        .unwrap_or_else(|| default_krylov_dimension(k))
-        .max(k + 1);
-    if dimension + 1 >= m.min(n) {
-        return leading_singular_dense(op, k);
-    }
-    GramLanczos::new(op, k, dimension, options).run()
+    krylov_or_dense(op, k, options, |k, dimension| {
+        GramLanczos::new(op, k, dimension, options).run()
+    })
 }
 
 /// Eigenpairs of the projected matrix, values descending, vectors as columns.
@@ -140,16 +129,8 @@ impl<'o> GramLanczos<'o> {
         let n = self.op.cols();
         let right = Basis::new(n, 1);
         let mut start = vec![0.0; n];
-        let found = match self.guess.take() {
-            Some(guess) => right.guided_start(
-                guess,
-                &mut self.rng,
-                &mut start,
-                &mut self.pass,
-                &mut self.coefficients,
-            ),
-            None => false,
-        } || right.random_orthogonal(
+        let found = right.start(
+            self.guess.take(),
             &mut self.rng,
             &mut start,
             &mut self.pass,

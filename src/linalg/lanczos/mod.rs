@@ -170,6 +170,23 @@ pub fn leading_singular(
     k: usize,
     options: &LanczosOptions,
 ) -> Result<SingularTriplets, LinalgError> {
+    krylov_or_dense(op, k, options, |k, dimension| {
+        Lanczos::new(op, k, dimension, options).run()
+    })
+}
+
+/// The checks and the choice both Lanczos solvers share: validate `options` and the problem, clamp `k` to the
+/// operator's rank bound, pick the Krylov dimension, and answer by the Gram-matrix method when the basis would
+/// span the whole space (it is then exact and cheaper); otherwise `run(k, dimension)`.
+///
+/// # Panics
+/// If [`LanczosOptions::start`] does not have one entry per column of `op`.
+pub(crate) fn krylov_or_dense(
+    op: &dyn LinearOperator,
+    k: usize,
+    options: &LanczosOptions,
+    run: impl FnOnce(usize, usize) -> Result<SingularTriplets, LinalgError>,
+) -> Result<SingularTriplets, LinalgError> {
     options.validate()?;
     options.assert_start_fits(op.cols());
     let (m, n) = (op.rows(), op.cols());
@@ -182,7 +199,7 @@ pub fn leading_singular(
     if dimension + 1 >= m.min(n) {
         return leading_singular_dense(op, k);
     }
-    Lanczos::new(op, k, dimension, options).run()
+    run(k, dimension)
 }
 
 /// [`leading_singular_dense`] when the operator has a side of at most [`DENSE_LIMIT`] (a small node, or

@@ -199,16 +199,8 @@ impl<'o> Lanczos<'o> {
             return false;
         }
         let mut start = std::mem::take(&mut self.z);
-        let found = match self.guess.take() {
-            Some(guess) => self.right.guided_start(
-                guess,
-                &mut self.rng,
-                &mut start,
-                &mut self.pass,
-                &mut self.coefficients,
-            ),
-            None => false,
-        } || self.right.random_orthogonal(
+        let found = self.right.start(
+            self.guess.take(),
             &mut self.rng,
             &mut start,
             &mut self.pass,

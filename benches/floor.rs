@@ -1,14 +1,18 @@
-//! The root split against the memory-bandwidth floor, on the scale benchmark's synthetic corpus. A Lanczos step
-//! of PDDP multiplies by the centred node matrix twice (`B x` and `B^T y`), and each product has to read every
-//! stored entry of the node: its row index and its value. The floor of a step is therefore two passes over the
-//! matrix's index and value arrays at the machine's read bandwidth, which this bench measures by just summing
-//! those arrays on every core. It reports, for the root of the corpus:
+//! The root split against the memory-bandwidth floor, on the scale benchmark's synthetic corpus. Every product
+//! with the centred node matrix has to read every stored entry of the node: its row index and its value. A
+//! Golub-Kahan-Lanczos step multiplies by it twice (`B x` and `B^T y`, one after the other), so its floor is two
+//! passes over the matrix's index and value arrays; a step of Lanczos on the Gram operator `B B^T` reads the node
+//! once (the fused product), so its floor is one pass. The bench measures the pass by just summing those arrays
+//! on every core, and reports, for the root of the corpus:
 //!
 //! - the floor pass (read bandwidth in GB/s);
-//! - the root operator's construction, and one `B x` and one `B^T y` (medians), each against the floor pass;
-//! - the whole leading-direction computation at the PDDP rule's tolerance (steps, time, time per step), with
-//!   and without a start from a 1/32 sample of the documents, as the PDDP rule computes it for a large node;
-//! - how many floor passes the root split costs in all, against the two per step it cannot do without.
+//! - the root operator's construction, one `B x`, one `B^T y` and one fused `B B^T u` (medians), each against
+//!   the floor pass;
+//! - the leading direction at the PDDP rule's tolerance by both solvers (steps, time, time per step against
+//!   the step's floor), with and without a start from a 1/32 sample of the documents, as the PDDP rule computes
+//!   it for a large node;
+//! - how many floor passes the root split's direction costs in all, against the passes its steps cannot do
+//!   without.
 //!
 //! Run: `flock /work/data/scale/1m.lock env PDX_SCALE_DOCS=1000000 cargo bench --bench floor` (default 100,000
 //! documents; `PDX_SCALE_DIR` as for `benches/scale.rs`; `PDX_BENCH_RUNS` repetitions of each product, default 5).
@@ -39,7 +43,13 @@ fn main() {
         .unwrap_or_else(|| PathBuf::from("/work/data/scale"));
     let documents = common::env_count("PDX_SCALE_DOCS", 100_000);
     let runs = common::env_count("PDX_BENCH_RUNS", 5);
-    if let Err(error) = synthetic::writable(&dir) {
+    // A corpus already made is only read: its folder may be read-only.
+    let made = dir.join(format!("synthetic-{documents}.jsonl")).is_file();
+    if let Err(error) = if made {
+        Ok(())
+    } else {
+        synthetic::writable(&dir)
+    } {
         println!(
             "skipped: cannot write the corpora's folder {} ({error}; PDX_SCALE_DIR chooses it)",
             dir.display()
@@ -143,30 +153,73 @@ fn main() {
             })
             .collect(),
     );
+    let unit = vec![1.0 / (operator.rows() as f64).sqrt(); operator.rows()];
+    let fused = median(
+        (0..runs)
+            .map(|_| {
+                let start = Instant::now();
+                operator.apply_gram(&unit, &mut y);
+                ms(start)
+            })
+            .collect(),
+    );
     println!(
-        "B x {forward:.1} ms ({:.2} floor passes), B^T y {transpose:.1} ms ({:.2} floor passes)",
+        "B x {forward:.1} ms ({:.2} floor passes), B^T y {transpose:.1} ms ({:.2} floor passes), fused B B^T u \
+         {fused:.1} ms ({:.2} floor passes)",
         forward / floor,
-        transpose / floor
+        transpose / floor,
+        fused / floor
     );
 
-    let plain = leading(&operator, None);
-    report("root direction, random start", &plain, floor);
     let start = Instant::now();
     let guess = sample_start(data, &members, &operator);
     let sample = ms(start);
-    let sampled = leading(&operator, guess);
     println!("sample start (1/32 of the documents, one B^T y) {sample:.0} ms");
-    report("root direction, sample start", &sampled, floor);
-    let whole = build + sample + sampled.milliseconds;
-    println!(
-        "root split's direction in all (operator, sample start, run): {whole:.0} ms = {:.1} floor passes; its \
-         {} steps need at least {} ({:.0} ms): {:.2}x the floor",
-        whole / floor,
-        sampled.steps,
-        2 * sampled.steps,
-        2.0 * sampled.steps as f64 * floor,
-        whole / (2.0 * sampled.steps as f64 * floor)
-    );
+    for solver in [Solver::GolubKahan, Solver::Gram] {
+        let plain = leading(&operator, None, solver);
+        report(solver, "random start", &plain, floor);
+        let sampled = leading(&operator, guess.clone(), solver);
+        report(solver, "sample start", &sampled, floor);
+        let whole = build + sample + sampled.milliseconds;
+        // The Gram solver's steps read the node once each, plus one B x for the start and one B^T u per
+        // returned vector and for the following one.
+        let needed = match solver {
+            Solver::GolubKahan => 2 * sampled.steps,
+            Solver::Gram => sampled.steps + 3,
+        };
+        println!(
+            "{}: root split's direction in all (operator, sample start, run): {whole:.0} ms = {:.1} floor passes; \
+             its {} steps need at least {needed} ({:.0} ms): {:.2}x the floor",
+            solver.name(),
+            whole / floor,
+            sampled.steps,
+            needed as f64 * floor,
+            whole / (needed as f64 * floor)
+        );
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Solver {
+    GolubKahan,
+    Gram,
+}
+
+impl Solver {
+    fn name(self) -> &'static str {
+        match self {
+            Solver::GolubKahan => "Golub-Kahan",
+            Solver::Gram => "Gram (B B^T)",
+        }
+    }
+
+    /// Floor passes one step of the solver cannot do without.
+    fn passes_per_step(self) -> f64 {
+        match self {
+            Solver::GolubKahan => 2.0,
+            Solver::Gram => 1.0,
+        }
+    }
 }
 
 struct Run {
@@ -174,14 +227,18 @@ struct Run {
     milliseconds: f64,
 }
 
-fn leading(operator: &CentredColumns, start: Option<Vec<f64>>) -> Run {
+fn leading(operator: &CentredColumns, start: Option<Vec<f64>>, solver: Solver) -> Run {
     let options = LanczosOptions {
         tolerance: SPLIT_TOLERANCE,
         start,
         ..LanczosOptions::default()
     };
     let begin = Instant::now();
-    let triplets = match linalg::leading_singular_auto(operator, 1, &options) {
+    let result = match solver {
+        Solver::GolubKahan => linalg::leading_singular_auto(operator, 1, &options),
+        Solver::Gram => linalg::leading_singular_gram(operator, 1, &options),
+    };
+    let triplets = match result {
         Ok(triplets) => triplets,
         Err(error) => {
             eprintln!("the root's direction failed: {error}");
@@ -194,12 +251,15 @@ fn leading(operator: &CentredColumns, start: Option<Vec<f64>>) -> Run {
     }
 }
 
-fn report(what: &str, run: &Run, floor: f64) {
+fn report(solver: Solver, what: &str, run: &Run, floor: f64) {
+    let passes = solver.passes_per_step();
     println!(
-        "{what}: {} steps in {:.0} ms, {:.1} ms per step = {:.2}x the floor's two passes",
+        "{}, root direction, {what}: {} steps in {:.0} ms, {:.1} ms per step = {:.2}x the floor's {passes} \
+         pass(es)",
+        solver.name(),
         run.steps,
         run.milliseconds,
         run.milliseconds / run.steps.max(1) as f64,
-        run.milliseconds / (2.0 * run.steps.max(1) as f64 * floor)
+        run.milliseconds / (passes * run.steps.max(1) as f64 * floor)
     );
 }

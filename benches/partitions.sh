@@ -7,13 +7,17 @@
 #   diff before.txt after.txt
 #
 # Corpora come from PDX_DATA (iris, CLASSIC3, BBC News, 20 Newsgroups); PDX_PARTITIONS_CORPORA picks a subset
-# (e.g. "iris bbc"). Needs jq and sha256sum. The whole run takes a few minutes: the kernel rules build an
+# (e.g. "iris bbc"). PDX_PARTITIONS_TREES=1 digests only the CSV (each document's leaf and path: the tree), for
+# changes that may move the bits of singular values and coordinates but must put every document in the same
+# leaf of the same tree; PDX_PARTITIONS_KERNEL=0 leaves out the kernel rules. Needs jq and sha256sum. The whole run takes a few minutes: the kernel rules build an
 # n x n kernel matrix at the root (2.8 GB for 20 Newsgroups).
 set -euo pipefail
 
 pdx=${1:?usage: partitions.sh PATH-TO-PDX}
 data=${PDX_DATA:?set PDX_DATA to the unpacked corpora}
 corpora=${PDX_PARTITIONS_CORPORA:-iris classic3 bbc 20news}
+trees_only=${PDX_PARTITIONS_TREES:-0}
+with_kernel=${PDX_PARTITIONS_KERNEL:-1}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -48,13 +52,17 @@ run() {
   if "$pdx" cluster $(paths_of "$corpus") --no-cache --rule "$rule" --k "$k" "$@" \
     --json "$work/out.json" --csv "$work/out.csv" --newick "$work/out.nwk" >"$work/table" 2>"$work/notes"; then
     local digest
-    digest=$( {
-      jq -S -c 'del(.timings_ms)' "$work/out.json"
-      cat "$work/out.csv" "$work/out.nwk"
-      # The first line of the table and some notes end with a time; the report names the files it wrote, in
-      # this run's temporary folder.
-      sed -E -e 's/ in [0-9]+ ms$//' -e "s#$work#WORK#g" "$work/table" "$work/notes"
-    } | sha256sum | cut -c1-16)
+    if [[ $trees_only == 1 ]]; then
+      digest=$(sha256sum <"$work/out.csv" | cut -c1-16)
+    else
+      digest=$( {
+        jq -S -c 'del(.timings_ms)' "$work/out.json"
+        cat "$work/out.csv" "$work/out.nwk"
+        # The first line of the table and some notes end with a time; the report names the files it wrote, in
+        # this run's temporary folder.
+        sed -E -e 's/ in [0-9]+ ms$//' -e "s#$work#WORK#g" "$work/table" "$work/notes"
+      } | sha256sum | cut -c1-16)
+    fi
     echo "$corpus $rule k=$k $* $digest"
   else
     echo "$corpus $rule k=$k $* failed: $(head -c 200 "$work/notes")"
@@ -70,13 +78,15 @@ for corpus in $corpora; do
   run "$corpus" pddp-ocpc "$k_linear" --l 2
   run "$corpus" pddp "$k_linear" --select size
   run "$corpus" pdgp "$k_linear" --select variance --tau 0.1
-  for rule in $kernel; do
-    run "$corpus" "$rule" "$k_kernel"
-  done
+  if [[ $with_kernel == 1 ]]; then
+    for rule in $kernel; do
+      run "$corpus" "$rule" "$k_kernel"
+    done
+  fi
 done
 
 # Each kind of kernel once, on a corpus small enough for all of them.
-if [[ " $corpora " == *" bbc "* ]]; then
+if [[ $with_kernel == 1 && " $corpora " == *" bbc "* ]]; then
   for kernel_spec in cosine linear poly:2 gaussian:1.2 geodesic:6:cosine string:spectrum:3 string:boundrange:3; do
     run bbc kpddp 3 --kernel "$kernel_spec"
   done

@@ -38,6 +38,7 @@ pub use dense::{DENSE_LIMIT, leading_singular_dense};
 pub use gram::Gram;
 pub use lanczos::{
     LanczosOptions, SingularTriplets, SvdMethod, leading_singular, leading_singular_auto,
+    leading_singular_gram,
 };
 
 /// A real matrix `B` (m x n) seen only through its products, so that structured matrices (the centred node
@@ -68,6 +69,14 @@ pub trait LinearOperator: Sync {
     /// data with few features).
     fn row_gram(&self) -> DMatrix<f64> {
         row_gram_by_products(self)
+    }
+
+    /// `out = B B^T u` (`u` and `out` of length [`rows`](Self::rows)), the Gram operator of the row side. The
+    /// default applies `B^T` then `B`; operators that can fuse the two into one read of their data should.
+    fn apply_gram(&self, u: &[f64], out: &mut [f64]) {
+        let mut coordinates = vec![0.0; self.cols()];
+        self.apply_transpose(u, &mut coordinates);
+        self.apply(&coordinates, out);
     }
 
     /// An upper bound on the Frobenius norm of what the operator's products are computed from before any

@@ -1,5 +1,6 @@
 //! A node's leading principal directions, the input of every PDDP-family rule: computed by Lanczos on the
-//! implicitly centred node operator, to a tolerance the rule chooses, from a start that saves steps.
+//! Gram operator of the implicitly centred node matrix, to a tolerance the rule chooses, from a start that saves
+//! steps.
 
 use super::SplitContext;
 use crate::cluster::ClusterError;
@@ -116,7 +117,13 @@ pub fn principal_directions(
         start,
         ..LanczosOptions::default()
     };
-    let triplets = linalg::leading_singular_auto(&operator, l, &options)?;
+    // Lanczos on the Gram operator of the node's row side reads the node once per step where Golub-Kahan reads it
+    // twice; small nodes take the exact dense method either way.
+    let triplets = if operator.rows().min(operator.cols()) <= linalg::DENSE_LIMIT {
+        linalg::leading_singular_dense(&operator, l)?
+    } else {
+        linalg::leading_singular_gram(&operator, l, &options)?
+    };
     if triplets.values.is_empty() || triplets.values[0] <= 0.0 {
         return Err(ClusterError::Degenerate {
             reason: "the node's columns are all equal (no principal direction)".into(),

@@ -13,6 +13,7 @@
 //!   `f32` values, or dense) and the per-layout kernels of the products.
 //! * `copy`: how the columns are copied out of the data (which rows a compact node keeps, renumbered and
 //!   narrowed).
+//! * `gram_product`: `B B^T u` in one fused read of the columns, for the solver on the short side.
 //! * `product`: how `B x` runs (sequentially, by column chunks, or by row blocks) and the reused scratch buffers.
 //!
 //! No layout or strategy changes a bit of any result, and none depends on the thread count; the tests check every
@@ -30,6 +31,7 @@ use product::{ProductSplit, with_reused};
 use storage::Storage;
 
 mod copy;
+mod gram_product;
 mod product;
 mod storage;
 #[cfg(test)]
@@ -305,6 +307,10 @@ impl LinearOperator for CentredColumns<'_> {
             }
         }
         gram
+    }
+
+    fn apply_gram(&self, u: &[f64], out: &mut [f64]) {
+        self.fused_gram_product(u, out);
     }
 
     fn magnitude(&self) -> Option<f64> {

@@ -236,7 +236,7 @@ impl CentredColumns<'_> {
 
     /// `y = sum_c acc_c + alpha c`, the accumulators of the parallel `B x` (each `stride` values in `scratch`)
     /// added in a fixed order, block by block of rows in parallel.
-    fn add_up(&self, scratch: &[f64], stride: usize, y: &mut [f64], alpha: f64) {
+    pub(super) fn add_up(&self, scratch: &[f64], stride: usize, y: &mut [f64], alpha: f64) {
         let add_block = |(block, y_block): (usize, &mut [f64])| {
             let start = block * ROW_BLOCK;
             let end = start + y_block.len();

@@ -39,6 +39,10 @@ impl RowIndex for u32 {
     }
 }
 
+/// Columns per batch of the fused Gram product (see `SparseColumns::gram_accumulate`): a batch of text columns
+/// (about a hundred entries each) is a few tens of kilobytes, well within a core's cache.
+const GRAM_BATCH: usize = 64;
+
 /// Rows a `u16` index can address, and the length of the padded vectors the narrow layout's products use.
 pub(super) const NARROW_ROWS: usize = 1 << 16;
 
@@ -175,6 +179,40 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
                 scatter_add(&rows[start..end], &values[start..end], s, window);
             }
         }
+    }
+
+    /// The fused step of `B B^T u` over columns `first..end`: for each column `t = a_p . u - shift` (its
+    /// coordinate `(a_p - c) . u` when `shift = c . u`), then `acc += t a_p` while the column is still in cache.
+    /// Returns the sum of the `t`, in column order. Columns go in batches of [`GRAM_BATCH`]: the batch's dot
+    /// products first, then its scatters, so that each phase has one dense vector in cache (the two together
+    /// are larger than a core's cache at the root of a large vocabulary) while the batch's own entries, read
+    /// from memory once, stay in cache for the second phase.
+    fn gram_accumulate<U: IndexedVector<I> + ?Sized, V: IndexedVector<I> + ?Sized>(
+        &self,
+        columns: std::ops::Range<usize>,
+        u: &U,
+        shift: f64,
+        acc: &mut V,
+    ) -> f64 {
+        let mut sum = 0.0;
+        let mut coordinates = [0.0f64; GRAM_BATCH];
+        let mut first = columns.start;
+        while first < columns.end {
+            let end = (first + GRAM_BATCH).min(columns.end);
+            for (p, t) in (first..end).zip(coordinates.iter_mut()) {
+                let (rows, values) = self.column(p);
+                *t = four_lane_sum(rows, values, |&i| u.at(i)) - shift;
+                sum += *t;
+            }
+            for (p, &t) in (first..end).zip(coordinates.iter()) {
+                if t != 0.0 {
+                    let (rows, values) = self.column(p);
+                    scatter_add(rows, values, t, acc);
+                }
+            }
+            first = end;
+        }
+        sum
     }
 
     /// For each column, how many of its entries have a row below `bound` (rows are sorted within a column).
@@ -379,6 +417,46 @@ impl<'a> Storage<'a> {
                         axpy(s, Self::dense(values, *rows, columns, first + offset), acc);
                     }
                 }
+            }
+        }
+    }
+
+    /// [`SparseColumns::gram_accumulate`] for every layout: `acc += sum_p t_p a_p` with `t_p = a_p . u - shift`
+    /// over the columns in `columns`, returning `sum_p t_p`. For the narrow layout, `u` and `acc` are read
+    /// through their padded form when both hold [`NARROW_ROWS`] values (no bounds checks).
+    pub(super) fn gram_accumulate(
+        &self,
+        columns: std::ops::Range<usize>,
+        u: &[f64],
+        shift: f64,
+        acc: &mut [f64],
+    ) -> f64 {
+        match self {
+            Storage::Sparse(sparse) => by_row_width!(sparse, c =>
+                narrow: match narrow_vector(u) {
+                    Some(padded) if acc.len() >= NARROW_ROWS => match narrow_vector_mut(acc) {
+                        Some(acc) => c.gram_accumulate(columns, padded, shift, acc),
+                        None => c.gram_accumulate(columns, u, shift, acc),
+                    },
+                    _ => c.gram_accumulate(columns, u, shift, acc),
+                },
+                wide: c.gram_accumulate(columns, u, shift, acc)
+            ),
+            Storage::Dense {
+                values,
+                rows,
+                columns: members,
+            } => {
+                let mut sum = 0.0;
+                for p in columns {
+                    let column = Self::dense(values, *rows, members, p);
+                    let t = dot(column, &u[..*rows]) - shift;
+                    if t != 0.0 {
+                        axpy(t, column, &mut acc[..*rows]);
+                    }
+                    sum += t;
+                }
+                sum
             }
         }
     }

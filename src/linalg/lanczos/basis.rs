@@ -229,6 +229,24 @@ impl Basis {
         self.normalise_remainder(out, pass, total)
     }
 
+    /// A run's first vector in `out`: [`Basis::guided_start`] from `guess` when there is one and it leaves
+    /// something, else [`Basis::random_orthogonal`]; `false` when neither finds room. Both solvers start here,
+    /// so that the same guess gives them the same start.
+    pub(super) fn start(
+        &self,
+        guess: Option<&[f64]>,
+        rng: &mut SplitMix64,
+        out: &mut [f64],
+        pass: &mut Vec<f64>,
+        total: &mut Vec<f64>,
+    ) -> bool {
+        let guided = match guess {
+            Some(guess) => self.guided_start(guess, rng, out, pass, total),
+            None => false,
+        };
+        guided || self.random_orthogonal(rng, out, pass, total)
+    }
+
     /// Orthogonalise `out` against the basis and scale it to unit length; `false` when (almost) nothing is left
     /// of it, i.e. it lay in the basis's span.
     fn normalise_remainder(

@@ -12,18 +12,24 @@
 //! SVD of the small projected matrix.
 //!
 //! The parts: `options` (the stopping rule, [`LanczosOptions`]), `basis` (orthonormal bases and their
-//! Gram-Schmidt passes) and `run` (the iteration: steps, restarts, breakdowns and the final triplets).
+//! Gram-Schmidt passes), `run` (the iteration: steps, restarts, breakdowns and the final triplets) and
+//! `gram_run` (the same triplets from Lanczos on `B B^T`, [`leading_singular_gram`], one read of the matrix per
+//! step).
 
 use super::dense::{DENSE_LIMIT, leading_singular_dense};
 use super::{LinalgError, LinearOperator};
 use run::Lanczos;
 
 mod basis;
+mod gram_run;
+#[cfg(test)]
+mod gram_tests;
 mod options;
 mod run;
 #[cfg(test)]
 mod tests;
 
+pub use gram_run::leading_singular_gram;
 pub use options::LanczosOptions;
 
 /// How a set of singular triplets was computed.
@@ -31,6 +37,8 @@ pub use options::LanczosOptions;
 pub enum SvdMethod {
     /// [`leading_singular`]: restarted Golub-Kahan-Lanczos.
     Lanczos,
+    /// [`leading_singular_gram`]: restarted Lanczos on `B B^T`, one fused read of the matrix per step.
+    GramLanczos,
     /// [`leading_singular_dense`] on `B^T B`.
     ColumnGram,
     /// [`leading_singular_dense`] on `B B^T`.
@@ -52,12 +60,15 @@ pub struct SingularTriplets {
     /// Left singular vectors (length m = `rows()`), unit length.
     pub left: Vec<Vec<f64>>,
     /// Relative residuals `||B^T u_i - sigma_i v_i|| / sigma_1`: Lanczos' estimate `beta |e_j^T s_i|` (exact in
-    /// exact arithmetic; `B v_i = sigma_i u_i` holds by construction), computed for the Gram path.
+    /// exact arithmetic; `B v_i = sigma_i u_i` holds by construction), computed for the Gram path. For
+    /// [`SvdMethod::GramLanczos`] the other way round: `||B v_i - sigma_i u_i|| / sigma_1`, with `B^T u_i =
+    /// sigma_i v_i` by construction.
     pub residuals: Vec<f64>,
     /// Whether every returned triplet met the tolerance. `false` when the iteration budget ran out; the
     /// triplets are then the best available Ritz approximations.
     pub converged: bool,
-    /// Lanczos steps taken (one product with `B` and one with `B^T` each); 0 for the Gram path.
+    /// Lanczos steps taken: one product with `B` and one with `B^T` each for [`SvdMethod::Lanczos`], one fused
+    /// product with `B B^T` each for [`SvdMethod::GramLanczos`]; 0 for the dense Gram-matrix method.
     pub iterations: usize,
     /// Which method produced them.
     pub method: SvdMethod,
@@ -159,6 +170,23 @@ pub fn leading_singular(
     k: usize,
     options: &LanczosOptions,
 ) -> Result<SingularTriplets, LinalgError> {
+    krylov_or_dense(op, k, options, |k, dimension| {
+        Lanczos::new(op, k, dimension, options).run()
+    })
+}
+
+/// The checks and the choice both Lanczos solvers share: validate `options` and the problem, clamp `k` to the
+/// operator's rank bound, pick the Krylov dimension, and answer by the Gram-matrix method when the basis would
+/// span the whole space (it is then exact and cheaper); otherwise `run(k, dimension)`.
+///
+/// # Panics
+/// If [`LanczosOptions::start`] does not have one entry per column of `op`.
+pub(crate) fn krylov_or_dense(
+    op: &dyn LinearOperator,
+    k: usize,
+    options: &LanczosOptions,
+    run: impl FnOnce(usize, usize) -> Result<SingularTriplets, LinalgError>,
+) -> Result<SingularTriplets, LinalgError> {
     options.validate()?;
     options.assert_start_fits(op.cols());
     let (m, n) = (op.rows(), op.cols());
@@ -171,7 +199,7 @@ pub fn leading_singular(
     if dimension + 1 >= m.min(n) {
         return leading_singular_dense(op, k);
     }
-    Lanczos::new(op, k, dimension, options).run()
+    run(k, dimension)
 }
 
 /// [`leading_singular_dense`] when the operator has a side of at most [`DENSE_LIMIT`] (a small node, or

@@ -11,7 +11,7 @@ use crate::rng::SplitMix64;
 
 /// Seed of the start vectors (the first, and those of the runs after a breakdown): a constant, so the same node
 /// always gets the same start and the same singular vectors.
-const START_SEED: u64 = 0x5044_4450_2D70_6478;
+pub(super) const START_SEED: u64 = 0x5044_4450_2D70_6478;
 
 /// A new Krylov direction smaller than this fraction of the largest product norm seen so far is rounding
 /// noise: the Krylov space has become invariant (an exact breakdown). Dropping it perturbs the operator by at
@@ -199,16 +199,8 @@ impl<'o> Lanczos<'o> {
             return false;
         }
         let mut start = std::mem::take(&mut self.z);
-        let found = match self.guess.take() {
-            Some(guess) => self.right.guided_start(
-                guess,
-                &mut self.rng,
-                &mut start,
-                &mut self.pass,
-                &mut self.coefficients,
-            ),
-            None => false,
-        } || self.right.random_orthogonal(
+        let found = self.right.start(
+            self.guess.take(),
             &mut self.rng,
             &mut start,
             &mut self.pass,

@@ -1,5 +1,6 @@
-//! The solver's tests: spectra and vectors against nalgebra's dense SVD, breakdowns, restarts, rank deficiency,
-//! determinism, the sign convention and errors.
+//! The solvers' tests: spectra and vectors against nalgebra's dense SVD, breakdowns, restarts, rank deficiency,
+//! starts, determinism, the sign convention and errors, each case run against both iterative solvers
+//! ([`SOLVERS`]); what only one of them has is tested beside it (the Gram solver's in `gram_tests.rs`).
 
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
@@ -16,14 +17,31 @@ use crate::linalg::vector::dot;
 use crate::matrix::DataMatrix;
 use crate::rng::SplitMix64;
 
-fn lanczos(op: &dyn LinearOperator, k: usize) -> SingularTriplets {
-    let t = leading_singular(op, k, &LanczosOptions::default()).expect("lanczos");
-    assert_eq!(
-        t.method,
-        SvdMethod::Lanczos,
-        "should not fall back to dense"
-    );
+/// The signature both iterative solvers share.
+type Solver =
+    fn(&dyn LinearOperator, usize, &LanczosOptions) -> Result<SingularTriplets, LinalgError>;
+
+/// The iterative solvers with the method each reports: the shared cases run against every one.
+const SOLVERS: [(Solver, SvdMethod); 2] = [
+    (leading_singular, SvdMethod::Lanczos),
+    (leading_singular_gram, SvdMethod::GramLanczos),
+];
+
+/// `solver` with `options`, which must not fall back to the dense method.
+fn solve_with(
+    (solver, method): (Solver, SvdMethod),
+    op: &dyn LinearOperator,
+    k: usize,
+    options: &LanczosOptions,
+) -> SingularTriplets {
+    let t = solver(op, k, options).expect("lanczos");
+    assert_eq!(t.method, method, "should not fall back to dense");
     t
+}
+
+/// `solver` with the default options.
+fn solve(solver: (Solver, SvdMethod), op: &dyn LinearOperator, k: usize) -> SingularTriplets {
+    solve_with(solver, op, k, &LanczosOptions::default())
 }
 
 #[test]
@@ -49,8 +67,11 @@ fn compact_operator_has_the_same_spectrum_and_right_vectors() {
         .sum();
     assert_eq!(inactive_sum, 0.0);
     let b = explicit_centred(&data, &columns);
-    for k in 1..=3 {
-        let t = lanczos(&compact, k);
+    for (solver, k) in SOLVERS
+        .into_iter()
+        .flat_map(|s| (1..=3).map(move |k| (s, k)))
+    {
+        let t = solve(solver, &compact, k);
         check_against_svd_right_only(&t, &b, k);
     }
 }
@@ -75,51 +96,59 @@ fn a_start_guess_saves_steps_but_not_the_answer() {
     let op = CentredColumns::new(&data, &columns);
     let b = explicit_centred(&data, &columns);
     let (_, _, v) = crate::linalg::test_util::dense_svd(&b);
-    let run = |start: Option<Vec<f64>>| {
-        let options = LanczosOptions {
-            tolerance: 1e-6,
-            start,
-            ..LanczosOptions::default()
+    for solver in SOLVERS {
+        let run = |start: Option<Vec<f64>>| {
+            let options = LanczosOptions {
+                tolerance: 1e-6,
+                start,
+                ..LanczosOptions::default()
+            };
+            solve_with(solver, &op, 1, &options)
         };
-        leading_singular(&op, 1, &options).expect("lanczos")
-    };
-    let random = run(None);
-    // A good guess: the answer, slightly disturbed.
-    let mut rng = SplitMix64::new(42);
-    let near: Vec<f64> = v
-        .column(0)
-        .iter()
-        .map(|x| x + 0.01 * rng.next_symmetric() / 300f64.sqrt())
-        .collect();
-    let guided = run(Some(near));
-    // A useless guess: the second singular vector, orthogonal to the answer; the random share still finds it.
-    let orthogonal = run(Some(v.column(1).iter().copied().collect()));
-    for t in [&random, &guided, &orthogonal] {
-        assert!(t.converged);
-        let cos = crate::linalg::test_util::abs_cos(&t.right[0], v.column(0).as_slice());
-        assert!(cos >= 1.0 - 1e-8, "|cos| {cos}");
+        let random = run(None);
+        // A good guess: the answer, slightly disturbed.
+        let mut rng = SplitMix64::new(42);
+        let near: Vec<f64> = v
+            .column(0)
+            .iter()
+            .map(|x| x + 0.01 * rng.next_symmetric() / 300f64.sqrt())
+            .collect();
+        let guided = run(Some(near));
+        // A useless guess: the second singular vector, orthogonal to the answer; the random share still finds it.
+        let orthogonal = run(Some(v.column(1).iter().copied().collect()));
+        for t in [&random, &guided, &orthogonal] {
+            assert!(t.converged);
+            let cos = crate::linalg::test_util::abs_cos(&t.right[0], v.column(0).as_slice());
+            assert!(cos >= 1.0 - 1e-8, "|cos| {cos}");
+        }
+        assert!(
+            guided.iterations < random.iterations,
+            "{} steps from the guess, {} from random",
+            guided.iterations,
+            random.iterations
+        );
+        // A zero guess is ignored: the random start, bit for bit. (A guess of the wrong length is a bug and panics:
+        // `a_start_of_the_wrong_length_is_a_bug`.)
+        let t = run(Some(vec![0.0; 300]));
+        assert_eq!(t.right[0], random.right[0]);
     }
-    assert!(
-        guided.iterations < random.iterations,
-        "{} steps from the guess, {} from random",
-        guided.iterations,
-        random.iterations
-    );
-    // A zero guess is ignored: the random start, bit for bit. (A guess of the wrong length is a bug and panics:
-    // `a_start_of_the_wrong_length_is_a_bug`.)
-    let t = run(Some(vec![0.0; 300]));
-    assert_eq!(t.right[0], random.right[0]);
+}
+
+/// A 120 x 80 matrix of full rank with singular values 10, 5 and a tail below 1: a run converged on the first
+/// has also found the second well.
+pub(super) fn two_leading_values_and_a_tail() -> DMatrix<f64> {
+    let values: Vec<f64> = [10.0, 5.0]
+        .into_iter()
+        .chain((0..78).map(|i| 1.0 / (1.0 + 0.05 * i as f64)))
+        .collect();
+    with_singular_values(120, 80, &values, 7)
 }
 
 #[test]
 fn the_following_ritz_vector_estimates_the_next_singular_vector() {
     // Well separated leading singular values (full rank, so that no run ends in an invariant subspace), so
     // that a run converged on the first has also found the second well.
-    let values: Vec<f64> = [10.0, 5.0]
-        .into_iter()
-        .chain((0..78).map(|i| 1.0 / (1.0 + 0.05 * i as f64)))
-        .collect();
-    let b = with_singular_values(120, 80, &values, 7);
+    let b = two_leading_values_and_a_tail();
     let op = Explicit(b.clone());
     let (_, _, v) = dense_svd(&b);
     let t = leading_singular(&op, 1, &LanczosOptions::default()).expect("lanczos");
@@ -141,45 +170,30 @@ fn the_following_ritz_vector_estimates_the_next_singular_vector() {
 }
 
 #[test]
-fn sparse_node_matches_dense_svd() {
-    let data = random_sparse(400, 260, 0.04, 31);
-    let all: Vec<usize> = (0..260).collect();
-    let subset: Vec<usize> = (0..260).filter(|j| j % 4 != 2).collect();
-    for columns in [&all, &subset] {
-        let op = CentredColumns::new(&data, columns);
-        let b = explicit_centred(&data, columns);
-        for k in 1..=3 {
-            let t = lanczos(&op, k);
+fn sparse_dense_and_parallel_nodes_match_dense_svd() {
+    let sparse = random_sparse(400, 260, 0.04, 31);
+    let dense = random_dense(90, 150, 32);
+    // Big enough for the parallel products and parallel basis operations.
+    let parallel = random_sparse(1200, 600, 0.08, 33);
+    let cases: [(&DataMatrix, Vec<usize>); 4] = [
+        (&sparse, (0..260).collect()),
+        (&sparse, (0..260).filter(|j| j % 4 != 2).collect()),
+        (&dense, (0..150).filter(|j| j % 5 != 0).collect()),
+        (&parallel, (0..600).filter(|j| j % 9 != 4).collect()),
+    ];
+    for (data, columns) in &cases {
+        let op = CentredColumns::new(data, columns);
+        let b = explicit_centred(data, columns);
+        for (solver, k) in SOLVERS
+            .into_iter()
+            .flat_map(|s| (1..=3).map(move |k| (s, k)))
+        {
+            let t = solve(solver, &op, k);
             assert!(t.converged);
             check_against_svd(&t, &b, k, 1e-8);
-            assert!(t.residuals.iter().all(|r| *r <= 1e-10));
+            assert!(t.residuals.iter().all(|r| *r <= 1e-10), "{:?}", t.residuals);
         }
     }
-}
-
-#[test]
-fn dense_node_matches_dense_svd() {
-    let data = random_dense(90, 150, 32);
-    let columns: Vec<usize> = (0..150).filter(|j| j % 5 != 0).collect();
-    let op = CentredColumns::new(&data, &columns);
-    let b = explicit_centred(&data, &columns);
-    for k in 1..=3 {
-        let t = lanczos(&op, k);
-        assert!(t.converged);
-        check_against_svd(&t, &b, k, 1e-8);
-    }
-}
-
-#[test]
-fn parallel_node_matches_dense_svd() {
-    // Big enough for the parallel products and parallel basis operations.
-    let data = random_sparse(1200, 600, 0.08, 33);
-    let columns: Vec<usize> = (0..600).filter(|j| j % 9 != 4).collect();
-    let op = CentredColumns::new(&data, &columns);
-    let b = explicit_centred(&data, &columns);
-    let t = lanczos(&op, 2);
-    assert!(t.converged);
-    check_against_svd(&t, &b, 2, 1e-8);
 }
 
 #[test]
@@ -249,14 +263,18 @@ fn small_restart_basis_still_converges() {
     let columns: Vec<usize> = (0..200).collect();
     let op = CentredColumns::new(&data, &columns);
     let b = explicit_centred(&data, &columns);
-    let options = LanczosOptions {
-        krylov_dimension: Some(4),
-        max_iterations: 20_000,
-        ..LanczosOptions::default()
-    };
-    let t = leading_singular(&op, 2, &options).expect("lanczos");
-    assert!(t.converged && t.iterations > 4);
-    check_against_svd(&t, &b, 2, 1e-8);
+    for solver in SOLVERS {
+        for (k, dimension) in [(2, 4), (4, 9)] {
+            let options = LanczosOptions {
+                krylov_dimension: Some(dimension),
+                max_iterations: 20_000,
+                ..LanczosOptions::default()
+            };
+            let t = solve_with(solver, &op, k, &options);
+            assert!(t.converged && t.iterations > dimension);
+            check_against_svd(&t, &b, k, 1e-8);
+        }
+    }
 }
 
 #[test]
@@ -279,9 +297,11 @@ fn rank_one_and_rank_deficient() {
         let columns: Vec<usize> = (0..n).collect();
         let op = CentredColumns::new(&data, &columns);
         let b = explicit_centred(&data, &columns);
-        let triplets = lanczos(&op, 3);
-        assert!(triplets.converged);
-        check_against_svd(&triplets, &b, rank, 1e-8);
+        for solver in SOLVERS {
+            let triplets = solve(solver, &op, 3);
+            assert!(triplets.converged);
+            check_against_svd(&triplets, &b, rank, 1e-8);
+        }
         let auto = leading_singular_auto(&op, 3, &LanczosOptions::default()).expect("auto");
         check_against_svd(&auto, &b, rank, 1e-8);
     }
@@ -299,8 +319,10 @@ fn identical_columns_give_no_triplet() {
     };
     let columns: Vec<usize> = (0..80).collect();
     let op = CentredColumns::new(&data, &columns);
-    let t = lanczos(&op, 1);
-    assert!(t.is_empty() && t.converged, "{:?}", t.values);
+    for solver in SOLVERS {
+        let t = solve(solver, &op, 1);
+        assert!(t.is_empty() && t.converged, "{:?}", t.values);
+    }
     let t = leading_singular_dense(&op, 2).expect("dense");
     assert!(t.is_empty(), "{:?}", t.values);
 }
@@ -312,10 +334,13 @@ fn repeated_singular_values_are_all_found() {
     let values = [3.0, 3.0, 3.0, 1.0];
     let b = with_singular_values(100, 80, &values, 36);
     let op = Explicit(b.clone());
-    for k in 1..=6 {
-        let t = lanczos(&op, k);
+    for (solver, k) in SOLVERS
+        .into_iter()
+        .flat_map(|s| (1..=6).map(move |k| (s, k)))
+    {
+        let t = solve(solver, &op, k);
         assert!(t.converged);
-        assert_eq!(t.len(), k.min(4));
+        assert_eq!(t.len(), k.min(4), "{:?}", t.values);
         for (i, sigma) in t.values.iter().enumerate() {
             assert!(
                 (sigma - values[i]).abs() <= 1e-10 * values[i],
@@ -339,22 +364,23 @@ fn repeated_singular_values_are_all_found() {
 fn non_centred_operator_with_known_spectrum() {
     let values = [10.0, 7.0, 6.5, 1.0, 0.5, 0.1];
     let b = with_singular_values(150, 110, &values, 37);
-    let t = lanczos(&Explicit(b.clone()), 3);
-    check_against_svd(&t, &b, 3, 1e-8);
-    for (got, want) in t.values.iter().zip(values) {
-        assert!((got - want).abs() <= 1e-10 * want);
+    for solver in SOLVERS {
+        let t = solve(solver, &Explicit(b.clone()), 3);
+        check_against_svd(&t, &b, 3, 1e-8);
+        for (got, want) in t.values.iter().zip(values) {
+            assert!((got - want).abs() <= 1e-10 * want);
+        }
     }
 }
 
 #[test]
-fn deterministic_to_the_bit() {
-    let data = random_sparse(1200, 600, 0.08, 38);
-    let columns: Vec<usize> = (0..600).filter(|j| j % 3 != 0).collect();
-    let run = || {
-        let op = CentredColumns::new(&data, &columns);
-        leading_singular(&op, 3, &LanczosOptions::default()).expect("lanczos")
-    };
-    let (a, b) = (run(), run());
+fn deterministic_to_the_bit_on_one_and_two_threads() {
+    // Large enough for the parallel products and basis operations; the wide compact node also for the Gram
+    // solver's column-chunked fused product.
+    let (narrow, wide) = (
+        random_sparse(1200, 600, 0.08, 38),
+        random_sparse(1200, 6000, 0.02, 38),
+    );
     let bits = |t: &SingularTriplets| -> Vec<u64> {
         t.values
             .iter()
@@ -363,14 +389,31 @@ fn deterministic_to_the_bit() {
             .map(|v| v.to_bits())
             .collect()
     };
-    assert_eq!(bits(&a), bits(&b));
-    // And on one thread: the parallel splits are fixed, not per thread.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a one-thread pool");
-    let c = pool.install(run);
-    assert_eq!(bits(&a), bits(&c));
+    for solver in SOLVERS {
+        for (data, compact) in [(&narrow, false), (&wide, true)] {
+            let columns: Vec<usize> = (0..data.cols()).filter(|j| j % 3 != 0).collect();
+            let run = || {
+                let op = if compact {
+                    CentredColumns::compact(data, &columns)
+                } else {
+                    CentredColumns::new(data, &columns)
+                };
+                bits(&solve(solver, &op, 3))
+            };
+            let on = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("a pool");
+                pool.install(run)
+            };
+            // The parallel splits are fixed, not per thread.
+            let default = run();
+            assert_eq!(default, run());
+            assert_eq!(default, on(1));
+            assert_eq!(default, on(2));
+        }
+    }
 }
 
 #[test]
@@ -378,13 +421,15 @@ fn sign_convention_holds() {
     let data = random_sparse(300, 200, 0.05, 39);
     let columns: Vec<usize> = (0..200).collect();
     let op = CentredColumns::new(&data, &columns);
-    let t = lanczos(&op, 3);
-    for (right, left) in t.right.iter().zip(&t.left) {
-        check_sign(right);
-        // Flipping v flips u: B v = sigma u still holds with the returned signs.
-        let mut image = vec![0.0; op.rows()];
-        op.apply(right, &mut image);
-        assert!(dot(&image, left) > 0.0);
+    for solver in SOLVERS {
+        let t = solve(solver, &op, 3);
+        for (right, left) in t.right.iter().zip(&t.left) {
+            check_sign(right);
+            // Flipping v flips u: B v = sigma u still holds with the returned signs.
+            let mut image = vec![0.0; op.rows()];
+            op.apply(right, &mut image);
+            assert!(dot(&image, left) > 0.0);
+        }
     }
 }
 
@@ -399,14 +444,16 @@ fn budget_exhaustion_is_reported() {
         krylov_dimension: None,
         start: None,
     };
-    let t = leading_singular(&op, 2, &options).expect("lanczos");
-    assert!(!t.converged);
-    assert_eq!(t.iterations, 5);
-    assert_eq!(t.len(), 2);
-    // Still a sensible approximation of sigma_1.
     let (values, _, v) = dense_svd(&explicit_centred(&data, &columns));
-    assert!(t.values[0] <= values[0] * (1.0 + 1e-12) && t.values[0] > 0.5 * values[0]);
-    assert!(abs_cos(&t.right[0], v.column(0).as_slice()) > 0.5);
+    for solver in SOLVERS {
+        let t = solve_with(solver, &op, 2, &options);
+        assert!(!t.converged);
+        assert_eq!(t.iterations, 5);
+        assert_eq!(t.len(), 2);
+        // Still a sensible approximation of sigma_1.
+        assert!(t.values[0] <= values[0] * (1.0 + 1e-12) && t.values[0] > 0.5 * values[0]);
+        assert!(abs_cos(&t.right[0], v.column(0).as_slice()) > 0.5);
+    }
 }
 
 #[test]
@@ -424,14 +471,22 @@ fn errors() {
     ));
     let columns: Vec<usize> = (0..30).collect();
     let op = CentredColumns::new(&data, &columns);
-    assert!(matches!(
-        leading_singular(&op, 0, &options),
-        Err(LinalgError::ZeroCount)
-    ));
-    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+    let mut matrix = nalgebra::DMatrix::from_fn(80, 100, |i, j| (i * j) as f64);
+    matrix[(3, 4)] = f64::NAN;
+    for (solver, _) in SOLVERS {
         assert!(matches!(
-            leading_singular(&op, 1, &LanczosOptions::with_tolerance(bad)),
-            Err(LinalgError::InvalidOptions(_))
+            solver(&op, 0, &options),
+            Err(LinalgError::ZeroCount)
+        ));
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                solver(&op, 1, &LanczosOptions::with_tolerance(bad)),
+                Err(LinalgError::InvalidOptions(_))
+            ));
+        }
+        assert!(matches!(
+            solver(&Explicit(matrix.clone()), 1, &options),
+            Err(LinalgError::NonFinite)
         ));
     }
     let no_budget = LanczosOptions {
@@ -441,12 +496,6 @@ fn errors() {
     assert!(matches!(
         leading_singular_auto(&op, 1, &no_budget),
         Err(LinalgError::InvalidOptions(_))
-    ));
-    let mut matrix = nalgebra::DMatrix::from_fn(80, 100, |i, j| (i * j) as f64);
-    matrix[(3, 4)] = f64::NAN;
-    assert!(matches!(
-        leading_singular(&Explicit(matrix), 1, &options),
-        Err(LinalgError::NonFinite)
     ));
 }
 
@@ -521,16 +570,18 @@ proptest! {
         let b = explicit_centred(&data, &columns);
         let (values, _, _) = dense_svd(&b);
         let options = LanczosOptions { krylov_dimension: Some(8), ..LanczosOptions::default() };
-        let t = leading_singular(&op, k, &options).expect("lanczos");
-        prop_assert!(t.converged);
-        prop_assert!(!t.is_empty());
-        prop_assert!((t.values[0] - values[0]).abs() <= 1e-8 * values[0],
-            "{} vs {}", t.values[0], values[0]);
+        for (solver, _) in SOLVERS {
+            let t = solver(&op, k, &options).expect("lanczos");
+            prop_assert!(t.converged);
+            prop_assert!(!t.is_empty());
+            prop_assert!((t.values[0] - values[0]).abs() <= 1e-8 * values[0],
+                "{} vs {}", t.values[0], values[0]);
+            // B v = sigma u for the leading triplet.
+            let bv = &b * DVector::from_column_slice(&t.right[0]);
+            let su = DVector::from_column_slice(&t.left[0]) * t.values[0];
+            prop_assert!((bv - su).norm() <= 1e-8 * values[0]);
+        }
         let auto = leading_singular_auto(&op, k, &options).expect("auto");
         prop_assert!((auto.values[0] - values[0]).abs() <= 1e-8 * values[0]);
-        // B v = sigma u for the leading triplet.
-        let bv = &b * DVector::from_column_slice(&t.right[0]);
-        let su = DVector::from_column_slice(&t.left[0]) * t.values[0];
-        prop_assert!((bv - su).norm() <= 1e-8 * values[0]);
     }
 }

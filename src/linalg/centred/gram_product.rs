@@ -1,0 +1,61 @@
+//! The node's Gram product `B B^T u` in one fused read of its columns, for the Lanczos solver on the short side.
+
+use rayon::prelude::*;
+
+use super::CentredColumns;
+use super::product::{ACCUMULATOR_CHUNKS, ProductSplit, with_reused};
+use crate::linalg::LinearOperator;
+use crate::linalg::vector::{axpy, dot};
+
+impl CentredColumns<'_> {
+    /// `out = B B^T u` (both of length m) with one read of the node's columns: for each member column `a_j`,
+    /// `t_j = a_j . u - c . u` (its coordinate along `u`), then `w += t_j a_j` while the column is still in cache
+    /// (a batch of columns at a time: see `SparseColumns::gram_accumulate`), and
+    /// `s += t_j`; finally `out = w - s c`, since `B B^T u = sum_j t_j (a_j - c)`. Two separate products read
+    /// the node twice, one after the other, and at the root of a large corpus each read is bound by memory.
+    ///
+    /// Large nodes with many entries per row cut their columns into the fixed chunks of the parallel `B x`, each
+    /// with its own accumulator and its own sum of the `t_j`, added in a fixed order: the same bits whatever the
+    /// number of threads. Small nodes run it sequentially. Nodes whose `B x` runs by row blocks (few entries per
+    /// row, where extra accumulators of length m do not pay) use the two products.
+    pub fn fused_gram_product(&self, u: &[f64], out: &mut [f64]) {
+        assert_eq!(u.len(), self.rows, "B B^T u: u has the wrong length");
+        assert_eq!(out.len(), self.rows, "B B^T u: out has the wrong length");
+        let shift = dot(&self.centroid, u);
+        let n = self.columns.len();
+        match &self.product {
+            ProductSplit::Sequential => {
+                out.fill(0.0);
+                let sum = self.storage.gram_accumulate(0..n, u, shift, out);
+                axpy(-sum, &self.centroid, out);
+            }
+            ProductSplit::Rows(_) => {
+                let mut coordinates = vec![0.0; n];
+                self.apply_transpose(u, &mut coordinates);
+                self.apply(&coordinates, out);
+            }
+            ProductSplit::Columns(chunks) => {
+                let m = self.rows;
+                let stride = self.storage.padded_len(m);
+                with_reused(&self.padded, stride, |padded| {
+                    padded[..m].copy_from_slice(u);
+                    let padded: &[f64] = padded;
+                    with_reused(&self.scratch, ACCUMULATOR_CHUNKS * stride, |scratch| {
+                        let sums: Vec<f64> = scratch
+                            .par_chunks_mut(stride)
+                            .enumerate()
+                            .map(|(chunk, acc)| {
+                                acc[..m].fill(0.0);
+                                let columns = chunks[chunk]..chunks[chunk + 1];
+                                self.storage.gram_accumulate(columns, padded, shift, acc)
+                            })
+                            .collect();
+                        // In chunk order, so the same bits on any number of threads.
+                        let sum: f64 = sums.iter().sum();
+                        self.add_up(scratch, stride, out, -sum);
+                    });
+                });
+            }
+        }
+    }
+}

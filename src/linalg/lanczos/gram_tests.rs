@@ -1,0 +1,106 @@
+//! What only the Gram solver has: the fused product against `B (B^T u)`, its stopping rule on `C = B B^T` against
+//! the residuals it promises, and its following vector. The cases it shares with the Golub-Kahan solver run
+//! against both in `tests.rs`.
+
+use super::tests::two_leading_values_and_a_tail;
+use super::*;
+use crate::linalg::CentredColumns;
+use crate::linalg::test_util::{
+    Explicit, abs_cos, dense_svd, random_dense, random_sparse, random_vector,
+};
+use crate::linalg::vector::norm;
+use crate::rng::SplitMix64;
+
+/// `B (B^T u)` by the two separate products.
+fn two_products(op: &CentredColumns, u: &[f64]) -> Vec<f64> {
+    let mut coordinates = vec![0.0; op.cols()];
+    op.apply_transpose(u, &mut coordinates);
+    let mut out = vec![0.0; op.rows()];
+    op.apply(&coordinates, &mut out);
+    out
+}
+
+#[test]
+fn the_fused_product_is_the_two_products() {
+    // Sequential (small), column chunks (many entries per row), row blocks (few per row), narrow and wide rows,
+    // dense columns.
+    let cases = [
+        (random_sparse(300, 200, 0.05, 1), 200),
+        (random_sparse(400, 4000, 0.05, 2), 4000),
+        (random_sparse(70_000, 3000, 0.0005, 3), 3000),
+        (random_sparse(200, 30_000, 0.02, 4), 30_000),
+        (random_dense(300, 400, 5), 400),
+    ];
+    for (data, n) in cases {
+        let columns: Vec<usize> = (0..n).filter(|j| j % 5 != 1).collect();
+        for op in [
+            CentredColumns::new(&data, &columns),
+            CentredColumns::compact(&data, &columns),
+        ] {
+            let mut rng = SplitMix64::new(9);
+            let u = random_vector(&mut rng, op.rows());
+            let expected = two_products(&op, &u);
+            let mut fused = vec![0.0; op.rows()];
+            op.apply_gram(&u, &mut fused);
+            let scale = norm(&expected);
+            let error: f64 = fused
+                .iter()
+                .zip(&expected)
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum::<f64>()
+                .sqrt();
+            assert!(error <= 1e-12 * scale, "error {error} of {scale}");
+        }
+    }
+}
+
+/// `||image - sigma vector||`.
+fn distance(image: &[f64], vector: &[f64], sigma: f64) -> f64 {
+    let difference: Vec<f64> = image
+        .iter()
+        .zip(vector)
+        .map(|(a, b)| a - sigma * b)
+        .collect();
+    norm(&difference)
+}
+
+#[test]
+fn the_stopping_rule_on_the_gram_operator_bounds_the_singular_residuals() {
+    // The rule `||C u - theta u|| <= tol sigma_1 sigma` (module notes) must leave `||B v - sigma u|| <= tol
+    // sigma_1` with `B^T u = sigma v` exact: the Golub-Kahan solver's promise, with the sides swapped. Loose
+    // tolerances, so that the runs stop well before the vectors are exact and the bound is what is tested.
+    let data = random_sparse(500, 300, 0.04, 44);
+    let columns: Vec<usize> = (0..300).collect();
+    let op = CentredColumns::new(&data, &columns);
+    for tolerance in [1e-3, 1e-5, 1e-7] {
+        let options = LanczosOptions::with_tolerance(tolerance);
+        let t = leading_singular_gram(&op, 2, &options).expect("gram lanczos");
+        assert!(t.converged && t.method == SvdMethod::GramLanczos);
+        let sigma_1 = t.values[0];
+        for i in 0..t.len() {
+            let (sigma, right, left) = (t.values[i], &t.right[i], &t.left[i]);
+            let mut image = vec![0.0; op.rows()];
+            op.apply(right, &mut image);
+            let forward = distance(&image, left, sigma);
+            // The reported residual is this one, to rounding.
+            assert!(t.residuals[i] <= tolerance, "{:?}", t.residuals);
+            assert!(forward <= tolerance * sigma_1, "triplet {i}: {forward}");
+            assert!((forward / sigma_1 - t.residuals[i]).abs() <= 1e-3 * tolerance + 1e-12);
+            let mut back = vec![0.0; op.cols()];
+            op.apply_transpose(left, &mut back);
+            let exact = distance(&back, right, sigma);
+            assert!(exact <= 1e-12 * sigma_1, "triplet {i}: {exact}");
+        }
+    }
+}
+
+#[test]
+fn the_following_vector_estimates_the_next_right_singular_vector() {
+    let b = two_leading_values_and_a_tail();
+    let (_, _, v) = dense_svd(&b);
+    let t = leading_singular_gram(&Explicit(b), 1, &LanczosOptions::default()).expect("gram");
+    assert_eq!(t.method, SvdMethod::GramLanczos);
+    let following = t.following.as_ref().expect("a following vector");
+    assert!((norm(following) - 1.0).abs() <= 1e-10);
+    assert!(abs_cos(following, v.column(1).as_slice()) >= 0.99);
+}

@@ -29,6 +29,15 @@ pub(crate) fn run_all(model: &mut Model, effects: Vec<Effect>) {
 /// [`act`] but for the detail pane's jobs, returned unrun: in the app they run on their own worker thread
 /// beside the others, and the frame that shows a split or a preview does not wait for them.
 pub(crate) fn act_but_detail(model: &mut Model, action: Action) -> Vec<Effect> {
+    act_but_detail_then(model, action, |_| {})
+}
+
+/// [`act_but_detail`], calling `after_each` on the model after each job's result is applied.
+fn act_but_detail_then(
+    model: &mut Model,
+    action: Action,
+    mut after_each: impl FnMut(&mut Model),
+) -> Vec<Effect> {
     let mut deferred = Vec::new();
     let mut pending = update(model, action);
     while let Some(effect) = pending.pop() {
@@ -38,6 +47,7 @@ pub(crate) fn act_but_detail(model: &mut Model, action: Action) -> Vec<Effect> {
         }
         let action = effects::perform(effect, model.data());
         pending.extend(update(model, action));
+        after_each(model);
     }
     deferred
 }
@@ -50,23 +60,15 @@ pub(crate) fn preview_frames(
     terminal: &mut Terminal<TestBackend>,
 ) -> (f64, f64) {
     let start = Instant::now();
-    let mut deferred = Vec::new();
-    let mut pending = update(model, Action::Command(Command::Tab(3)));
     let mut first_frame = None;
-    while let Some(effect) = pending.pop() {
-        if matches!(effect, Effect::Detail(_)) {
-            deferred.push(effect);
-            continue;
-        }
-        let action = effects::perform(effect, model.data());
-        pending.extend(update(model, action));
+    let deferred = act_but_detail_then(model, Action::Command(Command::Tab(3)), |model| {
         if first_frame.is_none() && model.current_preview().is_some() {
             terminal
                 .draw(|frame| view::view(frame, model))
                 .expect("draw");
             first_frame = Some(ms(start));
         }
-    }
+    });
     terminal
         .draw(|frame| view::view(frame, model))
         .expect("draw");

@@ -18,15 +18,6 @@ fn press(model: &mut Model, code: KeyCode) -> Vec<Effect> {
     update(model, action)
 }
 
-/// Run `effects` as the worker would and feed their results back.
-fn run(model: &mut Model, effects: Vec<Effect>) {
-    let mut pending = effects;
-    while let Some(effect) = pending.pop() {
-        let action = effects::perform(effect, model.data());
-        pending.extend(update(model, action));
-    }
-}
-
 #[test]
 fn a_new_inner_node_shows_a_placeholder_until_its_centroid_arrives() {
     let mut model = with_jobs();
@@ -47,7 +38,7 @@ fn a_new_inner_node_shows_a_placeholder_until_its_centroid_arrives() {
     let text = screen_text(&model, 80, 24);
     assert!(text.contains("computing the centroid of"), "{text}");
     insta::assert_snapshot!("computing_centroid_80x24", draw(&model, 80, 24).backend());
-    run(&mut model, jobs);
+    run_effects(&mut model, jobs);
     assert!(!model.detail().pending);
     assert_eq!(
         model.detail().top_terms,
@@ -61,7 +52,7 @@ fn the_documents_tab_says_it_ranks_until_the_ranking_arrives() {
     let mut model = with_jobs();
     // Let the selected node's centroid arrive first.
     let jobs = press(&mut model, KeyCode::Char('g'));
-    run(&mut model, jobs);
+    run_effects(&mut model, jobs);
     let jobs = press(&mut model, KeyCode::Char('3'));
     assert_eq!(model.tab(), DetailTab::Documents);
     assert!(model.detail().ranking_pending);
@@ -69,7 +60,7 @@ fn the_documents_tab_says_it_ranks_until_the_ranking_arrives() {
     let text = screen_text(&model, 80, 24);
     assert!(text.contains("ranking"), "{text}");
     insta::assert_snapshot!("ranking_documents_80x24", draw(&model, 80, 24).backend());
-    run(&mut model, jobs);
+    run_effects(&mut model, jobs);
     assert!(!model.detail().ranking_pending);
     let size = model.tree().node(model.selected()).expect("a node").size();
     assert_eq!(model.detail().documents.len(), size);
@@ -86,7 +77,7 @@ fn a_result_for_a_node_left_meanwhile_is_kept_not_shown() {
     let now = model.selected();
     assert_ne!(now, 0);
     assert!(model.detail().pending);
-    run(&mut model, jobs);
+    run_effects(&mut model, jobs);
     // The root's result did not show on this node; this node's job followed it.
     assert_eq!(model.detail().node, now);
     assert!(!model.detail().pending);

@@ -82,7 +82,14 @@ fn spec_with(name: &str, set: impl FnOnce(&mut Params)) -> RuleSpec {
 /// Apply an action and run the work it asks for synchronously with the app's effect runner, feeding the results
 /// back.
 fn act(model: &mut Model, action: Action) {
-    let mut pending = update(model, action);
+    let effects = update(model, action);
+    run_effects(model, effects);
+}
+
+/// Run `effects` (held back by a test) as the workers would, feeding their results to the model, and the work
+/// those ask for.
+fn run_effects(model: &mut Model, effects: Vec<Effect>) {
+    let mut pending = effects;
     while let Some(effect) = pending.pop() {
         let action = effects::perform(effect, model.data());
         pending.extend(update(model, action));

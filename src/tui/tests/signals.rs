@@ -9,15 +9,6 @@ fn start_work(model: &mut Model, action: Action) -> Vec<Effect> {
     update(model, action)
 }
 
-/// Run effects that were held back, feeding their results to the model (and the work those ask for).
-fn finish_work(model: &mut Model, effects: Vec<Effect>) {
-    let mut pending = effects;
-    while let Some(effect) = pending.pop() {
-        let action = effects::perform(effect, model.data());
-        pending.extend(update(model, action));
-    }
-}
-
 #[test]
 fn ctrl_c_on_the_main_screen_quits_as_q_does() {
     let mut model = model();
@@ -79,7 +70,7 @@ fn ctrl_c_cancels_a_running_split_and_its_result_is_dropped() {
         model.status()
     );
     assert!(!model.quit_requested(), "Ctrl-C cancels the work, not pdx");
-    finish_work(&mut model, split);
+    run_effects(&mut model, split);
     assert_eq!(model.derived().leaves.len(), 1, "the result is dropped");
     assert!(!model.dirty());
 }
@@ -98,7 +89,7 @@ fn ctrl_c_cancels_the_preview_being_computed_and_4_asks_again() {
         "Ctrl-C cancels the preview, not pdx"
     );
     assert_eq!(model.status(), "cancelled: the split preview of #0");
-    finish_work(&mut model, preview);
+    run_effects(&mut model, preview);
     let cancelled = |model: &Model| {
         model.current_preview().is_some_and(|entry| {
             entry
@@ -115,7 +106,7 @@ fn ctrl_c_cancels_the_preview_being_computed_and_4_asks_again() {
         again.iter().any(|e| matches!(e, Effect::Preview(_))),
         "{again:?}"
     );
-    finish_work(&mut model, again);
+    run_effects(&mut model, again);
     assert!(
         model.current_preview().is_some_and(|e| e.result.is_ok()),
         "{:?}",

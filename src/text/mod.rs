@@ -9,6 +9,7 @@
 pub mod index;
 mod raw;
 mod tokenise;
+mod word_table;
 
 use std::collections::HashSet;
 use std::path::PathBuf;

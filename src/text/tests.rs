@@ -371,3 +371,38 @@ fn raw_counts_merge_in_blocks_the_same_on_one_thread_or_two_and_as_vectors() {
     let (_, from_vectors) = merge_chunks(chunks(), &options());
     assert_eq!(Some(raw), from_vectors);
 }
+
+/// The short-word table grows while a document is read (it starts with room for 2,048 words): every word must
+/// keep its count across the growth, whatever its length or script. Checked against a plain count of the same
+/// filters.
+#[test]
+fn a_document_with_more_distinct_words_than_the_table_holds_counts_each_once() {
+    let options = TextOptions {
+        stem: None,
+        stoplist: StoplistChoice::None,
+        ..options()
+    };
+    let mut text = String::new();
+    for i in 0..20_000u32 {
+        // Short ASCII words in mixed case, a few longer than 16 bytes, a few not ASCII; each word twice when
+        // `i` is even.
+        let word = match i % 7 {
+            0 => format!("Longwordnumber{i:08}x"),
+            1 => format!("é{i}q"),
+            _ => format!("w{}Q{i}", (b'a' + (i % 26) as u8) as char),
+        };
+        let times = if i % 2 == 0 { 2 } else { 1 };
+        for _ in 0..times {
+            text.push_str(&word);
+            text.push(' ');
+        }
+    }
+    let counts = count_terms(&[&text], &options, &HashSet::new());
+    let mut expected: std::collections::BTreeMap<String, u32> = Default::default();
+    for word in text.unicode_words() {
+        *expected.entry(word.to_lowercase()).or_default() += 1;
+    }
+    let found: std::collections::BTreeMap<String, u32> = terms_of(&counts, 0).into_iter().collect();
+    assert_eq!(found.len(), 20_000);
+    assert_eq!(found, expected);
+}

@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::TextOptions;
+use super::word_table::{self, ShortWords};
 use crate::progress::Progress;
 
 /// One chunk's documents over its own numbering of the distinct words it kept.
@@ -41,6 +42,21 @@ impl ChunkWords {
     }
 }
 
+/// A word of the document being read, before it is looked up.
+#[derive(Clone, Copy)]
+enum Token<'t> {
+    /// An ASCII word of at most 16 bytes, lower-cased and packed little-endian, and its hash.
+    Short { key: u128, hash: u64 },
+    /// Any other word, as written.
+    Other(&'t str),
+}
+
+/// The lower-cased word a short token packs, from the key's little-endian bytes.
+fn packed_word(bytes: &[u8; 16]) -> &str {
+    let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    std::str::from_utf8(&bytes[..len]).expect("a packed word is ASCII")
+}
+
 /// Marks a word the filters dropped.
 const DROPPED: u32 = u32::MAX;
 
@@ -50,7 +66,7 @@ struct ChunkBuilder<'o> {
     stop_words: &'o HashSet<String>,
     /// ASCII words of at most 16 bytes, lower-cased and packed into an integer: most tokens, looked up without
     /// touching a string.
-    short_ids: FxHashMap<u128, u32>,
+    short_ids: ShortWords,
     /// Every other word, lower-cased.
     long_ids: FxHashMap<String, u32>,
     words: Vec<String>,
@@ -75,56 +91,84 @@ impl ChunkBuilder<'_> {
         }
     }
 
-    fn add(&mut self, word: &str) {
-        self.add_word(word, word.is_ascii());
+    /// The token `word` makes, or none when its length alone drops it. An ASCII word of at most 16 bytes is
+    /// packed and hashed here, so that its slot can be fetched before it is looked up.
+    fn token<'t>(&self, word: &'t str) -> Option<Token<'t>> {
+        let bytes = word.as_bytes();
+        if bytes.len() > 16 || !word.is_ascii() {
+            return Some(Token::Other(word));
+        }
+        // ASCII characters are bytes, so the length filter needs no lookup.
+        if bytes.len() < self.options.min_len || bytes.len() > self.options.max_len {
+            return None;
+        }
+        let mut packed = [0u8; 16];
+        for (to, from) in packed.iter_mut().zip(bytes) {
+            *to = from.to_ascii_lowercase();
+        }
+        let key = u128::from_le_bytes(packed);
+        Some(Token::Short {
+            key,
+            hash: word_table::hash(key),
+        })
     }
 
-    fn add_word(&mut self, word: &str, ascii: bool) {
-        let bytes = word.as_bytes();
-        let id = if bytes.len() <= 16 && ascii {
-            // ASCII characters are bytes, so the length filter needs no lookup.
-            if bytes.len() < self.options.min_len || bytes.len() > self.options.max_len {
-                return;
+    /// Count a document's tokens, each short word's slot prefetched a few tokens ahead of its lookup: the lookups
+    /// miss the caches, and this lets several misses be outstanding at once instead of one after another.
+    fn count(&mut self, tokens: &[Token]) {
+        /// How many tokens ahead a slot is fetched: enough to cover a miss to memory, few enough that the slots
+        /// fetched are still in cache when they are read.
+        const AHEAD: usize = 8;
+        for &token in tokens.iter().take(AHEAD) {
+            if let Token::Short { hash, .. } = token {
+                self.short_ids.prefetch(hash);
             }
-            let key = bytes.iter().enumerate().fold(0u128, |key, (i, b)| {
-                key | (u128::from(b.to_ascii_lowercase()) << (8 * i))
-            });
-            match self.short_ids.get(&key) {
-                Some(&id) => id,
-                None => {
-                    let lowered = word.to_ascii_lowercase();
-                    let id = self.intern(&lowered);
-                    self.short_ids.insert(key, id);
-                    id
-                }
-            }
-        } else {
-            let mut lowered = std::mem::take(&mut self.lowered);
-            lowered.clear();
-            lowered.extend(word.chars().flat_map(char::to_lowercase));
-            // Typographic apostrophes read as ASCII ones, so "don’t" meets the stop word "don't".
-            if lowered.contains('\u{2019}') {
-                lowered = lowered.replace('\u{2019}', "'");
-            }
-            let id = match self.long_ids.get(lowered.as_str()) {
-                Some(&id) => id,
-                None => {
-                    let id = self.intern(&lowered);
-                    self.long_ids.insert(lowered.clone(), id);
-                    id
-                }
-            };
-            self.lowered = lowered;
-            id
-        };
-        if id != DROPPED {
-            self.kept_tokens += 1;
-            let slot = &mut self.counts[id as usize];
-            if *slot == 0 {
-                self.touched.push(id);
-            }
-            *slot += 1;
         }
+        for (i, &token) in tokens.iter().enumerate() {
+            if let Some(&Token::Short { hash, .. }) = tokens.get(i + AHEAD) {
+                self.short_ids.prefetch(hash);
+            }
+            let id = match token {
+                Token::Short { key, hash } => match self.short_ids.get(key, hash) {
+                    Some(id) => id,
+                    None => {
+                        let id = self.intern(packed_word(&key.to_le_bytes()));
+                        self.short_ids.insert(key, hash, id);
+                        id
+                    }
+                },
+                Token::Other(word) => self.other_id(word),
+            };
+            if id != DROPPED {
+                self.kept_tokens += 1;
+                let slot = &mut self.counts[id as usize];
+                if *slot == 0 {
+                    self.touched.push(id);
+                }
+                *slot += 1;
+            }
+        }
+    }
+
+    /// The id of a word that is not short ASCII, lower-cased here.
+    fn other_id(&mut self, word: &str) -> u32 {
+        let mut lowered = std::mem::take(&mut self.lowered);
+        lowered.clear();
+        lowered.extend(word.chars().flat_map(char::to_lowercase));
+        // Typographic apostrophes read as ASCII ones, so "don’t" meets the stop word "don't".
+        if lowered.contains('\u{2019}') {
+            lowered = lowered.replace('\u{2019}', "'");
+        }
+        let id = match self.long_ids.get(lowered.as_str()) {
+            Some(&id) => id,
+            None => {
+                let id = self.intern(&lowered);
+                self.long_ids.insert(lowered.clone(), id);
+                id
+            }
+        };
+        self.lowered = lowered;
+        id
     }
 
     /// Add the (word id, count) pairs of the document just read to `entries` and return its kept tokens,
@@ -152,7 +196,7 @@ pub(super) fn tokenise_chunk(
     let mut builder = ChunkBuilder {
         options,
         stop_words,
-        short_ids: FxHashMap::default(),
+        short_ids: ShortWords::new(),
         long_ids: FxHashMap::default(),
         words: Vec::new(),
         occurrences: Vec::new(),
@@ -165,12 +209,15 @@ pub(super) fn tokenise_chunk(
     starts.push(0);
     let mut entries = Vec::new();
     let mut token_counts = Vec::with_capacity(texts.len());
+    let mut tokens = Vec::new();
     for text in texts {
+        tokens.clear();
         if text.is_ascii() {
-            ascii_words(text, &mut |word| builder.add_word(word, true));
+            ascii_words(text, &mut |word| tokens.extend(builder.token(word)));
         } else {
-            text.unicode_words().for_each(|word| builder.add(word));
+            tokens.extend(text.unicode_words().filter_map(|word| builder.token(word)));
         }
+        builder.count(&tokens);
         let kept = builder.finish_document(&mut entries);
         starts.push(entries.len());
         token_counts.push(kept);

@@ -210,25 +210,63 @@ impl CountColumns for KeptView<'_> {
 /// Columns per parallel task of the weighting.
 const WEIGHT_BLOCK: usize = 4096;
 
+/// Per-term statistics of the raw counts, for the global weights: document frequency, total count and sum of
+/// squared counts.
+struct TermStatistics {
+    df: Vec<u32>,
+    gf: Vec<f64>,
+    sum_squares: Vec<f64>,
+}
+
+/// [`TermStatistics`] over one block of columns per thread: each block holds its own statistics of every term,
+/// so there are as many copies as threads, never more. Every sum is of integers and kept in integers, so it is
+/// exact and the same however the columns are split.
+fn term_statistics<C: CountColumns + ?Sized>(counts: &C, terms: usize) -> TermStatistics {
+    let documents = counts.documents();
+    let block = documents.div_ceil(rayon::current_num_threads()).max(1);
+    let blocks: Vec<usize> = (0..documents).step_by(block).collect();
+    let partials: Vec<(Vec<u32>, Vec<u64>, Vec<u64>)> = blocks
+        .into_par_iter()
+        .map(|first| {
+            let (mut df, mut gf, mut squares) =
+                (vec![0u32; terms], vec![0u64; terms], vec![0u64; terms]);
+            for j in first..(first + block).min(documents) {
+                for (term, count) in counts.column(j) {
+                    let (t, f) = (term as usize, u64::from(count));
+                    df[t] += 1;
+                    gf[t] += f;
+                    squares[t] += f * f;
+                }
+            }
+            (df, gf, squares)
+        })
+        .collect();
+    let (mut df, mut gf, mut squares) = (vec![0u32; terms], vec![0u64; terms], vec![0u64; terms]);
+    for (block_df, block_gf, block_squares) in partials {
+        for t in 0..terms {
+            df[t] += block_df[t];
+            gf[t] += block_gf[t];
+            squares[t] += block_squares[t];
+        }
+    }
+    TermStatistics {
+        df,
+        gf: gf.into_iter().map(|f| f as f64).collect(),
+        sum_squares: squares.into_iter().map(|s| s as f64).collect(),
+    }
+}
+
 /// Weight term counts into a sparse terms x documents matrix.
 pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting) -> DataMatrix {
     let terms = counts.terms().len();
     let documents = counts.documents();
     let n = documents as f64;
 
-    // Per-term statistics of the raw counts, for the global weights.
-    let mut df = vec![0u32; terms];
-    let mut gf = vec![0f64; terms];
-    let mut sum_squares = vec![0f64; terms];
-    for j in 0..documents {
-        for (term, count) in counts.column(j) {
-            let t = term as usize;
-            let f = f64::from(count);
-            df[t] += 1;
-            gf[t] += f;
-            sum_squares[t] += f * f;
-        }
-    }
+    let TermStatistics {
+        df,
+        gf,
+        sum_squares,
+    } = term_statistics(counts, terms);
     let global: Vec<f64> = match weighting {
         Weighting::None => vec![1.0; terms],
         Weighting::Pdgp => (0..terms).map(|t| (n / f64::from(df[t])).log2()).collect(),
@@ -264,11 +302,14 @@ pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting)
     // Each column's weights are written in place into arrays as long as the counts (an upper bound: a weight
     // that is zero is dropped), columns in parallel by blocks, then moved down over the dropped entries: the
     // matrix is held once, not once as per-column vectors and again assembled.
+    let lengths: Vec<u64> = (0..documents)
+        .into_par_iter()
+        .map(|j| counts.column(j).count() as u64)
+        .collect();
     let mut offsets = Vec::with_capacity(documents + 1);
     offsets.push(0u64);
-    for j in 0..documents {
-        let end = offsets[j] + counts.column(j).count() as u64;
-        offsets.push(end);
+    for length in lengths {
+        offsets.push(offsets[offsets.len() - 1] + length);
     }
     let bound = offsets[documents] as usize;
     let mut indices = vec![0u32; bound];
@@ -349,8 +390,11 @@ pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting)
     let mut write = 0usize;
     for (j, length) in kept_lengths.into_iter().flatten().enumerate() {
         let (from, length) = (offsets[j] as usize, length as usize);
-        indices.copy_within(from..from + length, write);
-        values.copy_within(from..from + length, write);
+        // Until a weight is dropped, every column is already in place.
+        if from != write {
+            indices.copy_within(from..from + length, write);
+            values.copy_within(from..from + length, write);
+        }
         offsets[j] = write as u64;
         write += length;
     }

@@ -241,3 +241,51 @@ fn parts_that_break_the_matrix_promises_are_refused() {
     let exact = SparseMatrix::from_csc_parts(2, 2, vec![0, 1, 2], vec![0, 1], vec![0.25, 0.5]);
     assert_eq!(exact.expect("valid").values(), &[0.25f32, 0.5]);
 }
+
+/// The weighting reads its per-term statistics in one block of columns per thread: the matrix must not depend
+/// on how many threads there are. Many documents with varied counts, weighted on 1 and on 3 threads.
+#[test]
+fn weights_are_the_same_on_one_thread_or_three() {
+    let terms = 50usize;
+    let documents: Vec<Vec<(u32, u32)>> = (0..1_000u32)
+        .map(|j| {
+            (0..terms as u32)
+                .filter(|t| (j * 7 + t * 13) % 5 < 2)
+                .map(|t| (t, 1 + (j * t) % 9))
+                .collect()
+        })
+        .collect();
+    let counts = TermCounts {
+        terms: (0..terms).map(|t| format!("t{t}")).collect(),
+        words: Vec::new(),
+        token_counts: documents
+            .iter()
+            .map(|d| d.iter().map(|&(_, c)| c as usize).sum())
+            .collect(),
+        documents,
+    };
+    for code in ["lfc", "tec", "ngx", "bnc", "apx"] {
+        let weighting = Weighting::parse(code).expect("valid code");
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool");
+            let DataMatrix::Sparse { matrix, .. } =
+                pool.install(|| weight_counts(&counts, weighting))
+            else {
+                panic!("text weighting gives a sparse matrix");
+            };
+            (0..matrix.cols())
+                .flat_map(|j| {
+                    let (rows, values) = matrix.column(j);
+                    rows.iter()
+                        .zip(values)
+                        .map(|(&i, v)| (i, v.to_bits()))
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(on(1), on(3), "{code}");
+    }
+}

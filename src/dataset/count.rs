@@ -3,6 +3,8 @@
 
 use std::collections::HashSet;
 use std::sync::Mutex;
+
+use rayon::prelude::*;
 use std::time::Instant;
 
 use super::{DatasetError, DatasetOptions, PHASE_TOKENISING, PHASE_WEIGHTING, millis};
@@ -96,6 +98,7 @@ pub(super) fn counted_from_raw(
     let (mut raw, token_counts) = text::merge_chunks_raw(chunks, &options.text);
     let kept = text::kept_terms(&raw, &options.text);
     let empty: Vec<bool> = (0..raw.documents())
+        .into_par_iter()
         .map(|j| {
             text::KeptView {
                 raw: &raw,

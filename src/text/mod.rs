@@ -573,10 +573,28 @@ pub struct KeptTerms {
 /// The document-frequency filters of `options` over `raw` (every document counts towards `max_df`), as
 /// `filter_terms` applies them to [`TermCounts`].
 pub fn kept_terms(raw: &RawCounts, options: &TextOptions) -> KeptTerms {
-    let mut df = vec![0usize; raw.terms.len()];
-    for &term in raw.term_ids.iter() {
-        df[term as usize] += 1;
-    }
+    // One count per thread, added up: integers, so the same however the entries are split.
+    let terms = raw.terms.len();
+    let block = raw
+        .term_ids
+        .len()
+        .div_ceil(rayon::current_num_threads())
+        .max(1);
+    let df = raw
+        .term_ids
+        .par_chunks(block)
+        .map(|ids| {
+            let mut df = vec![0usize; terms];
+            ids.iter().for_each(|&term| df[term as usize] += 1);
+            df
+        })
+        .reduce(
+            || vec![0usize; terms],
+            |mut total, part| {
+                total.iter_mut().zip(part).for_each(|(t, p)| *t += p);
+                total
+            },
+        );
     let kept = kept_by_df(&df, raw.documents(), options);
     let mut new_index = vec![u32::MAX; raw.terms.len()];
     for (new, &old) in kept.iter().enumerate() {

@@ -9,7 +9,8 @@
 //! redraw-only keys are timed on (default 1,000 leaves); `PDX_SCALE_TIMEOUT` seconds and `PDX_SCALE_MAX_GB` after
 //! which a child is stopped and reported as such (default 180 s, 16 GB). `PDX_DATA` is not needed. The figures go
 //! to `target/bench/scale/scale-N.json`; the command's cache, emptied before the first open, is
-//! `target/bench/scale/cache`. `cargo bench --bench scale -- generate` only writes the corpora.
+//! `target/bench/scale/cache`. `cargo bench --bench scale -- generate` only writes the corpora;
+//! `PDX_SCALE_ONLY=tui` runs only the TUI's steps (on the cache the commands left, or a fresh load).
 //!
 //! The commands are the `pdx` binary's (`stats`, `cluster`); the TUI's steps run in this process, as
 //! `benches/tui.rs` drives it: the TUI's modules compiled here, `update` then `view` on a 160x48 TestBackend, the
@@ -168,6 +169,13 @@ fn bench(
     cache: &Path,
 ) {
     let file = corpus_or_exit(dir, documents);
+    if std::env::var("PDX_SCALE_ONLY").is_ok_and(|only| only == "tui") {
+        let tui = tui_rows(&file, runs, leaves, limits);
+        for row in &tui.rows {
+            println!("{}", row.line());
+        }
+        return;
+    }
     let load_before = load_average();
     println!(
         "machine   {} threads; load average {load_before} (other work on the machine slows every wall time)",

@@ -464,11 +464,13 @@ pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<
     };
     let write_all = |file: &mut std::fs::File| -> std::io::Result<()> {
         use std::io::Write;
-        let mut head = header.encode();
-        head.extend_from_slice(&key.0);
-        head.extend_from_slice(&small);
-        let mut written = head.len();
+        // Written piece by piece rather than gathered first: the small section holds every document's metadata,
+        // a copy of which would cost as much again.
+        let head = header.encode();
         file.write_all(&head)?;
+        file.write_all(&key.0)?;
+        file.write_all(&small)?;
+        let mut written = head.len() + key.0.len() + small.len();
         for bytes in arrays.iter().map(AsRef::as_ref) {
             let padding = align_up(written) - written;
             file.write_all(&[0u8; ARRAY_ALIGN][..padding])?;

@@ -29,6 +29,7 @@ fn texts_read_on_demand_are_the_texts_loaded() {
         (vec![fixture("news")], false),
         (vec![fixture("folder")], false),
         (vec![fixture("docs.csv"), fixture("mini.sgm")], false),
+        (vec![fixture("docs.tsv")], false),
         (vec![fixture("MINI.ALL")], false),
     ] {
         let load = LoadOptions {
@@ -72,10 +73,12 @@ fn texts_read_on_demand_are_the_texts_loaded() {
             .iter()
             .filter(|d| matches!(d.source, TextSource::Record(_)))
             .count();
-        let jsonl_or_folder = paths
-            .iter()
-            .any(|p| p.is_dir() || p.extension().is_some_and(|e| e == "jsonl"));
-        assert_eq!(located > 0, jsonl_or_folder, "{paths:?}");
+        let read_again = paths.iter().any(|p| {
+            p.is_dir()
+                || p.extension()
+                    .is_some_and(|e| e == "jsonl" || e == "csv" || e == "tsv")
+        });
+        assert_eq!(located > 0, read_again, "{paths:?}");
     }
 }
 
@@ -138,6 +141,57 @@ fn jsonl_texts_are_read_back_and_a_changed_file_is_refused() {
         Err(CorpusError::Changed { path: changed }) => assert_eq!(changed, path),
         other => panic!("expected a changed-file error, got {other:?}"),
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// CSV rows with quoted fields across lines, doubled quotes, a byte-order mark, CRLF and blank lines, and a TSV
+/// whose `"` is text: each text is read back from its row as loaded; a CSV that is not UTF-8 keeps its texts.
+#[test]
+fn csv_and_tsv_rows_are_read_back_as_loaded() {
+    let dir = scratch("delimited");
+    let csv = dir.join("rows.csv");
+    let body = "\u{feff}id,text,label\r\n1,\"first, with a comma\r\nand a second line\",a\r\n\r\n\
+                2,\"say \"\"caf\u{e9}\"\" twice\",b\r\n3,plain last row,a";
+    std::fs::write(&csv, body).expect("writes");
+    let tsv = dir.join("rows.tsv");
+    std::fs::write(
+        &tsv,
+        "label\ttext\nx\tsix \"quoted\" words\ny\tanother row here\n",
+    )
+    .expect("writes");
+    let latin1 = dir.join("latin1.csv");
+    std::fs::write(&latin1, b"text,label\ncaf\xe9 noir,x\n").expect("writes");
+    let options = DatasetOptions {
+        keep_empty: true,
+        text: pdx::text::TextOptions {
+            min_df: 1,
+            max_df: 1.0,
+            ..Default::default()
+        },
+        ..DatasetOptions::default()
+    };
+    let opened = dataset::open(&[csv, tsv, latin1], &options, false).expect("opens");
+    let data = &opened.dataset;
+    let texts: Vec<String> = (0..data.documents.len())
+        .map(|j| data.text(j).expect("readable").into_owned())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "first, with a comma\r\nand a second line",
+            "say \"caf\u{e9}\" twice",
+            "plain last row",
+            "six \"quoted\" words",
+            "another row here",
+            "caf\u{e9} noir",
+        ]
+    );
+    let located: Vec<bool> = data
+        .documents
+        .iter()
+        .map(|d| matches!(d.source, TextSource::Record(_)))
+        .collect();
+    assert_eq!(located, [true, true, true, true, true, false]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

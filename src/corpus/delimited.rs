@@ -5,22 +5,36 @@
 //! CSV quotes as RFC 4180 does, and a quote left open is an error naming the line it opens on (the csv crate would
 //! read the rest of the file into that one field). TSV has no quoting, as IANA's text/tab-separated-values: a
 //! field cannot hold a tab or a line break, so a `"` is text.
+//!
+//! A row's text is not held once loaded when the file is UTF-8 and can be read again: the document keeps where
+//! its row is, and [`parse_record`] reads the text back from those bytes as the load read it.
 
 use std::path::Path;
 
+use super::source::{Location, RecordFormat};
 use super::{CorpusError, Document, LoadOptions, LoadReport, decode_text, file_name, shorten};
 
+/// The UTF-8 byte-order mark, which the load skips.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Read a CSV or TSV file. With `file` (its number in the table of source files, for a file that can be read
+/// again) and a UTF-8 file, each document is located at its row and the format that reads the row's text back
+/// is returned; otherwise the texts stay in the documents.
 pub(super) fn load(
     path: &Path,
     bytes: Vec<u8>,
     delimiter: u8,
+    file: Option<u32>,
     options: &LoadOptions,
     report: &mut LoadReport,
-) -> Result<Vec<Document>, CorpusError> {
+) -> Result<(Vec<Document>, Option<RecordFormat>), CorpusError> {
+    // Offsets into the decoded text are offsets into the file only for UTF-8, past a byte-order mark.
+    let skipped = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    let file = file.filter(|_| std::str::from_utf8(&bytes).is_ok());
     let (text, fell_back) = decode_text(bytes);
     report.fallback_decoded += usize::from(fell_back);
 
-    let quoting = delimiter != b'\t';
+    let quoting = quotes(delimiter);
     if quoting && let Some(opened_at) = unclosed_quote(text.as_bytes(), delimiter) {
         return Err(CorpusError::Parse {
             path: path.to_path_buf(),
@@ -61,9 +75,11 @@ pub(super) fn load(
 
     let name = file_name(path);
     let mut documents = Vec::new();
+    let mut starts = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|error| csv_error(path, error))?;
         let line = record.position().map_or(0, |p| p.line() as usize);
+        starts.push(record.position().map_or(0, |p| p.byte()));
         let cell = |column: Option<usize>| {
             column
                 .and_then(|c| record.get(c))
@@ -81,7 +97,58 @@ pub(super) fn load(
             headline: None,
         });
     }
-    Ok(documents)
+    let Some(file) = file else {
+        return Ok((documents, None));
+    };
+    // A row runs to where the next one starts (its line break, and any blank lines, read back as nothing).
+    let ends = starts.iter().skip(1).copied().chain([text.len() as u64]);
+    for ((document, start), end) in documents.iter_mut().zip(&starts).zip(ends) {
+        document.location = Some(Location {
+            file,
+            offset: start + skipped as u64,
+            len: end - start,
+        });
+    }
+    let text_column = u32::try_from(text_column).map_err(|_| CorpusError::Parse {
+        path: path.to_path_buf(),
+        line: 1,
+        message: "too many columns".into(),
+    })?;
+    Ok((
+        documents,
+        Some(RecordFormat::DelimitedRow {
+            delimiter,
+            text_column,
+        }),
+    ))
+}
+
+/// Whether fields may be quoted: CSV's are, TSV's never (see the module's comment).
+fn quotes(delimiter: u8) -> bool {
+    delimiter != b'\t'
+}
+
+/// The text of the one row in `bytes` (as [`load`] located it), read as the load read it.
+pub(super) fn parse_record(
+    bytes: &[u8],
+    delimiter: u8,
+    text_column: u32,
+) -> Result<String, String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .quoting(quotes(delimiter))
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    let mut record = csv::StringRecord::new();
+    match reader.read_record(&mut record) {
+        Ok(true) => Ok(record
+            .get(text_column as usize)
+            .unwrap_or_default()
+            .to_string()),
+        Ok(false) => Err("no row where one was read".into()),
+        Err(error) => Err(error.to_string()),
+    }
 }
 
 /// The offset of a quote that opens a field and is never closed, read as the csv crate reads (RFC 4180): a `"`

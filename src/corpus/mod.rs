@@ -596,8 +596,16 @@ fn load_path(
     };
     let loaded = match format {
         Format::Numeric => Loaded::Numeric(numeric::load(path, bytes, options, report)?),
-        Format::Csv => Loaded::Text(delimited::load(path, bytes, b',', options, report)?),
-        Format::Tsv => Loaded::Text(delimited::load(path, bytes, b'\t', options, report)?),
+        Format::Csv | Format::Tsv => {
+            let delimiter = if format == Format::Csv { b',' } else { b'\t' };
+            let file = source.as_ref().map(|_| sources.len() as u32);
+            let (documents, row) = delimited::load(path, bytes, delimiter, file, options, report)?;
+            if let (Some(mut source), Some(row)) = (source, row) {
+                source.format = row;
+                sources.push(source);
+            }
+            Loaded::Text(documents)
+        }
         Format::Jsonl => {
             let file = source.map(|source| {
                 sources.push(source);

@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{CorpusError, Document, folder, headline, jsonl};
+use super::{CorpusError, Document, delimited, folder, headline, jsonl};
 
 /// A file documents were read from, as it was when read: a text read later from a file whose size or
 /// modification time differ would not be the text that was counted.
@@ -30,6 +30,8 @@ pub enum RecordFormat {
     JsonlLine,
     /// A whole file of a folder tree, decoded as at load, with its header block stripped when asked.
     FolderFile { strip_headers: bool },
+    /// One row of a UTF-8 CSV (`delimiter` `,`) or TSV (`\t`) file; the text is its field `text_column`.
+    DelimitedRow { delimiter: u8, text_column: u32 },
 }
 
 /// Where a document's record is: a file of the dataset's [`SourceFile`] table, and the record's bytes in it.
@@ -119,6 +121,15 @@ pub fn read_text<'a>(
                 .into_owned()
         }
         RecordFormat::FolderFile { strip_headers } => folder::parse_file(bytes, strip_headers).text,
+        RecordFormat::DelimitedRow {
+            delimiter,
+            text_column,
+        } => delimited::parse_record(&bytes, delimiter, text_column).map_err(|message| {
+            CorpusError::Invalid {
+                path: file.path.clone(),
+                message,
+            }
+        })?,
     };
     Ok(Cow::Owned(text))
 }

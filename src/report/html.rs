@@ -584,7 +584,7 @@ fn write_tree(
                 write!(
                     out,
                     "<span class=\"nname unnamed\">{}</span>",
-                    escape(&words.join(" "))
+                    escape(&terms::words_line(&words))
                 )?;
             }
         }

@@ -3,6 +3,7 @@
 //! stemmer (the lists NLTK distributes, through the `stop-words` crate), written to be applied before that
 //! stemmer, as pdx applies them.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -56,9 +57,21 @@ pub const STOPLIST_LANGUAGES: [&str; 19] = [
     "turkish",
 ];
 
-/// `word` as the stemmer `name` (one of [`STEMMER_NAMES`]) stems it; `None` for an unknown stemmer.
+/// `word` as the stemmer `name` (one of [`STEMMER_NAMES`]) stems it (a phrase: each of its words); `None` for
+/// an unknown stemmer.
 pub fn stem_word(name: &str, word: &str) -> Option<String> {
-    stemmer_algorithm(name).map(|algorithm| Stemmer::create(algorithm).stem(word).into_owned())
+    stemmer_algorithm(name)
+        .map(|algorithm| stem_phrase(&Stemmer::create(algorithm), word).into_owned())
+}
+
+/// The stem of a word, or of a phrase ([`super::TextOptions::ngrams`]): the stems of its words, joined by the
+/// single spaces that join them, so that "space shuttles" and "space shuttle" are one term.
+pub(super) fn stem_phrase<'w>(stemmer: &Stemmer, phrase: &'w str) -> Cow<'w, str> {
+    if !phrase.contains(' ') {
+        return stemmer.stem(phrase);
+    }
+    let stems: Vec<Cow<str>> = phrase.split(' ').map(|word| stemmer.stem(word)).collect();
+    Cow::Owned(stems.join(" "))
 }
 
 pub(super) fn stemmer_algorithm(name: &str) -> Option<Algorithm> {

@@ -359,6 +359,7 @@ fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vocabulary {
     }
     let words: Vec<&str> = owned_words.iter().map(String::as_str).collect();
     let algorithm = options.stem.as_deref().and_then(stemmer_algorithm);
+    let phrases = options.ngrams > 1;
     // A word the stemmer leaves alone stays borrowed: no allocation for it.
     let stems: Vec<std::borrow::Cow<str>> = words
         .par_chunks(STEM_CHUNK)
@@ -367,6 +368,7 @@ fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vocabulary {
             chunk
                 .iter()
                 .map(|&word| match &stemmer {
+                    Some(stemmer) if phrases => language::stem_phrase(stemmer, word),
                     Some(stemmer) => stemmer.stem(word),
                     None => std::borrow::Cow::Borrowed(word),
                 })

@@ -419,3 +419,5 @@ fn raw_counts_merge_in_blocks_the_same_on_one_thread_or_two_and_as_vectors() {
     let (_, from_vectors) = merge_chunks(chunks(), &options());
     assert_eq!(Some(raw), from_vectors);
 }
+
+mod phrases;

@@ -53,6 +53,8 @@ struct ChunkBuilder<'o> {
     short_ids: FxHashMap<u128, u32>,
     /// Every other word, lower-cased.
     long_ids: FxHashMap<String, u32>,
+    /// Phrases ([`TextOptions::ngrams`]), keyed by their words' ids ([`phrase_key`]).
+    phrase_ids: FxHashMap<u128, u32>,
     words: Vec<String>,
     /// Occurrences of each word in the chunk so far, added once per document from `counts`.
     occurrences: Vec<u64>,
@@ -80,11 +82,20 @@ impl ChunkBuilder<'_> {
     }
 
     fn add_word(&mut self, word: &str, ascii: bool) {
+        let id = self.word_id(word, ascii);
+        if id != DROPPED {
+            self.kept_tokens += 1;
+            self.count(id);
+        }
+    }
+
+    /// The id of `word` (lower-cased and filtered on first sight), or [`DROPPED`].
+    fn word_id(&mut self, word: &str, ascii: bool) -> u32 {
         let bytes = word.as_bytes();
-        let id = if bytes.len() <= 16 && ascii {
+        if bytes.len() <= 16 && ascii {
             // ASCII characters are bytes, so the length filter needs no lookup.
             if bytes.len() < self.options.min_len || bytes.len() > self.options.max_len {
-                return;
+                return DROPPED;
             }
             let key = bytes.iter().enumerate().fold(0u128, |key, (i, b)| {
                 key | (u128::from(b.to_ascii_lowercase()) << (8 * i))
@@ -116,15 +127,58 @@ impl ChunkBuilder<'_> {
             };
             self.lowered = lowered;
             id
-        };
-        if id != DROPPED {
-            self.kept_tokens += 1;
-            let slot = &mut self.counts[id as usize];
-            if *slot == 0 {
-                self.touched.push(id);
-            }
-            *slot += 1;
         }
+    }
+
+    /// One more occurrence of word (or phrase) `id` in the document being read.
+    fn count(&mut self, id: u32) {
+        let slot = &mut self.counts[id as usize];
+        if *slot == 0 {
+            self.touched.push(id);
+        }
+        *slot += 1;
+    }
+
+    /// Count `word`, and with it the phrases it ends: those made of the last kept words of its sentence
+    /// (`recent`, oldest first, at most `ngrams - 1` of them) and itself. A word the filters drop leaves
+    /// `recent` as it was, so that a phrase spans the stop words between its words.
+    fn add_with_phrases(&mut self, word: &str, ascii: bool, recent: &mut Vec<u32>) {
+        let id = self.word_id(word, ascii);
+        if id == DROPPED {
+            return;
+        }
+        self.kept_tokens += 1;
+        self.count(id);
+        for start in 0..recent.len() {
+            let phrase = self.phrase_id(&recent[start..], id);
+            self.count(phrase);
+        }
+        if recent.len() + 1 >= self.options.ngrams {
+            recent.remove(0);
+        }
+        recent.push(id);
+    }
+
+    /// The id of the phrase of words `first` then `last`, numbered on first sight: its words joined by spaces
+    /// (a word never holds a space, so the stemmer's side can take a phrase apart again).
+    fn phrase_id(&mut self, first: &[u32], last: u32) -> u32 {
+        let key = phrase_key(first, last);
+        if let Some(&id) = self.phrase_ids.get(&key) {
+            return id;
+        }
+        let mut phrase = String::new();
+        for &word in first.iter().chain([&last]) {
+            if !phrase.is_empty() {
+                phrase.push(' ');
+            }
+            phrase.push_str(&self.words[word as usize]);
+        }
+        self.words.push(phrase);
+        self.occurrences.push(0);
+        self.counts.push(0);
+        let id = (self.words.len() - 1) as u32;
+        self.phrase_ids.insert(key, id);
+        id
     }
 
     /// Add the (word id, count) pairs of the document just read to `entries` and return its kept tokens,
@@ -154,6 +208,7 @@ pub(super) fn tokenise_chunk(
         stop_words,
         short_ids: FxHashMap::default(),
         long_ids: FxHashMap::default(),
+        phrase_ids: FxHashMap::default(),
         words: Vec::new(),
         occurrences: Vec::new(),
         counts: Vec::new(),
@@ -165,8 +220,13 @@ pub(super) fn tokenise_chunk(
     starts.push(0);
     let mut entries = Vec::new();
     let mut token_counts = Vec::with_capacity(texts.len());
+    // Phrases take their own loop, so that counting words alone (the default) pays nothing for them.
+    let phrases = options.ngrams > 1;
+    let mut recent = Vec::with_capacity(options.ngrams);
     for text in texts {
-        if text.is_ascii() {
+        if phrases {
+            add_with_phrases(&mut builder, text, &mut recent);
+        } else if text.is_ascii() {
             ascii_words(text, &mut |word| builder.add_word(word, true));
         } else {
             text.unicode_words().for_each(|word| builder.add(word));
@@ -273,6 +333,59 @@ pub(super) fn ascii_words<'a>(text: &'a str, emit: &mut impl FnMut(&'a str)) {
             emit(&text[start..i]);
         }
     }
+}
+
+/// The key of a phrase of at most [`super::MAX_NGRAMS`] words in a chunk's phrase table: the words' ids, 32 bits
+/// each, and their count above them, so that a pair and a triple never share a key.
+fn phrase_key(first: &[u32], last: u32) -> u128 {
+    debug_assert!(first.len() < super::MAX_NGRAMS);
+    let words = first.iter().chain([&last]);
+    let ids = words
+        .enumerate()
+        .fold(0u128, |key, (i, &id)| key | (u128::from(id) << (32 * i)));
+    ids | ((first.len() as u128 + 1) << 96)
+}
+
+/// Tokenise one text counting its phrases too: each word with the kept words before it in its sentence.
+fn add_with_phrases(builder: &mut ChunkBuilder, text: &str, recent: &mut Vec<u32>) {
+    recent.clear();
+    let mut end = 0;
+    let mut take = |builder: &mut ChunkBuilder, start: usize, word: &str, ascii: bool| {
+        if ends_sentence(&text[end..start]) {
+            recent.clear();
+        }
+        end = start + word.len();
+        builder.add_with_phrases(word, ascii, recent);
+    };
+    if text.is_ascii() {
+        let base = text.as_ptr() as usize;
+        ascii_words(text, &mut |word| {
+            take(builder, word.as_ptr() as usize - base, word, true);
+        });
+    } else {
+        for (start, word) in text.unicode_word_indices() {
+            take(builder, start, word, word.is_ascii());
+        }
+    }
+}
+
+/// Whether the text between two words ends a sentence: a full stop, question or exclamation mark (in any
+/// script's form), or a blank line (a paragraph, a heading or a list item that ends without a mark). A stop
+/// after an abbreviation ends one too: a phrase lost there costs less than phrases made across sentences.
+pub(super) fn ends_sentence(gap: &str) -> bool {
+    let mut blank_line = false;
+    for character in gap.chars() {
+        match character {
+            '.' | '!' | '?' | '。' | '！' | '？' | '．' | '｡' | '؟' | '।' | '…' => {
+                return true;
+            }
+            '\n' if blank_line => return true,
+            '\n' => blank_line = true,
+            other if other.is_whitespace() => {}
+            _ => blank_line = false,
+        }
+    }
+    false
 }
 
 /// The token filters, on a lower-cased word: numbers (no alphabetic character) unless kept, length in

@@ -190,3 +190,81 @@ fn sci_space_reads_space_shuttle_among_its_top_words() {
         "a phrase without --ngrams"
     );
 }
+
+/// Chinese news in two topics, four posts each: every post names its topic's words, so that the dictionary's
+/// words (not single characters) are the terms that separate them.
+const CHINESE: [(&str, [&str; 4]); 2] = [
+    (
+        "space",
+        [
+            "美国航天飞机今天从发射场起飞。宇航员将在太空工作十二天。",
+            "航天飞机返回地球以后，宇航员说太空飞行非常顺利。",
+            "国际空间站需要航天飞机运送宇航员和设备。",
+            "这次太空任务中，宇航员在空间站外面工作了六个小时。",
+        ],
+    ),
+    (
+        "markets",
+        [
+            "今天股票市场大幅上涨，银行股票领涨，投资者非常高兴。",
+            "中央银行宣布降低利率，股票市场随即上涨。",
+            "投资者担心通货膨胀，债券市场和股票市场同时下跌。",
+            "银行利率上升以后，投资者卖出股票，买入债券。",
+        ],
+    ),
+];
+
+#[test]
+fn chinese_is_cut_into_dictionary_words_and_the_load_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let labels: Vec<(&str, &[&str])> = CHINESE
+        .iter()
+        .map(|(label, texts)| (*label, &texts[..]))
+        .collect();
+    write_folder(dir.path(), &labels);
+    let options = DatasetOptions::default();
+    let dataset = open(&[dir.path().to_path_buf()], &options);
+    assert_eq!(dataset.report.han_documents, 8);
+    for word in ["航天飞机", "宇航员", "太空", "空间站", "股票", "投资者"] {
+        assert!(has_term(&dataset, word), "{word} not a term");
+    }
+    // No single character survives the default shortest length (a character counts two of its three).
+    assert!(
+        dataset
+            .matrix
+            .row_words()
+            .iter()
+            .all(|w| w.chars().count() >= 2)
+    );
+    // Two leaves, one per topic.
+    let mut tree = Tree::for_dataset(&dataset);
+    tree.grow(
+        &dataset.matrix,
+        &common::spec("pddp"),
+        2,
+        SelectPolicy::Scatter,
+    )
+    .unwrap_or_else(|error| panic!("{error}"));
+    let report = report::build(&dataset, &tree);
+    let leaves: Vec<&Vec<String>> = report.leaves.iter().map(|leaf| &leaf.top_words).collect();
+    let figures = report.metrics.against_labels.as_ref().expect("labels");
+    assert_eq!(figures.purity, 1.0, "{leaves:?}");
+    // The command line's report names what was done with the Chinese text.
+    let path = dir.path().to_string_lossy().into_owned();
+    let output = run(&["stats", &path, "--no-cache"]);
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "8 documents with Han characters: cut into words with jieba's Chinese dictionary"
+        ),
+        "{stdout}"
+    );
+    // Phrases of Chinese words, within the sentence the ideographic full stop ends.
+    let mut options = DatasetOptions::default();
+    options.text.ngrams = 2;
+    options.text.min_df = 1;
+    let phrased = open(&[dir.path().to_path_buf()], &options);
+    assert!(has_term(&phrased, "航天飞机 今天") && has_term(&phrased, "发射场 起飞"));
+    assert!(!has_term(&phrased, "起飞 宇航员"));
+}

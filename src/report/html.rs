@@ -313,6 +313,13 @@ fn write_facts(
     for (reason, skipped) in &report.skipped {
         let _ = write!(read, "; skipped {}: {}", escape(reason), skipped.count);
     }
+    if report.han_documents > 0 {
+        let _ = write!(
+            read,
+            "; {}",
+            escape(&crate::stats::han_note(report.han_documents))
+        );
+    }
     fact(out, "loading", &read)?;
     fact(out, "weighting", &escape(&dataset.weighting.code()))?;
     match &settings.options {

@@ -6,6 +6,7 @@
 //! stem, so that each distinct word is filtered and stemmed once per chunk rather than once per occurrence; this is
 //! what makes stemming cheap enough for 20 Newsgroups.
 
+mod cjk;
 pub mod index;
 mod language;
 mod raw;

@@ -5,9 +5,8 @@
 use std::collections::HashSet;
 
 use rustc_hash::FxHashMap;
-use unicode_segmentation::UnicodeSegmentation;
 
-use super::TextOptions;
+use super::{TextOptions, cjk};
 use crate::progress::Progress;
 
 /// One chunk's documents over its own numbering of the distinct words it kept.
@@ -22,9 +21,17 @@ pub struct ChunkWords {
     pub(super) starts: Vec<usize>,
     pub(super) entries: Vec<(u32, u32)>,
     pub(super) token_counts: Vec<usize>,
+    /// Documents with Han characters, whose runs were cut into words by the dictionary ([`cjk`]).
+    pub(super) han_documents: usize,
 }
 
 impl ChunkWords {
+    /// How many of the chunk's documents held Han characters (Chinese, or Japanese kanji), cut into words by
+    /// jieba's Chinese dictionary.
+    pub fn han_documents(&self) -> usize {
+        self.han_documents
+    }
+
     /// How many documents the chunk holds.
     pub fn documents(&self) -> usize {
         self.starts.len() - 1
@@ -220,17 +227,20 @@ pub(super) fn tokenise_chunk(
     starts.push(0);
     let mut entries = Vec::new();
     let mut token_counts = Vec::with_capacity(texts.len());
+    let mut han_documents = 0;
     // Phrases take their own loop, so that counting words alone (the default) pays nothing for them.
     let phrases = options.ngrams > 1;
     let mut recent = Vec::with_capacity(options.ngrams);
     for text in texts {
-        if phrases {
-            add_with_phrases(&mut builder, text, &mut recent);
+        let han = if phrases {
+            add_with_phrases(&mut builder, text, &mut recent)
         } else if text.is_ascii() {
             ascii_words(text, &mut |word| builder.add_word(word, true));
+            false
         } else {
-            text.unicode_words().for_each(|word| builder.add(word));
-        }
+            cjk::words(text, &mut |_, word| builder.add(word))
+        };
+        han_documents += usize::from(han);
         let kept = builder.finish_document(&mut entries);
         starts.push(entries.len());
         token_counts.push(kept);
@@ -248,6 +258,7 @@ pub(super) fn tokenise_chunk(
         starts,
         entries,
         token_counts,
+        han_documents,
     }
 }
 
@@ -346,8 +357,9 @@ fn phrase_key(first: &[u32], last: u32) -> u128 {
     ids | ((first.len() as u128 + 1) << 96)
 }
 
-/// Tokenise one text counting its phrases too: each word with the kept words before it in its sentence.
-fn add_with_phrases(builder: &mut ChunkBuilder, text: &str, recent: &mut Vec<u32>) {
+/// Tokenise one text counting its phrases too: each word with the kept words before it in its sentence. Returns
+/// whether the text held Han characters.
+fn add_with_phrases(builder: &mut ChunkBuilder, text: &str, recent: &mut Vec<u32>) -> bool {
     recent.clear();
     let mut end = 0;
     let mut take = |builder: &mut ChunkBuilder, start: usize, word: &str, ascii: bool| {
@@ -362,10 +374,11 @@ fn add_with_phrases(builder: &mut ChunkBuilder, text: &str, recent: &mut Vec<u32
         ascii_words(text, &mut |word| {
             take(builder, word.as_ptr() as usize - base, word, true);
         });
+        false
     } else {
-        for (start, word) in text.unicode_word_indices() {
-            take(builder, start, word, word.is_ascii());
-        }
+        cjk::words(text, &mut |start, word| {
+            take(builder, start, word, word.is_ascii())
+        })
     }
 }
 
@@ -389,12 +402,12 @@ pub(super) fn ends_sentence(gap: &str) -> bool {
 }
 
 /// The token filters, on a lower-cased word: numbers (no alphabetic character) unless kept, length in
-/// characters, stop words.
+/// characters (the wide characters of Chinese and Japanese counting two, [`cjk::filter_length`]), stop words.
 fn keep_word(word: &str, options: &TextOptions, stop_words: &HashSet<String>) -> bool {
     if !options.keep_numbers && !word.chars().any(char::is_alphabetic) {
         return false;
     }
-    let length = word.chars().count();
+    let length = cjk::filter_length(word);
     if length < options.min_len || length > options.max_len {
         return false;
     }

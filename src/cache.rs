@@ -35,8 +35,9 @@ use crate::mapped::{MappedRange, OwnedOrMapped};
 /// than misread. 2: weights stored at single precision. 3: the key and checksums in the header. 4: each term's
 /// most frequent word beside it. 5: the term counts before the document-frequency filters beside the matrix.
 /// 6: mapped: the big arrays raw after a small postcard section, each with its checksum. 7: the raw counts in
-/// the narrowest width that holds them, and their term numbers shared with the matrix's rows when equal.
-const CACHE_FORMAT: u32 = 7;
+/// the narrowest width that holds them, and their term numbers shared with the matrix's rows when equal. 8: the
+/// same options read differently: the default stop list follows the stemmer's language, Chinese is cut into words.
+const CACHE_FORMAT: u32 = 8;
 
 /// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";

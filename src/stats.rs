@@ -31,9 +31,19 @@ pub struct Stats {
     pub files_read: usize,
     /// Files decoded as Windows-1252 because they were not valid UTF-8.
     pub fallback_decoded: usize,
+    /// Documents with Han characters, cut into words with jieba's Chinese dictionary.
+    pub han_documents: usize,
     pub timings_ms: Timings,
     pub cache: CacheUse,
     pub cache_file: Option<String>,
+}
+
+/// What pdx did with the Chinese or Japanese text of `documents` documents, in words.
+pub fn han_note(documents: usize) -> String {
+    format!(
+        "{documents} documents with Han characters: cut into words with jieba's Chinese dictionary (Japanese \
+         kanji too); kana runs read whole"
+    )
 }
 
 impl Stats {
@@ -59,6 +69,7 @@ impl Stats {
             empty_documents: dataset.empty_documents.clone(),
             files_read: dataset.report.files_read,
             fallback_decoded: dataset.report.fallback_decoded,
+            han_documents: dataset.report.han_documents,
             timings_ms: opened.timings,
             cache: opened.cache,
             cache_file: opened.cache_file.as_ref().map(|p| p.display().to_string()),
@@ -87,6 +98,9 @@ impl Stats {
             "files read  {} ({} decoded as Windows-1252)",
             self.files_read, self.fallback_decoded
         );
+        if self.han_documents > 0 {
+            let _ = writeln!(out, "Chinese     {}", han_note(self.han_documents));
+        }
         let _ = writeln!(out, "labels      {}", self.labels.len());
         let width = self
             .labels

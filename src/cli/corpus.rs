@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use clap::builder::PossibleValuesParser;
 use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
 use pdx::dataset::{self, DatasetOptions, Opened};
-use pdx::text::{StoplistChoice, TextOptions};
+use pdx::text::{STOPLIST_LANGUAGES, StoplistChoice, TextOptions};
 use pdx::weighting::Weighting;
 
 use pdx::choice::Choice;
@@ -73,7 +74,7 @@ pub(crate) struct CorpusArgs {
     /// Longest token kept, in characters.
     #[arg(long, default_value_t = text_defaults().max_len, help_heading = "Text")]
     max_len: usize,
-    /// Stop list file (one word per line) instead of the shipped English list.
+    /// Stop list file (one word per line) instead of the stemmer's language's list.
     #[arg(
         long,
         value_name = "FILE",
@@ -81,12 +82,27 @@ pub(crate) struct CorpusArgs {
         help_heading = "Text"
     )]
     stoplist: Option<PathBuf>,
+    /// The stop list of this language instead of the stemmer's [default: the stemmer's language, english
+    /// without one].
+    #[arg(
+        long,
+        value_name = "LANG",
+        value_parser = PossibleValuesParser::new(STOPLIST_LANGUAGES),
+        conflicts_with_all = ["stoplist", "no_stoplist"],
+        help_heading = "Text"
+    )]
+    stoplist_lang: Option<String>,
     /// Apply no stop list.
     #[arg(long, help_heading = "Text")]
     no_stoplist: bool,
-    /// Stemmer: none or a rust-stemmers language (english, french, german, ...).
+    /// Stemmer: none or a rust-stemmers language (english, french, german, ...); it brings its language's stop
+    /// list.
     #[arg(long, default_value_t = default_stem(), help_heading = "Text")]
     stem: String,
+    /// Count phrases of up to N words as terms too: 2 adds each pair of words that follow each other within a
+    /// sentence once stop words are removed ("space shuttle"), through the same --min-df/--max-df limits.
+    #[arg(long, value_name = "N", default_value_t = text_defaults().ngrams, help_heading = "Text")]
+    ngrams: usize,
     /// Keep terms in at least this many documents.
     #[arg(long, default_value_t = text_defaults().min_df, help_heading = "Text")]
     min_df: usize,
@@ -141,16 +157,18 @@ impl CorpusArgs {
                 keep_numbers: self.keep_numbers,
                 min_len: self.min_len,
                 max_len: self.max_len,
-                stoplist: match (&self.stoplist, self.no_stoplist) {
-                    (_, true) => StoplistChoice::None,
-                    (Some(path), false) => StoplistChoice::File(path.clone()),
-                    (None, false) => StoplistChoice::Default,
+                stoplist: match (&self.stoplist, &self.stoplist_lang, self.no_stoplist) {
+                    (_, _, true) => StoplistChoice::None,
+                    (Some(path), _, false) => StoplistChoice::File(path.clone()),
+                    (None, Some(language), false) => StoplistChoice::Language(language.clone()),
+                    (None, None, false) => StoplistChoice::Default,
                 },
                 stem: (!self.stem.eq_ignore_ascii_case("none"))
                     .then(|| self.stem.to_ascii_lowercase()),
                 min_df: self.min_df,
                 max_df: self.max_df,
                 max_terms: self.max_terms,
+                ngrams: self.ngrams,
             },
             weighting,
             keep_empty: self.keep_empty,

@@ -31,6 +31,7 @@ fn text_flag(option: TextOption) -> &'static str {
         TextOption::MaxLen => "--max-len",
         TextOption::MaxDf => "--max-df",
         TextOption::MaxTerms => "--max-terms",
+        TextOption::Ngrams => "--ngrams",
     }
 }
 

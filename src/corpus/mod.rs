@@ -301,6 +301,10 @@ pub struct LoadReport {
     pub fallback_decoded: usize,
     /// Reason -> what was skipped for it.
     pub skipped: BTreeMap<String, Skipped>,
+    /// Documents with Han characters (Chinese, or Japanese kanji), which the tokeniser cut into words with a
+    /// Chinese dictionary rather than read one character at a time (counted while tokenising).
+    #[serde(default)]
+    pub han_documents: usize,
 }
 
 /// Items skipped for one reason.
@@ -329,6 +333,7 @@ impl LoadReport {
     pub fn absorb(&mut self, other: LoadReport) {
         self.files_read += other.files_read;
         self.fallback_decoded += other.fallback_decoded;
+        self.han_documents += other.han_documents;
         for (reason, skipped) in other.skipped {
             let entry = self.skipped.entry(reason).or_default();
             entry.count += skipped.count;

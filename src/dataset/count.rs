@@ -92,6 +92,7 @@ pub(super) fn counted_from_raw(
     let start = Instant::now();
     let chunked: usize = chunks.iter().map(ChunkWords::documents).sum();
     assert_eq!(chunked, documents.len(), "a tokenised text per document");
+    report.han_documents = chunks.iter().map(ChunkWords::han_documents).sum();
     if let Some(progress) = progress {
         progress.start_phase(PHASE_TOKENISING, documents.len() as u64);
     }
@@ -185,6 +186,7 @@ pub(super) fn counted_from_vectors(
             if let Some(progress) = progress {
                 progress.start_phase(PHASE_TOKENISING, documents.len() as u64);
             }
+            report.han_documents = chunks.iter().map(ChunkWords::han_documents).sum();
             let merged = text::merge_chunks(chunks, &options.text);
             if let Some(progress) = progress {
                 progress.advance(documents.len() as u64);

@@ -211,6 +211,24 @@ impl KeptCounts {
     }
 }
 
+/// Flag the phrases ([`TextOptions::ngrams`]) that hold a flagged term: a stop word goes with every phrase it
+/// is a word of. (The phrases that would join the words on either side of it are not counted: that takes
+/// reading the corpus again.)
+fn drop_phrases_of_dropped_terms(terms: &[String], dropped: &mut [bool]) {
+    let gone: HashSet<&str> = (0..terms.len())
+        .filter(|&t| dropped[t])
+        .map(|t| terms[t].as_str())
+        .collect();
+    if gone.is_empty() {
+        return;
+    }
+    for (term, flag) in terms.iter().zip(dropped.iter_mut()) {
+        if term.contains(' ') && term.split(' ').any(|word| gone.contains(word)) {
+            *flag = true;
+        }
+    }
+}
+
 impl Dataset {
     /// The settings the matrix was made with; `None` when the dataset keeps no counts to rebuild from.
     pub fn reweighing(&self) -> Option<&Reweigh> {
@@ -249,6 +267,7 @@ impl Dataset {
             dropped[term] = true;
             stop_words.push(word);
         }
+        drop_phrases_of_dropped_terms(&raw.terms, &mut dropped);
         let mut counts = raw.filtered(&dropped, &options);
         if counts.terms.is_empty() {
             return Err(ReweighError::NoTermsLeft {

@@ -313,6 +313,13 @@ fn write_facts(
     for (reason, skipped) in &report.skipped {
         let _ = write!(read, "; skipped {}: {}", escape(reason), skipped.count);
     }
+    if report.han_documents > 0 {
+        let _ = write!(
+            read,
+            "; {}",
+            escape(&crate::stats::han_note(report.han_documents))
+        );
+    }
     fact(out, "loading", &read)?;
     fact(out, "weighting", &escape(&dataset.weighting.code()))?;
     match &settings.options {
@@ -324,10 +331,11 @@ fn write_facts(
                 "stemming",
                 &escape(text.stem.as_deref().unwrap_or("none")),
             )?;
-            let stoplist = match &text.stoplist {
-                StoplistChoice::Default => "the shipped English list".to_string(),
-                StoplistChoice::File(path) => escape(&path.display().to_string()),
-                StoplistChoice::None => "none".to_string(),
+            let stoplist = match (&text.stoplist, text.stoplist_language()) {
+                (StoplistChoice::File(path), _) => escape(&path.display().to_string()),
+                (_, Some("english")) => "the shipped English list".to_string(),
+                (_, Some(language)) => format!("the Snowball list for {}", escape(language)),
+                (_, None) => "none".to_string(),
             };
             fact(out, "stop list", &stoplist)?;
             let numbers = if text.keep_numbers { "kept" } else { "dropped" };
@@ -336,6 +344,10 @@ fn write_facts(
                 text.min_len, text.max_len
             );
             fact(out, "tokens", &tokens)?;
+            if text.ngrams > 1 {
+                let phrases = format!("up to {} words", text.ngrams);
+                fact(out, "phrases", &phrases)?;
+            }
             let mut df = format!(
                 "in at least {} documents and at most {}% of them",
                 text.min_df,
@@ -579,7 +591,7 @@ fn write_tree(
                 write!(
                     out,
                     "<span class=\"nname unnamed\">{}</span>",
-                    escape(&words.join(" "))
+                    escape(&terms::words_line(&words))
                 )?;
             }
         }

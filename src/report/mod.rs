@@ -473,7 +473,7 @@ pub fn leaf_table(report: &ClusterReport, label_names: &[String]) -> String {
                     f.entropy,
                     f.purity,
                     dominant,
-                    top.join(" ")
+                    terms::words_line(&top)
                 );
             }
             None => {
@@ -484,7 +484,7 @@ pub fn leaf_table(report: &ClusterReport, label_names: &[String]) -> String {
                     leaf.id,
                     leaf.size,
                     leaf.scatter,
-                    top.join(" ")
+                    terms::words_line(&top)
                 );
             }
         }

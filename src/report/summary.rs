@@ -145,6 +145,9 @@ pub fn loading_notes(stats: &Stats, warnings: &[String]) -> Vec<String> {
         stats.weighting,
         stats.files_read,
     ));
+    if stats.han_documents > 0 {
+        notes.push(crate::stats::han_note(stats.han_documents));
+    }
     if stats.skipped.is_empty() {
         notes.push("nothing skipped".into());
     }

@@ -14,6 +14,17 @@ pub struct TermWeight {
     pub weight: f64,
 }
 
+/// A node's words as one line: joined by spaces, or by commas when a word is a phrase of several
+/// ([`crate::text::TextOptions::ngrams`]), so that "new york, city" does not read as three words.
+pub fn words_line(words: &[impl AsRef<str>]) -> String {
+    let separator = match words.iter().any(|word| word.as_ref().contains(' ')) {
+        true => ", ",
+        false => " ",
+    };
+    let words: Vec<&str> = words.iter().map(AsRef::as_ref).collect();
+    words.join(separator)
+}
+
 /// The `count` largest positive entries of `scores`, largest first (ties by term index), with their names.
 fn largest(scores: &[f64], names: &[String], count: usize) -> Vec<TermWeight> {
     let mut indices: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] > 0.0).collect();
@@ -100,6 +111,17 @@ mod tests {
         ["alpha", "beta", "gamma", "delta"]
             .map(String::from)
             .to_vec()
+    }
+
+    #[test]
+    fn words_with_phrases_are_joined_by_commas() {
+        assert_eq!(words_line(&["space", "orbit"]), "space orbit");
+        assert_eq!(
+            words_line(&["space shuttle", "orbit"]),
+            "space shuttle, orbit"
+        );
+        let none: [&str; 0] = [];
+        assert_eq!(words_line(&none), "");
     }
 
     #[test]

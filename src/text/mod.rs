@@ -6,7 +6,9 @@
 //! stem, so that each distinct word is filtered and stemmed once per chunk rather than once per occurrence; this is
 //! what makes stemming cheap enough for 20 Newsgroups.
 
+mod cjk;
 pub mod index;
+mod language;
 mod raw;
 mod tokenise;
 mod word_table;
@@ -17,17 +19,20 @@ use std::path::PathBuf;
 use crate::input::{self, Bound, InputError};
 use crate::progress::{Cancelled, Progress};
 use rayon::prelude::*;
-use rust_stemmers::{Algorithm, Stemmer};
+use rust_stemmers::Stemmer;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use tokenise::tokenise_chunk;
 
 pub use tokenise::ChunkWords;
 
+pub use language::{
+    DEFAULT_STOPLIST, STEMMER_NAMES, STOPLIST_LANGUAGES, language_stop_words, parse_stoplist,
+    stem_word,
+};
 pub use raw::RawCounts;
 
-/// The English stop list shipped with pdx (`assets/stoplist-en.txt`).
-pub const DEFAULT_STOPLIST: &str = include_str!("../../assets/stoplist-en.txt");
+use language::stemmer_algorithm;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TextError {
@@ -36,6 +41,8 @@ pub enum TextError {
     Stoplist { path: PathBuf, error: InputError },
     #[error("unknown stemmer {0:?} (choose none or one of: {list})", list = STEMMER_NAMES.join(", "))]
     UnknownStemmer(String),
+    #[error("no stop list for {0:?} (choose one of: {list})", list = STOPLIST_LANGUAGES.join(", "))]
+    UnknownStoplistLanguage(String),
     #[error("{option} = {value}: must be {expected}")]
     OutOfRange {
         option: TextOption,
@@ -51,6 +58,7 @@ pub enum TextOption {
     MaxLen,
     MaxDf,
     MaxTerms,
+    Ngrams,
 }
 
 impl std::fmt::Display for TextOption {
@@ -60,66 +68,19 @@ impl std::fmt::Display for TextOption {
             TextOption::MaxLen => "max_len",
             TextOption::MaxDf => "max_df",
             TextOption::MaxTerms => "max_terms",
+            TextOption::Ngrams => "ngrams",
         })
     }
-}
-
-/// The stemmers rust-stemmers provides, by the name [`TextOptions::stem`] takes.
-pub const STEMMER_NAMES: [&str; 18] = [
-    "arabic",
-    "danish",
-    "dutch",
-    "english",
-    "finnish",
-    "french",
-    "german",
-    "greek",
-    "hungarian",
-    "italian",
-    "norwegian",
-    "portuguese",
-    "romanian",
-    "russian",
-    "spanish",
-    "swedish",
-    "tamil",
-    "turkish",
-];
-
-/// `word` as the stemmer `name` (one of [`STEMMER_NAMES`]) stems it; `None` for an unknown stemmer.
-pub fn stem_word(name: &str, word: &str) -> Option<String> {
-    stemmer_algorithm(name).map(|algorithm| Stemmer::create(algorithm).stem(word).into_owned())
-}
-
-fn stemmer_algorithm(name: &str) -> Option<Algorithm> {
-    Some(match name {
-        "arabic" => Algorithm::Arabic,
-        "danish" => Algorithm::Danish,
-        "dutch" => Algorithm::Dutch,
-        "english" => Algorithm::English,
-        "finnish" => Algorithm::Finnish,
-        "french" => Algorithm::French,
-        "german" => Algorithm::German,
-        "greek" => Algorithm::Greek,
-        "hungarian" => Algorithm::Hungarian,
-        "italian" => Algorithm::Italian,
-        "norwegian" => Algorithm::Norwegian,
-        "portuguese" => Algorithm::Portuguese,
-        "romanian" => Algorithm::Romanian,
-        "russian" => Algorithm::Russian,
-        "spanish" => Algorithm::Spanish,
-        "swedish" => Algorithm::Swedish,
-        "tamil" => Algorithm::Tamil,
-        "turkish" => Algorithm::Turkish,
-        _ => return None,
-    })
 }
 
 /// Which stop list to apply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum StoplistChoice {
-    /// The shipped English list.
+    /// The list of the stemmer's language ([`language_stop_words`]): the shipped English list for English and
+    /// without a stemmer, so that `--stem french` brings the French list.
     Default,
+    /// The list of a language, one of [`STOPLIST_LANGUAGES`], whatever the stemmer.
+    Language(String),
     /// One word per line; `#` starts a comment.
     File(PathBuf),
     None,
@@ -142,6 +103,19 @@ pub struct TextOptions {
     pub max_df: f64,
     /// Keep only the N terms with the highest document frequency (ties broken by term).
     pub max_terms: Option<usize>,
+    /// The longest phrase counted as a term, in words: 1 counts words alone, 2 adds each pair of words that
+    /// follow each other within a sentence once the token filters have removed stop words (see
+    /// [`MAX_NGRAMS`]). A phrase is a term like any other, through the same document-frequency filters.
+    #[serde(default = "single_words")]
+    pub ngrams: usize,
+}
+
+/// The longest phrases [`TextOptions::ngrams`] counts.
+pub const MAX_NGRAMS: usize = 3;
+
+/// Sessions written before phrases existed counted words alone.
+fn single_words() -> usize {
+    1
 }
 
 impl Default for TextOptions {
@@ -155,6 +129,7 @@ impl Default for TextOptions {
             min_df: 2,
             max_df: 0.95,
             max_terms: None,
+            ngrams: 1,
         }
     }
 }
@@ -186,25 +161,50 @@ impl TextOptions {
         if self.max_terms == Some(0) {
             return out_of_range(TextOption::MaxTerms, "0".into(), "at least 1".into());
         }
+        if !(1..=MAX_NGRAMS).contains(&self.ngrams) {
+            return out_of_range(
+                TextOption::Ngrams,
+                self.ngrams.to_string(),
+                format!("between 1 and {MAX_NGRAMS}"),
+            );
+        }
         if let Some(name) = &self.stem {
             stemmer_algorithm(name).ok_or_else(|| TextError::UnknownStemmer(name.clone()))?;
+        }
+        if let StoplistChoice::Language(language) = &self.stoplist
+            && !STOPLIST_LANGUAGES.contains(&language.as_str())
+        {
+            return Err(TextError::UnknownStoplistLanguage(language.clone()));
         }
         Ok(())
     }
 
-    /// The stop words to apply, read from the chosen list.
+    /// The language whose list [`TextOptions::stoplist`] names, if it names one: the stemmer's (English
+    /// without one) for [`StoplistChoice::Default`].
+    pub fn stoplist_language(&self) -> Option<&str> {
+        match &self.stoplist {
+            StoplistChoice::Default => Some(self.stem.as_deref().unwrap_or("english")),
+            StoplistChoice::Language(language) => Some(language),
+            StoplistChoice::File(_) | StoplistChoice::None => None,
+        }
+    }
+
+    /// The stop words to apply: the chosen language's list, or read from the chosen file.
     pub fn stop_words(&self) -> Result<HashSet<String>, TextError> {
-        let text = match &self.stoplist {
-            StoplistChoice::None => return Ok(HashSet::new()),
-            StoplistChoice::Default => DEFAULT_STOPLIST.to_string(),
-            StoplistChoice::File(path) => {
-                input::read_text(path, STOPLIST_BOUND).map_err(|error| TextError::Stoplist {
+        match &self.stoplist {
+            StoplistChoice::None => Ok(HashSet::new()),
+            StoplistChoice::File(path) => input::read_text(path, STOPLIST_BOUND)
+                .map(|text| parse_stoplist(&text))
+                .map_err(|error| TextError::Stoplist {
                     path: path.clone(),
                     error,
-                })?
+                }),
+            StoplistChoice::Default | StoplistChoice::Language(_) => {
+                let language = self.stoplist_language().unwrap_or("english");
+                language_stop_words(language)
+                    .ok_or_else(|| TextError::UnknownStoplistLanguage(language.to_string()))
             }
-        };
-        Ok(parse_stoplist(&text))
+        }
     }
 }
 
@@ -216,15 +216,6 @@ pub const STOPLIST_BOUND: Bound = Bound {
     pipe: 1 << 20,
     what: "as a stop list",
 };
-
-/// Stop words from a list: one per line, lower-cased; `#` starts a comment.
-pub fn parse_stoplist(text: &str) -> HashSet<String> {
-    text.lines()
-        .map(|line| line.split('#').next().unwrap_or_default().trim())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
 
 /// Term counts of a collection: `documents[j]` lists `(term index, count)` sorted by term, `terms` is sorted.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -370,6 +361,7 @@ fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vocabulary {
     }
     let words: Vec<&str> = owned_words.iter().map(String::as_str).collect();
     let algorithm = options.stem.as_deref().and_then(stemmer_algorithm);
+    let phrases = options.ngrams > 1;
     // A word the stemmer leaves alone stays borrowed: no allocation for it.
     let stems: Vec<std::borrow::Cow<str>> = words
         .par_chunks(STEM_CHUNK)
@@ -378,6 +370,7 @@ fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vocabulary {
             chunk
                 .iter()
                 .map(|&word| match &stemmer {
+                    Some(stemmer) if phrases => language::stem_phrase(stemmer, word),
                     Some(stemmer) => stemmer.stem(word),
                     None => std::borrow::Cow::Borrowed(word),
                 })

@@ -230,6 +230,54 @@ fn stoplist_file_no_stoplist_and_other_stemmers() {
 }
 
 #[test]
+fn the_stemmer_brings_its_language_s_stop_list() {
+    let text = "les chats et the cats und die Katzen";
+    let terms = |options: &TextOptions| {
+        options.check().expect("valid");
+        count_terms(&[text], options, &options.stop_words().expect("a list")).terms
+    };
+    // English (the default, and without a stemmer): the shipped list, as before.
+    let english = TextOptions {
+        stem: None,
+        ..options()
+    };
+    assert_eq!(english.stoplist_language(), Some("english"));
+    assert_eq!(
+        terms(&english),
+        ["cats", "chats", "die", "katzen", "les", "und"]
+    );
+    assert_eq!(
+        terms(&options()),
+        ["cat", "chat", "die", "katzen", "les", "und"]
+    );
+    // French: the French list, whose "les" goes and whose "the" stays.
+    let french = TextOptions {
+        stem: Some("french".into()),
+        ..options()
+    };
+    assert_eq!(french.stoplist_language(), Some("french"));
+    assert_eq!(
+        terms(&french),
+        ["cat", "chat", "di", "katzen", "the", "und"]
+    );
+    // A language named whatever the stemmer: German without stemming.
+    let german = TextOptions {
+        stem: None,
+        stoplist: StoplistChoice::Language("german".into()),
+        ..options()
+    };
+    assert_eq!(terms(&german), ["cats", "chats", "katzen", "les", "the"]);
+    let klingon = TextOptions {
+        stoplist: StoplistChoice::Language("klingon".into()),
+        ..options()
+    };
+    assert!(matches!(
+        klingon.check(),
+        Err(TextError::UnknownStoplistLanguage(_))
+    ));
+}
+
+#[test]
 fn unknown_stemmer_is_refused() {
     let opts = TextOptions {
         stem: Some("klingon".into()),
@@ -406,3 +454,5 @@ fn a_document_with_more_distinct_words_than_the_table_holds_counts_each_once() {
     assert_eq!(found.len(), 20_000);
     assert_eq!(found, expected);
 }
+
+mod phrases;

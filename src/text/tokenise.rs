@@ -5,10 +5,9 @@
 use std::collections::HashSet;
 
 use rustc_hash::FxHashMap;
-use unicode_segmentation::UnicodeSegmentation;
 
-use super::TextOptions;
 use super::word_table::{self, ShortWords};
+use super::{TextOptions, cjk};
 use crate::progress::Progress;
 
 /// One chunk's documents over its own numbering of the distinct words it kept.
@@ -23,9 +22,17 @@ pub struct ChunkWords {
     pub(super) starts: Vec<usize>,
     pub(super) entries: Vec<(u32, u32)>,
     pub(super) token_counts: Vec<usize>,
+    /// Documents with Han characters, whose runs were cut into words by the dictionary ([`cjk`]).
+    pub(super) han_documents: usize,
 }
 
 impl ChunkWords {
+    /// How many of the chunk's documents held Han characters (Chinese, or Japanese kanji), cut into words by
+    /// jieba's Chinese dictionary.
+    pub fn han_documents(&self) -> usize {
+        self.han_documents
+    }
+
     /// How many documents the chunk holds.
     pub fn documents(&self) -> usize {
         self.starts.len() - 1
@@ -69,6 +76,8 @@ struct ChunkBuilder<'o> {
     short_ids: ShortWords,
     /// Every other word, lower-cased.
     long_ids: FxHashMap<String, u32>,
+    /// Phrases ([`TextOptions::ngrams`]), keyed by their words' ids ([`phrase_key`]).
+    phrase_ids: FxHashMap<u128, u32>,
     words: Vec<String>,
     /// Occurrences of each word in the chunk so far, added once per document from `counts`.
     occurrences: Vec<u64>,
@@ -115,7 +124,7 @@ impl ChunkBuilder<'_> {
 
     /// Count a document's tokens, each short word's slot prefetched a few tokens ahead of its lookup: the lookups
     /// miss the caches, and this lets several misses be outstanding at once instead of one after another.
-    fn count(&mut self, tokens: &[Token]) {
+    fn count_tokens(&mut self, tokens: &[Token]) {
         /// How many tokens ahead a slot is fetched: enough to cover a miss to memory, few enough that the slots
         /// fetched are still in cache when they are read.
         const AHEAD: usize = 8;
@@ -128,25 +137,31 @@ impl ChunkBuilder<'_> {
             if let Some(&Token::Short { hash, .. }) = tokens.get(i + AHEAD) {
                 self.short_ids.prefetch(hash);
             }
-            let id = match token {
-                Token::Short { key, hash } => match self.short_ids.get(key, hash) {
-                    Some(id) => id,
-                    None => {
-                        let id = self.intern(packed_word(&key.to_le_bytes()));
-                        self.short_ids.insert(key, hash, id);
-                        id
-                    }
-                },
-                Token::Other(word) => self.other_id(word),
-            };
+            let id = self.token_id(token);
             if id != DROPPED {
                 self.kept_tokens += 1;
-                let slot = &mut self.counts[id as usize];
-                if *slot == 0 {
-                    self.touched.push(id);
-                }
-                *slot += 1;
+                self.count(id);
             }
+        }
+    }
+
+    /// The id of `word` (lower-cased and filtered on first sight), or [`DROPPED`].
+    fn word_id(&mut self, word: &str) -> u32 {
+        self.token(word)
+            .map_or(DROPPED, |token| self.token_id(token))
+    }
+
+    fn token_id(&mut self, token: Token) -> u32 {
+        match token {
+            Token::Short { key, hash } => match self.short_ids.get(key, hash) {
+                Some(id) => id,
+                None => {
+                    let id = self.intern(packed_word(&key.to_le_bytes()));
+                    self.short_ids.insert(key, hash, id);
+                    id
+                }
+            },
+            Token::Other(word) => self.other_id(word),
         }
     }
 
@@ -168,6 +183,57 @@ impl ChunkBuilder<'_> {
             }
         };
         self.lowered = lowered;
+        id
+    }
+
+    /// One more occurrence of word (or phrase) `id` in the document being read.
+    fn count(&mut self, id: u32) {
+        let slot = &mut self.counts[id as usize];
+        if *slot == 0 {
+            self.touched.push(id);
+        }
+        *slot += 1;
+    }
+
+    /// Count `word`, and with it the phrases it ends: those made of the last kept words of its sentence
+    /// (`recent`, oldest first, at most `ngrams - 1` of them) and itself. A word the filters drop leaves
+    /// `recent` as it was, so that a phrase spans the stop words between its words.
+    fn add_with_phrases(&mut self, word: &str, recent: &mut Vec<u32>) {
+        let id = self.word_id(word);
+        if id == DROPPED {
+            return;
+        }
+        self.kept_tokens += 1;
+        self.count(id);
+        for start in 0..recent.len() {
+            let phrase = self.phrase_id(&recent[start..], id);
+            self.count(phrase);
+        }
+        if recent.len() + 1 >= self.options.ngrams {
+            recent.remove(0);
+        }
+        recent.push(id);
+    }
+
+    /// The id of the phrase of words `first` then `last`, numbered on first sight: its words joined by spaces
+    /// (a word never holds a space, so the stemmer's side can take a phrase apart again).
+    fn phrase_id(&mut self, first: &[u32], last: u32) -> u32 {
+        let key = phrase_key(first, last);
+        if let Some(&id) = self.phrase_ids.get(&key) {
+            return id;
+        }
+        let mut phrase = String::new();
+        for &word in first.iter().chain([&last]) {
+            if !phrase.is_empty() {
+                phrase.push(' ');
+            }
+            phrase.push_str(&self.words[word as usize]);
+        }
+        self.words.push(phrase);
+        self.occurrences.push(0);
+        self.counts.push(0);
+        let id = (self.words.len() - 1) as u32;
+        self.phrase_ids.insert(key, id);
         id
     }
 
@@ -198,6 +264,7 @@ pub(super) fn tokenise_chunk(
         stop_words,
         short_ids: ShortWords::new(),
         long_ids: FxHashMap::default(),
+        phrase_ids: FxHashMap::default(),
         words: Vec::new(),
         occurrences: Vec::new(),
         counts: Vec::new(),
@@ -209,15 +276,23 @@ pub(super) fn tokenise_chunk(
     starts.push(0);
     let mut entries = Vec::new();
     let mut token_counts = Vec::with_capacity(texts.len());
+    let mut han_documents = 0;
+    // Phrases take their own loop, so that counting words alone (the default) pays nothing for them.
+    let phrases = options.ngrams > 1;
+    let mut recent = Vec::with_capacity(options.ngrams);
     let mut tokens = Vec::new();
     for text in texts {
         tokens.clear();
-        if text.is_ascii() {
+        let han = if phrases {
+            add_with_phrases(&mut builder, text, &mut recent)
+        } else if text.is_ascii() {
             ascii_words(text, &mut |word| tokens.extend(builder.token(word)));
+            false
         } else {
-            tokens.extend(text.unicode_words().filter_map(|word| builder.token(word)));
-        }
-        builder.count(&tokens);
+            cjk::words(text, &mut |_, word| tokens.extend(builder.token(word)))
+        };
+        builder.count_tokens(&tokens);
+        han_documents += usize::from(han);
         let kept = builder.finish_document(&mut entries);
         starts.push(entries.len());
         token_counts.push(kept);
@@ -235,6 +310,7 @@ pub(super) fn tokenise_chunk(
         starts,
         entries,
         token_counts,
+        han_documents,
     }
 }
 
@@ -322,13 +398,66 @@ pub(super) fn ascii_words<'a>(text: &'a str, emit: &mut impl FnMut(&'a str)) {
     }
 }
 
+/// The key of a phrase of at most [`super::MAX_NGRAMS`] words in a chunk's phrase table: the words' ids, 32 bits
+/// each, and their count above them, so that a pair and a triple never share a key.
+fn phrase_key(first: &[u32], last: u32) -> u128 {
+    debug_assert!(first.len() < super::MAX_NGRAMS);
+    let words = first.iter().chain([&last]);
+    let ids = words
+        .enumerate()
+        .fold(0u128, |key, (i, &id)| key | (u128::from(id) << (32 * i)));
+    ids | ((first.len() as u128 + 1) << 96)
+}
+
+/// Tokenise one text counting its phrases too: each word with the kept words before it in its sentence. Returns
+/// whether the text held Han characters.
+fn add_with_phrases(builder: &mut ChunkBuilder, text: &str, recent: &mut Vec<u32>) -> bool {
+    recent.clear();
+    let mut end = 0;
+    let mut take = |builder: &mut ChunkBuilder, start: usize, word: &str| {
+        if ends_sentence(&text[end..start]) {
+            recent.clear();
+        }
+        end = start + word.len();
+        builder.add_with_phrases(word, recent);
+    };
+    if text.is_ascii() {
+        let base = text.as_ptr() as usize;
+        ascii_words(text, &mut |word| {
+            take(builder, word.as_ptr() as usize - base, word);
+        });
+        false
+    } else {
+        cjk::words(text, &mut |start, word| take(builder, start, word))
+    }
+}
+
+/// Whether the text between two words ends a sentence: a full stop, question or exclamation mark (in any
+/// script's form), or a blank line (a paragraph, a heading or a list item that ends without a mark). A stop
+/// after an abbreviation ends one too: a phrase lost there costs less than phrases made across sentences.
+pub(super) fn ends_sentence(gap: &str) -> bool {
+    let mut blank_line = false;
+    for character in gap.chars() {
+        match character {
+            '.' | '!' | '?' | '。' | '！' | '？' | '．' | '｡' | '؟' | '।' | '…' => {
+                return true;
+            }
+            '\n' if blank_line => return true,
+            '\n' => blank_line = true,
+            other if other.is_whitespace() => {}
+            _ => blank_line = false,
+        }
+    }
+    false
+}
+
 /// The token filters, on a lower-cased word: numbers (no alphabetic character) unless kept, length in
-/// characters, stop words.
+/// characters (the wide characters of Chinese and Japanese counting two, [`cjk::filter_length`]), stop words.
 fn keep_word(word: &str, options: &TextOptions, stop_words: &HashSet<String>) -> bool {
     if !options.keep_numbers && !word.chars().any(char::is_alphabetic) {
         return false;
     }
-    let length = word.chars().count();
+    let length = cjk::filter_length(word);
     if length < options.min_len || length > options.max_len {
         return false;
     }

@@ -9,7 +9,7 @@ use pdx::cluster::Tree;
 use pdx::linalg::SparseCentroid;
 use pdx::matrix::DataMatrix;
 use pdx::report::metrics::{ClusterFigures, GlobalFigures};
-use pdx::report::summary;
+use pdx::report::{summary, terms};
 
 use super::Model;
 
@@ -257,7 +257,7 @@ impl Model {
     pub(crate) fn description(&self, id: usize) -> String {
         match self.tree.node(id).and_then(|n| n.name.as_deref()) {
             Some(name) => name.to_string(),
-            None => self.node_words(id).join(" "),
+            None => terms::words_line(self.node_words(id)),
         }
     }
 

@@ -36,7 +36,8 @@ use crate::mapped::{MappedRange, OwnedOrMapped};
 /// most frequent word beside it. 5: the term counts before the document-frequency filters beside the matrix.
 /// 6: mapped: the big arrays raw after a small postcard section, each with its checksum. 7: the raw counts in
 /// the narrowest width that holds them, and their term numbers shared with the matrix's rows when equal.
-const CACHE_FORMAT: u32 = 7;
+/// 8: folders read PDF, Word, OpenDocument, HTML and e-mail files (an entry made before skipped them).
+const CACHE_FORMAT: u32 = 8;
 
 /// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";

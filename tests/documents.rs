@@ -17,11 +17,9 @@ use zip::write::SimpleFileOptions;
 
 mod common;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pdx-documents-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    dir
+/// A folder of its own for one test, removed when the test ends.
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a scratch folder")
 }
 
 fn write(path: &Path, bytes: &[u8]) {
@@ -344,9 +342,9 @@ fn words(text: &str) -> Vec<String> {
 
 #[test]
 fn every_format_gives_its_text_and_title() {
-    let dir = scratch("formats");
+    let dir = scratch();
     let doc = shuttle();
-    let root = dir.join("reports");
+    let root = dir.path().join("reports");
     write(&root.join("space/report.pdf"), &pdf(&doc));
     write(&root.join("space/report.docx"), &docx(&doc));
     write(&root.join("space/report.odt"), &odt(&doc));
@@ -455,9 +453,9 @@ fn every_format_gives_its_text_and_title() {
 
 #[test]
 fn damaged_encrypted_and_scanned_files_are_skipped_with_their_reason() {
-    let dir = scratch("skipped");
+    let dir = scratch();
     let doc = shuttle();
-    let root = dir.join("reports");
+    let root = dir.path().join("reports");
     write(&root.join("ok.txt"), b"The shuttle landed.\n");
     write(&root.join("locked.pdf"), &pdf_with_password(&doc));
     write(&root.join("scanned.pdf"), &pdf_without_text());
@@ -508,13 +506,13 @@ fn damaged_encrypted_and_scanned_files_are_skipped_with_their_reason() {
 /// is the text the load read.
 #[test]
 fn texts_are_read_again_from_their_files() {
-    let dir = scratch("again");
+    let dir = scratch();
     let doc = shuttle();
     let other = Doc {
         title: "Budget",
         paragraphs: vec!["The quarterly budget for orbital launches grew again this year."],
     };
-    let root = dir.join("reports");
+    let root = dir.path().join("reports");
     write(&root.join("a/report.pdf"), &pdf(&doc));
     write(&root.join("a/report.docx"), &docx(&doc));
     write(&root.join("b/report.odt"), &odt(&other));
@@ -555,8 +553,8 @@ fn texts_are_read_again_from_their_files() {
 /// PDDP's six clusters follow the topics, not the formats.
 #[test]
 fn a_mixed_folder_clusters_by_topic_not_by_format() {
-    let dir = scratch("mixed");
-    let root = dir.join("mixed");
+    let dir = scratch();
+    let root = dir.path().join("mixed");
     let demo_folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
     let (demo, _) = load(std::slice::from_ref(&demo_folder), &LoadOptions::default());
     let formats = ["pdf", "docx", "html", "eml", "mbox"];
@@ -675,8 +673,8 @@ fn twenty_newsgroups_as_mboxes_read_as_the_folder_with_strip_headers() {
         "sci.space",
         "talk.politics.mideast",
     ];
-    let dir = scratch("20news-mbox");
-    let (folder, mailboxes) = (dir.join("folder"), dir.join("mbox"));
+    let dir = scratch();
+    let (folder, mailboxes) = (dir.path().join("folder"), dir.path().join("mbox"));
     for group in groups {
         let posts = train.join(group);
         std::fs::create_dir_all(&folder).expect("a folder");

@@ -37,7 +37,9 @@ use crate::mapped::{MappedRange, OwnedOrMapped};
 /// 6: mapped: the big arrays raw after a small postcard section, each with its checksum. 7: the raw counts in
 /// the narrowest width that holds them, and their term numbers shared with the matrix's rows when equal. 8: the
 /// same options read differently: the default stop list follows the stemmer's language, Chinese is cut into words.
-const CACHE_FORMAT: u32 = 8;
+/// 9: folders read PDF, Word, OpenDocument, HTML and e-mail files (an entry made before skipped them); CSV and
+/// TSV rows located in their files.
+const CACHE_FORMAT: u32 = 9;
 
 /// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";

@@ -12,6 +12,7 @@ mod cli;
 mod tui;
 
 fn main() -> ExitCode {
+    quiet_for_caught_reader_panics();
     // The config file's settings go in as flags the command line did not give; its errors are one line each.
     let (args, keys) = match cli::config::prepare(std::env::args_os().collect()) {
         Ok(cli::config::Prepared::Run { args, keys }) => (args, keys),
@@ -56,4 +57,16 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A document reader that panics on a file it does not understand (pdf-extract does, by design) is caught by
+/// the library, which skips the file and names it and the cause in the load report; the panic message would
+/// only be noise on the terminal (and in the TUI, on its screen). Every other panic is reported as before.
+fn quiet_for_caught_reader_panics() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !pdx::corpus::panic_is_caught() {
+            report(info);
+        }
+    }));
 }

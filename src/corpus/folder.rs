@@ -1,7 +1,12 @@
-//! Folder trees: every regular file below the root is a document, labelled by its first-level sub-folder
-//! (the 20news-bydate and BBC layouts), or by the first `label_depth` sub-folders joined with `/`. Binary files
-//! (a NUL byte) and anything that is not a regular file (a pipe, a device) are skipped and counted.
+//! Folder trees: every regular file below the root is a document (an mbox file: each of its messages),
+//! labelled by its first-level sub-folder (the 20news-bydate and BBC layouts), or by the first `label_depth`
+//! sub-folders joined with `/`. A file is read as its name says, then as its first bytes show (see
+//! [`FileFormat`]): plain text, PDF, Word, OpenDocument, HTML or e-mail; the messages of a Maildir folder
+//! (`cur/`, `new/`) are e-mail whatever their names. Binary files (a NUL byte in a file read as text), files that
+//! cannot be read as their format (damaged, encrypted, a PDF without a text layer) and anything that is not a
+//! regular file (a pipe, a device) are skipped and counted.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -11,6 +16,7 @@ use walkdir::WalkDir;
 use crate::input::{self, InputKind};
 use crate::progress::Progress;
 
+use super::extract::{self, Extracted, FileFormat};
 use super::source::{Location, RecordFormat, SourceFile, Stream};
 use super::{
     CorpusError, Document, LoadOptions, LoadReport, decode, decode_text, file_name, reason,
@@ -37,7 +43,8 @@ pub(super) fn load(
             path: root.to_path_buf(),
         });
     }
-    let mut files: Vec<(Vec<String>, PathBuf)> = Vec::new();
+    let mut files: Vec<(Vec<String>, PathBuf, bool)> = Vec::new();
+    let mut maildirs = MaildirCheck::default();
     let mut walker = WalkDir::new(root)
         .follow_links(true)
         .sort_by_file_name()
@@ -71,6 +78,11 @@ pub(super) fn load(
                 continue;
             }
         }
+        let mail = maildirs.place(entry.path());
+        if mail == MaildirPlace::Delivering {
+            report.skip(reason::MAILDIR_TMP, entry.path().display().to_string());
+            continue;
+        }
         let components: Vec<String> = entry
             .path()
             .strip_prefix(root)
@@ -78,27 +90,32 @@ pub(super) fn load(
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
-        files.push((components, entry.path().to_path_buf()));
+        files.push((
+            components,
+            entry.path().to_path_buf(),
+            mail == MaildirPlace::Message,
+        ));
     }
 
     if let Some(progress) = progress {
         progress.add_total(files.len() as u64);
     }
-    let has_subfolders = files.iter().any(|(components, _)| components.len() > 1);
+    let has_subfolders = files.iter().any(|(components, _, _)| components.len() > 1);
     let root_name = file_name(root);
     let mut documents = Vec::with_capacity(files.len());
     // With a stream, files are read in batches and each batch's texts are handed over and dropped before the
-    // next is read; without one, in one batch.
+    // next is read; without one, in one batch. Each file is read and turned into documents on the same thread,
+    // so that a batch holds texts, not the files' bytes (a PDF's are many times its text's).
     let batch = match stream {
         Some(_) => BATCH_FILES,
         None => files.len().max(1),
     };
     let mut files = files.into_iter().peekable();
     while files.peek().is_some() {
-        let batch: Vec<(Vec<String>, PathBuf)> = files.by_ref().take(batch).collect();
-        let entries: Vec<(FolderEntry, Option<SourceFile>)> = batch
+        let batch: Vec<(Vec<String>, PathBuf, bool)> = files.by_ref().take(batch).collect();
+        let read: Vec<(FileRead, Option<SourceFile>)> = batch
             .into_par_iter()
-            .map(|(components, path)| {
+            .map(|(components, path, in_maildir)| {
                 // Taken before the file is read, so that a change while it is read shows as a change later.
                 let source = SourceFile::stat(
                     &path,
@@ -107,11 +124,15 @@ pub(super) fn load(
                     },
                 )
                 .ok();
+                let named = match in_maildir {
+                    true => Some(FileFormat::Email),
+                    false => components.last().and_then(|name| FileFormat::by_name(name)),
+                };
                 // After a cancel the remaining files are not read; the check below throws the partial result
                 // away.
                 let bytes = match progress {
                     Some(progress) if progress.is_cancelled() => Ok(Vec::new()),
-                    _ => read_document(&path).map_err(|error| error.to_string()),
+                    _ => read_document(&path, named).map_err(|error| error.to_string()),
                 };
                 if let Some(progress) = progress {
                     progress.advance(1);
@@ -121,27 +142,38 @@ pub(super) fn load(
                     path: Some(path),
                     bytes,
                 };
-                (entry, source)
+                let place = Place {
+                    root_name: &root_name,
+                    has_subfolders,
+                    in_maildir,
+                    located: source.is_some(),
+                };
+                let read = read_entry(entry, &place, options);
+                let source = source.map(|source| SourceFile {
+                    format: read.format,
+                    ..source
+                });
+                (read, source)
             })
             .collect();
         if let Some(progress) = progress {
             progress.check()?;
         }
-        let mut located = Vec::with_capacity(entries.len());
-        for (entry, source) in entries {
-            let location = source.map(|source| {
-                let location = Location {
-                    file: sources.len() as u32,
-                    offset: 0,
-                    len: source.size,
-                };
+        let mut batch_documents = Vec::with_capacity(read.len());
+        for (mut file, source) in read {
+            if let Some(source) = source
+                && !file.documents.is_empty()
+            {
+                let index = sources.len() as u32;
                 sources.push(source);
-                location
-            });
-            located.push((entry, location));
+                for document in &mut file.documents {
+                    if let Some(location) = &mut document.location {
+                        location.file = index;
+                    }
+                }
+            }
+            file.count_in(report, &mut batch_documents);
         }
-        let mut batch_documents =
-            documents_from_located(&root_name, located, has_subfolders, options, report);
         if let Some(stream) = stream {
             stream.take_documents(&mut batch_documents);
         }
@@ -153,14 +185,60 @@ pub(super) fn load(
 /// Files read at a time when the texts are streamed: a few chunks' worth for each thread.
 const BATCH_FILES: usize = 8192;
 
-/// One file's text and title as a document: decoded (see [`decode_text`]), its title taken, its header block
-/// stripped when asked. The loader and the on-demand reader both call this, so that they cannot disagree.
+/// Where a file of a Maildir folder lies: among its messages (`cur/`, `new/`), or among those still being
+/// delivered (`tmp/`), which are not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MaildirPlace {
+    Outside,
+    Message,
+    Delivering,
+}
+
+/// Tells Maildir folders (a folder holding `cur/`, `new/` and `tmp/`), remembering each folder looked at.
+#[derive(Default)]
+struct MaildirCheck {
+    is_maildir: HashMap<PathBuf, bool>,
+}
+
+impl MaildirCheck {
+    fn place(&mut self, file: &Path) -> MaildirPlace {
+        let Some(folder) = file.parent() else {
+            return MaildirPlace::Outside;
+        };
+        let place = match folder.file_name().and_then(|name| name.to_str()) {
+            Some("cur" | "new") => MaildirPlace::Message,
+            Some("tmp") => MaildirPlace::Delivering,
+            _ => return MaildirPlace::Outside,
+        };
+        let Some(maildir) = folder.parent() else {
+            return MaildirPlace::Outside;
+        };
+        let is_maildir = *self
+            .is_maildir
+            .entry(maildir.to_path_buf())
+            .or_insert_with(|| {
+                ["cur", "new", "tmp"]
+                    .iter()
+                    .all(|sub| maildir.join(sub).is_dir())
+            });
+        if is_maildir {
+            place
+        } else {
+            MaildirPlace::Outside
+        }
+    }
+}
+
+/// How a file's text is read, and what a loaded document keeps of it.
 pub(super) struct ParsedFile {
     pub(super) title: Option<String>,
     pub(super) text: String,
     pub(super) fell_back: bool,
 }
 
+/// One plain-text file's text and title as a document: decoded (see [`decode_text`]), its title taken, its
+/// header block stripped when asked. The loader and the on-demand reader both call this, so that they cannot
+/// disagree.
 pub(super) fn parse_file(bytes: Vec<u8>, strip_headers: bool) -> ParsedFile {
     let (text, fell_back) = decode_text(bytes);
     let (title, text) = split_title(text, strip_headers);
@@ -171,28 +249,43 @@ pub(super) fn parse_file(bytes: Vec<u8>, strip_headers: bool) -> ParsedFile {
     }
 }
 
-/// How much of a file is read to tell a binary file (a NUL byte) from text before the rest is read.
-const FIRST_BLOCK: usize = 8 * 1024;
+/// How much of a file is read to tell a binary file (a NUL byte) from text, or a format by its first bytes,
+/// before the rest is read.
+const FIRST_BLOCK: usize = extract::CONTENT_HEAD;
 
-/// A file's bytes; for a binary file only its first block (which holds the NUL byte that tells it), so that a
-/// 2 GB image or archive in a corpus folder costs 8 KiB to skip, not 2 GB.
-fn read_document(path: &Path) -> std::io::Result<Vec<u8>> {
+/// A file's bytes; for a binary file that no format reads only its first block (which holds the NUL byte that
+/// tells it), so that a 2 GB image or archive in a corpus folder costs 8 KiB to skip, not 2 GB. `named` is the
+/// format the file's name says, if any: a file named as a binary format (a PDF) is read whole.
+fn read_document(path: &Path, named: Option<FileFormat>) -> std::io::Result<Vec<u8>> {
     let file = std::fs::File::open(path)?;
     let size = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
-    read_unless_binary(file, size)
+    read_unless_binary(file, size, named)
 }
 
-/// [`read_document`] on any reader: the first block, then the rest only when that block is text. `size` (the
-/// file's length, or 0) sizes the buffer, so that a text file is read into one allocation of its own size (not
-/// a first block's, which most documents are far smaller than) and a binary one never reserves its size.
-fn read_unless_binary(reader: impl Read, size: usize) -> std::io::Result<Vec<u8>> {
+/// [`read_document`] on any reader: the first block, then the rest only when that block is text or the start of
+/// a binary format pdx reads. `size` (the file's length, or 0) sizes the buffer, so that a text file is read
+/// into one allocation of its own size (not a first block's, which most documents are far smaller than) and a
+/// binary one never reserves its size.
+fn read_unless_binary(
+    reader: impl Read,
+    size: usize,
+    named: Option<FileFormat>,
+) -> std::io::Result<Vec<u8>> {
+    let mut reader = reader;
+    if named.is_some_and(|format| format != FileFormat::Text) {
+        // One byte more than the size, so that read_to_end sees the end without growing the buffer.
+        let mut bytes = Vec::with_capacity(size.saturating_add(1));
+        reader.read_to_end(&mut bytes)?;
+        return Ok(bytes);
+    }
     // One byte more than the size, so that read_to_end sees the end without growing the buffer.
     let mut bytes = Vec::with_capacity(size.min(FIRST_BLOCK).saturating_add(1));
-    let mut reader = reader;
     (&mut reader)
         .take(FIRST_BLOCK as u64)
         .read_to_end(&mut bytes)?;
-    if bytes.len() == FIRST_BLOCK && !looks_binary(&bytes) {
+    let read_on =
+        !looks_binary(&bytes) || (named.is_none() && FileFormat::by_content(&bytes).is_binary());
+    if bytes.len() == FIRST_BLOCK && read_on {
         // One byte more than the size, so that read_to_end sees the end without growing the buffer.
         bytes.reserve(size.saturating_sub(FIRST_BLOCK).saturating_add(1));
         reader.read_to_end(&mut bytes)?;
@@ -210,97 +303,225 @@ fn is_hidden(name: &std::ffi::OsStr) -> bool {
     name.to_string_lossy().starts_with('.')
 }
 
-/// A file that is not a document: the reason and what to show for it.
+/// A file (or a message of an mbox) that is not a document: the reason and what to show for it.
 type SkippedFile = (&'static str, String);
 
-/// Turn the files of one tree into documents: skip hidden, binary and unreadable files, decode, strip headers,
-/// and take labels from the leading sub-folders. Files at the top of a tree that has sub-folders are not
-/// documents of any label (a README beside the class folders, as in BBC) and are skipped and counted.
+/// Where a file lies in its tree, for its id, its label and whether its text can be read again.
+struct Place<'a> {
+    root_name: &'a str,
+    /// Files at the top of a tree that has sub-folders are not documents of any label.
+    has_subfolders: bool,
+    /// A message of a Maildir folder: e-mail whatever its name, labelled by the folders above `cur`/`new`.
+    in_maildir: bool,
+    /// The file can be read again (it is on disk, as it was): its documents get locations.
+    located: bool,
+}
+
+/// What one file gave: its documents (their locations' file index still to be set), or why it gave none, and
+/// the messages of an mbox that could not be read.
+struct FileRead {
+    documents: Vec<Document>,
+    skipped: Vec<SkippedFile>,
+    /// How the file's records become texts, for reading them again.
+    format: RecordFormat,
+    /// The file was opened and read (a binary or damaged one too).
+    was_read: bool,
+    fell_back: bool,
+}
+
+impl FileRead {
+    fn skipped(why: &'static str, what: String, was_read: bool) -> FileRead {
+        FileRead {
+            documents: Vec::new(),
+            skipped: vec![(why, what)],
+            format: RecordFormat::FolderFile {
+                strip_headers: false,
+            },
+            was_read,
+            fell_back: false,
+        }
+    }
+
+    /// Count the file in `report` and move its documents to `documents`.
+    fn count_in(self, report: &mut LoadReport, documents: &mut Vec<Document>) {
+        report.files_read += usize::from(self.was_read);
+        report.fallback_decoded += usize::from(self.fell_back);
+        for (why, what) in self.skipped {
+            report.skip(why, what);
+        }
+        documents.extend(self.documents);
+    }
+}
+
+/// Turn the files of one tree into documents: skip hidden, binary, unreadable and damaged files, read each in
+/// its format, and take labels from the leading sub-folders. Files at the top of a tree that has sub-folders
+/// are not documents of any label (a README beside the class folders, as in BBC) and are skipped and counted.
 pub(super) fn documents_from_entries(
     root_name: &str,
     entries: Vec<FolderEntry>,
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Vec<Document> {
-    let has_subfolders = entries.iter().any(|entry| entry.components.len() > 1);
-    let located = entries.into_iter().map(|entry| (entry, None)).collect();
-    documents_from_located(root_name, located, has_subfolders, options, report)
+    let place = Place {
+        root_name,
+        has_subfolders: entries.iter().any(|entry| entry.components.len() > 1),
+        in_maildir: false,
+        located: false,
+    };
+    let read: Vec<FileRead> = entries
+        .into_par_iter()
+        .map(|entry| read_entry(entry, &place, options))
+        .collect();
+    let mut documents = Vec::with_capacity(read.len());
+    for file in read {
+        file.count_in(report, &mut documents);
+    }
+    documents
 }
 
-/// [`documents_from_entries`] for entries that may each have a location to read their text from again.
-fn documents_from_located(
-    root_name: &str,
-    entries: Vec<(FolderEntry, Option<Location>)>,
-    has_subfolders: bool,
-    options: &LoadOptions,
-    report: &mut LoadReport,
-) -> Vec<Document> {
-    let label_depth = options.label_depth;
-    let decoded: Vec<Result<(Document, bool), SkippedFile>> = entries
-        .into_par_iter()
-        .map(|(entry, location)| {
-            let relative = entry.components.join("/");
-            let shown = entry
-                .path
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| format!("{root_name}/{relative}"));
-            if entry.components.iter().any(|c| c.starts_with('.')) {
-                return Err((reason::HIDDEN, shown));
-            }
-            if has_subfolders && entry.components.len() == 1 {
-                return Err((reason::OUTSIDE_LABEL_FOLDER, shown));
-            }
-            let bytes = match entry.bytes {
-                Ok(bytes) => bytes,
-                Err(error) => return Err((reason::UNREADABLE, format!("{shown}: {error}"))),
-            };
+/// One file as documents: one, or one per message of an mbox; or the reason it is skipped.
+fn read_entry(entry: FolderEntry, place: &Place<'_>, options: &LoadOptions) -> FileRead {
+    let FolderEntry {
+        components,
+        path,
+        bytes,
+    } = entry;
+    let relative = components.join("/");
+    // What a skipped file is shown as: made only for those, not for every file read.
+    let shown = || match &path {
+        Some(path) => path.display().to_string(),
+        None => format!("{}/{relative}", place.root_name),
+    };
+    if components.iter().any(|c| c.starts_with('.')) {
+        return FileRead::skipped(reason::HIDDEN, shown(), false);
+    }
+    if place.has_subfolders && components.len() == 1 {
+        return FileRead::skipped(reason::OUTSIDE_LABEL_FOLDER, shown(), false);
+    }
+    let bytes = match bytes {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            let what = format!("{}: {error}", shown());
+            return FileRead::skipped(reason::UNREADABLE, what, false);
+        }
+    };
+    let size = bytes.len();
+    let name = components.last().map(String::as_str).unwrap_or_default();
+    let format = match place.in_maildir {
+        true => FileFormat::Email,
+        false => FileFormat::by_name(name).unwrap_or_else(|| FileFormat::by_content(&bytes)),
+    };
+    let mut folders = &components[..components.len().saturating_sub(1)];
+    if place.in_maildir {
+        // cur/ and new/ are where a Maildir keeps its messages, not what they are about.
+        folders = &folders[..folders.len().saturating_sub(1)];
+    }
+    let label =
+        (!folders.is_empty()).then(|| folders[..folders.len().min(options.label_depth)].join("/"));
+    let id = format!("{}/{relative}", place.root_name);
+    let (text, title, record_format, fell_back) = match format {
+        FileFormat::Text => {
             if looks_binary(&bytes) {
-                return Err((reason::BINARY, shown));
+                return FileRead::skipped(reason::BINARY, shown(), true);
             }
             let ParsedFile {
                 title,
                 text,
                 fell_back,
             } = parse_file(bytes, options.strip_headers);
-            let folders = &entry.components[..entry.components.len() - 1];
-            let label = if folders.is_empty() {
-                None
-            } else {
-                Some(folders[..folders.len().min(label_depth)].join("/"))
+            let record_format = RecordFormat::FolderFile {
+                strip_headers: options.strip_headers,
             };
-            Ok((
-                Document {
-                    id: format!("{root_name}/{relative}"),
-                    path: entry.path,
+            (text, title, record_format, fell_back)
+        }
+        FileFormat::Mbox => return read_mbox(&bytes, &id, &path, &label, place.located, shown()),
+        _ => match extract::record(format, &bytes) {
+            Ok(Extracted { title, text }) => (text, title, RecordFormat::Extracted(format), false),
+            Err(error) => {
+                let what = match error.has_detail() {
+                    true => format!("{}: {error}", shown()),
+                    false => shown(),
+                };
+                return FileRead::skipped(error.reason(), what, true);
+            }
+        },
+    };
+    let document = Document {
+        id,
+        location: pending_location(place.located, 0, size),
+        path,
+        title,
+        label,
+        text,
+        headline: None,
+    };
+    FileRead {
+        documents: vec![document],
+        skipped: Vec::new(),
+        format: record_format,
+        was_read: true,
+        fell_back,
+    }
+}
+
+/// The messages of an mbox as documents, `ID:N` for message N (from 1); a message that cannot be read is
+/// skipped alone.
+fn read_mbox(
+    bytes: &[u8],
+    id: &str,
+    path: &Option<PathBuf>,
+    label: &Option<String>,
+    located: bool,
+    shown: String,
+) -> FileRead {
+    let messages = extract::mbox_messages(bytes);
+    if messages.is_empty() {
+        let what = format!("{shown}: an mbox that does not start with a \"From \" line");
+        return FileRead::skipped(reason::DAMAGED_DOCUMENT, what, true);
+    }
+    let read: Vec<Result<Document, SkippedFile>> = messages
+        .par_iter()
+        .enumerate()
+        .map(|(index, range)| {
+            let number = index + 1;
+            match extract::record(FileFormat::Mbox, &bytes[range.clone()]) {
+                Ok(Extracted { title, text }) => Ok(Document {
+                    id: format!("{id}:{number}"),
+                    path: path.clone(),
                     title,
-                    label,
+                    label: label.clone(),
                     text,
-                    location,
+                    location: pending_location(located, range.start, range.len()),
                     headline: None,
-                },
-                fell_back,
-            ))
+                }),
+                Err(error) => Err((error.reason(), format!("{shown}:{number}: {error}"))),
+            }
         })
         .collect();
-
-    let mut documents = Vec::with_capacity(decoded.len());
-    for item in decoded {
-        match item {
-            Ok((document, fell_back)) => {
-                report.files_read += 1;
-                report.fallback_decoded += usize::from(fell_back);
-                documents.push(document);
-            }
-            Err((why, what)) => {
-                if why == reason::BINARY {
-                    report.files_read += 1;
-                }
-                report.skip(why, what);
-            }
+    let (mut documents, mut skipped) = (Vec::new(), Vec::new());
+    for message in read {
+        match message {
+            Ok(document) => documents.push(document),
+            Err(why) => skipped.push(why),
         }
     }
-    documents
+    FileRead {
+        documents,
+        skipped,
+        format: RecordFormat::Extracted(FileFormat::Mbox),
+        was_read: true,
+        fell_back: false,
+    }
+}
+
+/// A record's place in its file when the file can be read again; the file's index is set by the loader once
+/// the file has its place in the table of sources.
+fn pending_location(located: bool, offset: usize, len: usize) -> Option<Location> {
+    located.then_some(Location {
+        file: u32::MAX,
+        offset: offset as u64,
+        len: len as u64,
+    })
 }
 
 /// A document's title (its `Subject:` header, else its first non-empty line) and its text, with the RFC-822 header
@@ -425,7 +646,7 @@ mod tests {
             inner: std::io::repeat(0).take(size as u64),
             read: 0,
         };
-        let bytes = read_unless_binary(&mut zeros, size).expect("reads");
+        let bytes = read_unless_binary(&mut zeros, size, None).expect("reads");
         assert_eq!(zeros.read, FIRST_BLOCK);
         assert!(looks_binary(&bytes));
     }
@@ -437,7 +658,7 @@ mod tests {
             inner: text.as_bytes(),
             read: 0,
         };
-        let bytes = read_unless_binary(&mut reader, text.len()).expect("reads");
+        let bytes = read_unless_binary(&mut reader, text.len(), None).expect("reads");
         assert_eq!(bytes, text.as_bytes());
         assert!(!looks_binary(&bytes));
     }
@@ -446,7 +667,7 @@ mod tests {
     fn a_nul_past_the_first_block_still_marks_the_file_binary() {
         let mut bytes = vec![b'a'; FIRST_BLOCK * 2];
         bytes.push(0);
-        let read = read_unless_binary(bytes.as_slice(), bytes.len()).expect("reads");
+        let read = read_unless_binary(bytes.as_slice(), bytes.len(), None).expect("reads");
         assert_eq!(read.len(), bytes.len());
         assert!(looks_binary(&read));
     }

@@ -1,10 +1,12 @@
-//! Reading collections: folder trees, CSV / TSV / JSONL, Reuters-21578 SGML, SMART test collections and numeric
-//! CSV. Every loader turns its input into [`Document`]s (text) or a [`NumericTable`] (numbers), and records what it
-//! skipped and why in a [`LoadReport`], so that nothing is dropped silently.
+//! Reading collections: folder trees (of plain text, PDF, Word, OpenDocument, HTML and e-mail files), CSV / TSV /
+//! JSONL, Reuters-21578 SGML, SMART test collections and numeric CSV. Every loader turns its input into
+//! [`Document`]s (text) or a [`NumericTable`] (numbers), and records what it skipped and why in a [`LoadReport`],
+//! so that nothing is dropped silently.
 
 mod decode;
 mod delimited;
 mod detect;
+mod extract;
 mod folder;
 mod jsonl;
 mod numeric;
@@ -22,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use decode::decode_text;
 pub use detect::detect_format;
+pub use extract::{FileFormat, panic_is_caught};
 pub use folder::FolderEntry;
 pub use numeric::{LabelColumn, MAX_MAGNITUDE, MissingPolicy, NumericTable};
 pub use source::{Location, RecordFormat, SourceFile, TextSink, TextSource, read_text};
@@ -360,6 +363,10 @@ pub mod reason {
     pub const NOT_REGULAR: &str = "not a regular file (a pipe, device or socket)";
     pub const DUPLICATE_PATH: &str = "path given more than once (read once)";
     pub const DUPLICATE_ID: &str = "duplicate id (kept, renamed id#N)";
+    pub const ENCRYPTED_PDF: &str = "encrypted PDF (needs a password)";
+    pub const NO_TEXT_LAYER: &str = "PDF without a text layer (scanned?)";
+    pub const DAMAGED_DOCUMENT: &str = "document that cannot be read as its format (damaged)";
+    pub const MAILDIR_TMP: &str = "Maildir message still being delivered (tmp/)";
 }
 
 impl From<Cancelled> for CorpusError {

@@ -10,6 +10,7 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::extract::{self, FileFormat};
 use super::{CorpusError, Document, delimited, folder, headline, jsonl};
 
 /// A file documents were read from, as it was when read: a text read later from a file whose size or
@@ -28,10 +29,13 @@ pub struct SourceFile {
 pub enum RecordFormat {
     /// One JSON Lines line (UTF-8; a file in another encoding keeps its texts in memory instead).
     JsonlLine,
-    /// A whole file of a folder tree, decoded as at load, with its header block stripped when asked.
+    /// A whole plain-text file of a folder tree, decoded as at load, with its header block stripped when asked.
     FolderFile { strip_headers: bool },
     /// One row of a UTF-8 CSV (`delimiter` `,`) or TSV (`\t`) file; the text is its field `text_column`.
     DelimitedRow { delimiter: u8, text_column: u32 },
+    /// A file of a folder tree in another format, its text extracted again: the whole file, or for an mbox one
+    /// message.
+    Extracted(FileFormat),
 }
 
 /// Where a document's record is: a file of the dataset's [`SourceFile`] table, and the record's bytes in it.
@@ -130,6 +134,14 @@ pub fn read_text<'a>(
                 message,
             }
         })?,
+        RecordFormat::Extracted(format) => {
+            extract::record(format, &bytes)
+                .map_err(|error| CorpusError::Invalid {
+                    path: file.path.clone(),
+                    message: error.to_string(),
+                })?
+                .text
+        }
     };
     Ok(Cow::Owned(text))
 }

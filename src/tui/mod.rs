@@ -93,6 +93,10 @@ pub(crate) fn run(
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
     let restore_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        // A document reader's panic, caught and reported as a skipped file: the terminal stays as it is.
+        if pdx::corpus::panic_is_caught() {
+            return;
+        }
         disable_mouse();
         restore_hook(info);
     }));

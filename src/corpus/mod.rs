@@ -301,6 +301,10 @@ pub struct LoadReport {
     pub fallback_decoded: usize,
     /// Reason -> what was skipped for it.
     pub skipped: BTreeMap<String, Skipped>,
+    /// What the pipeline changed that a reader should know of (a constant column left at zero by
+    /// standardising), one line each.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// Items skipped for one reason.

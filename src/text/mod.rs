@@ -8,6 +8,7 @@
 
 pub mod index;
 mod raw;
+mod select;
 mod tokenise;
 
 use std::collections::HashSet;
@@ -24,6 +25,7 @@ use tokenise::tokenise_chunk;
 pub use tokenise::ChunkWords;
 
 pub use raw::RawCounts;
+pub use select::{MI_RESOLUTION, TermSelection, mutual_information, top_by_score};
 
 /// The English stop list shipped with pdx (`assets/stoplist-en.txt`).
 pub const DEFAULT_STOPLIST: &str = include_str!("../../assets/stoplist-en.txt");
@@ -50,6 +52,7 @@ pub enum TextOption {
     MaxLen,
     MaxDf,
     MaxTerms,
+    SelectTerms,
 }
 
 impl std::fmt::Display for TextOption {
@@ -59,6 +62,7 @@ impl std::fmt::Display for TextOption {
             TextOption::MaxLen => "max_len",
             TextOption::MaxDf => "max_df",
             TextOption::MaxTerms => "max_terms",
+            TextOption::SelectTerms => "select_terms",
         })
     }
 }
@@ -141,6 +145,10 @@ pub struct TextOptions {
     pub max_df: f64,
     /// Keep only the N terms with the highest document frequency (ties broken by term).
     pub max_terms: Option<usize>,
+    /// Then keep the N terms that rank highest by document frequency or by mutual information with the labels
+    /// (see [`TermSelection`]; the dataset applies the second, which needs the labels).
+    #[serde(default)]
+    pub select_terms: Option<TermSelection>,
 }
 
 impl Default for TextOptions {
@@ -154,6 +162,7 @@ impl Default for TextOptions {
             min_df: 2,
             max_df: 0.95,
             max_terms: None,
+            select_terms: None,
         }
     }
 }
@@ -184,6 +193,15 @@ impl TextOptions {
         }
         if self.max_terms == Some(0) {
             return out_of_range(TextOption::MaxTerms, "0".into(), "at least 1".into());
+        }
+        if let Some(selection) = self.select_terms
+            && selection.count() == 0
+        {
+            return out_of_range(
+                TextOption::SelectTerms,
+                selection.to_string(),
+                "a count of at least 1".into(),
+            );
         }
         if let Some(name) = &self.stem {
             stemmer_algorithm(name).ok_or_else(|| TextError::UnknownStemmer(name.clone()))?;
@@ -653,19 +671,24 @@ const STEM_CHUNK: usize = 4096;
 /// Fewer documents than this per chunk would make the per-chunk word tables cost more than they save.
 const MIN_DOCUMENTS_PER_CHUNK: usize = 64;
 
-/// The terms (ascending) with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df.
+/// The terms (ascending) with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df, then as many
+/// as a selection by document frequency (`df:N`) keeps.
 fn kept_by_df(df: &[usize], document_count: usize, options: &TextOptions) -> Vec<usize> {
     let max_df = (options.max_df * document_count as f64).floor() as usize;
     let mut kept: Vec<usize> = (0..df.len())
         .filter(|&t| df[t] >= options.min_df && df[t] <= max_df)
         .collect();
-    if let Some(limit) = options.max_terms
-        && kept.len() > limit
-    {
-        // Highest df first; equal df keeps the alphabetical order, so the cut is deterministic.
-        kept.sort_by(|&a, &b| df[b].cmp(&df[a]).then(a.cmp(&b)));
-        kept.truncate(limit);
-        kept.sort_unstable();
+    let by_df = match options.select_terms {
+        Some(TermSelection::DocumentFrequency(count)) => Some(count),
+        _ => None,
+    };
+    for limit in [options.max_terms, by_df].into_iter().flatten() {
+        if kept.len() > limit {
+            // Highest df first; equal df keeps the alphabetical order, so the cut is deterministic.
+            kept.sort_by(|&a, &b| df[b].cmp(&df[a]).then(a.cmp(&b)));
+            kept.truncate(limit);
+            kept.sort_unstable();
+        }
     }
     kept
 }

@@ -42,6 +42,12 @@ pub enum DatasetError {
         "{path}: every document is empty after filtering ({count} dropped); loosen the document-frequency limits or the stop list"
     )]
     AllEmpty { path: PathBuf, count: usize },
+    #[error("{path}: selecting terms by mutual information needs labels, and no document has one")]
+    NoLabelsToSelectBy { path: PathBuf },
+    #[error(
+        "{path}: standardising z-scores the columns of numeric data, and this collection is text"
+    )]
+    StandardizeText { path: PathBuf },
 }
 
 /// Everything that decides what matrix a corpus becomes. Part of the cache key.
@@ -54,6 +60,11 @@ pub struct DatasetOptions {
     /// Keep documents that are empty after filtering, as zero columns flagged [`DocumentMeta::empty`], instead
     /// of dropping them.
     pub keep_empty: bool,
+    /// Numeric data: z-score each column (zero mean, unit sample variance over the rows) before the weighting,
+    /// as Kim, Shim & Choi whiten the wine data ("after whitening all points to zero mean and unity
+    /// variance"); a constant column stays zero, with a note in the load report. Refused for text.
+    #[serde(default)]
+    pub standardize: bool,
 }
 
 /// What pdx keeps of each document (column). The text itself is read on demand ([`Dataset::text`]).
@@ -205,6 +216,7 @@ pub fn open_with_progress(
         }
         match cache::read::<Dataset>(file, key) {
             Ok(Some(dataset)) => {
+                warnings.extend(dataset.report.notes.iter().cloned());
                 let elapsed = millis(start);
                 return Ok(Opened {
                     dataset,
@@ -258,6 +270,7 @@ pub fn open_with_progress(
     )?;
     timings.read = read;
     timings.total = millis(start);
+    warnings.extend(dataset.report.notes.iter().cloned());
 
     let cache_use = match &cache_entry {
         None => CacheUse::Off,
@@ -302,12 +315,13 @@ pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
     )?;
     timings.read = read;
     timings.total = millis(start);
+    let warnings = dataset.report.notes.clone();
     Ok(Opened {
         dataset,
         timings,
         cache: CacheUse::Off,
         cache_file: None,
-        warnings: Vec::new(),
+        warnings,
     })
 }
 
@@ -385,7 +399,15 @@ fn build(
             }
             let start = Instant::now();
             let weighting = options.weighting.unwrap_or(Weighting::None);
-            let matrix = numeric_matrix(&table, weighting)?;
+            let (matrix, constant) = numeric_matrix(&table, weighting, options.standardize)?;
+            if !constant.is_empty() {
+                report.notes.push(format!(
+                    "standardised: {} constant column{} left at zero ({})",
+                    constant.len(),
+                    if constant.len() == 1 { "" } else { "s" },
+                    constant.join(", ")
+                ));
+            }
             let (label_names, labels) = index_labels(table.labels.iter().map(Option::as_deref));
             let documents = table
                 .ids
@@ -423,6 +445,9 @@ fn build(
                 },
             ))
         }
+        Loaded::Text(_) if options.standardize => {
+            Err(DatasetError::StandardizeText { path: first_path })
+        }
         Loaded::Text(documents) => {
             let start = Instant::now();
             let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
@@ -433,9 +458,15 @@ fn build(
                 u32::try_from(chunks.iter().map(ChunkWords::entries).sum::<usize>()).is_ok()
             });
             let counted = match chunks {
-                Some(chunks) if fits => {
-                    counted_from_raw(documents, chunks, options, weighting, &mut report, progress)?
-                }
+                Some(chunks) if fits => counted_from_raw(
+                    documents,
+                    chunks,
+                    options,
+                    weighting,
+                    &mut report,
+                    progress,
+                    &first_path,
+                )?,
                 chunks => counted_from_vectors(
                     documents,
                     chunks,
@@ -443,6 +474,7 @@ fn build(
                     weighting,
                     &mut report,
                     progress,
+                    &first_path,
                 )?,
             };
             let Counted {

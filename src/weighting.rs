@@ -1,12 +1,15 @@
 //! TMG term weighting: how raw term counts (or numeric values) become the entries of the data matrix.
 //!
 //! Weighting follows the three-letter codes of TMG (Zeimpekis & Gallopoulos' Text to Matrix Generator, whose
-//! weights come from Kolda, *Limited-memory matrix methods with applications*, 1997, Table 2.2 / 2.3): a local
-//! weight `L(f_ij)`, a global weight `G_i` and an optional normalisation, giving `a_ij = L(f_ij) G_i` scaled per
-//! column. `f_ij` is the count of term i in document j, `n` the number of documents, `df_i` the number of
-//! documents holding term i and `gf_i = sum_j f_ij`. Global weights are computed from the raw counts. Zero counts
-//! stay zero under every scheme (no weight is given to absent terms), so the matrix stays sparse. Weights are
-//! rounded to single precision once computed (see [`to_single_precision`]); sums are always in double precision.
+//! weights come from Berry & Browne, *Understanding Search Engines*, 1999, and Kolda, *Limited-memory matrix
+//! methods with applications*, 1997, Table 2.2 / 2.3): a local weight `L(f_ij)`, a global weight `G_i` and an
+//! optional normalisation, giving `a_ij = L(f_ij) G_i` scaled per column. `f_ij` is the count of term i in
+//! document j, `n` the number of documents, `df_i` the number of documents holding term i and
+//! `gf_i = sum_j f_ij`. The logarithms are TMG's, base 2: the base is a constant factor that cosine
+//! normalisation cancels, except in `a`'s `1 + log2 f`, whose shape it sets. Global weights are computed from
+//! the raw counts. Zero counts stay zero under every scheme (no weight is given to absent terms), so the matrix
+//! stays sparse. Weights are rounded to single precision once computed (see [`to_single_precision`]); sums are
+//! always in double precision.
 
 use nalgebra::DMatrix;
 use rayon::prelude::*;
@@ -36,10 +39,10 @@ pub enum LocalWeight {
     TermFrequency,
     /// `b`: binary, `L = 1`.
     Binary,
-    /// `l`: logarithmic, `L = 1 + ln f` (SMART's `l`, as the issue defines it).
+    /// `l`: TMG's logarithmic weight, `L = log2(1 + f)` (Berry & Browne's and Kolda's `log(1 + f)`; not
+    /// SMART's `l`, which is `1 + ln f`).
     Log,
-    /// `a`: alternate logarithm, `L = ln(1 + f)` (Kolda's "log" weight; the two logarithmic forms are both
-    /// offered, and the letters follow pdx's specification, where `l` is `1 + ln f`).
+    /// `a`: TMG's alternate logarithm, `L = 1 + log2 f` (the form SMART writes `1 + ln f`).
     AlternateLog,
     /// `n`: augmented normalised term frequency, `L = 0.5 + 0.5 f / max_k f_kj`.
     Augmented,
@@ -50,15 +53,16 @@ pub enum LocalWeight {
 pub enum GlobalWeight {
     /// `x`: none, `G = 1`.
     None,
-    /// `f`: inverse document frequency, `G = ln(n / df_i)`.
+    /// `f`: inverse document frequency, `G = log2(n / df_i)`.
     Idf,
-    /// `e`: entropy, `G = 1 + sum_j p_ij ln p_ij / ln n` with `p_ij = f_ij / gf_i` (1 when n = 1).
+    /// `e`: entropy, `G = 1 + sum_j p_ij log p_ij / log n` with `p_ij = f_ij / gf_i` (1 when n = 1; the
+    /// ratio does not depend on the base).
     Entropy,
     /// `g`: GfIdf, `G = gf_i / df_i`.
     GfIdf,
     /// `n`: normal, `G = 1 / sqrt(sum_j f_ij^2)`.
     Normal,
-    /// `p`: probabilistic inverse, `G = ln((n - df_i) / df_i)`; negative when a term is in more than half of the
+    /// `p`: probabilistic inverse, `G = log2((n - df_i) / df_i)`; negative when a term is in more than half of the
     /// documents, as in Kolda's table; a term in every document gets 0 instead of minus infinity.
     ProbabilisticInverse,
 }
@@ -272,13 +276,13 @@ pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting)
         Weighting::Pdgp => (0..terms).map(|t| (n / f64::from(df[t])).log2()).collect(),
         Weighting::Code { global, .. } => match global {
             GlobalWeight::None => vec![1.0; terms],
-            GlobalWeight::Idf => (0..terms).map(|t| (n / f64::from(df[t])).ln()).collect(),
+            GlobalWeight::Idf => (0..terms).map(|t| (n / f64::from(df[t])).log2()).collect(),
             GlobalWeight::GfIdf => (0..terms).map(|t| gf[t] / f64::from(df[t])).collect(),
             GlobalWeight::Normal => sum_squares.iter().map(|s| 1.0 / s.sqrt()).collect(),
             GlobalWeight::ProbabilisticInverse => (0..terms)
                 .map(|t| {
                     let d = f64::from(df[t]);
-                    if d >= n { 0.0 } else { ((n - d) / d).ln() }
+                    if d >= n { 0.0 } else { ((n - d) / d).log2() }
                 })
                 .collect(),
             GlobalWeight::Entropy => {
@@ -352,8 +356,8 @@ pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting)
                         Weighting::Code { local, .. } => match local {
                             LocalWeight::TermFrequency => f,
                             LocalWeight::Binary => 1.0,
-                            LocalWeight::Log => 1.0 + f.ln(),
-                            LocalWeight::AlternateLog => f.ln_1p(),
+                            LocalWeight::Log => (1.0 + f).log2(),
+                            LocalWeight::AlternateLog => 1.0 + f.log2(),
                             LocalWeight::Augmented => 0.5 + 0.5 * f / max_count,
                         },
                     };
@@ -418,12 +422,15 @@ fn normalise(values: &mut [f64]) {
     }
 }
 
-/// Numeric objects as a dense features x objects matrix. Numeric data is used raw (as the PDGP paper does);
-/// `xxc` / `txc` scale each object to unit length (the paper's "norm scaling").
+/// Numeric objects as a dense features x objects matrix, and the names of the features left at zero for being
+/// constant when `standardize`. Numeric data is used raw (as the PDGP paper does) unless `standardize`, which
+/// z-scores each feature first ([`standardize_features`]); `xxc` / `txc` then scale each object to unit length
+/// (the paper's "norm scaling").
 pub fn numeric_matrix(
     table: &NumericTable,
     weighting: Weighting,
-) -> Result<DataMatrix, WeightingError> {
+    standardize: bool,
+) -> Result<(DataMatrix, Vec<String>), WeightingError> {
     let cosine = match weighting {
         Weighting::None => false,
         Weighting::Code {
@@ -436,6 +443,13 @@ pub fn numeric_matrix(
     let mut matrix = DMatrix::from_fn(table.columns(), table.rows(), |feature, object| {
         table.row(object)[feature]
     });
+    let constant = match standardize {
+        true => standardize_features(&mut matrix)
+            .into_iter()
+            .map(|feature| table.feature_names[feature].clone())
+            .collect(),
+        false => Vec::new(),
+    };
     if cosine {
         for mut column in matrix.column_iter_mut() {
             let norm = column.norm();
@@ -444,8 +458,71 @@ pub fn numeric_matrix(
             }
         }
     }
-    Ok(DataMatrix::Dense {
-        matrix,
-        features: table.feature_names.clone(),
-    })
+    Ok((
+        DataMatrix::Dense {
+            matrix,
+            features: table.feature_names.clone(),
+        },
+        constant,
+    ))
+}
+
+/// Z-score each feature (row) of a features x objects matrix in place: `(x - mean) / s`, with `s` the sample
+/// standard deviation (divisor n - 1, as MATLAB's `zscore`, the likely tool of the paper that asks for it; with
+/// n = 1 nothing varies). A feature whose values are all equal has no spread to divide by: it is set to zero
+/// (it then plays no part in any distance) and returned, by row number, for the caller to report.
+pub fn standardize_features(matrix: &mut DMatrix<f64>) -> Vec<usize> {
+    let objects = matrix.ncols();
+    let mut constant = Vec::new();
+    for (feature, mut row) in matrix.row_iter_mut().enumerate() {
+        let (low, high) = row
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), &v| {
+                (low.min(v), high.max(v))
+            });
+        if objects < 2 || low == high {
+            row.fill(0.0);
+            constant.push(feature);
+            continue;
+        }
+        let mean = row.iter().sum::<f64>() / objects as f64;
+        let squares: f64 = row.iter().map(|v| (v - mean) * (v - mean)).sum();
+        let deviation = (squares / (objects - 1) as f64).sqrt();
+        row.iter_mut().for_each(|v| *v = (*v - mean) / deviation);
+    }
+    constant
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standardised_features_have_zero_mean_and_unit_sample_variance() {
+        // Three features over four objects: one varying, one constant, one varying on another scale.
+        let mut matrix = DMatrix::from_row_slice(
+            3,
+            4,
+            &[
+                1.0, 2.0, 3.0, 4.0, 7.0, 7.0, 7.0, 7.0, -100.0, 0.0, 100.0, 1000.0,
+            ],
+        );
+        let constant = standardize_features(&mut matrix);
+        assert_eq!(constant, vec![1]);
+        assert!(matrix.row(1).iter().all(|&v| v == 0.0));
+        for feature in [0, 2] {
+            let row = matrix.row(feature);
+            let mean = row.iter().sum::<f64>() / 4.0;
+            let variance = row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 3.0;
+            assert!(
+                mean.abs() < 1e-12 && (variance - 1.0).abs() < 1e-12,
+                "{row}"
+            );
+        }
+        // Brute force on the first feature: mean 2.5, sample deviation sqrt(5/3).
+        let s = (5.0f64 / 3.0).sqrt();
+        for (object, x) in [1.0, 2.0, 3.0, 4.0].into_iter().enumerate() {
+            assert!((matrix[(0, object)] - (x - 2.5) / s).abs() < 1e-12);
+        }
+    }
 }

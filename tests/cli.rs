@@ -599,3 +599,80 @@ fn a_geodesic_kernel_reports_its_components_and_c_star() {
         "soft kernel k-means measures its children's kernel scatter"
     );
 }
+
+/// Three tight groups in the plane fill three of the four quadrants of the principal directions: PDDP(2) asked
+/// for 4 leaves makes 3, and the report, the JSON's `notes` and standard error all say so.
+#[test]
+fn pddp_l_says_when_empty_orthants_make_fewer_leaves() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("groups.data");
+    let mut rows = String::new();
+    for (x, y) in [(-10.0, 0.0), (10.0, 0.0), (1.0, 3.0)] {
+        for (dx, dy) in [(0.1, 0.0), (-0.1, 0.05), (0.0, -0.1), (0.05, 0.1)] {
+            rows.push_str(&format!("{},{}\n", x + dx, y + dy));
+        }
+    }
+    std::fs::write(&path, rows).expect("write");
+    let json = dir.path().join("out.json");
+    let output = run(&[
+        "cluster",
+        &path.to_string_lossy(),
+        "--format",
+        "numeric",
+        "--k",
+        "4",
+        "--l",
+        "2",
+        "--json",
+        &json.to_string_lossy(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("Growing\n  asked for 4 leaves, made 3"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("note: asked for 4 leaves, made 3"),
+        "{stderr}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("parses");
+    let notes = report["notes"].as_array().expect("a notes array");
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0]
+            .as_str()
+            .is_some_and(|note| note.contains("1 of the 4 orthants")),
+        "{notes:?}"
+    );
+}
+
+/// `--select-terms mi:N` needs labels: a collection without any is refused in one line naming the file and the
+/// way out; `--standardize` is refused for text the same way.
+#[test]
+fn term_selection_by_mutual_information_without_labels_and_standardised_text_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("plain.csv");
+    std::fs::write(
+        &path,
+        "text\nhello world again\nworld again hello\nagain and again\n",
+    )
+    .expect("write");
+    let name = path.to_string_lossy().into_owned();
+    let refused = run(&[
+        "cluster",
+        &name,
+        "--k",
+        "2",
+        "--select-terms",
+        "mi:2",
+        "--no-cache",
+    ]);
+    assert_clean_failure(&refused, &[&name, "needs labels", "df:N"]);
+    let standardised = run(&["cluster", &name, "--k", "2", "--standardize", "--no-cache"]);
+    assert_clean_failure(&standardised, &[&name, "--standardize", "text"]);
+    let bad = run(&["cluster", &name, "--k", "2", "--select-terms", "mi:none"]);
+    assert_clean_failure(&bad, &["--select-terms mi:none", "mi:N"]);
+}

@@ -649,3 +649,45 @@ fn a_tree_read_back_and_rebuilt_equals_the_original() {
     read.rebuild_centroids(&data);
     assert_eq!(read, tree);
 }
+
+/// PDDP(l) to k leaves makes Table 1's ceil((k - 1) / (2^l - 1)) splits, and an orthant no point falls in makes no
+/// leaf: three tight groups in the plane, at (-10, 0), (10, 0) and (1, 3), fill three of the four quadrants of
+/// the two principal directions, so PDDP(2) asked for 4 leaves makes one split and 3 leaves, and says so.
+#[test]
+fn pddp_l_reports_the_leaves_its_empty_orthants_did_not_make() {
+    let centres = [[-10.0, 0.0], [10.0, 0.0], [1.0, 3.0]];
+    let jitter = [[0.1, 0.0], [-0.1, 0.05], [0.0, -0.1], [0.05, 0.1]];
+    let mut values = Vec::new();
+    for centre in &centres {
+        for offset in &jitter {
+            values.extend([centre[0] + offset[0], centre[1] + offset[1]]);
+        }
+    }
+    let data = DataMatrix::Dense {
+        matrix: DMatrix::from_column_slice(2, 12, &values),
+        features: vec!["x".into(), "y".into()],
+    };
+    let rule = spec_with("pddp", |p| p.l = 2);
+    let mut tree = Tree::new(&data, (0..12).collect(), Vec::new());
+    let grown = tree
+        .grow(&data, &rule, 4, SelectPolicy::Scatter)
+        .expect("grows");
+    assert_eq!((grown.splits, tree.leaves().len()), (1, 3));
+    let count = grown.leaf_count.expect("a leaf count other than asked");
+    assert_eq!((count.asked, count.made, count.empty_children), (4, 3, 1));
+    let notes = grown.notes(&rule);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("asked for 4 leaves, made 3")
+            && notes[0].contains("1 of the 4 orthants of its 1 splits held no document"),
+        "{}",
+        notes[0]
+    );
+    // Asked for what it makes, it has nothing to say.
+    let mut exact = Tree::new(&data, (0..12).collect(), Vec::new());
+    let grown = exact
+        .grow(&data, &spec("pddp"), 3, SelectPolicy::Scatter)
+        .expect("grows");
+    assert_eq!(grown.leaf_count, None);
+    assert!(grown.notes(&spec("pddp")).is_empty());
+}

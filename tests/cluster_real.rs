@@ -196,3 +196,36 @@ fn iris_reproduces_table_4_of_the_pdgp_paper() {
     assert_eq!(pdgp, vec![vec![0, 0, 16], vec![0, 50, 34], vec![50, 0, 0]]);
     assert!((pdgp_entropy - 0.344).abs() < 5e-4, "{pdgp_entropy}");
 }
+
+/// Zeimpekis & Gallopoulos, Table 4: PDDP_OCPC to 3 clusters on CLASSIC3, with the paper's TMG weighting (`lfc`:
+/// TMG's logarithmic local weight log2(1 + f), IDF, cosine normalisation), puts MEDLINE's documents 0, 9 and 1,024
+/// into the paper's three clusters (CRANFIELD's, CISI's and MEDLINE's), as the paper does.
+#[test]
+#[ignore = "needs PDX_DATA"]
+fn classic3_pddp_ocpc_med_row_is_table_4s() {
+    let data = common::corpora();
+    let classic = data.join("classic");
+    let dataset = open(&["MED.ALL", "CISI.ALL", "cran.all.1400"].map(|n| classic.join(n)));
+    let (_, report) = grow(&dataset, &spec("pddp-ocpc"), 3);
+    // Each leaf by the label it holds most of, then MED's count in it.
+    let med_in = |label: &str| -> usize {
+        report
+            .leaves
+            .iter()
+            .find(|leaf| {
+                leaf.figures
+                    .as_ref()
+                    .is_some_and(|figures| figures.dominant_label.as_deref() == Some(label))
+            })
+            .map_or(0, |leaf| {
+                leaf.label_counts.get("MED.ALL").copied().unwrap_or(0)
+            })
+    };
+    let row = [
+        med_in("cran.all.1400"),
+        med_in("CISI.ALL"),
+        med_in("MED.ALL"),
+    ];
+    println!("CLASSIC3 pddp-ocpc k=3, MED row: {row:?} (paper: [0, 9, 1024])");
+    assert_eq!(row, [0, 9, 1024]);
+}

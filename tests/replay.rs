@@ -371,15 +371,15 @@ fn documents_moved_by_hand_go_back_to_their_leaves_after_a_replay() {
 
 #[test]
 fn a_split_whose_sides_swap_is_followed_by_its_documents_not_its_order() {
-    // On the demo's three-leaf tree, dropping "star" turns the root's direction around: the old first child
-    // comes out second. The replay follows the documents.
+    // On the demo's four-leaf tree, dropping "minutes" turns the direction of the root's second child around:
+    // its old first child comes out second, with the same documents. The replay follows the documents.
     let data = demo();
     let mut tree = Tree::for_dataset(&data);
-    tree.grow(&data.matrix, &spec("pddp"), 3, SelectPolicy::Scatter)
+    tree.grow(&data.matrix, &spec("pddp"), 4, SelectPolicy::Scatter)
         .expect("grows");
     let (rebuilt, _) = data
         .reweigh(&Reweigh {
-            extra_stop_words: vec!["star".into()],
+            extra_stop_words: vec!["minutes".into()],
             ..settings(&data)
         })
         .expect("rebuilt");
@@ -387,13 +387,14 @@ fn a_split_whose_sides_swap_is_followed_by_its_documents_not_its_order() {
     let first = report
         .leaves
         .iter()
-        .find(|leaf| leaf.path == [0])
-        .expect("the root's first child is a leaf");
+        .find(|leaf| leaf.path == [1, 0])
+        .expect("the first child of the root's second child is a leaf");
     assert_ne!(
-        replayed.node_at(&[0]),
+        replayed.node_at(&[1, 0]),
         Some(first.new_node),
         "the sides came out the other way round"
     );
+    assert_eq!(replayed.node_at(&[1, 1]), Some(first.new_node));
     assert_eq!(
         first.shared, first.old_size,
         "and every document is found again"

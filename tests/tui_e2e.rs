@@ -88,8 +88,9 @@ fn split_undo_export_and_quit_in_a_real_terminal() {
     assert!(screen.contains("Tree · 2 leaves"), "{screen}");
     assert!(!screen.contains("• #3"), "{screen}");
 
-    // Name the first child (the undo left #2 selected), then export: every file carries the name.
-    tmux.send("ke");
+    // Name the first child (the undo left it selected: it was the split one), then export: every file carries the
+    // name.
+    tmux.send("e");
     tmux.wait_for_text("Name #1");
     tmux.send("first side");
     tmux.run(&["send-keys", "-t", &tmux.session, "Enter"]);

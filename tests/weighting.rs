@@ -64,23 +64,15 @@ fn local_weights() {
         &weighted("bxx"),
         &[[1.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]],
     );
-    // l: 1 + ln f. 1 + ln 2 = 1.693147, 1 + ln 3 = 2.098612, 1 + ln 1 = 1.
+    // l: TMG's log2(1 + f). log2 3 = 1.584963, log2 4 = 2, log2 2 = 1.
     assert_close(
         &weighted("lxx"),
-        &[
-            [1.693147, 1.0, 0.0],
-            [1.0, 0.0, 2.098612],
-            [0.0, 1.693147, 0.0],
-        ],
+        &[[1.584963, 1.0, 0.0], [1.0, 0.0, 2.0], [0.0, 1.584963, 0.0]],
     );
-    // a: ln(1 + f). ln 3 = 1.098612, ln 2 = 0.693147, ln 4 = 1.386294.
+    // a: TMG's alternate log, 1 + log2 f. 1 + log2 2 = 2, 1 + log2 3 = 2.584963, 1 + log2 1 = 1.
     assert_close(
         &weighted("axx"),
-        &[
-            [1.098612, 0.693147, 0.0],
-            [0.693147, 0.0, 1.386294],
-            [0.0, 1.098612, 0.0],
-        ],
+        &[[2.0, 1.0, 0.0], [1.0, 0.0, 2.584963], [0.0, 2.0, 0.0]],
     );
     // n: 0.5 + 0.5 f / max f. d0: a 0.5+0.5*2/2 = 1, b 0.5+0.5*1/2 = 0.75; d1: a 0.5+0.5/3 = 0.666667,
     // c 1; d2: b 1.
@@ -92,13 +84,13 @@ fn local_weights() {
 
 #[test]
 fn global_weights() {
-    // f: idf = ln(n / df): a, b ln(3/2) = 0.405465; c ln 3 = 1.098612. Times tf.
+    // f: idf = log2(n / df): a, b log2(3/2) = 0.584963; c log2 3 = 1.584963. Times tf.
     assert_close(
         &weighted("tfx"),
         &[
-            [0.810930, 0.405465, 0.0],
-            [0.405465, 0.0, 3.295837],
-            [0.0, 0.810930, 0.0],
+            [1.169925, 0.584963, 0.0],
+            [0.584963, 0.0, 4.754888],
+            [0.0, 1.169925, 0.0],
         ],
     );
     // e: 1 + sum_j p ln p / ln n. a: p = 2/3, 1/3: (2/3) ln(2/3) + (1/3) ln(1/3) = -0.636514;
@@ -125,14 +117,10 @@ fn global_weights() {
             [0.0, 0.894427, 0.0],
         ],
     );
-    // p: ln((n - df) / df): a, b ln(1/2) = -0.693147; c ln 2 = 0.693147.
+    // p: log2((n - df) / df): a, b log2(1/2) = -1; c log2 2 = 1.
     assert_close(
         &weighted("tpx"),
-        &[
-            [-1.386294, -0.693147, 0.0],
-            [-0.693147, 0.0, 2.079442],
-            [0.0, -1.386294, 0.0],
-        ],
+        &[[-2.0, -1.0, 0.0], [-1.0, 0.0, 3.0], [0.0, -2.0, 0.0]],
     );
 }
 
@@ -147,14 +135,14 @@ fn cosine_normalisation() {
             [0.0, 1.0, 0.0],
         ],
     );
-    // lfc, the default: d0 a (1 + ln 2) ln 1.5 = 0.686512, b ln 1.5 = 0.405465; norm 0.797308 ->
-    // (0.861037, 0.508542). d1 a 0.405465, c (1 + ln 3) ln 3 = 2.305561; norm 2.340943 -> (0.173206, 0.984886).
+    // lfc, the default: d0 a log2(3) log2(1.5) = 0.927144, b log2(1.5) = 0.584963; norm 1.096256 ->
+    // (0.845737, 0.533600). d1 a 0.584963, c log2(4) log2(3) = 3.169925; norm 3.223446 -> (0.181471, 0.983396).
     // d2 b alone -> 1.
     assert_close(
         &weighted("lfc"),
         &[
-            [0.861037, 0.508542, 0.0],
-            [0.173206, 0.0, 0.984886],
+            [0.845737, 0.533600, 0.0],
+            [0.181471, 0.0, 0.983396],
             [0.0, 1.0, 0.0],
         ],
     );
@@ -195,7 +183,7 @@ fn none_keeps_counts_and_codes_round_trip() {
 
 #[test]
 fn a_term_in_every_document_gets_idf_zero_and_is_not_stored() {
-    // Two documents both holding "x": idf = ln(2/2) = 0, so lfc stores nothing for it; "y" (df 1) survives.
+    // Two documents both holding "x": idf = log2(2/2) = 0, so lfc stores nothing for it; "y" (df 1) survives.
     let counts = TermCounts {
         terms: vec!["x".into(), "y".into()],
         words: Vec::new(),

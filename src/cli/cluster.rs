@@ -248,13 +248,12 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     );
     report.timings_ms.insert("cluster".into(), cluster_ms);
 
-    let mut notes = String::new();
-    for (node, reason) in &grown.refused {
-        notes.push_str(&format!("note: node {node} not split: {reason}\n"));
-    }
-    if let Some(reason) = &grown.stopped_early {
-        notes.push_str(&format!("note: stopped early: {reason}\n"));
-    }
+    report.notes = grown.notes(&rule);
+    let mut notes: String = report
+        .notes
+        .iter()
+        .map(|note| format!("note: {note}\n"))
+        .collect();
     if let Some(KernelSpec::Gaussian { sigma: None }) = rule.kernel() {
         let root_sigma = tree
             .node(tree.root())

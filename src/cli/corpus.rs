@@ -7,7 +7,7 @@ use clap::Args;
 use clap::builder::PossibleValuesParser;
 use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
 use pdx::dataset::{self, DatasetOptions, Opened};
-use pdx::text::{STOPLIST_LANGUAGES, StoplistChoice, TextOptions};
+use pdx::text::{STOPLIST_LANGUAGES, StoplistChoice, TermSelection, TextOptions};
 use pdx::weighting::Weighting;
 
 use pdx::choice::Choice;
@@ -112,6 +112,13 @@ pub(crate) struct CorpusArgs {
     /// Keep the N terms with the highest document frequency.
     #[arg(long, value_name = "N", help_heading = "Text")]
     max_terms: Option<usize>,
+    /// Then keep the N terms of highest mutual information with the labels (mi:N; refused without labels) or
+    /// of highest document frequency (df:N).
+    #[arg(long, value_name = "mi:N|df:N", help_heading = "Text")]
+    select_terms: Option<String>,
+    /// Numeric: z-score each column (zero mean, unit variance) before weighting; a constant column stays zero.
+    #[arg(long, help_heading = "Reading")]
+    standardize: bool,
     /// Weighting: TMG code LGN (local t|b|l|a|n, global x|f|e|g|n|p, norm c|x), pdgp or none
     /// [default: lfc for text, none for numeric].
     #[arg(long, value_name = "CODE", help_heading = "Text")]
@@ -139,6 +146,11 @@ impl CorpusArgs {
             .weighting
             .as_deref()
             .map(Weighting::parse)
+            .transpose()?;
+        let select_terms = self
+            .select_terms
+            .as_deref()
+            .map(TermSelection::parse)
             .transpose()?;
         Ok(DatasetOptions {
             load: LoadOptions {
@@ -169,9 +181,11 @@ impl CorpusArgs {
                 max_df: self.max_df,
                 max_terms: self.max_terms,
                 ngrams: self.ngrams,
+                select_terms,
             },
             weighting,
             keep_empty: self.keep_empty,
+            standardize: self.standardize,
         })
     }
 

@@ -32,6 +32,7 @@ fn text_flag(option: TextOption) -> &'static str {
         TextOption::MaxDf => "--max-df",
         TextOption::MaxTerms => "--max-terms",
         TextOption::Ngrams => "--ngrams",
+        TextOption::SelectTerms => "--select-terms",
     }
 }
 
@@ -128,8 +129,17 @@ pub(crate) fn describe(error: &anyhow::Error) -> String {
     {
         return format!("{} {value}: must be {expected}", text_flag(*option));
     }
-    if let Some(DatasetError::AllEmpty { .. }) = error.downcast_ref() {
-        return format!("{error:#} (--min-df, --max-df, --stoplist or --no-stoplist)");
+    match error.downcast_ref() {
+        Some(DatasetError::AllEmpty { .. }) => {
+            return format!("{error:#} (--min-df, --max-df, --stoplist or --no-stoplist)");
+        }
+        Some(DatasetError::NoLabelsToSelectBy { .. }) => {
+            return format!("{error:#} (--select-terms mi:N; df:N needs none)");
+        }
+        Some(DatasetError::StandardizeText { .. }) => {
+            return format!("{error:#} (--standardize)");
+        }
+        _ => {}
     }
     match corpus {
         Some(CorpusError::NotAFolder { .. }) => format!("{error:#}: give --format"),

@@ -58,6 +58,63 @@ pub struct GrowReport {
     pub refused: Vec<(usize, String)>,
     /// Why growth stopped before the target, if it did.
     pub stopped_early: Option<String>,
+    /// The leaves asked for and made, when they differ.
+    pub leaf_count: Option<LeafCount>,
+}
+
+/// A tree grown to another number of leaves than asked: a rule of `2^l`-way splits makes Table 1's
+/// `ceil((k - 1) / (2^l - 1))` splits, and an orthant no document falls in makes no child (PDDP(l) on iris to
+/// 29 leaves with l = 3 makes 26), while the splits' full `2^l` children can also overshoot `k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeafCount {
+    pub asked: usize,
+    pub made: usize,
+    /// Children the rule's splits could have made but did not (empty orthants); 0 for other rules.
+    pub empty_children: usize,
+}
+
+impl LeafCount {
+    /// One line for a report: `asked for 29 leaves, made 26: pddp makes ceil((k - 1) / (2^l - 1)) = 4 splits of
+    /// up to 8 children (Zeimpekis & Gallopoulos, Table 1), and 3 of the 32 orthants of its 4 splits held no
+    /// document`.
+    pub fn describe(&self, rule: &RuleSpec, splits: usize) -> String {
+        let mut text = format!("asked for {} leaves, made {}", self.asked, self.made);
+        if let Some(planned) = rule.table_one_splits(self.asked) {
+            let ways = 1usize << rule.params().l;
+            text.push_str(&format!(
+                ": {} makes ceil((k - 1) / (2^l - 1)) = {planned} splits of up to {ways} children \
+                 (Zeimpekis & Gallopoulos, Table 1)",
+                rule.name()
+            ));
+            if self.empty_children > 0 {
+                text.push_str(&format!(
+                    ", and {} of the {} orthants of its {splits} splits held no document",
+                    self.empty_children,
+                    splits * ways
+                ));
+            }
+        }
+        text
+    }
+}
+
+impl GrowReport {
+    /// What a report should say about the growth, one line each: the nodes refused, why it stopped early,
+    /// and a leaf count other than the one asked for.
+    pub fn notes(&self, rule: &RuleSpec) -> Vec<String> {
+        let mut notes: Vec<String> = self
+            .refused
+            .iter()
+            .map(|(node, reason)| format!("node {node} not split: {reason}"))
+            .collect();
+        if let Some(reason) = &self.stopped_early {
+            notes.push(format!("stopped early: {reason}"));
+        }
+        if let Some(count) = &self.leaf_count {
+            notes.push(count.describe(rule, self.splits));
+        }
+        notes
+    }
 }
 
 impl Tree {
@@ -165,6 +222,7 @@ impl Tree {
         env: SplitEnv,
     ) -> Result<GrowReport, ClusterError> {
         let table_one_splits = rule.table_one_splits(k);
+        let leaves_before = self.live_nodes().filter(|node| node.is_leaf()).count();
         let mut report = GrowReport::default();
         let mut refused: BTreeSet<usize> = BTreeSet::new();
         // Partitions computed ahead for leaves not yet chosen, with the rule they were computed with.
@@ -236,6 +294,20 @@ impl Tree {
                 }
                 Err(other) => return Err(other),
             }
+        }
+        let made = self.live_nodes().filter(|node| node.is_leaf()).count();
+        if made != k && leaves_before < k {
+            // Each split of a leaf into c children adds c - 1 leaves; an orthant rule could make 2^l each.
+            let children = made + report.splits - leaves_before;
+            let empty_children = match table_one_splits {
+                Some(_) => (report.splits << rule.params().l).saturating_sub(children),
+                None => 0,
+            };
+            report.leaf_count = Some(LeafCount {
+                asked: k,
+                made,
+                empty_children,
+            });
         }
         Ok(report)
     }

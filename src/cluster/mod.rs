@@ -18,7 +18,7 @@ pub mod rules;
 mod spec;
 mod tree;
 
-pub use grow::{GrowReport, SelectPolicy};
+pub use grow::{GrowReport, LeafCount, SelectPolicy};
 pub use params::{CheckedParams, DEFAULT_BETA, MAX_L, Param, ParamError, Params};
 pub use restore::TreeError;
 pub use rules::Laplacian;

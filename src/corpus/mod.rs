@@ -308,6 +308,10 @@ pub struct LoadReport {
     /// Chinese dictionary rather than read one character at a time (counted while tokenising).
     #[serde(default)]
     pub han_documents: usize,
+    /// What the pipeline changed that a reader should know of (a constant column left at zero by
+    /// standardising), one line each.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// Items skipped for one reason.

@@ -2,6 +2,7 @@
 //! hands over, merging them, filtering by document frequency and dropping the documents left empty.
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -11,7 +12,7 @@ use super::{DatasetError, DatasetOptions, PHASE_TOKENISING, PHASE_WEIGHTING, mil
 use crate::corpus::{self, Document, LoadReport, TextSink};
 use crate::matrix::DataMatrix;
 use crate::progress::{Cancelled, Progress};
-use crate::text::{self, ChunkWords, TextOptions};
+use crate::text::{self, ChunkWords, TermSelection, TextOptions};
 use crate::weighting::{Weighting, weight_counts};
 
 /// Tokenises texts as a streamed load hands them over, keeping each chunk's words under its number.
@@ -88,6 +89,7 @@ pub(super) fn counted_from_raw(
     weighting: Weighting,
     report: &mut LoadReport,
     progress: Option<&Progress>,
+    path: &Path,
 ) -> Result<Counted, DatasetError> {
     let start = Instant::now();
     let chunked: usize = chunks.iter().map(ChunkWords::documents).sum();
@@ -98,6 +100,23 @@ pub(super) fn counted_from_raw(
     }
     let (mut raw, token_counts) = text::merge_chunks_raw(chunks, &options.text);
     let kept = text::kept_terms(&raw, &options.text);
+    let view = text::KeptView {
+        raw: &raw,
+        kept: &kept,
+    };
+    let chosen = chosen_by_labels(
+        options.text.select_terms,
+        kept.terms.len(),
+        || document_classes(&documents),
+        |j| view.column(j).map(|(term, _)| term),
+    )
+    .map_err(|NoLabels| DatasetError::NoLabelsToSelectBy {
+        path: path.to_path_buf(),
+    })?;
+    let kept = match chosen {
+        Some(chosen) => kept.restricted(&chosen),
+        None => kept,
+    };
     let empty: Vec<bool> = (0..raw.documents())
         .into_par_iter()
         .map(|j| {
@@ -179,6 +198,7 @@ pub(super) fn counted_from_vectors(
     weighting: Weighting,
     report: &mut LoadReport,
     progress: Option<&Progress>,
+    path: &Path,
 ) -> Result<Counted, DatasetError> {
     let start = Instant::now();
     let (mut counts, mut raw) = match chunks {
@@ -203,6 +223,18 @@ pub(super) fn counted_from_vectors(
                 .map_err(|Cancelled| DatasetError::Cancelled)?
         }
     };
+    let chosen = chosen_by_labels(
+        options.text.select_terms,
+        counts.terms.len(),
+        || document_classes(&documents),
+        |j| counts.documents[j].iter().map(|&(term, _)| term),
+    )
+    .map_err(|NoLabels| DatasetError::NoLabelsToSelectBy {
+        path: path.to_path_buf(),
+    })?;
+    if let Some(chosen) = chosen {
+        counts = counts.restricted(&chosen);
+    }
     let kept_columns: Vec<bool> = counts
         .documents
         .iter()
@@ -239,6 +271,35 @@ pub(super) fn counted_from_vectors(
         raw,
         tokenise,
     })
+}
+
+/// Each document's class (labels numbered by name, any order) and the number of classes.
+fn document_classes(documents: &[Document]) -> (Vec<Option<u32>>, usize) {
+    let (names, classes) = super::index_labels(documents.iter().map(|d| d.label.as_deref()));
+    (classes, names.len())
+}
+
+/// A selection by mutual information asked of a collection in which no document has a label.
+pub(super) struct NoLabels;
+
+/// The terms (ascending numbers below `terms`) a selection by mutual information with the labels keeps, from each
+/// document's terms (`columns`) and class and the number of classes (`classes`, asked for only when needed);
+/// `None` when `selection` is not by mutual information.
+pub(super) fn chosen_by_labels<I: Iterator<Item = u32>>(
+    selection: Option<TermSelection>,
+    terms: usize,
+    classes: impl FnOnce() -> (Vec<Option<u32>>, usize),
+    columns: impl FnMut(usize) -> I,
+) -> Result<Option<Vec<usize>>, NoLabels> {
+    let Some(TermSelection::MutualInformation(count)) = selection else {
+        return Ok(None);
+    };
+    let (labels, classes) = classes();
+    if labels.iter().all(Option::is_none) {
+        return Err(NoLabels);
+    }
+    let scores = text::mutual_information(terms, classes, &labels, columns);
+    Ok(Some(text::top_by_score(&scores, count)))
 }
 
 /// Stop if the load was cancelled while counting; otherwise report the weighting phase.

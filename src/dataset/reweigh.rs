@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::stored_counts::StoredCounts;
 use super::{Dataset, DocumentMeta};
-use crate::text::{self, RawCounts, TextError, TextOptions};
+use crate::text::{self, RawCounts, TermSelection, TextError, TextOptions};
 use crate::weighting::{Weighting, weight_counts};
 
 /// What a dataset keeps to rebuild its matrix: the counts before the document-frequency filters (one column
@@ -144,6 +144,9 @@ pub struct Reweigh {
     pub max_df: f64,
     /// Keep only this many terms, those of highest document frequency.
     pub max_terms: Option<usize>,
+    /// Then keep the terms this selection ranks highest (see [`TextOptions::select_terms`]).
+    #[serde(default)]
+    pub select_terms: Option<TermSelection>,
 }
 
 impl Reweigh {
@@ -155,6 +158,7 @@ impl Reweigh {
             min_df: options.min_df,
             max_df: options.max_df,
             max_terms: options.max_terms,
+            select_terms: options.select_terms,
         }
     }
 }
@@ -178,6 +182,8 @@ pub enum ReweighError {
         "no term is left: min_df = {min_df}, max_df = {max_df} and the stop words remove every term; loosen them"
     )]
     NoTermsLeft { min_df: usize, max_df: f64 },
+    #[error("selecting terms by mutual information needs labels, and no document has one")]
+    NoLabelsToSelectBy,
 }
 
 /// What a rebuild changed.
@@ -244,6 +250,7 @@ impl Dataset {
             min_df: settings.min_df,
             max_df: settings.max_df,
             max_terms: settings.max_terms,
+            select_terms: settings.select_terms,
             ..TextOptions::default()
         };
         options.check()?;
@@ -269,6 +276,19 @@ impl Dataset {
         }
         drop_phrases_of_dropped_terms(&raw.terms, &mut dropped);
         let mut counts = raw.filtered(&dropped, &options);
+        let chosen = super::count::chosen_by_labels(
+            settings.select_terms,
+            counts.terms.len(),
+            || {
+                let labels = self.documents.iter().map(|d| d.label).collect();
+                (labels, self.label_names.len())
+            },
+            |j| counts.documents[j].iter().map(|&(term, _)| term),
+        )
+        .map_err(|super::count::NoLabels| ReweighError::NoLabelsToSelectBy)?;
+        if let Some(chosen) = chosen {
+            counts = counts.restricted(&chosen);
+        }
         if counts.terms.is_empty() {
             return Err(ReweighError::NoTermsLeft {
                 min_df: settings.min_df,

@@ -14,7 +14,7 @@ use crate::choice::Choice;
 use crate::cluster::{RuleSpec, Tree};
 use crate::dataset::{Dataset, DatasetOptions};
 use crate::matrix::DataMatrix;
-use crate::text::StoplistChoice;
+use crate::text::{StoplistChoice, TermSelection};
 
 /// What the page says of how the tree was made beyond what the dataset records.
 #[derive(Debug, Clone, Default)]
@@ -322,6 +322,16 @@ fn write_facts(
     }
     fact(out, "loading", &read)?;
     fact(out, "weighting", &escape(&dataset.weighting.code()))?;
+    if settings
+        .options
+        .as_ref()
+        .is_some_and(|options| options.standardize)
+    {
+        fact(out, "columns", "standardised (zero mean, unit variance)")?;
+    }
+    for note in &report.notes {
+        fact(out, "note", &escape(note))?;
+    }
     match &settings.options {
         Some(options) if !numeric => {
             let text = &options.text;
@@ -357,6 +367,17 @@ fn write_facts(
                 let _ = write!(df, "; the {max_terms} most frequent terms");
             }
             fact(out, "document frequency", &df)?;
+            if let Some(selection) = text.select_terms {
+                let how = match selection {
+                    TermSelection::MutualInformation(count) => {
+                        format!("the {count} terms of highest mutual information with the labels")
+                    }
+                    TermSelection::DocumentFrequency(count) => {
+                        format!("the {count} terms in the most documents")
+                    }
+                };
+                fact(out, "term selection", &how)?;
+            }
         }
         Some(_) => {}
         None => fact(out, "text settings", "not recorded")?,

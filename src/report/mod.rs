@@ -117,6 +117,9 @@ pub struct ClusterReport {
     pub metrics: MetricsReport,
     /// Filled in by the caller.
     pub timings_ms: BTreeMap<String, f64>,
+    /// What the caller has to say about how the tree was grown (a node refused, fewer leaves than asked for),
+    /// one line each; filled in by the caller, empty when there is nothing to say.
+    pub notes: Vec<String>,
     /// Documents the analyst moved by hand, in order; absent when none was (as from `pdx cluster`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub manual_moves: Vec<MoveReport>,
@@ -313,6 +316,7 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
             against_labels: has_labels.then_some(global),
         },
         timings_ms: BTreeMap::new(),
+        notes: Vec::new(),
         manual_moves: tree
             .manual_moves()
             .iter()

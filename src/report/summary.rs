@@ -552,6 +552,13 @@ pub fn batch_report(
         out.push_str(&wrapped("  ", note, REPORT_WIDTH));
     }
     out.push('\n');
+    if !report.notes.is_empty() {
+        let _ = writeln!(out, "Growing");
+        for note in &report.notes {
+            out.push_str(&wrapped("  ", note, REPORT_WIDTH));
+        }
+        out.push('\n');
+    }
     leaves_section(&mut out, report);
     let with_labels = report.metrics.against_labels.is_some();
     if with_labels {

@@ -10,6 +10,7 @@ mod cjk;
 pub mod index;
 mod language;
 mod raw;
+mod select;
 mod tokenise;
 mod word_table;
 
@@ -31,6 +32,7 @@ pub use language::{
     stem_word,
 };
 pub use raw::RawCounts;
+pub use select::{MI_RESOLUTION, TermSelection, mutual_information, top_by_score};
 
 use language::stemmer_algorithm;
 
@@ -59,6 +61,7 @@ pub enum TextOption {
     MaxDf,
     MaxTerms,
     Ngrams,
+    SelectTerms,
 }
 
 impl std::fmt::Display for TextOption {
@@ -69,6 +72,7 @@ impl std::fmt::Display for TextOption {
             TextOption::MaxDf => "max_df",
             TextOption::MaxTerms => "max_terms",
             TextOption::Ngrams => "ngrams",
+            TextOption::SelectTerms => "select_terms",
         })
     }
 }
@@ -108,6 +112,10 @@ pub struct TextOptions {
     /// [`MAX_NGRAMS`]). A phrase is a term like any other, through the same document-frequency filters.
     #[serde(default = "single_words")]
     pub ngrams: usize,
+    /// Then keep the N terms that rank highest by document frequency or by mutual information with the labels
+    /// (see [`TermSelection`]; the dataset applies the second, which needs the labels).
+    #[serde(default)]
+    pub select_terms: Option<TermSelection>,
 }
 
 /// The longest phrases [`TextOptions::ngrams`] counts.
@@ -130,6 +138,7 @@ impl Default for TextOptions {
             max_df: 0.95,
             max_terms: None,
             ngrams: 1,
+            select_terms: None,
         }
     }
 }
@@ -166,6 +175,15 @@ impl TextOptions {
                 TextOption::Ngrams,
                 self.ngrams.to_string(),
                 format!("between 1 and {MAX_NGRAMS}"),
+            );
+        }
+        if let Some(selection) = self.select_terms
+            && selection.count() == 0
+        {
+            return out_of_range(
+                TextOption::SelectTerms,
+                selection.to_string(),
+                "a count of at least 1".into(),
             );
         }
         if let Some(name) = &self.stem {
@@ -665,19 +683,24 @@ const STEM_CHUNK: usize = 4096;
 /// Fewer documents than this per chunk would make the per-chunk word tables cost more than they save.
 const MIN_DOCUMENTS_PER_CHUNK: usize = 64;
 
-/// The terms (ascending) with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df.
+/// The terms (ascending) with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df, then as many
+/// as a selection by document frequency (`df:N`) keeps.
 fn kept_by_df(df: &[usize], document_count: usize, options: &TextOptions) -> Vec<usize> {
     let max_df = (options.max_df * document_count as f64).floor() as usize;
     let mut kept: Vec<usize> = (0..df.len())
         .filter(|&t| df[t] >= options.min_df && df[t] <= max_df)
         .collect();
-    if let Some(limit) = options.max_terms
-        && kept.len() > limit
-    {
-        // Highest df first; equal df keeps the alphabetical order, so the cut is deterministic.
-        kept.sort_by(|&a, &b| df[b].cmp(&df[a]).then(a.cmp(&b)));
-        kept.truncate(limit);
-        kept.sort_unstable();
+    let by_df = match options.select_terms {
+        Some(TermSelection::DocumentFrequency(count)) => Some(count),
+        _ => None,
+    };
+    for limit in [options.max_terms, by_df].into_iter().flatten() {
+        if kept.len() > limit {
+            // Highest df first; equal df keeps the alphabetical order, so the cut is deterministic.
+            kept.sort_by(|&a, &b| df[b].cmp(&df[a]).then(a.cmp(&b)));
+            kept.truncate(limit);
+            kept.sort_unstable();
+        }
     }
     kept
 }

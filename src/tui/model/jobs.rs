@@ -197,6 +197,9 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                 if let Some(reason) = &report.stopped_early {
                     message.push_str(&format!("; stopped early: {reason}"));
                 }
+                if let Some(count) = &report.leaf_count {
+                    message.push_str(&format!("; {}", count.describe(&rule, report.splits)));
+                }
                 Outcome {
                     millis: started.elapsed().as_secs_f64() * 1000.0,
                     change: format!("{} splits with {}", report.splits, rule.name()),

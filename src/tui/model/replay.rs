@@ -114,8 +114,8 @@ pub(crate) fn perform_replay(job: ReplayJob) -> ReplayDone {
 pub(crate) const LOCAL_WEIGHTS: [(LocalWeight, &str); 5] = [
     (LocalWeight::TermFrequency, "t term frequency"),
     (LocalWeight::Binary, "b binary"),
-    (LocalWeight::Log, "l 1 + ln f"),
-    (LocalWeight::AlternateLog, "a ln(1 + f)"),
+    (LocalWeight::Log, "l log2(1 + f)"),
+    (LocalWeight::AlternateLog, "a 1 + log2 f"),
     (LocalWeight::Augmented, "n augmented"),
 ];
 
@@ -210,6 +210,7 @@ impl WeightingForm {
             min_df: self.min_df,
             max_df: self.max_df,
             max_terms: self.current.max_terms,
+            select_terms: self.current.select_terms,
         }
     }
 

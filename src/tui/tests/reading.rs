@@ -155,7 +155,7 @@ fn the_log_records_each_message_once_with_its_time() {
     assert_eq!(
         messages,
         [
-            "undone: split #2 with pddp",
+            "undone: split #1 with pddp",
             "undone: split #0 with pddp",
             "nothing to undo"
         ]

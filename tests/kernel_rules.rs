@@ -1,43 +1,20 @@
-//! The kernel and spectral split rules (Zeimpekis & Gallopoulos, section 4; Gkotsopoulou & Monge;
-//! Cristianini, Shawe-Taylor & Kandola) against their linear
-//! counterparts and against brute force on small sets.
+//! The kernel and spectral split rules (Zeimpekis & Gallopoulos, section 4; Gkotsopoulou & Monge) against their
+//! linear counterparts and against brute force on small sets; Cristianini, Shawe-Taylor & Kandola's rules have
+//! `spectral_kernel.rs`.
 
-use nalgebra::{DMatrix, SymmetricEigen};
+use nalgebra::DMatrix;
 use pdx::cluster::lloyd;
 use pdx::cluster::registry::{self, Family};
 use pdx::cluster::rules::kernel_kmeans;
 use pdx::cluster::{ClusterError, Laplacian, Params, RuleSpec, SelectPolicy, Tree};
-use pdx::linalg::Gram;
 use pdx::linalg::kernel::{KernelSpec, kernel_matrix};
 use pdx::matrix::DataMatrix;
 use pdx::rng::SplitMix64;
 
 mod common;
 
+use common::points::{all_columns, children_members, clouds, gram_of};
 use common::{spec, spec_with};
-
-/// `sizes.len()` seeded clouds in `dims` dimensions around random centres `spread` apart.
-fn clouds(seed: u64, dims: usize, sizes: &[usize], spread: f64) -> DataMatrix {
-    let mut rng = SplitMix64::new(seed);
-    let centres: Vec<Vec<f64>> = sizes
-        .iter()
-        .map(|_| (0..dims).map(|_| spread * rng.next_symmetric()).collect())
-        .collect();
-    let mut values = Vec::new();
-    for (centre, &size) in centres.iter().zip(sizes) {
-        for _ in 0..size {
-            for &c in centre {
-                let noise: f64 = (0..3).map(|_| rng.next_symmetric()).sum();
-                values.push(c + noise);
-            }
-        }
-    }
-    let n: usize = sizes.iter().sum();
-    DataMatrix::Dense {
-        matrix: DMatrix::from_column_slice(dims, n, &values),
-        features: (1..=dims).map(|i| format!("x{i}")).collect(),
-    }
-}
 
 /// Iris-like: three classes of 50 in 4 dimensions, two of them overlapping.
 fn iris_like() -> DataMatrix {
@@ -80,30 +57,11 @@ fn demo() -> pdx::dataset::Dataset {
         .dataset
 }
 
-fn all_columns(data: &DataMatrix) -> Vec<usize> {
-    (0..data.cols()).collect()
-}
-
-fn children_members(tree: &Tree, id: usize) -> Vec<Vec<usize>> {
-    tree.node(id)
-        .expect("node")
-        .children
-        .iter()
-        .map(|&c| tree.node(c).expect("child").members.to_vec())
-        .collect()
-}
-
 fn leaf_sets(tree: &Tree) -> Vec<Vec<usize>> {
     tree.leaves()
         .iter()
         .map(|&id| tree.node(id).expect("leaf").members.to_vec())
         .collect()
-}
-
-fn gram_of(kernel: &KernelSpec, data: &DataMatrix) -> Gram {
-    kernel_matrix(kernel, data, &all_columns(data), None, u64::MAX, None)
-        .expect("kernel matrix")
-        .gram
 }
 
 #[test]
@@ -252,227 +210,6 @@ fn kpddp_2means_never_raises_the_kpddp_objective() {
     let after: f64 = detail.child_kernel_scatters.as_ref().unwrap().iter().sum();
     let start = detail.start_objective.expect("start");
     assert!(after <= start + 1e-9, "{after} > {start}");
-}
-
-/// Small random points for the brute-force checks: two loose groups in the plane.
-fn small_set(seed: u64, n: usize) -> DataMatrix {
-    let sizes = [n / 2, n - n / 2];
-    clouds(seed, 2, &sizes, 2.0)
-}
-
-/// Eigenpairs, descending.
-fn eigen_descending(matrix: DMatrix<f64>) -> (Vec<f64>, Vec<Vec<f64>>) {
-    let eigen = SymmetricEigen::new(matrix);
-    let mut order: Vec<usize> = (0..eigen.eigenvalues.len()).collect();
-    order.sort_by(|&a, &b| eigen.eigenvalues[b].total_cmp(&eigen.eigenvalues[a]));
-    (
-        order.iter().map(|&i| eigen.eigenvalues[i]).collect(),
-        order
-            .iter()
-            .map(|&i| eigen.eigenvectors.column(i).iter().copied().collect())
-            .collect(),
-    )
-}
-
-fn dense(gram: &Gram) -> DMatrix<f64> {
-    DMatrix::from_row_slice(gram.n(), gram.n(), gram.values())
-}
-
-fn quadratic(matrix: &DMatrix<f64>, y: &[f64]) -> f64 {
-    let n = y.len();
-    (0..n)
-        .map(|i| (0..n).map(|j| y[i] * matrix[(i, j)] * y[j]).sum::<f64>())
-        .sum()
-}
-
-/// The labellings `sign(v - theta)` over every threshold between distinct consecutive values of `v`, each as the
-/// set of members below the threshold.
-fn threshold_sets(v: &[f64]) -> Vec<Vec<usize>> {
-    let mut order: Vec<usize> = (0..v.len()).collect();
-    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-    (1..v.len())
-        .filter(|&t| v[order[t - 1]] != v[order[t]])
-        .map(|t| {
-            let mut below = order[..t].to_vec();
-            below.sort_unstable();
-            below
-        })
-        .collect()
-}
-
-fn labels_of(below: &[usize], n: usize) -> Vec<f64> {
-    (0..n)
-        .map(|i| if below.contains(&i) { -1.0 } else { 1.0 })
-        .collect()
-}
-
-/// Both children of the root, as a set pair independent of order.
-fn split_sets(tree: &Tree) -> (Vec<usize>, Vec<usize>) {
-    let mut children = children_members(tree, 0);
-    children.sort();
-    (children[0].clone(), children[1].clone())
-}
-
-fn pair_of(below: Vec<usize>, n: usize) -> (Vec<usize>, Vec<usize>) {
-    let above: Vec<usize> = (0..n).filter(|i| !below.contains(i)).collect();
-    let mut both = [below, above];
-    both.sort();
-    let [a, b] = both;
-    (a, b)
-}
-
-#[test]
-fn alignment_agrees_with_brute_force() {
-    for (seed, kernel) in [
-        (31, KernelSpec::Gaussian { sigma: Some(1.5) }),
-        (32, KernelSpec::Linear),
-        (
-            33,
-            KernelSpec::Polynomial {
-                degree: 2,
-                offset: 1.0,
-            },
-        ),
-        (34, KernelSpec::Gaussian { sigma: None }),
-    ] {
-        let n = 12;
-        let data = small_set(seed, n);
-        let gram = gram_of(&kernel, &data);
-        // Normalised in feature space, then centred (Cristianini, Shawe-Taylor & Kandola, section 3.1).
-        let k = dense(&gram);
-        let normalised = DMatrix::from_fn(n, n, |i, j| k[(i, j)] / (k[(i, i)] * k[(j, j)]).sqrt());
-        let centring = DMatrix::identity(n, n) - DMatrix::from_element(n, n, 1.0 / n as f64);
-        let centred = &centring * normalised * &centring;
-        let frobenius = centred.norm();
-        let (values, vectors) = eigen_descending(centred.clone());
-        let alignment = |y: &[f64]| quadratic(&centred, y) / (n as f64 * frobenius);
-        let (best_below, best) = threshold_sets(&vectors[0])
-            .into_iter()
-            .map(|below| {
-                let a = alignment(&labels_of(&below, n));
-                (below, a)
-            })
-            .fold((Vec::new(), f64::NEG_INFINITY), |acc, (below, a)| {
-                if a > acc.1 { (below, a) } else { acc }
-            });
-
-        let mut tree = Tree::new(&data, all_columns(&data), Vec::new());
-        tree.split(
-            &data,
-            0,
-            &spec_with("alignment", |p| {
-                p.kernel = kernel.clone();
-            }),
-        )
-        .expect("alignment split");
-        let detail = &tree.node(0).unwrap().split.as_ref().unwrap().detail;
-        let found = detail.alignment.expect("alignment");
-        let bound = detail.alignment_bound.expect("bound");
-        assert!((found - best).abs() < 1e-9, "{kernel}: {found} vs {best}");
-        assert!((bound - values[0] / frobenius).abs() < 1e-9, "{kernel}");
-        assert_eq!(split_sets(&tree), pair_of(best_below, n), "{kernel}");
-        // The bound holds for every labelling, not only the thresholds.
-        for mask in 0u32..(1 << n) {
-            let y: Vec<f64> = (0..n)
-                .map(|i| if mask >> i & 1 == 1 { 1.0 } else { -1.0 })
-                .collect();
-            assert!(alignment(&y) <= bound + 1e-12, "{kernel}: mask {mask}");
-        }
-    }
-}
-
-#[test]
-fn cut_cost_agrees_with_brute_force() {
-    for (seed, kernel) in [
-        (41, KernelSpec::Gaussian { sigma: Some(1.5) }),
-        (42, KernelSpec::Gaussian { sigma: None }),
-        (43, KernelSpec::Gaussian { sigma: Some(4.0) }),
-    ] {
-        let n = 12;
-        let data = small_set(seed, n);
-        let gram = gram_of(&kernel, &data);
-        let k = dense(&gram);
-        let frobenius = k.norm();
-        let degrees: Vec<f64> = (0..n).map(|i| k.row(i).sum()).collect();
-        let laplacian = DMatrix::from_fn(n, n, |i, j| {
-            if i == j {
-                degrees[i] - k[(i, j)]
-            } else {
-                -k[(i, j)]
-            }
-        });
-        let (values, vectors) = eigen_descending(laplacian);
-        // Ascending: the last is 0 (eigenvector e), the one before it the Fiedler pair.
-        let lambda = values[n - 2];
-        let fiedler = &vectors[n - 2];
-        let cut_cost = |below: &[usize]| {
-            let mut cut = 0.0;
-            for i in 0..n {
-                for j in 0..n {
-                    if below.contains(&i) != below.contains(&j) {
-                        cut += k[(i, j)];
-                    }
-                }
-            }
-            cut / (n as f64 * frobenius)
-        };
-        let balance = |below: usize| {
-            let mean = (n as f64 - 2.0 * below as f64) / n as f64;
-            1.0 - mean * mean
-        };
-        let (best_below, best_cost, _) = threshold_sets(fiedler)
-            .into_iter()
-            .map(|below| {
-                let c = cut_cost(&below);
-                (below, c)
-            })
-            .fold(
-                (Vec::new(), f64::INFINITY, f64::INFINITY),
-                |acc, (below, c)| {
-                    let relative = c / balance(below.len());
-                    if relative < acc.2 {
-                        (below, c, relative)
-                    } else {
-                        acc
-                    }
-                },
-            );
-
-        let mut tree = Tree::new(&data, all_columns(&data), Vec::new());
-        tree.split(
-            &data,
-            0,
-            &spec_with("cut-cost", |p| {
-                p.kernel = kernel.clone();
-            }),
-        )
-        .expect("cut-cost split");
-        let detail = &tree.node(0).unwrap().split.as_ref().unwrap().detail;
-        let found = detail.cut_cost.expect("cut cost");
-        let bound = detail.cut_cost_bound.expect("bound");
-        assert!(
-            (found - best_cost).abs() < 1e-9,
-            "{kernel}: {found} vs {best_cost}"
-        );
-        assert!(
-            (bound - lambda / (2.0 * frobenius)).abs() < 1e-9,
-            "{kernel}"
-        );
-        assert_eq!(split_sets(&tree), pair_of(best_below, n), "{kernel}");
-        // The paper's bound holds for every even division; for any division the same argument gives it scaled by
-        // 1 - ybar^2.
-        for mask in 1u32..(1 << n) - 1 {
-            let below: Vec<usize> = (0..n).filter(|i| mask >> i & 1 == 1).collect();
-            let c = cut_cost(&below);
-            assert!(c >= bound * balance(below.len()) - 1e-12, "{kernel}");
-            if below.len() * 2 == n {
-                assert!(
-                    c >= bound - 1e-12,
-                    "{kernel}: even division below the bound"
-                );
-            }
-        }
-    }
 }
 
 #[test]

@@ -17,7 +17,9 @@ use pdx::report::{
 use pdx::stats::Stats;
 
 use super::corpus::CorpusArgs;
-use super::flags::{MemorySize, choice, memory_size, param_help, rule_help, rule_long_help};
+use super::flags::{
+    MemorySize, choice, memory_size, param_help, rule_help, rule_long_help, switch_help,
+};
 
 /// The library's defaults, which the flags show.
 fn defaults() -> Params {
@@ -50,6 +52,16 @@ pub(crate) struct ClusterArgs {
     beta: f64,
     #[arg(long, value_parser = choice::<pdx::cluster::Laplacian>(), default_value = defaults().laplacian.name(), help = param_help(Param::Laplacian), help_heading = "Kernels")]
     laplacian: pdx::cluster::Laplacian,
+    #[arg(long, help = switch_help(Param::Normalise), help_heading = "Kernels")]
+    no_kernel_normalise: bool,
+    #[arg(long, value_parser = choice::<pdx::cluster::CutScan>(), default_value = defaults().cut_scan.name(), help = param_help(Param::CutScan), help_heading = "Kernels")]
+    cut_scan: pdx::cluster::CutScan,
+    #[arg(long, default_value_t = defaults().min_side, help = param_help(Param::MinSide), help_heading = "Kernels")]
+    min_side: f64,
+    #[arg(long, value_name = "FRACTION", default_value_t = defaults().partial_labels, help = param_help(Param::PartialLabels), help_heading = "Kernels")]
+    partial_labels: f64,
+    #[arg(long, value_name = "C", default_value_t = defaults().c0, help = param_help(Param::C0), help_heading = "Kernels")]
+    c0: f64,
     /// Largest kernel matrix a split may build (n^2 x 8 bytes), e.g. 512MiB, 8GiB.
     #[arg(long, value_parser = memory_size, default_value_t = MemorySize(DEFAULT_MEMORY_BUDGET), help_heading = "Kernels")]
     mem_budget: MemorySize,
@@ -98,6 +110,11 @@ impl ClusterArgs {
             kernel,
             beta: self.beta,
             laplacian: self.laplacian,
+            normalise: !self.no_kernel_normalise,
+            cut_scan: self.cut_scan,
+            min_side: self.min_side,
+            partial_labels: self.partial_labels,
+            c0: self.c0,
         };
         Ok(RuleSpec::new(&self.rule, &params)?)
     }
@@ -234,6 +251,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     let mut tree = Tree::for_dataset(dataset);
     let env = SplitEnv {
         texts: Some(dataset),
+        labels: Some(dataset),
         progress: None,
         memory_budget: args.mem_budget.0,
     };
@@ -254,14 +272,17 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
         .iter()
         .map(|note| format!("note: {note}\n"))
         .collect();
-    if let Some(KernelSpec::Gaussian { sigma: None }) = rule.kernel() {
+    if let Some(
+        kernel @ (KernelSpec::Gaussian { sigma: None } | KernelSpec::Rbf2 { sigma: None }),
+    ) = rule.kernel()
+    {
         let root_sigma = tree
             .node(tree.root())
             .and_then(|root| root.split.as_ref())
             .and_then(|split| split.detail.kernel_sigma);
         if let Some(sigma) = root_sigma {
             notes.push_str(&format!(
-                "kernel gaussian: sigma = {sigma:.4} (median pairwise distance of the root's documents; each \
+                "kernel {kernel}: sigma = {sigma:.4} (median pairwise distance of the root's documents; each \
                  split uses the median of its own node)\n"
             ));
         }
@@ -358,7 +379,7 @@ mod tests {
     use pdx::cluster::Laplacian;
 
     use super::*;
-    use crate::cli::flags::param_flag;
+    use crate::cli::flags::{is_switch, param_flag};
 
     /// Every parameter at a value other than its default.
     fn unusual() -> Params {
@@ -371,6 +392,11 @@ mod tests {
             kernel: "poly:3:0.5".parse().expect("a kernel"),
             beta: 2.5,
             laplacian: Laplacian::Sym,
+            normalise: false,
+            cut_scan: pdx::cluster::CutScan::Ncut,
+            min_side: 0.3,
+            partial_labels: 0.4,
+            c0: 2.5,
         }
     }
 
@@ -390,7 +416,9 @@ mod tests {
                 .to_vec();
             for param in Param::ALL {
                 words.push(param_flag(param).into());
-                words.push(param.value_text(&unusual()));
+                if !is_switch(param) {
+                    words.push(param.value_text(&unusual()));
+                }
             }
             let parsed = cluster_args(&words).rule(5).expect("a valid rule");
             let expected = RuleSpec::new(rule.name, &unusual()).expect("a valid rule");

@@ -22,7 +22,19 @@ pub(crate) fn param_flag(param: Param) -> &'static str {
         Param::Kernel => "--kernel",
         Param::Beta => "--beta",
         Param::Laplacian => "--laplacian",
+        // A switch: present, the parameter is false (its default is true).
+        Param::Normalise => "--no-kernel-normalise",
+        Param::CutScan => "--cut-scan",
+        Param::MinSide => "--min-side",
+        Param::PartialLabels => "--partial-labels",
+        Param::C0 => "--c0",
     }
+}
+
+/// Whether a parameter's flag is a switch that sets it false, taking no value.
+#[cfg(test)]
+pub(crate) fn is_switch(param: Param) -> bool {
+    param == Param::Normalise
 }
 
 fn text_flag(option: TextOption) -> &'static str {
@@ -43,18 +55,31 @@ fn column_flag(option: ColumnOption) -> &'static str {
     }
 }
 
-/// The help line of a rule parameter's flag: what it means and which rules use it.
-pub(crate) fn param_help(param: Param) -> String {
-    let users: Vec<&str> = registry::all()
+/// The help line of a switch that turns a yes-or-no parameter off: what it turns off and which rules use it.
+pub(crate) fn switch_help(param: Param) -> String {
+    format!(
+        "Do not {} (used by {})",
+        param.describe(),
+        users(param).join(", ")
+    )
+}
+
+/// The rules that use `param`.
+fn users(param: Param) -> Vec<&'static str> {
+    registry::all()
         .iter()
         .filter(|rule| rule.uses(param))
         .map(|rule| rule.name)
-        .collect();
+        .collect()
+}
+
+/// The help line of a rule parameter's flag: what it means and which rules use it.
+pub(crate) fn param_help(param: Param) -> String {
     format!(
         "{}; {} (used by {})",
         capitalised(param.describe()),
         param.range(),
-        users.join(", ")
+        users(param).join(", ")
     )
 }
 
@@ -284,7 +309,10 @@ mod tests {
     fn every_parameter_has_a_flag_and_a_help_line_naming_its_rules() {
         for param in Param::ALL {
             assert!(param_flag(param).starts_with("--"));
-            let help = param_help(param);
+            let help = match is_switch(param) {
+                true => switch_help(param),
+                false => param_help(param),
+            };
             let users = registry::all().iter().filter(|rule| rule.uses(param));
             for rule in users {
                 assert!(help.contains(rule.name), "{param}: {help}");

@@ -19,9 +19,9 @@ mod spec;
 mod tree;
 
 pub use grow::{GrowReport, LeafCount, SelectPolicy};
-pub use params::{CheckedParams, DEFAULT_BETA, MAX_L, Param, ParamError, Params};
+pub use params::{CheckedParams, DEFAULT_BETA, DEFAULT_MIN_SIDE, MAX_L, Param, ParamError, Params};
 pub use restore::TreeError;
-pub use rules::Laplacian;
+pub use rules::{CutScan, Laplacian};
 pub use spec::RuleSpec;
 pub use tree::{Alternative, KernelScatter, ManualMove, MoveError, Node, SplitRecord, Tree};
 pub use tree::{LeafChange, MOVED_FRACTION, ReplayReport, StoppedSplit};

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::rules::Laplacian;
+use super::rules::{CutScan, Laplacian};
 use crate::choice::Choice;
 use crate::linalg::kernel::KernelSpec;
 
@@ -17,6 +17,12 @@ pub const MAX_L: usize = 8;
 /// diagonal (Gaussian, cosine, normalised string kernels), where squared feature-space distances lie in [0, 4],
 /// so that memberships are soft but still follow the distances.
 pub const DEFAULT_BETA: f64 = 1.0;
+
+/// The default smallest side of a `cut-cost` split, as a share of the node: the least cut cost over thresholds
+/// leaving at least 15% on each side. Of the shares tried on Cristianini, Shawe-Taylor & Kandola's breast cancer
+/// experiments (`docs/references.md`), it is the one that reproduces their Gaussian figures; with none the scan
+/// cuts off the single least-connected member.
+pub const DEFAULT_MIN_SIDE: f64 = 0.15;
 
 /// One parameter of the split rules. Which rules use which is declared by each rule (see
 /// [`super::registry::RuleDef::params`]).
@@ -38,11 +44,21 @@ pub enum Param {
     Beta,
     /// The graph Laplacian of spectral clustering.
     Laplacian,
+    /// Whether `alignment` normalises the kernel in feature space before centring it.
+    Normalise,
+    /// What `cut-cost` minimises over the thresholds.
+    CutScan,
+    /// The smallest side of a `cut-cost` split, as a share of the node.
+    MinSide,
+    /// The share of the labels `cut-cost` is shown (transduction).
+    PartialLabels,
+    /// The weight `C0` of the known labels in `cut-cost`'s transduction.
+    C0,
 }
 
 impl Param {
     /// Every parameter, in the order tables and the rule picker list them.
-    pub const ALL: [Param; 8] = [
+    pub const ALL: [Param; 13] = [
         Param::L,
         Param::Tau,
         Param::Trials,
@@ -51,6 +67,11 @@ impl Param {
         Param::Kernel,
         Param::Beta,
         Param::Laplacian,
+        Param::Normalise,
+        Param::CutScan,
+        Param::MinSide,
+        Param::PartialLabels,
+        Param::C0,
     ];
 
     /// The parameter's key in sessions, reports and `name=value` text.
@@ -64,6 +85,11 @@ impl Param {
             Param::Kernel => "kernel",
             Param::Beta => "beta",
             Param::Laplacian => "laplacian",
+            Param::Normalise => "normalise",
+            Param::CutScan => "cut-scan",
+            Param::MinSide => "min-side",
+            Param::PartialLabels => "partial-labels",
+            Param::C0 => "c0",
         }
     }
 
@@ -78,6 +104,13 @@ impl Param {
             Param::Kernel => "kernel of the kernel rules",
             Param::Beta => "stiffness of soft kernel k-means",
             Param::Laplacian => "graph Laplacian of spectral clustering",
+            Param::Normalise => "normalise the kernel in feature space before centring it",
+            Param::CutScan => "what the cut-cost threshold scan minimises",
+            Param::MinSide => "smallest side of a cut-cost split, as a share of the node",
+            Param::PartialLabels => {
+                "share of the labels shown to cut-cost (transduction; 0: none), drawn with the seed"
+            }
+            Param::C0 => "weight C0 of the shown labels in the cut-cost of K + C0 z z'",
         }
     }
 
@@ -92,6 +125,11 @@ impl Param {
             Param::Kernel => KernelSpec::SYNTAX.into(),
             Param::Beta => "a positive number".into(),
             Param::Laplacian => Laplacian::names().join(", "),
+            Param::Normalise => "true or false".into(),
+            Param::CutScan => CutScan::names().join(", "),
+            Param::MinSide => "in [0, 0.5)".into(),
+            Param::PartialLabels => "in [0, 1]".into(),
+            Param::C0 => "a positive number".into(),
         }
     }
 
@@ -106,6 +144,11 @@ impl Param {
             Param::Kernel => params.kernel.to_string(),
             Param::Beta => params.beta.to_string(),
             Param::Laplacian => params.laplacian.name().to_string(),
+            Param::Normalise => params.normalise.to_string(),
+            Param::CutScan => params.cut_scan.name().to_string(),
+            Param::MinSide => params.min_side.to_string(),
+            Param::PartialLabels => params.partial_labels.to_string(),
+            Param::C0 => params.c0.to_string(),
         }
     }
 
@@ -115,7 +158,7 @@ impl Param {
             Param::L => (1..=MAX_L).contains(&params.l),
             Param::Tau => (0.0..1.0).contains(&params.tau),
             Param::Trials => params.trials >= 1,
-            Param::Seed | Param::Laplacian => true,
+            Param::Seed | Param::Laplacian | Param::Normalise | Param::CutScan => true,
             Param::KWay => params.k_way >= 2,
             // A kernel is valid when its text reads back as itself: the parser is where kernels are checked
             // (a degree of 0, a negative sigma or a NaN offset fail it), so a kernel read from a file passes
@@ -126,6 +169,9 @@ impl Param {
                 .parse::<KernelSpec>()
                 .is_ok_and(|parsed| parsed == params.kernel),
             Param::Beta => params.beta.is_finite() && params.beta > 0.0,
+            Param::MinSide => (0.0..0.5).contains(&params.min_side),
+            Param::PartialLabels => (0.0..=1.0).contains(&params.partial_labels),
+            Param::C0 => params.c0.is_finite() && params.c0 > 0.0,
         }
     }
 
@@ -173,6 +219,16 @@ pub struct Params {
     /// Stiffness of `soft-kernel-kmeans`.
     pub beta: f64,
     pub laplacian: Laplacian,
+    /// `alignment`: normalise the kernel in feature space before centring it (the paper's preprocessing).
+    pub normalise: bool,
+    /// `cut-cost`: what the threshold scan minimises.
+    pub cut_scan: CutScan,
+    /// `cut-cost`: the smallest side a threshold may leave, as a share of the node.
+    pub min_side: f64,
+    /// `cut-cost`: the share of the collection's labels shown to the scan (0: none).
+    pub partial_labels: f64,
+    /// `cut-cost`: the weight `C0` of the shown labels.
+    pub c0: f64,
 }
 
 impl Default for Params {
@@ -186,6 +242,12 @@ impl Default for Params {
             kernel: KernelSpec::default(),
             beta: DEFAULT_BETA,
             laplacian: Laplacian::default(),
+            normalise: true,
+            cut_scan: CutScan::default(),
+            min_side: DEFAULT_MIN_SIDE,
+            partial_labels: 0.0,
+            // Cristianini, Shawe-Taylor & Kandola's value: "Taking C0 = 1".
+            c0: 1.0,
         }
     }
 }
@@ -212,6 +274,11 @@ impl Params {
             Param::Kernel => params.kernel = from.kernel.clone(),
             Param::Beta => params.beta = from.beta,
             Param::Laplacian => params.laplacian = from.laplacian,
+            Param::Normalise => params.normalise = from.normalise,
+            Param::CutScan => params.cut_scan = from.cut_scan,
+            Param::MinSide => params.min_side = from.min_side,
+            Param::PartialLabels => params.partial_labels = from.partial_labels,
+            Param::C0 => params.c0 = from.c0,
         }
         params
     }
@@ -264,6 +331,12 @@ mod tests {
         refused(|p| p.k_way = 1, Param::KWay);
         refused(|p| p.beta = 0.0, Param::Beta);
         refused(|p| p.beta = f64::INFINITY, Param::Beta);
+        refused(|p| p.min_side = 0.5, Param::MinSide);
+        refused(|p| p.min_side = -0.01, Param::MinSide);
+        refused(|p| p.partial_labels = 1.01, Param::PartialLabels);
+        refused(|p| p.partial_labels = f64::NAN, Param::PartialLabels);
+        refused(|p| p.c0 = 0.0, Param::C0);
+        refused(|p| p.c0 = f64::NAN, Param::C0);
         refused(
             |p| p.kernel = KernelSpec::Gaussian { sigma: Some(-1.0) },
             Param::Kernel,
@@ -282,6 +355,8 @@ mod tests {
             tau: 0.0,
             k_way: 2,
             seed: u64::MAX,
+            min_side: 0.0,
+            partial_labels: 1.0,
             ..Params::default()
         };
         assert!(edges.check().is_ok());

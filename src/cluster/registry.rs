@@ -119,6 +119,11 @@ mod tests {
             },
             beta: 2.5,
             laplacian: crate::cluster::Laplacian::Sym,
+            normalise: false,
+            cut_scan: crate::cluster::CutScan::Ncut,
+            min_side: 0.3,
+            partial_labels: 0.4,
+            c0: 2.5,
         }
     }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::ClusterError;
 use super::params::{CheckedParams, Param, Params};
 use super::registry::{self, Children, RuleDef};
-use super::rules::{Laplacian, SplitRule};
+use super::rules::{CutScan, Laplacian, SplitRule};
 use crate::linalg::kernel::KernelSpec;
 
 /// A split rule and its parameters.
@@ -153,6 +153,11 @@ impl Serialize for RuleSpec {
                 Param::Kernel => map.serialize_entry(key, &params.kernel)?,
                 Param::Beta => map.serialize_entry(key, &params.beta)?,
                 Param::Laplacian => map.serialize_entry(key, &params.laplacian)?,
+                Param::Normalise => map.serialize_entry(key, &params.normalise)?,
+                Param::CutScan => map.serialize_entry(key, &params.cut_scan)?,
+                Param::MinSide => map.serialize_entry(key, &params.min_side)?,
+                Param::PartialLabels => map.serialize_entry(key, &params.partial_labels)?,
+                Param::C0 => map.serialize_entry(key, &params.c0)?,
             }
         }
         map.end()
@@ -171,11 +176,20 @@ struct StoredRule {
     kernel: Option<KernelSpec>,
     beta: Option<f64>,
     laplacian: Option<Laplacian>,
+    normalise: Option<bool>,
+    #[serde(rename = "cut-scan")]
+    cut_scan: Option<CutScan>,
+    #[serde(rename = "min-side")]
+    min_side: Option<f64>,
+    #[serde(rename = "partial-labels")]
+    partial_labels: Option<f64>,
+    c0: Option<f64>,
 }
 
 impl<'de> Deserialize<'de> for RuleSpec {
-    /// A parameter missing from the file takes its default, which is what a rule used before it had the
-    /// parameter; every value goes through the same checks as one typed in.
+    /// A parameter missing from the file takes what the rule used before it had the parameter: its default, except
+    /// `cut-cost`'s scan, which minimised the ratio cut over every threshold (`cut-scan` ratio, `min-side` 0) until
+    /// it had those two. Every value goes through the same checks as one typed in.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let stored = StoredRule::deserialize(deserializer)?;
         let defaults = Params::default();
@@ -188,6 +202,11 @@ impl<'de> Deserialize<'de> for RuleSpec {
             kernel: stored.kernel.unwrap_or(defaults.kernel),
             beta: stored.beta.unwrap_or(defaults.beta),
             laplacian: stored.laplacian.unwrap_or(defaults.laplacian),
+            normalise: stored.normalise.unwrap_or(defaults.normalise),
+            cut_scan: stored.cut_scan.unwrap_or(CutScan::Ratio),
+            min_side: stored.min_side.unwrap_or(0.0),
+            partial_labels: stored.partial_labels.unwrap_or(defaults.partial_labels),
+            c0: stored.c0.unwrap_or(defaults.c0),
         };
         RuleSpec::new(&stored.rule, &params).map_err(D::Error::custom)
     }

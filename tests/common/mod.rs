@@ -4,6 +4,8 @@
 // Each test file uses its own part of this module.
 #![allow(dead_code)]
 
+pub mod points;
+
 use std::path::PathBuf;
 
 use pdx::cluster::{Params, RuleSpec};

@@ -19,6 +19,10 @@ pub struct SplitDetail {
     /// Kernel rules: the Gaussian width the node's kernel matrix used (given, or its median pairwise distance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_sigma: Option<f64>,
+    /// Kernel rules with `gaussian:auto`: `[sigma, lambda_max / ||K_c||_F]` for every width tried, the chosen one
+    /// the largest (Cristianini, Shawe-Taylor & Kandola, section 3.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_sigma_curve: Option<Vec<[f64; 2]>>,
     /// Kernel rules with a geodesic kernel: connected components of the neighbourhood graph.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_components: Option<usize>,
@@ -33,7 +37,9 @@ pub struct SplitDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub child_kernel_scatters: Option<Vec<f64>>,
     /// Kernel and spectral rules: the eigenvalues the split used (of the centred Gram matrix, the normalised
-    /// centred kernel, or the Laplacian), in the order the rule used them.
+    /// centred kernel, or the Laplacian), in the order the rule used them; for `alignment` on labelled documents,
+    /// the leading eigenvalues whose eigenvectors [`SplitDetail::label_alignments`] measures (the first the one
+    /// the split used).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eigenvalues: Option<Vec<f64>>,
     /// `alignment`: the alignment `y^T K y / (n ||K||_F)` the split achieves (Cristianini, Shawe-Taylor & Kandola,
@@ -43,6 +49,12 @@ pub struct SplitDetail {
     /// `alignment`: its upper bound `lambda_max / ||K||_F` (Cristianini, Shawe-Taylor & Kandola, section 3.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alignment_bound: Option<f64>,
+    /// `alignment` on labelled documents: the alignment with the labels of each of the kernel's leading
+    /// eigenvectors, largest eigenvalue first (`v' M v / (||v||^2 m)` over the labelled members, `M_ij = +-1` for
+    /// the same or different labels; Cristianini, Shawe-Taylor & Kandola, Fig. 1a). Their eigenvalues are in
+    /// [`SplitDetail::eigenvalues`]. A figure measured against the labels: the split does not use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_alignments: Option<Vec<f64>>,
     /// `cut-cost`: the cut cost `sum_{y_i != y_j} K_ij / (n ||K||_F)` of the split (Cristianini, Shawe-Taylor &
     /// Kandola, Definition 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,6 +63,13 @@ pub struct SplitDetail {
     /// & Kandola, section 3.2), `lambda` the second smallest eigenvalue of `L = D - K`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut_cost_bound: Option<f64>,
+    /// `cut-cost`: the lower bound for a split of these sizes, `(1 - ybar^2) lambda / (2 ||K||_F)` (`ybar` the mean
+    /// label), which the split's cut cost never falls below; the even split's bound is the largest of these.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_cost_split_bound: Option<f64>,
+    /// `cut-cost` with partial labels: how many of the node's members had their label shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known_labels: Option<usize>,
 }
 
 impl SplitDetail {
@@ -66,8 +85,24 @@ impl SplitDetail {
             ));
         }
         if let (Some(cost), Some(bound)) = (self.cut_cost, self.cut_cost_bound) {
+            let sized = self
+                .cut_cost_split_bound
+                .map_or(String::new(), |b| format!(", {b:.4} for these sizes"));
             parts.push(format!(
-                "cut cost {cost:.4} (lower bound λ/(2‖K‖F) {bound:.4})"
+                "cut cost {cost:.4} (lower bound λ/(2‖K‖F) {bound:.4} for an even split{sized})"
+            ));
+        }
+        if let Some(known) = self.known_labels {
+            parts.push(format!("threshold chosen with {known} labels shown"));
+        }
+        if let (Some(sigma), Some(curve)) = (self.kernel_sigma, &self.kernel_sigma_curve) {
+            let points: Vec<String> = curve
+                .iter()
+                .map(|[s, ratio]| format!("{s:.3} {ratio:.4}"))
+                .collect();
+            parts.push(format!(
+                "gaussian:auto σ {sigma:.4} of largest λmax/‖Kc‖F (σ ratio: {})",
+                points.join(", ")
             ));
         }
         if let (Some(components), Some(c_star)) = (self.kernel_components, self.kernel_c_star) {

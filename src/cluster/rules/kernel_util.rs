@@ -79,6 +79,7 @@ pub(super) fn kernel_detail(
         .collect();
     SplitDetail {
         kernel_sigma: matrix.sigma,
+        kernel_sigma_curve: matrix.sigma_curve.clone(),
         kernel_components: matrix.components,
         kernel_c_star: matrix.c_star,
         kernel_scatter: Some(matrix.gram.feature_scatter()),

@@ -2,9 +2,11 @@
 //! two or more non-empty groups, or says why it cannot. Each file declares its rule once, as a [`RuleDef`] named
 //! `RULE` (name, parameters, children, preview symbol, constructor); the list below is the registry of them.
 
+mod cut_scan;
 mod detail;
 mod directions;
 mod kernel_util;
+mod labels;
 mod orthants;
 
 use rayon::prelude::*;
@@ -16,10 +18,12 @@ use super::spec::RuleSpec;
 use crate::linalg::kernel::DocumentTexts;
 use crate::matrix::DataMatrix;
 
+pub use cut_scan::CutScan;
 pub use detail::SplitDetail;
 pub use directions::{
     Directions, ORDER_TOLERANCE, SPLIT_TOLERANCE, principal_directions, sample_start,
 };
+pub use labels::DocumentLabels;
 pub(crate) use orthants::orthant_split;
 pub use spectral::Laplacian;
 
@@ -78,10 +82,14 @@ pub struct SplitContext<'a> {
 /// The default memory budget of a kernel matrix: 4 GiB.
 pub const DEFAULT_MEMORY_BUDGET: u64 = 4 << 30;
 
-/// The surroundings of a split: none of it changes the result, only whether and how visibly it is computed.
+/// The surroundings of a split: none of it changes the result, only whether and how visibly it is computed, except
+/// the labels for a rule whose parameters ask it to use them (`cut-cost` with partial labels).
 #[derive(Clone, Copy)]
 pub struct SplitEnv<'a> {
     pub texts: Option<&'a dyn DocumentTexts>,
+    /// The documents' labels: the figures a split measures against them (each eigenvector's alignment with the
+    /// labels), and the labels a transductive split is shown.
+    pub labels: Option<&'a dyn DocumentLabels>,
     pub progress: Option<&'a crate::progress::Progress>,
     /// Bytes a kernel matrix may take before a kernel rule refuses the node.
     pub memory_budget: u64,
@@ -91,6 +99,7 @@ impl Default for SplitEnv<'_> {
     fn default() -> Self {
         SplitEnv {
             texts: None,
+            labels: None,
             progress: None,
             memory_budget: DEFAULT_MEMORY_BUDGET,
         }

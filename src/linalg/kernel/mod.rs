@@ -13,10 +13,12 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+mod gaussian;
 mod geodesic;
 mod inner;
 mod string;
 
+pub use gaussian::AUTO_WIDTH_FACTORS;
 pub use string::DocumentTexts;
 
 use rayon::prelude::*;
@@ -46,6 +48,13 @@ pub enum KernelSpec {
     /// `exp(-||x - y||^2 / sigma^2)` (Zeimpekis & Gallopoulos, section 3); `None` takes sigma from the median
     /// pairwise distance of the node's members.
     Gaussian { sigma: Option<f64> },
+    /// `exp(-||x - y||^2 / sigma^2)` with sigma chosen per node among the median pairwise distance times
+    /// [`AUTO_WIDTH_FACTORS`], by the largest `lambda_max / ||K_c||_F` (Cristianini, Shawe-Taylor & Kandola,
+    /// section 3.1).
+    GaussianAuto,
+    /// `exp(-||x - y||^2 / (2 sigma^2))`, the other convention for a Gaussian width; `None` takes sigma from the
+    /// median pairwise distance.
+    Rbf2 { sigma: Option<f64> },
     /// `x^T y / (||x|| ||y||)`.
     Cosine,
     /// The geodesic kernel of Kim, Shim & Choi: a `neighbours`-nearest-neighbour graph, shortest-path distances, and
@@ -113,8 +122,10 @@ pub enum KernelError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelMatrix {
     pub gram: Gram,
-    /// The Gaussian width used (given, or the median pairwise distance).
+    /// The Gaussian width used (given, the median pairwise distance, or chosen by `gaussian:auto`).
     pub sigma: Option<f64>,
+    /// `gaussian:auto`: `[sigma, lambda_max / ||K_c||_F]` for every width it tried.
+    pub sigma_curve: Option<Vec<[f64; 2]>>,
     /// Connected components of a geodesic kernel's neighbourhood graph.
     pub components: Option<usize>,
     /// The constant c* of a geodesic kernel (Kim, Shim & Choi, eqs. (5)-(6)).
@@ -123,8 +134,8 @@ pub struct KernelMatrix {
 
 impl KernelSpec {
     /// The kernels [`KernelSpec::from_str`] accepts, with their parameters.
-    pub const SYNTAX: &'static str = "linear, poly:D[:C], gaussian[:SIGMA], cosine, geodesic:K[:euclid|cosine], \
-                                      string:spectrum:N, string:boundrange:N";
+    pub const SYNTAX: &'static str = "linear, poly:D[:C], gaussian[:SIGMA|:auto], rbf2[:SIGMA], cosine, \
+                                      geodesic:K[:euclid|cosine], string:spectrum:N, string:boundrange:N";
 
     /// Whether the kernel reads the documents' text rather than the matrix.
     pub fn needs_text(&self) -> bool {
@@ -142,6 +153,9 @@ impl fmt::Display for KernelSpec {
             KernelSpec::Polynomial { degree, offset } => write!(f, "poly:{degree}:{offset}"),
             KernelSpec::Gaussian { sigma: None } => write!(f, "gaussian"),
             KernelSpec::Gaussian { sigma: Some(sigma) } => write!(f, "gaussian:{sigma}"),
+            KernelSpec::GaussianAuto => write!(f, "gaussian:auto"),
+            KernelSpec::Rbf2 { sigma: None } => write!(f, "rbf2"),
+            KernelSpec::Rbf2 { sigma: Some(sigma) } => write!(f, "rbf2:{sigma}"),
             KernelSpec::Cosine => write!(f, "cosine"),
             KernelSpec::Geodesic { neighbours, metric } => {
                 let metric = match metric {
@@ -171,6 +185,13 @@ impl FromStr for KernelSpec {
                 .filter(|v| v.is_finite())
                 .ok_or_else(|| invalid(format!("{what} {part:?} is not a number")))
         };
+        let width = |part: &str| -> Result<f64, KernelError> {
+            let sigma = number(part, "sigma")?;
+            if sigma <= 0.0 {
+                return Err(invalid("sigma must be positive".into()));
+            }
+            Ok(sigma)
+        };
         let count = |part: &str, what: &str| -> Result<usize, KernelError> {
             part.parse::<usize>()
                 .ok()
@@ -193,13 +214,14 @@ impl FromStr for KernelSpec {
                 KernelSpec::Polynomial { degree, offset }
             }
             ["gaussian"] => KernelSpec::Gaussian { sigma: None },
-            ["gaussian", sigma] => {
-                let sigma = number(sigma, "sigma")?;
-                if sigma <= 0.0 {
-                    return Err(invalid("sigma must be positive".into()));
-                }
-                KernelSpec::Gaussian { sigma: Some(sigma) }
-            }
+            ["gaussian", "auto"] => KernelSpec::GaussianAuto,
+            ["gaussian", sigma] => KernelSpec::Gaussian {
+                sigma: Some(width(sigma)?),
+            },
+            ["rbf2"] => KernelSpec::Rbf2 { sigma: None },
+            ["rbf2", sigma] => KernelSpec::Rbf2 {
+                sigma: Some(width(sigma)?),
+            },
             ["geodesic", neighbours] | ["geodesic", neighbours, _] => {
                 let neighbours = count(neighbours, "the neighbour count")?;
                 let metric = match parts.get(2) {
@@ -248,7 +270,8 @@ pub fn format_bytes(bytes: u64) -> String {
 
 /// Bytes [`kernel_matrix`] needs for a node of `n` members under `spec`, the figure checked against the memory
 /// budget: the n x n matrix itself (`n^2 x 8`), plus, for a Gaussian kernel with the median width, the
-/// `n (n - 1) / 2` pairwise distances the median is selected from, and for the geodesic kernel its graph and the
+/// `n (n - 1) / 2` pairwise distances the median is selected from (and for `gaussian:auto` a second n x n matrix,
+/// the squared distances it builds each width's kernel from), and for the geodesic kernel its graph and the
 /// search space of `c*` (its distances and kernel reuse the one n x n buffer; see the `geodesic` module). The string
 /// kernels' substring counts (about 20 bytes per document and distinct substring) are not counted: they grow with
 /// the text, not with n^2.
@@ -256,7 +279,12 @@ pub fn kernel_bytes(spec: &KernelSpec, n: usize) -> u64 {
     let gram = Gram::bytes_for(n);
     let pairs = (n as u64).saturating_mul(n.saturating_sub(1) as u64) / 2;
     match spec {
-        KernelSpec::Gaussian { sigma: None } => gram.saturating_add(pairs.saturating_mul(8)),
+        KernelSpec::Gaussian { sigma: None } | KernelSpec::Rbf2 { sigma: None } => {
+            gram.saturating_add(pairs.saturating_mul(8))
+        }
+        KernelSpec::GaussianAuto => gram
+            .saturating_mul(2)
+            .saturating_add(pairs.saturating_mul(8)),
         KernelSpec::Geodesic { neighbours, .. } => {
             gram.saturating_add(geodesic::extra_bytes(n, *neighbours))
         }
@@ -271,7 +299,7 @@ pub fn kernel_bytes(spec: &KernelSpec, n: usize) -> u64 {
 /// Every kernel except the string kernels starts from the inner products `x_i^T x_j` (an inverted index over the
 /// node's terms for sparse text, plain dot products for numeric data; see the `inner` module), and the others are
 /// derived from them and the squared norms on the diagonal in place: `(g + C)^D`, `g / sqrt(g_ii g_jj)`,
-/// `exp(-(g_ii + g_jj - 2 g) / sigma^2)`. The geodesic kernel reads its neighbours from the inner products of
+/// `exp(-(g_ii + g_jj - 2 g) / sigma^2)` (or `/ (2 sigma^2)`; see the `gaussian` module). The geodesic kernel reads its neighbours from the inner products of
 /// sparse data, and from exact distances of numeric data.
 pub fn kernel_matrix(
     spec: &KernelSpec,
@@ -304,6 +332,7 @@ pub fn kernel_matrix(
     let mut result = KernelMatrix {
         gram: Gram::from_row_major(0, Vec::new()).expect("an empty matrix"),
         sigma: None,
+        sigma_curve: None,
         components: None,
         c_star: None,
     };
@@ -363,7 +392,9 @@ pub fn kernel_matrix(
         KernelSpec::Linear
         | KernelSpec::Polynomial { .. }
         | KernelSpec::Cosine
-        | KernelSpec::Gaussian { .. } => {
+        | KernelSpec::Gaussian { .. }
+        | KernelSpec::GaussianAuto
+        | KernelSpec::Rbf2 { .. } => {
             phase("kernel matrix: inner products");
             let mut gram = inner::inner_products(data, members, progress)?;
             match spec {
@@ -375,7 +406,23 @@ pub fn kernel_matrix(
                 }
                 KernelSpec::Cosine => normalise_in_place(&mut gram),
                 KernelSpec::Gaussian { sigma } => {
-                    result.sigma = Some(gaussian_in_place(&mut gram, *sigma));
+                    result.sigma = Some(gaussian::gaussian_in_place(
+                        &mut gram,
+                        *sigma,
+                        gaussian::Convention::Squared,
+                    ));
+                }
+                KernelSpec::Rbf2 { sigma } => {
+                    result.sigma = Some(gaussian::gaussian_in_place(
+                        &mut gram,
+                        *sigma,
+                        gaussian::Convention::TwiceSquared,
+                    ));
+                }
+                KernelSpec::GaussianAuto => {
+                    let auto = gaussian::auto_in_place(&mut gram, progress)?;
+                    result.sigma = Some(auto.sigma);
+                    result.sigma_curve = Some(auto.curve);
                 }
                 _ => {}
             }
@@ -430,46 +477,6 @@ pub(crate) fn normalise_in_place(gram: &mut Gram) {
         });
 }
 
-/// Turn inner products into the Gaussian kernel `exp(-||x_i - x_j||^2 / sigma^2)` in place; sigma defaults to the
-/// median of the `n (n - 1) / 2` pairwise distances (1 when there are no pairs or the median is 0, so that the
-/// width is always positive). Returns the sigma used.
-fn gaussian_in_place(gram: &mut Gram, sigma: Option<f64>) -> f64 {
-    let n = gram.n();
-    let norms = gram.diagonal();
-    let squared = |i: usize, j: usize, g: f64| -> f64 { (norms[i] + norms[j] - 2.0 * g).max(0.0) };
-    let sigma = sigma.unwrap_or_else(|| {
-        let mut pairs: Vec<f64> = gram
-            .values()
-            .par_chunks(n.max(1))
-            .enumerate()
-            .flat_map_iter(|(i, row)| {
-                row.iter()
-                    .enumerate()
-                    .skip(i + 1)
-                    .map(move |(j, &g)| squared(i, j, g))
-            })
-            .collect();
-        if pairs.is_empty() {
-            return 1.0;
-        }
-        let middle = pairs.len() / 2;
-        // The square root is monotone: the median distance is the root of the median squared distance.
-        let (_, median, _) = pairs.select_nth_unstable_by(middle, f64::total_cmp);
-        let median = median.sqrt();
-        if median > 0.0 { median } else { 1.0 }
-    });
-    let width = (sigma * sigma).max(f64::MIN_POSITIVE);
-    gram.values_mut()
-        .par_chunks_mut(n.max(1))
-        .enumerate()
-        .for_each(|(i, row)| {
-            for (j, value) in row.iter_mut().enumerate() {
-                *value = (-squared(i, j, *value) / width).exp();
-            }
-        });
-    sigma
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -481,6 +488,9 @@ mod tests {
             "poly:3:1",
             "gaussian",
             "gaussian:0.5",
+            "gaussian:auto",
+            "rbf2",
+            "rbf2:0.5",
             "cosine",
             "geodesic:6:euclid",
             "geodesic:10:cosine",
@@ -503,6 +513,8 @@ mod tests {
             "poly",
             "poly:x",
             "gaussian:-1",
+            "gaussian:automatic",
+            "rbf2:0",
             "geodesic:0",
             "string:spectrum",
         ] {
@@ -529,6 +541,9 @@ mod tests {
         let cosine = build(&KernelSpec::Cosine, &data, &members);
         let gaussian = build(&KernelSpec::Gaussian { sigma: None }, &data, &members);
         let sigma = gaussian.sigma.expect("sigma reported");
+        let rbf2 = build(&KernelSpec::Rbf2 { sigma: Some(0.7) }, &data, &members);
+        let rbf2_median = build(&KernelSpec::Rbf2 { sigma: None }, &data, &members);
+        assert_eq!(rbf2_median.sigma, Some(sigma), "the same median width");
         let mut distances: Vec<f64> = Vec::new();
         for (a, &i) in members.iter().enumerate() {
             for (b, &j) in members.iter().enumerate() {
@@ -539,6 +554,10 @@ mod tests {
                 assert!(close(cosine.gram.get(a, b), expected));
                 let expected = (-squared(i, j).max(0.0) / (sigma * sigma)).exp();
                 assert!(close(gaussian.gram.get(a, b), expected));
+                let expected = (-squared(i, j).max(0.0) / (2.0 * 0.7 * 0.7)).exp();
+                assert!(close(rbf2.gram.get(a, b), expected));
+                let expected = (-squared(i, j).max(0.0) / (2.0 * sigma * sigma)).exp();
+                assert!(close(rbf2_median.gram.get(a, b), expected));
                 if a < b {
                     distances.push(squared(i, j).max(0.0).sqrt());
                 }
@@ -566,6 +585,8 @@ mod tests {
         };
         assert!(kernel_bytes(&geodesic, 20) > needed);
         assert!(kernel_bytes(&KernelSpec::Gaussian { sigma: None }, 20) > needed);
+        // gaussian:auto keeps the squared distances beside the kernel it tries.
+        assert!(kernel_bytes(&KernelSpec::GaussianAuto, 20) > 2 * needed);
     }
 
     #[test]
@@ -605,6 +626,8 @@ mod tests {
             "linear",
             "poly:2",
             "gaussian",
+            "gaussian:auto",
+            "rbf2",
             "cosine",
             "geodesic:3:euclid",
             "geodesic:10:cosine",

@@ -143,6 +143,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
     } = job;
     let env = SplitEnv {
         texts: Some(data),
+        labels: Some(data),
         progress: Some(&progress),
         memory_budget,
     };

@@ -102,7 +102,51 @@ pub(crate) static FIELDS: &[Field] = &[
         step: |p, up| p.laplacian = p.laplacian.cycled(if up { 1 } else { -1 }),
         parse: |_, _| false,
     },
+    Field {
+        param: Param::Normalise,
+        name: "normalise",
+        step: |p, _| p.normalise = !p.normalise,
+        parse: |p, text| text.parse().map(|v| p.normalise = v).is_ok(),
+    },
+    Field {
+        param: Param::CutScan,
+        name: "cut scan",
+        step: |p, up| p.cut_scan = p.cut_scan.cycled(if up { 1 } else { -1 }),
+        parse: |_, _| false,
+    },
+    Field {
+        param: Param::MinSide,
+        name: "min side",
+        step: |p, up| p.min_side = step_share(p.min_side, up, MAX_MIN_SIDE_STEP),
+        parse: |p, text| text.parse().map(|v| p.min_side = v).is_ok(),
+    },
+    // The known labels of a transductive cut-cost split: the share of the collection's labels shown, drawn with
+    // the seed field, and their weight.
+    Field {
+        param: Param::PartialLabels,
+        name: "labels shown",
+        step: |p, up| p.partial_labels = step_share(p.partial_labels, up, 1.0),
+        parse: |p, text| text.parse().map(|v| p.partial_labels = v).is_ok(),
+    },
+    Field {
+        param: Param::C0,
+        name: "c0",
+        step: |p, up| {
+            let c0 = p.c0 + if up { 0.5 } else { -0.5 };
+            p.c0 = ((c0 * 10.0).round() / 10.0).clamp(0.5, 100.0);
+        },
+        parse: |p, text| text.parse().map(|v| p.c0 = v).is_ok(),
+    },
 ];
+
+/// The largest smallest-side share the picker steps to (the rule takes any share below one half).
+const MAX_MIN_SIDE_STEP: f64 = 0.45;
+
+/// A share stepped by 0.05 within `[0, high]`, rounded to the step.
+fn step_share(value: f64, up: bool, high: f64) -> f64 {
+    let value = value + if up { 0.05 } else { -0.05 };
+    ((value * 100.0).round() / 100.0).clamp(0.0, high)
+}
 
 /// The field of `param`.
 pub(crate) fn field_of(param: Param) -> &'static Field {
@@ -124,7 +168,7 @@ pub(crate) fn field_message(error: &ParamError) -> String {
 
 /// The kernels the kernel field steps through with left / right; typing a number sets the selected kernel's own
 /// number (Gaussian sigma, polynomial degree, neighbours of the geodesic kernel, substring length).
-const KERNEL_CHOICES: [&str; 10] = [
+const KERNEL_CHOICES: [&str; 12] = [
     "gaussian",
     "cosine",
     "linear",
@@ -135,6 +179,8 @@ const KERNEL_CHOICES: [&str; 10] = [
     "string:spectrum:3",
     "string:spectrum:5",
     "string:boundrange:3",
+    "gaussian:auto",
+    "rbf2",
 ];
 
 fn step_kernel(current: &KernelSpec, up: bool) -> KernelSpec {
@@ -157,7 +203,8 @@ fn step_kernel(current: &KernelSpec, up: bool) -> KernelSpec {
 /// without a number.
 fn kernel_number_frame(current: &KernelSpec) -> Option<(&'static str, String)> {
     Some(match current {
-        KernelSpec::Gaussian { .. } => ("gaussian:", String::new()),
+        KernelSpec::Gaussian { .. } | KernelSpec::GaussianAuto => ("gaussian:", String::new()),
+        KernelSpec::Rbf2 { .. } => ("rbf2:", String::new()),
         KernelSpec::Polynomial { offset, .. } => ("poly:", format!(":{offset}")),
         KernelSpec::Geodesic { metric, .. } => {
             let metric = match metric {

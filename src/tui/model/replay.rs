@@ -91,6 +91,7 @@ pub(crate) fn perform_replay(job: ReplayJob) -> ReplayDone {
         .and_then(|(rebuilt, reweigh)| {
             let env = SplitEnv {
                 texts: Some(&rebuilt),
+                labels: Some(&rebuilt),
                 progress: Some(&progress),
                 memory_budget,
             };

@@ -96,6 +96,7 @@ fn the_rule_picker_lists_every_rule_and_who_uses_each_parameter() {
                     "kmeans",
                     "kernel-kmeans",
                     "soft-kernel-kmeans",
+                    "cut-cost",
                     "spectral"
                 ])
             ),
@@ -106,6 +107,11 @@ fn the_rule_picker_lists_every_rule_and_who_uses_each_parameter() {
             ("kernel", "every kernel rule".to_string()),
             ("beta", list(&["soft-kernel-kmeans"])),
             ("laplacian", list(&["spectral"])),
+            ("normalise", list(&["alignment"])),
+            ("cut scan", list(&["cut-cost"])),
+            ("min side", list(&["cut-cost"])),
+            ("labels shown", list(&["cut-cost"])),
+            ("c0", list(&["cut-cost"])),
         ]
     );
 

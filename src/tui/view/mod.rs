@@ -3,6 +3,7 @@
 
 mod compare;
 mod detail;
+mod figures;
 mod hits;
 mod loading;
 mod moves;

@@ -194,7 +194,7 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
 }
 
 /// The rule picker's width on a screen wide enough: every "used by" list shows whole.
-const PICKER_WIDTH: u16 = 104;
+const PICKER_WIDTH: u16 = 116;
 
 /// A one-line text prompt: a question, the typed text, the keys.
 pub(super) fn draw_text_prompt(
@@ -239,7 +239,15 @@ pub(super) fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePic
         .iter()
         .flat_map(|text| wrap(text, text_width))
         .collect();
-    let height = u16::try_from(rule_rows + FIELDS.len() + about.len() + 3).unwrap_or(u16::MAX);
+    // One field a row with the rules that use it when the screen has the lines; else two a row, and the rules
+    // that use a field are in the description of the one under the cursor.
+    let paired = rule_rows + FIELDS.len() + about.len() + 3 > usize::from(full.height);
+    let field_rows = if paired {
+        FIELDS.len().div_ceil(2)
+    } else {
+        FIELDS.len()
+    };
+    let height = u16::try_from(rule_rows + field_rows + about.len() + 3).unwrap_or(u16::MAX);
     let area = popup_area(full, width, height);
     let mut lines = Vec::new();
     let cell = |index: Option<&usize>| -> Span<'static> {
@@ -270,21 +278,50 @@ pub(super) fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePic
         .max()
         .unwrap_or(0)
         .max(10);
-    for (index, field) in FIELDS.iter().enumerate() {
-        let row = rule_count() + index;
+    let name_width = FIELDS
+        .iter()
+        .map(|f| f.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 1;
+    let field_text = |index: usize| {
         let value = picker.shown_value(index);
-        let name = field.name;
-        let values = format!("     {name:<10}{value:<value_width$}");
-        // A list too long for a narrow screen is marked cut; the field's description lists it whole.
-        let users = fit(
-            &used_by(field.param),
-            text_width.saturating_sub(values.chars().count()),
-        );
-        let mut line = Line::from(vec![Span::raw(values), Span::styled(users, theme.dim())]);
-        if row == picker.cursor {
-            line = line.style(theme.selected(true));
+        format!(
+            "     {:<name_width$}{value:<value_width$}",
+            FIELDS[index].name
+        )
+    };
+    let selected = |index: usize| rule_count() + index == picker.cursor;
+    if paired {
+        let half = text_width / 2;
+        for row in 0..field_rows {
+            let spans = [row, row + field_rows]
+                .into_iter()
+                .filter(|&index| index < FIELDS.len())
+                .map(|index| {
+                    let text = fit(field_text(index).trim_end(), half);
+                    let text = format!("{text:<half$}");
+                    match selected(index) {
+                        true => Span::styled(text, theme.selected(true)),
+                        false => Span::raw(text),
+                    }
+                });
+            lines.push(Line::from(spans.collect::<Vec<_>>()));
         }
-        lines.push(line);
+    } else {
+        for (index, field) in FIELDS.iter().enumerate() {
+            let values = field_text(index);
+            // A list too long for a narrow screen is marked cut; the field's description lists it whole.
+            let users = fit(
+                &used_by(field.param),
+                text_width.saturating_sub(values.chars().count()),
+            );
+            let mut line = Line::from(vec![Span::raw(values), Span::styled(users, theme.dim())]);
+            if selected(index) {
+                line = line.style(theme.selected(true));
+            }
+            lines.push(line);
+        }
     }
     lines.extend(
         about

@@ -9,10 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use pdx::cluster::Param;
-use pdx::cluster::rules::SplitDetail;
 use pdx::report::preview::{MadeSplit, RulePreview, Side, SplitPreview};
 
 use super::super::model::{Model, Pane};
+use super::figures::split_figures;
 use super::scatter::draw_scatter;
 use super::{Theme, fit, percent};
 
@@ -610,7 +610,8 @@ pub(super) fn made_lines(
         }
         None => {
             lines.push(Line::styled("What the rule measured:", theme.heading()));
-            lines.extend(detail_lines(&made.detail).into_iter().map(Line::raw));
+            let figures = split_figures(&made.detail, model.labels_shown());
+            lines.extend(figures.into_iter().map(Line::raw));
         }
     }
     if made.sides.iter().any(|side| !side.terms.is_empty()) {
@@ -631,65 +632,6 @@ pub(super) fn made_lines(
             theme.heading(),
         ));
         lines.extend(side_lines(theme, &made.sides, &names, width));
-    }
-    lines
-}
-
-/// The figures a rule recorded of its split, one per line, those it has.
-fn detail_lines(detail: &SplitDetail) -> Vec<String> {
-    let list = |values: &[f64]| {
-        values
-            .iter()
-            .map(|v| format!("{v:.4}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut lines = Vec::new();
-    if let (Some(alignment), Some(bound)) = (detail.alignment, detail.alignment_bound) {
-        lines.push(format!(
-            "alignment {alignment:.4} (its upper bound λmax/‖K‖F {bound:.4})"
-        ));
-    }
-    if let (Some(cost), Some(bound)) = (detail.cut_cost, detail.cut_cost_bound) {
-        lines.push(format!(
-            "cut cost {cost:.4} (an even split's lower bound λ/(2‖K‖F) {bound:.4})"
-        ));
-    }
-    if let Some(components) = detail.kernel_components {
-        lines.push(format!(
-            "geodesic graph: {components} connected component(s)"
-        ));
-    }
-    if let Some(c_star) = detail.kernel_c_star {
-        lines.push(format!("c* {c_star:.4}"));
-    }
-    if let Some(sigma) = detail.kernel_sigma {
-        lines.push(format!("Gaussian width σ {sigma:.4}"));
-    }
-    if let Some(scatter) = detail.kernel_scatter {
-        let children = detail
-            .child_kernel_scatters
-            .as_deref()
-            .map_or(String::new(), |c| format!(" → children {}", list(c)));
-        lines.push(format!("kernel scatter {scatter:.4}{children}"));
-    }
-    if let Some(values) = detail.eigenvalues.as_deref().filter(|v| !v.is_empty()) {
-        lines.push(format!("eigenvalues used: {}", list(values)));
-    }
-    if !detail.singular_values.is_empty() {
-        lines.push(format!(
-            "singular values: {}",
-            list(&detail.singular_values)
-        ));
-    }
-    if let Some(iterations) = detail.iterations {
-        lines.push(format!("{iterations} Lloyd iterations"));
-    }
-    if let Some(start) = detail.start_objective {
-        lines.push(format!("objective of the starting split {start:.4}"));
-    }
-    if lines.is_empty() {
-        lines.push("no figures beyond the children's sizes and scatter".into());
     }
     lines
 }

@@ -143,7 +143,7 @@ pub(super) fn load(
                     bytes,
                 };
                 let place = Place {
-                    root_name: &root_name,
+                    root_name: Some(&root_name),
                     has_subfolders,
                     in_maildir,
                     located: source.is_some(),
@@ -308,13 +308,73 @@ type SkippedFile = (&'static str, String);
 
 /// Where a file lies in its tree, for its id, its label and whether its text can be read again.
 struct Place<'a> {
-    root_name: &'a str,
+    /// The tree's name, which ids start with; `None` for a file given by itself, whose id is its name.
+    root_name: Option<&'a str>,
     /// Files at the top of a tree that has sub-folders are not documents of any label.
     has_subfolders: bool,
     /// A message of a Maildir folder: e-mail whatever its name, labelled by the folders above `cur`/`new`.
     in_maildir: bool,
     /// The file can be read again (it is on disk, as it was): its documents get locations.
     located: bool,
+}
+
+impl Place<'_> {
+    /// The id of the file at `relative` (its path below the root, `/`-separated).
+    fn id(&self, relative: &str) -> String {
+        match self.root_name {
+            Some(root) => format!("{root}/{relative}"),
+            None => relative.to_string(),
+        }
+    }
+}
+
+/// A document file given by itself rather than in a folder (a PDF, an mbox, ...): read as a folder's file is,
+/// unlabelled, its id its name (an mbox's messages `NAME:N`). `None` when its name says no such format: the file
+/// is then left to the other loaders.
+pub(super) fn load_document_file(
+    path: &Path,
+    options: &LoadOptions,
+    sources: &mut Vec<SourceFile>,
+    report: &mut LoadReport,
+) -> Result<Option<Vec<Document>>, CorpusError> {
+    let name = file_name(path);
+    let Some(format) = FileFormat::by_name(&name).filter(|format| *format != FileFormat::Text)
+    else {
+        return Ok(None);
+    };
+    let io = |error| CorpusError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    // Taken before the file is read, so that a change while it is read shows as a change later.
+    let source = SourceFile::stat(path, RecordFormat::Extracted(format))?;
+    let bytes = read_document(path, Some(format)).map_err(io)?;
+    let entry = FolderEntry {
+        components: vec![name],
+        path: Some(path.to_path_buf()),
+        bytes: Ok(bytes),
+    };
+    let place = Place {
+        root_name: None,
+        has_subfolders: false,
+        in_maildir: false,
+        located: true,
+    };
+    let mut file = read_entry(entry, &place, options);
+    if !file.documents.is_empty() {
+        let index = sources.len() as u32;
+        sources.push(source);
+        for location in file
+            .documents
+            .iter_mut()
+            .filter_map(|d| d.location.as_mut())
+        {
+            location.file = index;
+        }
+    }
+    let mut documents = Vec::new();
+    file.count_in(report, &mut documents);
+    Ok(Some(documents))
 }
 
 /// What one file gave: its documents (their locations' file index still to be set), or why it gave none, and
@@ -363,7 +423,7 @@ pub(super) fn documents_from_entries(
     report: &mut LoadReport,
 ) -> Vec<Document> {
     let place = Place {
-        root_name,
+        root_name: Some(root_name),
         has_subfolders: entries.iter().any(|entry| entry.components.len() > 1),
         in_maildir: false,
         located: false,
@@ -390,7 +450,7 @@ fn read_entry(entry: FolderEntry, place: &Place<'_>, options: &LoadOptions) -> F
     // What a skipped file is shown as: made only for those, not for every file read.
     let shown = || match &path {
         Some(path) => path.display().to_string(),
-        None => format!("{}/{relative}", place.root_name),
+        None => place.id(&relative),
     };
     if components.iter().any(|c| c.starts_with('.')) {
         return FileRead::skipped(reason::HIDDEN, shown(), false);
@@ -418,7 +478,7 @@ fn read_entry(entry: FolderEntry, place: &Place<'_>, options: &LoadOptions) -> F
     }
     let label =
         (!folders.is_empty()).then(|| folders[..folders.len().min(options.label_depth)].join("/"));
-    let id = format!("{}/{relative}", place.root_name);
+    let id = place.id(&relative);
     let (text, title, record_format, fell_back) = match format {
         FileFormat::Text => {
             if looks_binary(&bytes) {

@@ -578,6 +578,16 @@ fn load_path(
             path: path.to_path_buf(),
         });
     }
+    // A document file by itself (a PDF, an mbox, ...), named for its format, is read as a folder's file is.
+    if options.format == Format::Auto
+        && kind == InputKind::File
+        && let Some(mut documents) = folder::load_document_file(path, options, sources, report)?
+    {
+        if let Some(stream) = stream {
+            stream.take_documents(&mut documents);
+        }
+        return Ok((Format::Folder, Loaded::Text(documents)));
+    }
     // Read once, whole: a pipe cannot be read again after detection has looked at its start. A regular file's
     // size and time are taken first, so that its records can be read again while it stays as it was.
     let stable = input::kind_of(path).is_ok_and(InputKind::is_stable);

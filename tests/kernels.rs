@@ -439,6 +439,7 @@ fn three_newsgroups_on_the_terms_of_highest_mutual_information() {
         "NG1/NG2/NG15, mi:1000, tfx: soft geodesic kernel k-means {accuracy:.4} (paper 0.8515)"
     );
     assert!(accuracy >= 0.8515, "accuracy {accuracy}");
+}
 
 /// Kim, Shim & Choi's soft kernel k-means with their "RBF kernel" (Table 3: kernel size 0.894 on NG1/NG2/NG15,
 /// 82.9%; 0.547 on NG2/NG10/NG18, 88.25%; beta 0.8), ten draws each, under both readings of the width:

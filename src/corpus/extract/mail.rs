@@ -170,16 +170,16 @@ mod tests {
         let message = concat!(
             "Subject: orbit\n",
             "MIME-Version: 1.0\n",
-            "Content-Type: multipart/mixed; boundary=\"b\"\n\n",
-            "--b\n",
+            "Content-Type: multipart/mixed; boundary=\"B7\"\n\n",
+            "--B7\n",
             "Content-Type: text/html; charset=utf-8\n\n",
             "<html><body><p>Stable <b>orbit</b></p><script>x()</script></body></html>\n",
-            "--b\n",
+            "--B7\n",
             "Content-Type: application/octet-stream\n",
             "Content-Disposition: attachment; filename=\"data.bin\"\n",
             "Content-Transfer-Encoding: base64\n\n",
             "c2VjcmV0IHBheWxvYWQ=\n",
-            "--b--\n"
+            "--B7--\n"
         );
         let read = read_message(message.as_bytes(), false).expect("reads");
         assert_eq!(read.text, "orbit\nStable orbit");

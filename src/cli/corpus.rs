@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use clap::builder::PossibleValuesParser;
-use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
+use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit, VectorsSource};
 use pdx::dataset::{self, DatasetOptions, Opened};
 use pdx::text::{STOPLIST_LANGUAGES, StoplistChoice, TextOptions};
 use pdx::weighting::Weighting;
@@ -119,17 +119,32 @@ pub(crate) struct CorpusArgs {
     /// Keep documents left empty by the filters (as empty columns) instead of dropping them.
     #[arg(long, help_heading = "Text")]
     keep_empty: bool,
+    /// Cluster these precomputed vectors instead of the text's term weights: a NumPy .npy float32/float64
+    /// matrix, one row per document in the order the documents are read (or as --vector-ids says); the text
+    /// still gives each cluster's words, the snippets and the viewer. Not cached.
+    #[arg(long, value_name = "FILE.npy", help_heading = "Vectors")]
+    vectors: Option<PathBuf>,
+    /// With --vectors: a text file naming the document id of each row of the vectors, one per line.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "vectors",
+        help_heading = "Vectors"
+    )]
+    vector_ids: Option<PathBuf>,
     /// Neither read nor write the load cache.
     #[arg(long, help_heading = "Text")]
     pub no_cache: bool,
 }
 
 impl CorpusArgs {
-    /// Every file or folder the corpus is read from: the paths and the stop list.
+    /// Every file or folder the corpus is read from: the paths, the stop list and the vectors.
     pub(crate) fn inputs(&self) -> impl Iterator<Item = &Path> {
         self.paths
             .iter()
             .chain(&self.stoplist)
+            .chain(&self.vectors)
+            .chain(&self.vector_ids)
             .map(PathBuf::as_path)
     }
 
@@ -172,6 +187,10 @@ impl CorpusArgs {
             },
             weighting,
             keep_empty: self.keep_empty,
+            vectors: self.vectors.clone().map(|path| VectorsSource {
+                path,
+                ids: self.vector_ids.clone(),
+            }),
         })
     }
 

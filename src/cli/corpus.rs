@@ -68,7 +68,7 @@ pub(crate) struct CorpusArgs {
     /// Keep tokens without letters (numbers).
     #[arg(long, help_heading = "Text")]
     keep_numbers: bool,
-    /// Shortest token kept, in characters.
+    /// Shortest token kept, in characters (a Chinese, Japanese or Korean character counts two).
     #[arg(long, default_value_t = text_defaults().min_len, help_heading = "Text")]
     min_len: usize,
     /// Longest token kept, in characters.
@@ -100,7 +100,8 @@ pub(crate) struct CorpusArgs {
     #[arg(long, default_value_t = default_stem(), help_heading = "Text")]
     stem: String,
     /// Count phrases of up to N words as terms too: 2 adds each pair of words that follow each other within a
-    /// sentence once stop words are removed ("space shuttle"), through the same --min-df/--max-df limits.
+    /// sentence once stop words are removed ("space shuttle"), through the same --min-df/--max-df limits; at
+    /// most 3.
     #[arg(long, value_name = "N", default_value_t = text_defaults().ngrams, help_heading = "Text")]
     ngrams: usize,
     /// Keep terms in at least this many documents.

@@ -6,6 +6,7 @@ mod cached;
 mod count;
 mod reweigh;
 mod stored_counts;
+mod vectors;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -48,6 +49,16 @@ pub enum DatasetError {
         "{path}: standardising z-scores the columns of numeric data, and this collection is text"
     )]
     StandardizeText { path: PathBuf },
+    #[error(
+        "{path}: {rows} rows for {documents} documents (rows go with documents in the order they are read; a list of ids matches them by id)"
+    )]
+    VectorRows {
+        path: PathBuf,
+        rows: usize,
+        documents: usize,
+    },
+    #[error("{path}: {message}")]
+    VectorIds { path: PathBuf, message: String },
 }
 
 /// Everything that decides what matrix a corpus becomes. Part of the cache key.
@@ -65,6 +76,10 @@ pub struct DatasetOptions {
     /// variance"); a constant column stays zero, with a note in the load report. Refused for text.
     #[serde(default)]
     pub standardize: bool,
+    /// Cluster these precomputed vectors (one per document) instead of the text's term weights; the text still
+    /// gives the words ([`Dataset::text_matrix`]).
+    #[serde(default)]
+    pub vectors: Option<corpus::VectorsSource>,
 }
 
 /// What pdx keeps of each document (column). The text itself is read on demand ([`Dataset::text`]).
@@ -113,7 +128,12 @@ pub struct Dataset {
     pub documents: Vec<DocumentMeta>,
     /// Sorted label names; labels from several paths merge by name.
     pub label_names: Vec<String>,
+    /// What the tree is grown on: the weighted term-document matrix, numeric data, or precomputed vectors.
     pub matrix: DataMatrix,
+    /// The text's weighted term-document matrix when `matrix` holds precomputed vectors: where the documents'
+    /// words come from. `None` when `matrix` is it (or numeric data). Read through [`Dataset::term_matrix`].
+    pub text_matrix: Option<DataMatrix>,
+    /// The weighting of the term matrix (of `matrix` for numeric data).
     pub weighting: Weighting,
     pub report: LoadReport,
     /// Ids of the documents dropped (or, with [`DatasetOptions::keep_empty`], kept as empty columns) because nothing
@@ -191,11 +211,14 @@ pub fn open_with_progress(
     let start = Instant::now();
     options.text.check()?;
     options.load.check()?;
-    for path in paths {
+    let vector_inputs = options.vectors.iter().flat_map(vectors::inputs);
+    for path in paths.iter().chain(vector_inputs) {
         if !path.exists() {
             return Err(CorpusError::NotFound { path: path.clone() }.into());
         }
     }
+    // A dataset of precomputed vectors holds two matrices, which a cache entry does not: it is built each time.
+    let use_cache = use_cache && options.vectors.is_none();
     let cache_entry = if use_cache && inputs_are_stable(paths, &options.text) {
         cache::cache_dir().map(|dir| {
             let key = cache_key(paths, options);
@@ -265,9 +288,10 @@ pub fn open_with_progress(
             chunks: Some(chunks),
         },
         report,
-        options,
+        &text_options_for(options),
         progress,
     )?;
+    let dataset = with_vectors(dataset, options, &mut warnings)?;
     timings.read = read;
     timings.total = millis(start);
     warnings.extend(dataset.report.notes.iter().cloned());
@@ -310,12 +334,14 @@ pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
             chunks: None,
         },
         report,
-        options,
+        &text_options_for(options),
         None,
     )?;
+    let mut warnings = Vec::new();
+    let dataset = with_vectors(dataset, options, &mut warnings)?;
     timings.read = read;
     timings.total = millis(start);
-    let warnings = dataset.report.notes.clone();
+    warnings.extend(dataset.report.notes.iter().cloned());
     Ok(Opened {
         dataset,
         timings,
@@ -323,6 +349,32 @@ pub fn open_demo(options: &DatasetOptions) -> Result<Opened, DatasetError> {
         cache_file: None,
         warnings,
     })
+}
+
+/// The options the text is counted with: those given, except that with precomputed vectors every document is
+/// kept, since each has a vector to be clustered by whether or not a term is left of its text.
+fn text_options_for(options: &DatasetOptions) -> Cow<'_, DatasetOptions> {
+    match options.vectors {
+        Some(_) => Cow::Owned(DatasetOptions {
+            keep_empty: true,
+            ..options.clone()
+        }),
+        None => Cow::Borrowed(options),
+    }
+}
+
+/// `dataset` clustered on the precomputed vectors the options name, if they name any.
+fn with_vectors(
+    dataset: Dataset,
+    options: &DatasetOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Dataset, DatasetError> {
+    let Some(source) = &options.vectors else {
+        return Ok(dataset);
+    };
+    let (dataset, noticed) = vectors::attach(dataset, source)?;
+    warnings.extend(noticed);
+    Ok(dataset)
 }
 
 /// Whether every input reads the same twice (folders and regular files), so that a cache entry keyed on the paths
@@ -431,6 +483,7 @@ fn build(
                     documents,
                     label_names,
                     matrix,
+                    text_matrix: None,
                     weighting,
                     report,
                     empty_documents: Vec::new(),
@@ -531,6 +584,7 @@ fn build(
                     documents,
                     label_names,
                     matrix,
+                    text_matrix: None,
                     weighting,
                     report,
                     empty_documents,
@@ -549,6 +603,18 @@ fn build(
 }
 
 impl Dataset {
+    /// The matrix whose rows are the words of the documents: the term matrix kept beside precomputed vectors,
+    /// else the matrix itself (for numeric data, its features).
+    pub fn term_matrix(&self) -> &DataMatrix {
+        self.text_matrix.as_ref().unwrap_or(&self.matrix)
+    }
+
+    /// Whether the tree is grown on the words' own matrix, so that a node's centroid in it is the one the tree
+    /// keeps; false when it is grown on precomputed vectors.
+    pub fn clusters_terms(&self) -> bool {
+        self.text_matrix.is_none()
+    }
+
     /// The text of document `column`, read again from its file when it is not held, by the code that read it at
     /// load; an error when the file cannot be read or changed since ([`CorpusError::Changed`]).
     pub fn text(&self, column: usize) -> Result<Cow<'_, str>, CorpusError> {

@@ -15,6 +15,8 @@ pub struct Stats {
     pub source: String,
     /// `text` (sparse term-document matrix) or `numeric` (dense).
     pub kind: &'static str,
+    /// With precomputed vectors (`vectors`): how many values each vector has.
+    pub vector_dimensions: Option<usize>,
     pub docs: usize,
     /// Terms (text) or features (numeric): the matrix's rows.
     pub terms: usize,
@@ -49,16 +51,20 @@ pub fn han_note(documents: usize) -> String {
 impl Stats {
     pub fn of(opened: &Opened) -> Stats {
         let dataset = &opened.dataset;
-        let docs = dataset.matrix.cols();
-        let terms = dataset.matrix.rows();
-        let nnz = dataset.matrix.nnz();
+        // Over precomputed vectors, the terms are the text's; the vectors' dimensions are counted apart.
+        let words = dataset.term_matrix();
+        let docs = words.cols();
+        let terms = words.rows();
+        let nnz = words.nnz();
         let cells = (docs as f64) * (terms as f64);
         Stats {
             source: dataset.source.clone(),
-            kind: match dataset.matrix {
-                DataMatrix::Sparse { .. } => "text",
-                DataMatrix::Dense { .. } => "numeric",
+            kind: match (&dataset.matrix, dataset.clusters_terms()) {
+                (_, false) => "vectors",
+                (DataMatrix::Sparse { .. }, true) => "text",
+                (DataMatrix::Dense { .. }, true) => "numeric",
             },
+            vector_dimensions: (!dataset.clusters_terms()).then(|| dataset.matrix.rows()),
             docs,
             terms,
             nnz,
@@ -79,14 +85,20 @@ impl Stats {
     /// A plain-text report for people.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        let row_name = if self.kind == "text" {
-            "terms"
-        } else {
+        let row_name = if self.kind == "numeric" {
             "features"
+        } else {
+            "terms"
         };
         let _ = writeln!(out, "corpus      {}", self.source);
         let _ = writeln!(out, "documents   {}", self.docs);
         let _ = writeln!(out, "{row_name:<11} {}", self.terms);
+        if let Some(dimensions) = self.vector_dimensions {
+            let _ = writeln!(
+                out,
+                "vectors     {dimensions} dimensions, clustered (the terms give the words)"
+            );
+        }
         let _ = writeln!(
             out,
             "non-zeros   {} (density {:.5})",

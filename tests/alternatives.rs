@@ -3,6 +3,7 @@
 
 use pdx::cluster::{SelectPolicy, Tree};
 use pdx::dataset::{self, Dataset, DatasetOptions};
+use pdx::report::terms::Words;
 
 mod common;
 
@@ -169,13 +170,12 @@ fn the_comparison_of_splits_lists_each_with_its_figures_and_sides() {
     tree.split_alternative_in(&data.matrix, 0, &spec("pddp-oc"), Default::default())
         .expect("an alternative split");
     let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
-    let names = data.matrix.row_names();
+    let names = data.matrix.row_words();
     let summaries = pdx::report::compare::compare_splits(
         &tree,
-        &data.matrix,
+        Words::of(&data),
         0,
         Some((&labels, data.label_names.len())),
-        names,
         5,
     )
     .expect("compares");
@@ -210,10 +210,9 @@ fn the_comparison_of_splits_lists_each_with_its_figures_and_sides() {
 fn two_nodes_compare_by_their_top_terms_in_three_columns() {
     let data = demo();
     let tree = grown(&data);
-    let names = data.matrix.row_names();
     let leaves = tree.leaves();
     let comparison =
-        pdx::report::compare::compare_nodes(&tree, &data.matrix, leaves[0], leaves[2], names, 10)
+        pdx::report::compare::compare_nodes(&tree, Words::of(&data), leaves[0], leaves[2], 10)
             .expect("compares");
     assert_eq!(comparison.common_members, 0);
     assert_eq!(comparison.only_a.len() + comparison.shared.len(), 10);
@@ -225,12 +224,11 @@ fn two_nodes_compare_by_their_top_terms_in_three_columns() {
             .all(|t| !comparison.only_b.iter().any(|u| u.term == t.term))
     );
     // A node against its ancestor: every member in common, and the same top terms are shared.
-    let with_root =
-        pdx::report::compare::compare_nodes(&tree, &data.matrix, 0, leaves[0], names, 10)
-            .expect("compares");
-    assert_eq!(with_root.common_members, with_root.size_b);
-    let self_compare = pdx::report::compare::compare_nodes(&tree, &data.matrix, 0, 0, names, 10)
+    let with_root = pdx::report::compare::compare_nodes(&tree, Words::of(&data), 0, leaves[0], 10)
         .expect("compares");
+    assert_eq!(with_root.common_members, with_root.size_b);
+    let self_compare =
+        pdx::report::compare::compare_nodes(&tree, Words::of(&data), 0, 0, 10).expect("compares");
     assert_eq!(self_compare.shared.len(), 10);
     assert!(self_compare.only_a.is_empty() && self_compare.only_b.is_empty());
 }

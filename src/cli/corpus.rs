@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use clap::builder::PossibleValuesParser;
-use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit};
+use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit, VectorsSource};
 use pdx::dataset::{self, DatasetOptions, Opened};
 use pdx::text::{STOPLIST_LANGUAGES, StoplistChoice, TermSelection, TextOptions};
 use pdx::weighting::Weighting;
@@ -68,7 +68,7 @@ pub(crate) struct CorpusArgs {
     /// Keep tokens without letters (numbers).
     #[arg(long, help_heading = "Text")]
     keep_numbers: bool,
-    /// Shortest token kept, in characters.
+    /// Shortest token kept, in characters (a Chinese, Japanese or Korean character counts two).
     #[arg(long, default_value_t = text_defaults().min_len, help_heading = "Text")]
     min_len: usize,
     /// Longest token kept, in characters.
@@ -100,7 +100,8 @@ pub(crate) struct CorpusArgs {
     #[arg(long, default_value_t = default_stem(), help_heading = "Text")]
     stem: String,
     /// Count phrases of up to N words as terms too: 2 adds each pair of words that follow each other within a
-    /// sentence once stop words are removed ("space shuttle"), through the same --min-df/--max-df limits.
+    /// sentence once stop words are removed ("space shuttle"), through the same --min-df/--max-df limits; at
+    /// most 3.
     #[arg(long, value_name = "N", default_value_t = text_defaults().ngrams, help_heading = "Text")]
     ngrams: usize,
     /// Keep terms in at least this many documents.
@@ -126,17 +127,32 @@ pub(crate) struct CorpusArgs {
     /// Keep documents left empty by the filters (as empty columns) instead of dropping them.
     #[arg(long, help_heading = "Text")]
     keep_empty: bool,
+    /// Cluster these precomputed vectors instead of the text's term weights: a NumPy .npy float32/float64
+    /// matrix, one row per document in the order the documents are read (or as --vector-ids says); the text
+    /// still gives each cluster's words, the snippets and the viewer. Not cached.
+    #[arg(long, value_name = "FILE.npy", help_heading = "Vectors")]
+    vectors: Option<PathBuf>,
+    /// With --vectors: a text file naming the document id of each row of the vectors, one per line.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "vectors",
+        help_heading = "Vectors"
+    )]
+    vector_ids: Option<PathBuf>,
     /// Neither read nor write the load cache.
     #[arg(long, help_heading = "Text")]
     pub no_cache: bool,
 }
 
 impl CorpusArgs {
-    /// Every file or folder the corpus is read from: the paths and the stop list.
+    /// Every file or folder the corpus is read from: the paths, the stop list and the vectors.
     pub(crate) fn inputs(&self) -> impl Iterator<Item = &Path> {
         self.paths
             .iter()
             .chain(&self.stoplist)
+            .chain(&self.vectors)
+            .chain(&self.vector_ids)
             .map(PathBuf::as_path)
     }
 
@@ -186,6 +202,10 @@ impl CorpusArgs {
             weighting,
             keep_empty: self.keep_empty,
             standardize: self.standardize,
+            vectors: self.vectors.clone().map(|path| VectorsSource {
+                path,
+                ids: self.vector_ids.clone(),
+            }),
         })
     }
 

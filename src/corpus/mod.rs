@@ -13,6 +13,7 @@ mod numeric;
 mod reuters;
 mod smart;
 mod source;
+mod vectors;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ pub use extract::{FileFormat, panic_is_caught};
 pub use folder::FolderEntry;
 pub use numeric::{LabelColumn, MAX_MAGNITUDE, MissingPolicy, NumericTable};
 pub use source::{Location, RecordFormat, SourceFile, TextSink, TextSource, read_text};
+pub use vectors::{Vectors, VectorsSource, read_vector_ids, read_vectors};
 
 use source::Stream;
 
@@ -110,6 +112,9 @@ pub enum CorpusError {
     MixedKinds { numeric: PathBuf, text: PathBuf },
     #[error("loading cancelled")]
     Cancelled,
+    /// A file of precomputed vectors that is not a float matrix of two dimensions.
+    #[error("{path}: not a matrix of vectors: {reason}")]
+    Vectors { path: PathBuf, reason: String },
     /// A document's text was asked for after its file changed: the text counted at load is gone.
     #[error(
         "{path}: changed since it was read (its size or modification time differ); open it again"

@@ -71,6 +71,9 @@ fn array_name(index: usize) -> &'static str {
 
 impl cache::Entry for Dataset {
     fn encode(&self) -> Result<cache::Encoded<'_>, String> {
+        if self.text_matrix.is_some() {
+            return Err("a dataset of precomputed vectors is not cached".into());
+        }
         let (matrix, mut arrays): (SmallMatrix, Vec<Cow<'_, [u8]>>) = match &self.matrix {
             DataMatrix::Sparse {
                 matrix,
@@ -209,6 +212,7 @@ impl cache::Entry for Dataset {
             sources: small.sources.into_owned(),
             label_names: small.label_names.into_owned(),
             matrix,
+            text_matrix: None,
             weighting: small.weighting,
             report: small.report.into_owned(),
             empty_documents: small.empty_documents.into_owned(),

@@ -296,7 +296,14 @@ impl Dataset {
             });
         }
         let words = std::mem::take(&mut counts.words);
-        let matrix = weight_counts(&counts, settings.weighting).with_words(words);
+        let rebuilt = weight_counts(&counts, settings.weighting).with_words(words);
+        // Precomputed vectors stay what the tree is grown on; only the words change. No document is empty
+        // there: each has its vector.
+        let vectors = !self.clusters_terms();
+        let (matrix, text_matrix) = match vectors {
+            true => (self.matrix.clone(), Some(rebuilt)),
+            false => (rebuilt, None),
+        };
 
         let mut newly_empty = 0;
         let mut no_longer_empty = 0;
@@ -305,7 +312,7 @@ impl Dataset {
             .iter()
             .zip(&counts.documents)
             .map(|(document, terms)| {
-                let empty = terms.is_empty();
+                let empty = terms.is_empty() && !vectors;
                 newly_empty += usize::from(empty && !document.empty);
                 no_longer_empty += usize::from(!empty && document.empty);
                 DocumentMeta {
@@ -324,8 +331,8 @@ impl Dataset {
             .collect();
         empty_documents.extend(documents.iter().filter(|d| d.empty).map(|d| d.id.clone()));
         let report = ReweighReport {
-            terms_before: self.matrix.rows(),
-            terms_after: matrix.rows(),
+            terms_before: self.term_matrix().rows(),
+            terms_after: text_matrix.as_ref().unwrap_or(&matrix).rows(),
             newly_empty,
             no_longer_empty,
             dropped_terms: (0..dropped.len())
@@ -339,6 +346,7 @@ impl Dataset {
             documents,
             label_names: self.label_names.clone(),
             matrix,
+            text_matrix,
             weighting: settings.weighting,
             report: self.report.clone(),
             empty_documents,

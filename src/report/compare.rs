@@ -4,9 +4,8 @@
 use serde::Serialize;
 
 use super::metrics::{self, Confusion, GlobalFigures};
-use super::terms::{self, TermWeight};
+use super::terms::{self, TermWeight, Words};
 use crate::cluster::{ClusterError, Tree};
-use crate::matrix::DataMatrix;
 
 /// One of a node's splits, as the comparison of alternatives shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -27,18 +26,18 @@ pub struct SplitSummary {
 }
 
 /// Every split of node `id` (none for a leaf), in the order [`Tree::split_children`] numbers them. `labels`
-/// gives each column's label and the number of labels; `names` the names terms are shown by; `count` how many
+/// gives each column's label and the number of labels; `words` where the terms are read from and shown by; `count` how many
 /// terms per child.
 pub fn compare_splits(
     tree: &Tree,
-    data: &DataMatrix,
+    words: Words,
     id: usize,
     labels: Option<(&[Option<u32>], usize)>,
-    names: &[String],
     count: usize,
 ) -> Result<Vec<SplitSummary>, ClusterError> {
     let node = tree.node(id).ok_or(ClusterError::NoSuchNode(id))?;
-    let node_centroid = tree.dense_centroid(data, id)?;
+    let node_centroid = words.centroid(tree, id)?;
+    let names = words.words();
     let mut summaries = Vec::new();
     for index in 0..tree.split_count(id) {
         let Some((record, children)) = tree.split_children(id, index) else {
@@ -49,7 +48,7 @@ pub fn compare_splits(
             .iter()
             .map(|child| {
                 let members = &child.members;
-                let centroid = data.centroid(members);
+                let centroid = words.matrix.centroid(members);
                 let rest =
                     terms::rest_centroid(&node_centroid, node.size(), &centroid, members.len());
                 terms::discriminating_terms(&centroid, &rest, names, count)
@@ -115,16 +114,16 @@ pub struct NodeComparison {
 /// Compare nodes `a` and `b` by their `count` top terms each (the largest entries of their centroids).
 pub fn compare_nodes(
     tree: &Tree,
-    data: &DataMatrix,
+    words: Words,
     a: usize,
     b: usize,
-    names: &[String],
     count: usize,
 ) -> Result<NodeComparison, ClusterError> {
     let node_a = tree.node(a).ok_or(ClusterError::NoSuchNode(a))?;
     let node_b = tree.node(b).ok_or(ClusterError::NoSuchNode(b))?;
-    let centroid_a = tree.dense_centroid(data, a)?;
-    let centroid_b = tree.dense_centroid(data, b)?;
+    let centroid_a = words.centroid(tree, a)?;
+    let centroid_b = words.centroid(tree, b)?;
+    let names = words.words();
     let top_a = terms::top_terms(&centroid_a, names, count);
     let top_b = terms::top_terms(&centroid_b, names, count);
     let row_of = |term: &str| names.iter().position(|name| name == term);

@@ -76,20 +76,20 @@ struct NodeText {
 /// Every node's words and documents, in `order`: words, not stems (the matrix's row words), the way
 /// [`super::build`] describes leaves.
 fn describe(dataset: &Dataset, tree: &Tree, order: &[usize]) -> Vec<Option<NodeText>> {
-    let names = dataset.matrix.row_names();
-    let words = dataset.matrix.row_words();
+    let source = terms::Words::of(dataset);
+    let (names, words) = (source.names(), source.words());
     let as_words = |listed: Vec<terms::TermWeight>| -> Vec<String> {
         listed.into_iter().map(|t| words[t.row].clone()).collect()
     };
     let root = tree.node(tree.root());
-    let root_centroid = tree.dense_centroid(&dataset.matrix, tree.root()).ok();
+    let root_centroid = source.centroid(tree, tree.root()).ok();
     // Nodes are described independently, each with a dense centroid that lives as long as its description, so
     // they go side by side (collected in order: no sum crosses threads).
     order
         .par_iter()
         .map(|&id| {
             let node = tree.node(id)?;
-            let centroid = tree.dense_centroid(&dataset.matrix, id).ok()?;
+            let centroid = source.centroid(tree, id).ok()?;
             let discriminating = match (root, root_centroid.as_deref()) {
                 (Some(root), Some(root_centroid)) if root.id != id => {
                     let rest =
@@ -98,13 +98,18 @@ fn describe(dataset: &Dataset, tree: &Tree, order: &[usize]) -> Vec<Option<NodeT
                 }
                 _ => Vec::new(),
             };
+            // The members nearest the centroid in the space the tree is grown on.
+            let clustered = match source.grown_on() {
+                true => None,
+                false => Some(tree.dense_centroid(&dataset.matrix, id).ok()?),
+            };
             Some(NodeText {
                 descriptive: as_words(terms::top_terms(&centroid, names, TOP_TERMS)),
                 discriminating: as_words(discriminating),
                 documents: terms::representatives(
                     &dataset.matrix,
                     &node.members,
-                    &centroid,
+                    clustered.as_deref().unwrap_or(&centroid),
                     tree.norms_squared(),
                     DOCUMENTS_PER_NODE,
                 ),
@@ -286,9 +291,13 @@ fn write_facts(
         );
     }
     fact(out, "documents", &documents)?;
-    let numeric = matches!(dataset.matrix, DataMatrix::Dense { .. });
+    let numeric = matches!(dataset.term_matrix(), DataMatrix::Dense { .. });
     let rows = if numeric { "features" } else { "terms" };
-    fact(out, rows, &dataset.matrix.rows().to_string())?;
+    fact(out, rows, &dataset.term_matrix().rows().to_string())?;
+    if !dataset.clusters_terms() {
+        let vectors = format!("{} dimensions, clustered", dataset.matrix.rows());
+        fact(out, "vectors", &vectors)?;
+    }
     if let Some(labels) = labels {
         let mut chips = format!("{}: ", labels.names.len());
         for column in 0..labels.shown.len() + usize::from(labels.others > 0) {

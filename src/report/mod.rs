@@ -164,8 +164,8 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
     let has_labels = label_count > 0 && global.labelled > 0;
     let name_of = |label: Option<usize>| label.and_then(|l| dataset.label_names.get(l).cloned());
     let root = tree.node(tree.root());
-    let term_names = dataset.matrix.row_names();
-    let term_words = dataset.matrix.row_words();
+    let words = terms::Words::of(dataset);
+    let (term_names, term_words) = (words.names(), words.words());
     // Each listed row, by its term and by its word.
     let names_of = |listed: Vec<terms::TermWeight>| -> (Vec<String>, Vec<String>) {
         listed
@@ -175,7 +175,7 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
     };
     // What sets a leaf apart from the rest of the collection is measured against the root's centroid, which a
     // split root no longer keeps: one pass over every column, once.
-    let root_centroid = tree.dense_centroid(&dataset.matrix, tree.root()).ok();
+    let root_centroid = words.centroid(tree, tree.root()).ok();
 
     // Leaves are described independently of each other, each with dense vectors of its own that live as long
     // as its description, so they go side by side (collected in leaf order).
@@ -184,7 +184,7 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
         .enumerate()
         .filter_map(|(index, &id)| {
             let node = tree.node(id)?;
-            let centroid = tree.dense_centroid(&dataset.matrix, id).ok()?;
+            let centroid = words.centroid(tree, id).ok()?;
             let label_counts = confusion.counts[index]
                 .iter()
                 .enumerate()
@@ -236,10 +236,15 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
             let discriminating_shares = shares(&discriminating, difference_sq);
             let (top_terms, top_words) = names_of(top);
             let (discriminating_terms, discriminating_words) = names_of(discriminating);
+            // The members nearest the centroid in the space the tree is grown on.
+            let clustered = match words.grown_on() {
+                true => None,
+                false => Some(tree.dense_centroid(&dataset.matrix, id).ok()?),
+            };
             let representatives = terms::representatives(
                 &dataset.matrix,
                 &node.members,
-                &centroid,
+                clustered.as_deref().unwrap_or(&centroid),
                 tree.norms_squared(),
                 REPRESENTATIVES,
             );

@@ -137,14 +137,19 @@ pub fn loading_notes(stats: &Stats, warnings: &[String]) -> Vec<String> {
         "{} documents kept, {} {}, weighting {}; files read: {}{decoded}; {cache}",
         stats.docs,
         stats.terms,
-        if stats.kind == "text" {
-            "terms"
-        } else {
+        if stats.kind == "numeric" {
             "features"
+        } else {
+            "terms"
         },
         stats.weighting,
         stats.files_read,
     ));
+    if let Some(dimensions) = stats.vector_dimensions {
+        notes.push(format!(
+            "clustered on precomputed vectors of {dimensions} dimensions; the words come from the terms"
+        ));
+    }
     if stats.han_documents > 0 {
         notes.push(crate::stats::han_note(stats.han_documents));
     }

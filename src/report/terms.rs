@@ -3,7 +3,54 @@
 
 use serde::Serialize;
 
+use crate::cluster::{ClusterError, Tree};
+use crate::dataset::Dataset;
 use crate::matrix::DataMatrix;
+
+/// Where the words of a dataset's nodes are read from: its term matrix ([`Dataset::term_matrix`]). When the tree
+/// is grown on that matrix, a node's centroid in it is the one the tree keeps (or computes); when the tree is
+/// grown on precomputed vectors, it is the mean of the node's members' columns of the term matrix, one pass over
+/// their terms: what the members' words are about, whatever space grouped them.
+#[derive(Debug, Clone, Copy)]
+pub struct Words<'a> {
+    pub matrix: &'a DataMatrix,
+    /// Whether the tree is grown on `matrix`.
+    grown_on: bool,
+}
+
+impl<'a> Words<'a> {
+    pub fn of(dataset: &'a Dataset) -> Words<'a> {
+        Words {
+            matrix: dataset.term_matrix(),
+            grown_on: dataset.clusters_terms(),
+        }
+    }
+
+    /// Whether node centroids in the term matrix are the tree's own (true unless the tree is grown on
+    /// precomputed vectors).
+    pub fn grown_on(&self) -> bool {
+        self.grown_on
+    }
+
+    /// Node `id`'s centroid in the term matrix, one entry per term.
+    pub fn centroid(&self, tree: &Tree, id: usize) -> Result<Vec<f64>, ClusterError> {
+        if self.grown_on {
+            return tree.dense_centroid(self.matrix, id);
+        }
+        let node = tree.node(id).ok_or(ClusterError::NoSuchNode(id))?;
+        Ok(self.matrix.centroid(&node.members))
+    }
+
+    /// The terms (stems), one per row: the keys.
+    pub fn names(&self) -> &'a [String] {
+        self.matrix.row_names()
+    }
+
+    /// The terms as words, one per row: what is shown.
+    pub fn words(&self) -> &'a [String] {
+        self.matrix.row_words()
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TermWeight {

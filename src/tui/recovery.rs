@@ -328,6 +328,10 @@ fn absolute_source(source: &Source) -> Source {
     if let StoplistChoice::File(file) = &mut source.options.text.stoplist {
         *file = absolute(file);
     }
+    if let Some(vectors) = &mut source.options.vectors {
+        vectors.path = absolute(&vectors.path);
+        vectors.ids = vectors.ids.as_deref().map(absolute);
+    }
     source
 }
 

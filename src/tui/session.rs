@@ -165,6 +165,10 @@ pub(super) fn save(session: &Session, source: &str, dir: &Path) -> Result<PathBu
     if let StoplistChoice::File(file) = &mut session.options.text.stoplist {
         *file = absolute(file);
     }
+    if let Some(vectors) = &mut session.options.vectors {
+        vectors.path = absolute(&vectors.path);
+        vectors.ids = vectors.ids.as_deref().map(absolute);
+    }
     let json = serde_json::to_string(&session).map_err(|e| format!("cannot save: {e}"))?;
     let written = export::write_new_files(dir, &stem, &[(extension, json.as_bytes())])?;
     written

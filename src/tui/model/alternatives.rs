@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use pdx::report::compare::{self, NodeComparison, SplitSummary};
+use pdx::report::terms;
 
 use super::popups::Popup;
 use super::{DETAIL_TERMS, Model};
@@ -108,13 +109,11 @@ impl Model {
         let label_count = self.data.label_names.len();
         let labelled =
             (self.labels_shown() && label_count > 0).then_some((&labels[..], label_count));
-        let names = super::jobs::term_names(&self.data);
         match compare::compare_splits(
             &self.tree,
-            &self.data.matrix,
+            terms::Words::of(&self.data),
             id,
             labelled,
-            names,
             SIDE_TERMS,
         ) {
             Ok(splits) => {
@@ -149,13 +148,11 @@ impl Model {
             return;
         };
         let b = self.selected;
-        let names = super::jobs::term_names(&self.data);
         let comparison = match compare::compare_nodes(
             &self.tree,
-            &self.data.matrix,
+            terms::Words::of(&self.data),
             a,
             b,
-            names,
             DETAIL_TERMS,
         ) {
             Ok(comparison) => comparison,

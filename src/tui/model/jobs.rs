@@ -108,9 +108,10 @@ pub(crate) enum PreviewResult {
     Made(Result<Box<MadeSplit>, String>),
 }
 
-/// The names previews show terms by: the one place to change what a term is shown as.
-pub(crate) fn term_names(data: &Dataset) -> &[String] {
-    data.matrix.row_words()
+/// The names previews show terms by: the one place to change what a term is shown as. None over precomputed
+/// vectors, whose rows are dimensions, not terms: a preview's sides are then shown without words.
+pub(crate) fn term_names(data: &Dataset) -> Option<&[String]> {
+    data.clusters_terms().then(|| data.matrix.row_words())
 }
 
 #[derive(Debug, Clone)]
@@ -219,7 +220,7 @@ pub(crate) fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
     let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
     let label_count = data.label_names.len();
     let labels = (label_count > 0).then_some((labels.as_slice(), label_count));
-    let names = Some(term_names(data));
+    let names = term_names(data);
     let split = job
         .tree
         .node(job.key.node)

@@ -572,7 +572,11 @@ impl Model {
             confusion: metrics::confusion(&assignments, &labels, leaves.len(), label_count),
             leaf_figures: Vec::new(),
             global: None,
-            words: reading::top_words(tree, &data.matrix, std::mem::take(&mut self.derived.words)),
+            words: reading::top_words(
+                tree,
+                terms::Words::of(data),
+                std::mem::take(&mut self.derived.words),
+            ),
         };
         let (per_leaf, global) = metrics::figures(&derived.confusion, label_count);
         if label_count > 0 && global.labelled > 0 {
@@ -664,14 +668,18 @@ impl Model {
             self.detail = Self::waiting_detail(node.id);
             return;
         }
-        let matrix = &self.data.matrix;
-        let centroid_of = |id: usize| self.detail_cache.centroid(&self.data, &self.tree, id);
+        // Over precomputed vectors the words come from the term matrix, a pass over the members' terms.
+        let words = terms::Words::of(&self.data);
+        let centroid_of = |id: usize| match words.grown_on() {
+            true => self.detail_cache.centroid(&self.data, &self.tree, id),
+            false => words.centroid(&self.tree, id).ok().map(Arc::new),
+        };
         let Some(centroid) = centroid_of(node.id) else {
             self.detail = Detail::default();
             return;
         };
         // Shown as words ("company"), not the stems the matrix is keyed by ("compani").
-        let names = matrix.row_words();
+        let names = words.words();
         let top_terms = terms::top_terms(&centroid, names, DETAIL_TERMS);
         let parent = node.parent.and_then(|p| self.tree.node(p));
         let (discriminating, against) = match parent {

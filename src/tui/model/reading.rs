@@ -7,7 +7,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use pdx::cluster::Tree;
 use pdx::linalg::SparseCentroid;
-use pdx::matrix::DataMatrix;
 use pdx::report::metrics::{ClusterFigures, GlobalFigures};
 use pdx::report::{summary, terms};
 
@@ -77,10 +76,11 @@ pub(crate) struct NodeWords {
 /// over the documents. The words of nodes shelved in alternative splits are kept for when they come back.
 pub(crate) fn top_words(
     tree: &Tree,
-    matrix: &DataMatrix,
+    source: terms::Words,
     mut previous: HashMap<usize, NodeWords>,
 ) -> HashMap<usize, NodeWords> {
-    let names = matrix.row_words();
+    let matrix = source.matrix;
+    let names = source.words();
     let word = |row: usize| names.get(row).cloned().unwrap_or_default();
     let mut words = HashMap::new();
     let mut todo = Vec::new();
@@ -106,10 +106,17 @@ pub(crate) fn top_words(
         return words;
     }
     // The leaves' centroids, when some node needs them (a leaf keeps its own; one merged back is computed).
+    // Over precomputed vectors, a leaf's centroid in the term matrix is one pass over its members' terms.
     let centroids: HashMap<usize, _> = tree
         .leaves()
         .into_iter()
-        .filter_map(|id| Some((id, tree.centroid(matrix, id).ok()?)))
+        .filter_map(|id| {
+            let centroid = match source.grown_on() {
+                true => tree.centroid(matrix, id).ok()?,
+                false => Arc::new(matrix.sparse_centroid(&tree.node(id)?.members)),
+            };
+            Some((id, centroid))
+        })
         .collect();
     let mut sum = vec![0.0; matrix.rows()];
     let mut touched: Vec<usize> = Vec::new();

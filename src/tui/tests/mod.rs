@@ -19,6 +19,7 @@ mod scale;
 mod screens;
 mod search;
 mod signals;
+mod vectors;
 mod words;
 
 use std::sync::{Arc, OnceLock};

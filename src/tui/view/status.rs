@@ -115,7 +115,7 @@ pub(super) fn draw_status(frame: &mut Frame, model: &Model, theme: Theme, area: 
         let mut figures = format!(
             "{} docs, {} terms · {}",
             data.documents.len(),
-            data.matrix.rows(),
+            data.term_matrix().rows(),
             leaves_text(model.derived().leaves.len()),
         );
         if model.blind() {

@@ -26,7 +26,7 @@ pub enum SearchError {
 }
 
 /// Documents per chunk of the parallel build.
-const CHUNK: usize = 256;
+const CHUNK: usize = 2048;
 
 /// The length kept for a word longer than a byte can say: its end is found again in the text.
 const LONG_WORD: u8 = 0;
@@ -190,21 +190,65 @@ impl std::fmt::Display for Query {
     }
 }
 
-/// One chunk's words (numbered in the order first seen) and occurrences (word, document, start, length).
+/// One chunk's postings, compactly: its words (numbered in the order first seen), then for each token in text
+/// order its word (the chunk's number until [`TextIndex::build`] renumbers it), start and length, and how many
+/// tokens each document has. Nine bytes per token, with the document implied by the counts: at a million
+/// documents the chunks hold all the collection's tokens at once before they are sorted into the index.
 struct ChunkPostings {
-    words: Vec<String>,
-    occurrences: Vec<(u32, u32, u32, u8)>,
+    first_document: u32,
+    /// Each word's short key ([`short_key`]), or 0 for a word that has none: the next of `long_words`.
+    keys: Vec<u128>,
+    long_words: Vec<String>,
+    word_of: Vec<u32>,
+    starts: Vec<u32>,
+    lengths: Vec<u8>,
+    tokens_per_document: Vec<u32>,
+}
+
+/// A short ASCII word (at most 16 bytes) lower-cased and packed into an integer, never 0: looked up as that
+/// integer, without hashing and comparing strings.
+fn short_key(word: &str) -> Option<u128> {
+    (word.len() <= 16 && word.is_ascii()).then(|| {
+        word.bytes().enumerate().fold(0u128, |key, (i, b)| {
+            key | (u128::from(b.to_ascii_lowercase()) << (8 * i))
+        })
+    })
+}
+
+/// The word a [`short_key`] packs.
+fn short_word(key: u128) -> String {
+    let bytes = key.to_le_bytes();
+    let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..len]).into_owned()
 }
 
 fn index_chunk(first_document: usize, texts: &[&str]) -> ChunkPostings {
+    assert!(
+        u32::try_from(first_document + texts.len()).is_ok(),
+        "an index holds at most {} documents",
+        u32::MAX
+    );
+    let first_document = first_document as u32;
     let mut ids: FxHashMap<String, u32> = FxHashMap::default();
     let mut short_ids: FxHashMap<u128, u32> = FxHashMap::default();
-    let mut words = Vec::new();
-    let mut occurrences = Vec::new();
+    let mut postings = ChunkPostings {
+        first_document,
+        keys: Vec::new(),
+        long_words: Vec::new(),
+        word_of: Vec::new(),
+        starts: Vec::new(),
+        lengths: Vec::new(),
+        tokens_per_document: Vec::with_capacity(texts.len()),
+    };
+    // A word takes at least two bytes (itself and what ends it), but for the last: room for every token, of
+    // which only what is used is ever touched, so that the arrays never grow by copying.
+    let most_tokens = texts.iter().map(|text| text.len() / 2 + 1).sum();
+    postings.word_of.reserve(most_tokens);
+    postings.starts.reserve(most_tokens);
+    postings.lengths.reserve(most_tokens);
     let mut lower = String::new();
-    for (offset, text) in texts.iter().enumerate() {
-        let document = u32::try_from(first_document + offset)
-            .unwrap_or_else(|_| panic!("an index holds at most {} documents", u32::MAX));
+    for text in texts {
+        let before = postings.word_of.len();
         each_word(text, &mut |start, word| {
             // Offsets are kept in 32 bits: a text's words past 4 GiB are not indexed.
             let Ok(start) = u32::try_from(start) else {
@@ -212,11 +256,7 @@ fn index_chunk(first_document: usize, texts: &[&str]) -> ChunkPostings {
             };
             // Most words are short ASCII ones: looked up packed into an integer, as the text pipeline does,
             // without lower-casing them into a string first.
-            let packed = (word.len() <= 16 && word.is_ascii()).then(|| {
-                word.bytes().enumerate().fold(0u128, |key, (i, b)| {
-                    key | (u128::from(b.to_ascii_lowercase()) << (8 * i))
-                })
-            });
+            let packed = short_key(word);
             let known = match packed {
                 Some(key) => short_ids.get(&key).copied(),
                 None => {
@@ -225,20 +265,144 @@ fn index_chunk(first_document: usize, texts: &[&str]) -> ChunkPostings {
                 }
             };
             let id = known.unwrap_or_else(|| {
-                lower_into(word, &mut lower);
-                let id = words.len() as u32;
-                words.push(lower.clone());
+                let id = postings.keys.len() as u32;
                 match packed {
-                    Some(key) => short_ids.insert(key, id),
-                    None => ids.insert(lower.clone(), id),
-                };
+                    Some(key) => {
+                        short_ids.insert(key, id);
+                        postings.keys.push(key);
+                    }
+                    None => {
+                        ids.insert(lower.clone(), id);
+                        postings.keys.push(0);
+                        postings.long_words.push(lower.clone());
+                    }
+                }
                 id
             });
-            let length = u8::try_from(word.len()).unwrap_or(LONG_WORD);
-            occurrences.push((id, document, start, length));
+            postings.word_of.push(id);
+            postings.starts.push(start);
+            postings
+                .lengths
+                .push(u8::try_from(word.len()).unwrap_or(LONG_WORD));
         });
+        let count = postings.word_of.len() - before;
+        postings.tokens_per_document.push(
+            u32::try_from(count)
+                .unwrap_or_else(|_| panic!("a text holds at most {} words", u32::MAX)),
+        );
     }
-    ChunkPostings { words, occurrences }
+    // Every chunk's postings are held until the last is sorted into the index: not the slack of their growth.
+    postings.word_of.shrink_to_fit();
+    postings.starts.shrink_to_fit();
+    postings.lengths.shrink_to_fit();
+    postings
+}
+
+/// The collection's words, numbered in the order it first uses them, and for each chunk its words' numbers
+/// (by the chunk's own number); the chunks' word lists are taken.
+fn number_words(chunks: &mut [ChunkPostings]) -> (Vec<String>, Vec<Vec<u32>>) {
+    let mut all_words: Vec<String> = Vec::new();
+    let mut short_ids: FxHashMap<u128, u32> = FxHashMap::default();
+    let mut long_ids: FxHashMap<String, u32> = FxHashMap::default();
+    let global_ids: Vec<Vec<u32>> = chunks
+        .iter_mut()
+        .map(|chunk| {
+            let mut long_words = std::mem::take(&mut chunk.long_words).into_iter();
+            std::mem::take(&mut chunk.keys)
+                .into_iter()
+                .map(|key| {
+                    let next = all_words.len() as u32;
+                    match key {
+                        0 => {
+                            let word = long_words.next().expect("a long word for each key 0");
+                            match long_ids.get(&word) {
+                                Some(&id) => id,
+                                None => {
+                                    long_ids.insert(word.clone(), next);
+                                    all_words.push(word);
+                                    next
+                                }
+                            }
+                        }
+                        key => *short_ids.entry(key).or_insert_with(|| {
+                            all_words.push(short_word(key));
+                            next
+                        }),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    (all_words, global_ids)
+}
+
+/// The postings of every word together, `offsets` as in [`TextIndex`], from the chunks' tokens (renumbered to
+/// the collection's words): each word's documents, starts and lengths, sorted by (document, start).
+fn sort_by_word(chunks: &[ChunkPostings], offsets: &[usize]) -> (Vec<u32>, Vec<u32>, Vec<u8>) {
+    let total = offsets[offsets.len() - 1];
+    let (mut documents, mut starts, mut lengths) =
+        (vec![0u32; total], vec![0u32; total], vec![0u8; total]);
+    // Each task owns the postings of a run of words and walks every chunk in document order, occurrences in
+    // text order, so each word's postings come out sorted whatever the number of tasks.
+    let bounds = word_runs(offsets, rayon::current_num_threads().max(1));
+    let mut tasks = Vec::with_capacity(bounds.len() - 1);
+    let (mut documents_rest, mut starts_rest, mut lengths_rest) =
+        (&mut documents[..], &mut starts[..], &mut lengths[..]);
+    for run in bounds.windows(2) {
+        let len = offsets[run[1]] - offsets[run[0]];
+        let (d, rest) = std::mem::take(&mut documents_rest).split_at_mut(len);
+        documents_rest = rest;
+        let (s, rest) = std::mem::take(&mut starts_rest).split_at_mut(len);
+        starts_rest = rest;
+        let (l, rest) = std::mem::take(&mut lengths_rest).split_at_mut(len);
+        lengths_rest = rest;
+        tasks.push((run[0]..run[1], d, s, l));
+    }
+    tasks
+        .into_par_iter()
+        .for_each(|(run, documents, starts, lengths)| {
+            let base = offsets[run.start];
+            let mut next: Vec<usize> = offsets[run.clone()].iter().map(|o| o - base).collect();
+            let first = run.start as u32;
+            let words = first..run.end as u32;
+            for chunk in chunks {
+                let mut token = 0;
+                for (document, &count) in (chunk.first_document..).zip(&chunk.tokens_per_document) {
+                    let tokens = token..token + count as usize;
+                    token = tokens.end;
+                    for t in tokens {
+                        let word = chunk.word_of[t];
+                        if words.contains(&word) {
+                            let slot = &mut next[(word - first) as usize];
+                            documents[*slot] = document;
+                            starts[*slot] = chunk.starts[t];
+                            lengths[*slot] = chunk.lengths[t];
+                            *slot += 1;
+                        }
+                    }
+                }
+            }
+        });
+    (documents, starts, lengths)
+}
+
+/// Cut the words into `tasks` runs of about equal postings (`offsets` as in [`TextIndex`]): the bounds, from 0
+/// to the word count. The runs only share out the work; the index is the same whatever they are.
+fn word_runs(offsets: &[usize], tasks: usize) -> Vec<usize> {
+    let words = offsets.len() - 1;
+    let total = offsets[words];
+    let mut bounds = vec![0];
+    for task in 1..tasks {
+        let wanted = total * task / tasks;
+        let at = offsets.partition_point(|&o| o < wanted).min(words);
+        if at > bounds[bounds.len() - 1] {
+            bounds.push(at);
+        }
+    }
+    if words > bounds[bounds.len() - 1] || bounds.len() == 1 {
+        bounds.push(words);
+    }
+    bounds
 }
 
 /// The texts an index is built over and searched in, read one at a time: a dataset reads them on demand, so
@@ -282,7 +446,7 @@ impl TextIndex {
     /// and merged in their order, so the index is the same whatever the thread count.
     pub fn build<T: IndexTexts + ?Sized>(texts: &T) -> TextIndex {
         let document_count = texts.count();
-        let chunks: Vec<ChunkPostings> = (0..document_count.div_ceil(CHUNK))
+        let mut chunks: Vec<ChunkPostings> = (0..document_count.div_ceil(CHUNK))
             .into_par_iter()
             .map(|c| {
                 let range = c * CHUNK..document_count.min((c + 1) * CHUNK);
@@ -291,49 +455,33 @@ impl TextIndex {
                 index_chunk(c * CHUNK, &borrowed)
             })
             .collect();
-        let mut words: FxHashMap<String, u32> = FxHashMap::default();
-        let global_ids: Vec<Vec<u32>> = chunks
-            .iter()
-            .map(|chunk| {
-                chunk
-                    .words
-                    .iter()
-                    .map(|word| match words.get(word.as_str()) {
-                        Some(&id) => id,
-                        None => {
-                            let id = words.len() as u32;
-                            words.insert(word.clone(), id);
-                            id
-                        }
-                    })
-                    .collect()
+        let (all_words, global_ids) = number_words(&mut chunks);
+        let word_count = all_words.len();
+        let words: FxHashMap<String, u32> = all_words.into_iter().zip(0..).collect();
+        let counts = chunks
+            .par_iter_mut()
+            .zip(global_ids)
+            .fold(
+                || vec![0usize; word_count],
+                |mut counts, (chunk, ids)| {
+                    for word in &mut chunk.word_of {
+                        *word = ids[*word as usize];
+                        counts[*word as usize] += 1;
+                    }
+                    counts
+                },
+            )
+            .reduce_with(|mut a, b| {
+                a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
+                a
             })
-            .collect();
-        let mut counts = vec![0usize; words.len()];
-        for (chunk, ids) in chunks.iter().zip(&global_ids) {
-            for &(local, ..) in &chunk.occurrences {
-                counts[ids[local as usize] as usize] += 1;
-            }
-        }
-        let mut offsets = Vec::with_capacity(words.len() + 1);
+            .unwrap_or_else(|| vec![0; word_count]);
+        let mut offsets = Vec::with_capacity(word_count + 1);
         offsets.push(0);
         for count in &counts {
             offsets.push(offsets[offsets.len() - 1] + count);
         }
-        let total = offsets[words.len()];
-        let mut next: Vec<usize> = offsets[..words.len()].to_vec();
-        let (mut documents, mut starts, mut lengths) =
-            (vec![0u32; total], vec![0u32; total], vec![0u8; total]);
-        // Chunks in document order, occurrences in text order: each word's postings come out sorted.
-        for (chunk, ids) in chunks.iter().zip(&global_ids) {
-            for &(local, document, start, length) in &chunk.occurrences {
-                let slot = &mut next[ids[local as usize] as usize];
-                documents[*slot] = document;
-                starts[*slot] = start;
-                lengths[*slot] = length;
-                *slot += 1;
-            }
-        }
+        let (documents, starts, lengths) = sort_by_word(&chunks, &offsets);
         TextIndex {
             words,
             offsets,

@@ -172,6 +172,64 @@ fn the_build_does_not_depend_on_the_chunking() {
     assert_eq!(index.token_count(), texts.len() * 5);
 }
 
+/// Texts over more than two chunks whose words are short ASCII ones, long ASCII ones (more than 16 bytes) and
+/// non-ASCII ones, each kind both new and already seen in every chunk.
+fn mixed_texts() -> Vec<String> {
+    (0..CHUNK * 2 + 5)
+        .map(|i| {
+            format!(
+                "Doc {i} Größe{} extraordinarilylongword{} the END café{}",
+                i % 7,
+                i % 11,
+                i % 3
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn words_of_every_kind_are_found_across_chunks() {
+    let texts = mixed_texts();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let index = TextIndex::build(&texts);
+    for query in [
+        "größe3",
+        "extraordinarilylongword10 the",
+        "end café2",
+        "doc 4100",
+        "\"the end\" größe0",
+    ] {
+        let query = Query::parse(query).unwrap();
+        let found = index.search(&query, &texts);
+        assert!(!found.is_empty(), "{query} is in the texts");
+        assert_eq!(found, brute_force(&query, &texts), "{query}");
+    }
+    assert_eq!(index.token_count(), texts.len() * 7);
+}
+
+#[test]
+fn the_index_is_the_same_on_one_thread_or_three() {
+    let texts = mixed_texts();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool")
+            .install(|| TextIndex::build(&texts))
+    };
+    let (one, three) = (on(1), on(3));
+    assert_eq!(one.words, three.words);
+    assert_eq!(one.offsets, three.offsets);
+    assert_eq!(one.documents, three.documents);
+    assert_eq!(one.starts, three.starts);
+    assert_eq!(one.lengths, three.lengths);
+    // Words are numbered in the order the collection first uses them.
+    assert_eq!(one.words["doc"], 0);
+    assert_eq!(one.words["größe0"], 2);
+    assert_eq!(one.words["extraordinarilylongword0"], 3);
+}
+
 #[test]
 fn a_snippet_centres_the_match_on_one_line() {
     let text = "first line\n\n  the   quick brown fox\tjumps over the lazy dog";

@@ -1,6 +1,8 @@
 //! The one place effects are carried out: the app runs [`perform`] on a worker thread per effect, the tests and
 //! the benchmark on their own thread, and both feed the action it returns back to `update`.
 
+use std::sync::{Arc, OnceLock};
+
 use pdx::dataset::Dataset;
 
 use super::export;
@@ -24,9 +26,11 @@ pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
         },
         Effect::Preview(job) => Action::Previewed(model::perform_preview(data, job)),
         Effect::Detail(job) => Action::Detailed(model::perform_detail(data, job)),
-        Effect::Index(job) => Action::Indexed(model::search::BuiltIndex(std::sync::Arc::new(
-            model::search::build_index(data, Some(&job.read)),
-        ))),
+        Effect::Index(job) => {
+            Action::Indexed(model::search::BuiltIndex(Arc::new(in_background(|| {
+                model::search::build_index(data, Some(&job.read))
+            }))))
+        }
         Effect::RemoveRecovery { path, accepted } => Action::RecoveryRemoved {
             accepted,
             result: recovery::discard(&path),
@@ -46,5 +50,35 @@ fn release_freed_memory() {
     // SAFETY: malloc_trim takes no pointers; it only returns free pages of the allocator's own arenas.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+/// Run `work` on the background threads: as many as the machine has, each at a lower scheduling priority than
+/// the rest of pdx. The search index is built while the analyst already works, and a split or a preview asked
+/// for meanwhile should take the cores as if alone (`benches/README.md` has the figures); the index only has to
+/// be ready by the first search. Where the threads cannot be made, `work` runs on the shared ones.
+pub(super) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    let pool = POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("pdx-background-{i}"))
+            .start_handler(|_| lower_priority())
+            .build()
+            .ok()
+    });
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+/// Lower the calling thread's scheduling priority (nice 10). Best effort: a thread left at the normal priority
+/// only competes with the rest as before.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: `gettid` and `setpriority` take no pointers. On Linux a thread has its own nice value, and
+    // `PRIO_PROCESS` with a thread id sets that thread's alone.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
     }
 }

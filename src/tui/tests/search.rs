@@ -302,3 +302,32 @@ fn a_search_before_the_background_index_is_built_says_so_then_works() {
     search(&mut model, "planet");
     assert!(model.search().is_some(), "{}", model.status());
 }
+
+/// The nice value of the calling thread.
+#[cfg(target_os = "linux")]
+fn own_nice() -> i32 {
+    // SAFETY: neither call takes a pointer; errno is cleared first, as `getpriority` may return -1 on success.
+    unsafe {
+        *libc::__errno_location() = 0;
+        libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t)
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_index_is_built_on_threads_of_lower_priority() {
+    let here = own_nice();
+    let (background, spread) = super::effects::in_background(|| {
+        use rayon::prelude::*;
+        // The work's own parallel parts run on the same threads.
+        let nices: Vec<i32> = (0..64).into_par_iter().map(|_| own_nice()).collect();
+        (own_nice(), nices)
+    });
+    // A thread already nicer than 10 cannot be raised back by an unprivileged process, so it stays as it was.
+    assert!(background >= here.max(10), "{background} from {here}");
+    assert!(
+        spread.iter().all(|&nice| nice >= here.max(10)),
+        "{spread:?}"
+    );
+    assert_eq!(own_nice(), here, "the caller's thread keeps its priority");
+}

@@ -41,6 +41,19 @@ pub fn decode_text(mut bytes: Vec<u8>) -> (String, bool) {
     }
 }
 
+/// [`decode_text`], with where the text starts in `bytes` when they are its own UTF-8 (after an optional
+/// byte-order mark): offsets into the text plus that start are offsets into the file, so that a record can be read
+/// again from it. `None` when decoding changed the bytes (UTF-16, or not UTF-8 and read as Windows-1252).
+pub(super) fn decode_with_start(bytes: Vec<u8>) -> (String, bool, Option<u64>) {
+    let start = match utf16_encoding(&bytes) {
+        Some(_) => None,
+        None if bytes.starts_with(b"\xEF\xBB\xBF") => Some(3),
+        None => Some(0),
+    };
+    let (text, fell_back) = decode_text(bytes);
+    (text, fell_back, start.filter(|_| !fell_back))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

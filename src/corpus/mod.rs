@@ -562,8 +562,8 @@ fn load_path(
         };
         let mut documents = match format {
             Format::Folder => folder::load(path, options, sources, stream, report, progress)?,
-            Format::Reuters => reuters::load_folder(path, options, report, progress)?,
-            Format::Smart => smart::load_folder(path, report)?,
+            Format::Reuters => reuters::load_folder(path, options, sources, report, progress)?,
+            Format::Smart => smart::load_folder(path, sources, report)?,
             Format::Csv | Format::Tsv | Format::Jsonl | Format::Numeric | Format::Auto => {
                 return Err(CorpusError::Input {
                     path: path.to_path_buf(),
@@ -638,14 +638,17 @@ fn load_path(
             Loaded::Text(documents)
         }
         Format::Jsonl => {
-            let file = source.map(|source| {
-                sources.push(source);
-                (sources.len() - 1) as u32
-            });
+            let file = register(source, RecordFormat::JsonlLine, sources);
             Loaded::Text(jsonl::load(path, bytes, file, stream, report)?)
         }
-        Format::Reuters => Loaded::Text(reuters::load_file(path, bytes, options, report)?),
-        Format::Smart => Loaded::Text(smart::load_file(path, bytes, report)?),
+        Format::Reuters => {
+            let file = register(source, RecordFormat::ReutersElement, sources);
+            Loaded::Text(reuters::load_file(path, bytes, file, options, report)?)
+        }
+        Format::Smart => {
+            let file = register(source, RecordFormat::SmartRecord, sources);
+            Loaded::Text(smart::load_file(path, bytes, file, report)?)
+        }
         Format::Auto | Format::Folder => {
             unreachable!("a file's format is detected as one of the others")
         }
@@ -772,4 +775,17 @@ fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Put `source` (a file that can be read again, or none) in the load's table of sources, its records read as
+/// `format`: its number there, for the documents' locations.
+fn register(
+    source: Option<SourceFile>,
+    format: RecordFormat,
+    sources: &mut Vec<SourceFile>,
+) -> Option<u32> {
+    source.map(|source| {
+        sources.push(SourceFile { format, ..source });
+        (sources.len() - 1) as u32
+    })
 }

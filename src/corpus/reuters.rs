@@ -10,15 +10,18 @@ use rayon::prelude::*;
 
 use crate::progress::Progress;
 
+use super::decode::decode_with_start;
 use super::{
-    CorpusError, Document, LoadOptions, LoadReport, ReutersSplit, decode_text, read_input, reason,
-    regular_files_in,
+    CorpusError, Document, LoadOptions, LoadReport, Location, RecordFormat, ReutersSplit,
+    SourceFile, read_input, reason, regular_files_in,
 };
 
-/// Every `.sgm` file of a folder, read in parallel, their documents in file-name order.
+/// Every `.sgm` file of a folder, read in parallel, their documents in file-name order; each file goes into
+/// `sources`, so that its documents' texts can be read again from their elements.
 pub(super) fn load_folder(
     path: &Path,
     options: &LoadOptions,
+    sources: &mut Vec<SourceFile>,
     report: &mut LoadReport,
     progress: Option<&Progress>,
 ) -> Result<Vec<Document>, CorpusError> {
@@ -26,9 +29,14 @@ pub(super) fn load_folder(
     if let Some(progress) = progress {
         progress.add_total(files.len() as u64);
     }
+    let first = sources.len();
+    for file in &files {
+        sources.push(SourceFile::stat(file, RecordFormat::ReutersElement)?);
+    }
     let parsed: Vec<Result<(Vec<Document>, LoadReport), CorpusError>> = files
         .par_iter()
-        .map(|file| {
+        .enumerate()
+        .map(|(index, file)| {
             let mut file_report = LoadReport::default();
             if let Some(progress) = progress {
                 progress.check()?;
@@ -38,7 +46,8 @@ pub(super) fn load_folder(
                 progress.advance(1);
             }
             file_report.files_read += 1;
-            let documents = load_file(file, bytes, options, &mut file_report)?;
+            let source = Some((first + index) as u32);
+            let documents = load_file(file, bytes, source, options, &mut file_report)?;
             Ok((documents, file_report))
         })
         .collect();
@@ -51,16 +60,19 @@ pub(super) fn load_folder(
     Ok(documents)
 }
 
-/// The documents of one `.sgm` file, read.
+/// The documents of one `.sgm` file, read; located in it as file number `source` of the load's sources when
+/// it has one and is UTF-8 (else their texts are kept).
 pub(super) fn load_file(
     path: &Path,
     bytes: Vec<u8>,
+    source: Option<u32>,
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<Vec<Document>, CorpusError> {
-    let (text, fell_back) = decode_text(bytes);
+    let (text, fell_back, start) = decode_with_start(bytes);
     report.fallback_decoded += usize::from(fell_back);
-    parse_file(path, &text, options, report)
+    let place = source.zip(start);
+    parse_file(path, &text, place, options, report)
 }
 
 /// The `.sgm` files of a folder, sorted; anything of that name that is not a regular file is skipped and counted.
@@ -78,9 +90,12 @@ fn sgm_files(path: &Path, report: &mut LoadReport) -> Result<Vec<PathBuf>, Corpu
     Ok(files)
 }
 
+/// The documents of a file's `text`; with `place` (the file's number among the sources, and where the text
+/// starts in its bytes), each located at its element.
 fn parse_file(
     path: &Path,
     text: &str,
+    place: Option<(u32, u64)>,
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<Vec<Document>, CorpusError> {
@@ -130,26 +145,36 @@ fn parse_file(
             continue;
         }
         let title = inner(element, "TITLE").map(unescape);
-        let body = inner(element, "BODY").map(unescape);
-        let text = match (&title, &body) {
-            (None, None) => inner(element, "TEXT").map(strip_tags).unwrap_or_default(),
-            _ => format!(
-                "{}\n{}",
-                title.as_deref().unwrap_or_default(),
-                body.as_deref().unwrap_or_default()
-            ),
-        };
         documents.push(Document {
             id,
             path: Some(path.to_path_buf()),
             title: title.map(|t| t.trim().to_string()),
             label: topics.into_iter().next(),
-            text,
-            location: None,
+            text: element_text(element),
+            location: place.map(|(file, start)| Location {
+                file,
+                offset: start + element_start as u64,
+                len: length as u64,
+            }),
             headline: None,
         });
     }
     Ok(documents)
+}
+
+/// A `<REUTERS>` element's text (from its opening tag, without the closing one): its TITLE and BODY, or for the
+/// unprocessed stories that have neither, its whole TEXT without tags.
+pub(super) fn element_text(element: &str) -> String {
+    let title = inner(element, "TITLE").map(unescape);
+    let body = inner(element, "BODY").map(unescape);
+    match (&title, &body) {
+        (None, None) => inner(element, "TEXT").map(strip_tags).unwrap_or_default(),
+        _ => format!(
+            "{}\n{}",
+            title.as_deref().unwrap_or_default(),
+            body.as_deref().unwrap_or_default()
+        ),
+    }
 }
 
 fn line_of(text: &str, offset: usize) -> usize {

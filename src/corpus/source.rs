@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::extract::{self, FileFormat};
-use super::{CorpusError, Document, delimited, folder, headline, jsonl};
+use super::{CorpusError, Document, delimited, folder, headline, jsonl, reuters, smart};
 
 /// A file documents were read from, as it was when read: a text read later from a file whose size or
 /// modification time differ would not be the text that was counted.
@@ -36,6 +36,10 @@ pub enum RecordFormat {
     /// A file of a folder tree in another format, its text extracted again: the whole file, or for an mbox one
     /// message.
     Extracted(FileFormat),
+    /// One `<REUTERS>` element of a UTF-8 Reuters-21578 SGML file, up to its closing tag.
+    ReutersElement,
+    /// One record of a UTF-8 SMART file, from its `.I` line to the next.
+    SmartRecord,
 }
 
 /// Where a document's record is: a file of the dataset's [`SourceFile`] table, and the record's bytes in it.
@@ -111,6 +115,11 @@ pub fn read_text<'a>(
     opened.seek(SeekFrom::Start(location.offset)).map_err(io)?;
     let mut bytes = vec![0; len];
     opened.read_exact(&mut bytes).map_err(io)?;
+    let utf8 = |bytes: Vec<u8>| {
+        String::from_utf8(bytes).map_err(|_| CorpusError::Changed {
+            path: file.path.clone(),
+        })
+    };
     let text = match file.format {
         RecordFormat::JsonlLine => {
             let line = std::str::from_utf8(&bytes).map_err(|_| CorpusError::Changed {
@@ -141,6 +150,12 @@ pub fn read_text<'a>(
                     message: error.to_string(),
                 })?
                 .text
+        }
+        RecordFormat::ReutersElement => reuters::element_text(&utf8(bytes)?),
+        RecordFormat::SmartRecord => {
+            smart::record_text(&utf8(bytes)?).ok_or_else(|| CorpusError::Changed {
+                path: file.path.clone(),
+            })?
         }
     };
     Ok(Cow::Owned(text))

@@ -261,7 +261,7 @@ fn the_first_bad_line_is_the_one_reported() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Reuters elements (with a byte-order mark) and SMART records with CRLF lines, entities, a story without TITLE or
+/// Reuters elements and SMART records with a byte-order mark, CRLF lines, entities, a story without TITLE or
 /// BODY, an empty record and a last record without a line end: each text is read back from its element or record
 /// as loaded; an SGML file that is not UTF-8 keeps its texts; a file changed since is refused.
 #[test]
@@ -297,7 +297,7 @@ fn reuters_and_smart_records_are_read_back_as_loaded() {
     let smart = dir.join("MED.ALL");
     std::fs::write(
         &smart,
-        ".I 1\r\n.T\r\nBlood  flow\r\n.W\r\nflow in caf\u{e9} vessels .\r\n.I 2\r\n.T\r\n.W\r\n\
+        "\u{feff}.I 1\r\n.T\r\nBlood  flow\r\n.W\r\nflow in caf\u{e9} vessels .\r\n.I 2\r\n.T\r\n.W\r\n\
          .I 3\r\n.W\r\nonly an abstract, no line end",
     )
     .expect("writes");

@@ -130,13 +130,14 @@ fn read_head(path: &Path) -> Result<Vec<u8>, CorpusError> {
     Ok(buffer)
 }
 
-/// The first [`HEAD_BYTES`] of `bytes` as text: UTF-16 with a byte-order mark decoded, anything else leniently.
+/// The first [`HEAD_BYTES`] of `bytes` as text: UTF-16 with a byte-order mark decoded, anything else leniently
+/// after a UTF-8 byte-order mark, which the loaders drop too.
 fn head_text(bytes: &[u8]) -> String {
     let head = &bytes[..bytes.len().min(HEAD_BYTES)];
     if decode::utf16_encoding(head).is_some() {
         return decode_text(head.to_vec()).0;
     }
-    String::from_utf8_lossy(head).into_owned()
+    String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head)).into_owned()
 }
 
 fn starts_smart_record(head: &str) -> bool {
@@ -193,6 +194,9 @@ mod tests {
     #[test]
     fn smart_records_are_recognised() {
         assert!(starts_smart_record(".I 1\n.W\ntext"));
+        assert!(starts_smart_record(&head_text(
+            b"\xEF\xBB\xBF.I 1\n.W\ntext"
+        )));
         assert!(!starts_smart_record("I 1\n.W\ntext"));
     }
 }

@@ -10,6 +10,7 @@ mod vectors;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -619,6 +620,17 @@ impl Dataset {
     /// load; an error when the file cannot be read or changed since ([`CorpusError::Changed`]).
     pub fn text(&self, column: usize) -> Result<Cow<'_, str>, CorpusError> {
         corpus::read_text(&self.sources, &self.documents[column].source)
+    }
+
+    /// [`Dataset::text`] of every document in `columns`, in order, each file opened once for the documents
+    /// located in it one after the other.
+    pub fn texts(&self, columns: Range<usize>) -> Vec<Result<Cow<'_, str>, CorpusError>> {
+        corpus::read_texts(
+            &self.sources,
+            self.documents[columns]
+                .iter()
+                .map(|document| &document.source),
+        )
     }
 
     /// Documents per label, with `(unlabelled)` for documents without one.

@@ -52,6 +52,14 @@ fn texts_read_on_demand_are_the_texts_loaded() {
         let opened = dataset::open(&paths, &options, false).expect("opens");
         let data = &opened.dataset;
         assert_eq!(data.documents.len(), plain.len(), "{paths:?}");
+        // Read together, each file opened once for its run of documents: the same texts.
+        let together: Vec<String> = data
+            .texts(0..data.documents.len())
+            .into_iter()
+            .map(|text| text.expect("readable").into_owned())
+            .collect();
+        let plain_texts: Vec<&str> = plain.iter().map(|d| d.text.as_str()).collect();
+        assert_eq!(together, plain_texts, "{paths:?}");
         for (column, (meta, document)) in data.documents.iter().zip(&plain).enumerate() {
             assert_eq!(meta.id, document.id);
             assert_eq!(
@@ -340,5 +348,10 @@ fn reuters_and_smart_records_are_read_back_as_loaded() {
     assert_eq!(located, [true, true, false, true, true]);
     std::fs::write(&smart, ".I 1\n.W\nanother text\n").expect("rewrites");
     assert!(matches!(data.text(3), Err(CorpusError::Changed { .. })));
+    let together = data.texts(1..5);
+    assert_eq!(together[0].as_deref().ok(), Some(loaded[1]));
+    assert_eq!(together[1].as_deref().ok(), Some(loaded[2]));
+    assert!(matches!(together[2], Err(CorpusError::Changed { .. })));
+    assert!(matches!(together[3], Err(CorpusError::Changed { .. })));
     let _ = std::fs::remove_dir_all(&dir);
 }

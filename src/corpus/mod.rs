@@ -28,7 +28,7 @@ pub use detect::detect_format;
 pub use extract::{FileFormat, panic_is_caught};
 pub use folder::FolderEntry;
 pub use numeric::{LabelColumn, MAX_MAGNITUDE, MissingPolicy, NumericTable};
-pub use source::{Location, RecordFormat, SourceFile, TextSink, TextSource, read_text};
+pub use source::{Location, RecordFormat, SourceFile, TextSink, TextSource, read_text, read_texts};
 pub use vectors::{Vectors, VectorsSource, read_vector_ids, read_vectors};
 
 use source::Stream;

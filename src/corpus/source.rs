@@ -83,82 +83,131 @@ pub fn read_text<'a>(
     sources: &[SourceFile],
     source: &'a TextSource,
 ) -> Result<Cow<'a, str>, CorpusError> {
-    let location = match source {
-        TextSource::Inline(text) => return Ok(Cow::Borrowed(text)),
-        TextSource::Record(location) => location,
-    };
-    let file = sources
+    match source {
+        TextSource::Inline(text) => Ok(Cow::Borrowed(text)),
+        TextSource::Record(location) => {
+            let file = source_file(sources, location)?;
+            let mut opened = file.open_unchanged()?;
+            file.read_record(&mut opened, location).map(Cow::Owned)
+        }
+    }
+}
+
+/// [`read_text`] for many documents at once, in order: each file is opened and checked once for a run of
+/// documents located in it, rather than once per document (at a million documents, opening the file for each of
+/// them took most of the time of reading them all; `benches/README.md`).
+pub fn read_texts<'a>(
+    sources: &[SourceFile],
+    wanted: impl IntoIterator<Item = &'a TextSource>,
+) -> Vec<Result<Cow<'a, str>, CorpusError>> {
+    let mut open: Option<(u32, std::fs::File)> = None;
+    wanted
+        .into_iter()
+        .map(|source| {
+            let location = match source {
+                TextSource::Inline(text) => return Ok(Cow::Borrowed(text.as_str())),
+                TextSource::Record(location) => location,
+            };
+            let file = source_file(sources, location)?;
+            let opened = match &mut open {
+                Some((index, opened)) if *index == location.file => opened,
+                _ => &mut open.insert((location.file, file.open_unchanged()?)).1,
+            };
+            file.read_record(opened, location).map(Cow::Owned)
+        })
+        .collect()
+}
+
+/// The source file a location names.
+fn source_file<'s>(
+    sources: &'s [SourceFile],
+    location: &Location,
+) -> Result<&'s SourceFile, CorpusError> {
+    sources
         .get(location.file as usize)
         .ok_or_else(|| CorpusError::Invalid {
             path: PathBuf::new(),
             message: format!("no source file {} in the table", location.file),
-        })?;
-    let io = |error| CorpusError::Io {
-        path: file.path.clone(),
-        error,
-    };
-    let mut opened = std::fs::File::open(&file.path).map_err(io)?;
-    let metadata = opened.metadata().map_err(io)?;
-    if metadata.len() != file.size || metadata.modified().ok() != file.modified {
-        return Err(CorpusError::Changed {
-            path: file.path.clone(),
-        });
-    }
-    let len = usize::try_from(location.len).map_err(|_| CorpusError::Changed {
-        path: file.path.clone(),
-    })?;
-    if location.offset.saturating_add(location.len) > file.size {
-        return Err(CorpusError::Changed {
-            path: file.path.clone(),
-        });
-    }
-    opened.seek(SeekFrom::Start(location.offset)).map_err(io)?;
-    let mut bytes = vec![0; len];
-    opened.read_exact(&mut bytes).map_err(io)?;
-    let utf8 = |bytes: Vec<u8>| {
-        String::from_utf8(bytes).map_err(|_| CorpusError::Changed {
-            path: file.path.clone(),
         })
-    };
-    let text = match file.format {
-        RecordFormat::JsonlLine => {
-            let line = std::str::from_utf8(&bytes).map_err(|_| CorpusError::Changed {
-                path: file.path.clone(),
-            })?;
-            jsonl::parse_line(line)
-                .map_err(|message| CorpusError::Invalid {
-                    path: file.path.clone(),
-                    message,
-                })?
-                .text
-                .into_owned()
+}
+
+impl SourceFile {
+    fn io_error(&self, error: std::io::Error) -> CorpusError {
+        CorpusError::Io {
+            path: self.path.clone(),
+            error,
         }
-        RecordFormat::FolderFile { strip_headers } => folder::parse_file(bytes, strip_headers).text,
-        RecordFormat::DelimitedRow {
-            delimiter,
-            text_column,
-        } => delimited::parse_record(&bytes, delimiter, text_column).map_err(|message| {
-            CorpusError::Invalid {
-                path: file.path.clone(),
-                message,
+    }
+
+    /// The file opened, if it is still as it was at the load (size and modification time).
+    fn open_unchanged(&self) -> Result<std::fs::File, CorpusError> {
+        let opened = std::fs::File::open(&self.path).map_err(|e| self.io_error(e))?;
+        let metadata = opened.metadata().map_err(|e| self.io_error(e))?;
+        if metadata.len() != self.size || metadata.modified().ok() != self.modified {
+            return Err(CorpusError::Changed {
+                path: self.path.clone(),
+            });
+        }
+        Ok(opened)
+    }
+
+    /// The text of the record at `location` of this file, `opened` by [`SourceFile::open_unchanged`].
+    fn read_record(
+        &self,
+        opened: &mut std::fs::File,
+        location: &Location,
+    ) -> Result<String, CorpusError> {
+        let changed = || CorpusError::Changed {
+            path: self.path.clone(),
+        };
+        let len = usize::try_from(location.len).map_err(|_| changed())?;
+        if location.offset.saturating_add(location.len) > self.size {
+            return Err(changed());
+        }
+        opened
+            .seek(SeekFrom::Start(location.offset))
+            .map_err(|e| self.io_error(e))?;
+        let mut bytes = vec![0; len];
+        opened
+            .read_exact(&mut bytes)
+            .map_err(|e| self.io_error(e))?;
+        let utf8 = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|_| changed());
+        let text = match self.format {
+            RecordFormat::JsonlLine => {
+                let line = std::str::from_utf8(&bytes).map_err(|_| changed())?;
+                jsonl::parse_line(line)
+                    .map_err(|message| CorpusError::Invalid {
+                        path: self.path.clone(),
+                        message,
+                    })?
+                    .text
+                    .into_owned()
             }
-        })?,
-        RecordFormat::Extracted(format) => {
-            extract::record(format, &bytes)
-                .map_err(|error| CorpusError::Invalid {
-                    path: file.path.clone(),
-                    message: error.to_string(),
-                })?
-                .text
-        }
-        RecordFormat::ReutersElement => reuters::element_text(&utf8(bytes)?),
-        RecordFormat::SmartRecord => {
-            smart::record_text(&utf8(bytes)?).ok_or_else(|| CorpusError::Changed {
-                path: file.path.clone(),
-            })?
-        }
-    };
-    Ok(Cow::Owned(text))
+            RecordFormat::FolderFile { strip_headers } => {
+                folder::parse_file(bytes, strip_headers).text
+            }
+            RecordFormat::DelimitedRow {
+                delimiter,
+                text_column,
+            } => delimited::parse_record(&bytes, delimiter, text_column).map_err(|message| {
+                CorpusError::Invalid {
+                    path: self.path.clone(),
+                    message,
+                }
+            })?,
+            RecordFormat::Extracted(format) => {
+                extract::record(format, &bytes)
+                    .map_err(|error| CorpusError::Invalid {
+                        path: self.path.clone(),
+                        message: error.to_string(),
+                    })?
+                    .text
+            }
+            RecordFormat::ReutersElement => reuters::element_text(&utf8(bytes)?),
+            RecordFormat::SmartRecord => smart::record_text(&utf8(bytes)?).ok_or_else(changed)?,
+        };
+        Ok(text)
+    }
 }
 
 /// Receives the documents' texts as a loader reads them, chunk by chunk, so that a collection is read once and

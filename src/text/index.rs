@@ -412,6 +412,10 @@ pub trait IndexTexts: Sync {
     fn count(&self) -> usize;
     /// The text of `document`.
     fn text(&self, document: usize) -> Cow<'_, str>;
+    /// The texts of `documents`, in order: one at a time unless the texts can be read together faster.
+    fn texts(&self, documents: Range<usize>) -> Vec<Cow<'_, str>> {
+        documents.map(|document| self.text(document)).collect()
+    }
 }
 
 impl<T: AsRef<str> + Sync> IndexTexts for [T] {
@@ -450,7 +454,7 @@ impl TextIndex {
             .into_par_iter()
             .map(|c| {
                 let range = c * CHUNK..document_count.min((c + 1) * CHUNK);
-                let read: Vec<Cow<str>> = range.map(|j| texts.text(j)).collect();
+                let read = texts.texts(range);
                 let borrowed: Vec<&str> = read.iter().map(|text| text.as_ref()).collect();
                 index_chunk(c * CHUNK, &borrowed)
             })

@@ -44,6 +44,16 @@ impl IndexTexts for DatasetTexts<'_> {
         }
         self.0.text(document).unwrap_or_default()
     }
+    fn texts(&self, documents: Range<usize>) -> Vec<Cow<'_, str>> {
+        if let Some(read) = self.1 {
+            read.fetch_add(documents.len(), Ordering::Relaxed);
+        }
+        self.0
+            .texts(documents)
+            .into_iter()
+            .map(Result::unwrap_or_default)
+            .collect()
+    }
 }
 
 /// A search index built on a worker, as it comes back (its postings are not worth printing).

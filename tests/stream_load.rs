@@ -12,6 +12,20 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Options that keep every document and every term, so that each text read back can be compared with its load.
+fn every_document(load: LoadOptions) -> DatasetOptions {
+    DatasetOptions {
+        load,
+        keep_empty: true,
+        text: pdx::text::TextOptions {
+            min_df: 1,
+            max_df: 1.0,
+            ..Default::default()
+        },
+        ..DatasetOptions::default()
+    }
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pdx-stream-load-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -39,16 +53,7 @@ fn texts_read_on_demand_are_the_texts_loaded() {
         let (Loaded::Text(plain), _) = corpus::load(&paths, &load).expect("loads") else {
             panic!("text");
         };
-        let options = DatasetOptions {
-            load,
-            keep_empty: true,
-            text: pdx::text::TextOptions {
-                min_df: 1,
-                max_df: 1.0,
-                ..Default::default()
-            },
-            ..DatasetOptions::default()
-        };
+        let options = every_document(load);
         let opened = dataset::open(&paths, &options, false).expect("opens");
         let data = &opened.dataset;
         assert_eq!(data.documents.len(), plain.len(), "{paths:?}");
@@ -101,15 +106,7 @@ fn jsonl_texts_are_read_back_and_a_changed_file_is_refused() {
     body.push_str("{\"text\": \"quote \\\" and \\u00e9 escaped\", \"label\": \"a\", \"extra\": [1, {\"x\": 2}]}");
     std::fs::write(&path, &body).expect("writes");
     let paths = vec![path.clone()];
-    let options = DatasetOptions {
-        keep_empty: true,
-        text: pdx::text::TextOptions {
-            min_df: 1,
-            max_df: 1.0,
-            ..Default::default()
-        },
-        ..DatasetOptions::default()
-    };
+    let options = every_document(LoadOptions::default());
     let opened = dataset::open(&paths, &options, false).expect("opens");
     let data = &opened.dataset;
     let ids: Vec<&str> = data.documents.iter().map(|d| d.id.as_str()).collect();
@@ -165,15 +162,7 @@ fn csv_and_tsv_rows_are_read_back_as_loaded() {
     .expect("writes");
     let latin1 = dir.join("latin1.csv");
     std::fs::write(&latin1, b"text,label\ncaf\xe9 noir,x\n").expect("writes");
-    let options = DatasetOptions {
-        keep_empty: true,
-        text: pdx::text::TextOptions {
-            min_df: 1,
-            max_df: 1.0,
-            ..Default::default()
-        },
-        ..DatasetOptions::default()
-    };
+    let options = every_document(LoadOptions::default());
     let opened = dataset::open(&[csv, tsv, latin1], &options, false).expect("opens");
     let data = &opened.dataset;
     let texts: Vec<String> = (0..data.documents.len())
@@ -314,15 +303,7 @@ fn reuters_and_smart_records_are_read_back_as_loaded() {
     else {
         panic!("text");
     };
-    let options = DatasetOptions {
-        keep_empty: true,
-        text: pdx::text::TextOptions {
-            min_df: 1,
-            max_df: 1.0,
-            ..Default::default()
-        },
-        ..DatasetOptions::default()
-    };
+    let options = every_document(LoadOptions::default());
     let opened = dataset::open(&paths, &options, false).expect("opens");
     let data = &opened.dataset;
     let texts: Vec<String> = (0..data.documents.len())

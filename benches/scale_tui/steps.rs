@@ -54,21 +54,38 @@ fn act_but_detail_then(
     deferred
 }
 
-/// The preview's key (`4` on the root) to its frames: the milliseconds to the frame that shows the preview (the
-/// histogram and the rule table) and to the one where the scatter plot's second coordinate arrives. The jobs run
-/// in the order the app starts them, the detail pane's after (on another worker in the app).
+/// The milliseconds from the preview's key to each of its frames.
+pub(crate) struct PreviewFrames {
+    /// The histogram and the rows of the first step (the other rows say they are computing).
+    pub first: f64,
+    /// The whole rule table.
+    pub table: f64,
+    /// The scatter plot, its second coordinate arrived.
+    pub scatter: f64,
+}
+
+/// The preview's key (`4` on the root) to its frames: the first step's (the histogram and the quick rows), the
+/// one where the rule table is whole, and the one where the scatter plot's second coordinate arrives. The jobs
+/// run in the order the app starts them, the detail pane's after (on another worker in the app).
 pub(crate) fn preview_frames(
     model: &mut Model,
     terminal: &mut Terminal<TestBackend>,
-) -> (f64, f64) {
+) -> PreviewFrames {
     let start = Instant::now();
-    let mut first_frame = None;
+    let (mut first, mut table) = (None, None);
     let deferred = act_but_detail_then(model, Action::Command(Command::Tab(3)), |model| {
-        if first_frame.is_none() && model.current_preview().is_some() {
+        let Some(entry) = model.current_preview() else {
+            return;
+        };
+        let whole = !entry.rows_pending;
+        if first.is_none() || (whole && table.is_none()) {
             terminal
                 .draw(|frame| view::view(frame, model))
                 .expect("draw");
-            first_frame = Some(ms(start));
+            first.get_or_insert_with(|| ms(start));
+            if whole {
+                table.get_or_insert_with(|| ms(start));
+            }
         }
     });
     terminal
@@ -76,7 +93,11 @@ pub(crate) fn preview_frames(
         .expect("draw");
     let scatter = ms(start);
     run_all(model, deferred);
-    (first_frame.unwrap_or(scatter), scatter)
+    PreviewFrames {
+        first: first.unwrap_or(scatter),
+        table: table.unwrap_or(scatter),
+        scatter,
+    }
 }
 
 /// The time of `command` on `model`: the update and a full redraw at 160x48, as a key press costs. A job the key

@@ -1,8 +1,13 @@
 //! The split preview of a node: its documents' coordinates on the leading principal directions, where each
 //! linear rule would cut the leading one, and what each linear rule's split would give (child sizes, objective,
-//! entropy and purity against the labels, the terms that set each side apart). One Lanczos run serves every rule
-//! ([`SplitRule::split_along`](crate::cluster::rules::SplitRule::split_along)). The split a node already had is
+//! entropy and purity against the labels, the terms that set each side apart). The split a node already had is
 //! in [`preview_made`].
+//!
+//! A preview comes in two stages, so that an interface can show the histogram and the quick rows while the rest
+//! compute: [`preview_first`] runs Lanczos to [`SPLIT_TOLERANCE`] and fills the rows of the rules that need
+//! nothing more ([`in_first_stage`]); [`preview_rest`] fills the others from one more run, started from the first
+//! stage's direction, to the strictest tolerance they ask for. [`preview`] does both. Within a stage one Lanczos
+//! run serves every rule ([`SplitRule::split_along`](crate::cluster::rules::SplitRule::split_along)).
 
 mod made;
 mod second;
@@ -15,7 +20,7 @@ use serde::Serialize;
 use super::metrics;
 use super::terms::{self, TermWeight};
 use crate::cluster::rules::{
-    Directions, Partition, SplitContext, principal_directions, split_all_along,
+    Directions, Partition, SPLIT_TOLERANCE, SplitContext, principal_directions, split_all_along,
 };
 use crate::cluster::{CheckedParams, ClusterError, Node, Params, RuleSpec, Tree, registry};
 use crate::matrix::DataMatrix;
@@ -57,8 +62,15 @@ pub struct RulePreview {
     /// Where the rule cuts the leading direction, in coordinate units (0 for PDDP). For the 2-means rules, the
     /// point where their boundary hyperplane `||x - m_0|| = ||x - m_1||` crosses the leading direction.
     pub cut: Option<f64>,
-    /// The split, or why the rule refuses the node.
-    pub outcome: Result<RuleOutcome, String>,
+    /// The split, or why the rule refuses the node; `None` until [`preview_rest`] has computed it.
+    pub outcome: Option<Result<RuleOutcome, String>>,
+}
+
+impl RulePreview {
+    /// The rule's split, when it is computed and the rule does not refuse the node.
+    pub fn split(&self) -> Option<&RuleOutcome> {
+        self.outcome.as_ref()?.as_ref().ok()
+    }
 }
 
 /// The preview of one node.
@@ -95,13 +107,7 @@ pub fn compared_rules(params: &CheckedParams) -> Vec<RuleSpec> {
         .collect()
 }
 
-/// Preview `rules` on leaf `node`. `labels` gives each column's label index and the number of labels. With
-/// `second_direction`, the second principal coordinate is computed too (for a scatter plot); it costs a larger
-/// Lanczos run, so an interface can ask for the histogram and the rule table first and the plot after. With the
-/// term names `names` (one per row of `data`), each rule's [`RuleOutcome::sides`] holds [`SIDE_TERMS`]
-/// distinctive terms per side.
-///
-/// The rules run in parallel (each on its own data, so the results do not depend on the scheduling).
+/// Preview `rules` on leaf `node`: both stages, [`preview_first`] and [`preview_rest`].
 pub fn preview(
     tree: &Tree,
     data: &DataMatrix,
@@ -111,42 +117,160 @@ pub fn preview(
     second_direction: bool,
     names: Option<&[String]>,
 ) -> Result<SplitPreview, ClusterError> {
-    let wanted = rules
-        .iter()
-        .map(|r| r.rule().directions_needed())
-        .max()
-        .unwrap_or(1)
-        .max(if second_direction { 2 } else { 1 });
-    with_leaf_context(tree, data, node, |leaf, centroid, context| {
-        let directions = principal_directions(context, wanted, strictest_tolerance(rules))?;
-        Ok(preview_along(
-            rules,
+    let first = preview_first(tree, data, node, rules, labels, second_direction, names)?;
+    preview_rest(tree, data, node, &first, labels, names)
+}
+
+/// Whether a preview's first stage gives `rule`'s row: the rule's direction needs no stricter tolerance than
+/// [`SPLIT_TOLERANCE`] and it cuts along the coordinates alone. A 2-means refinement reads the node's columns
+/// again at each of its passes, and a stricter tolerance needs a longer Lanczos run: at the root of a large
+/// collection either costs as much again as the first stage, so those rows come second.
+pub fn in_first_stage(rule: &RuleSpec) -> bool {
+    rule.def().refines.is_none() && rule.rule().direction_tolerance() >= SPLIT_TOLERANCE
+}
+
+/// The first stage of the preview of `rules` on leaf `node`: the coordinates from one Lanczos run to
+/// [`SPLIT_TOLERANCE`] and the rows of the rules [`in_first_stage`]; the other rows, in their place in the order
+/// of `rules`, have no outcome yet. `labels` gives each column's label index and the number of labels. With
+/// `second_direction`, the second principal coordinate is computed too (for a scatter plot); it costs a larger
+/// Lanczos run, so an interface can ask for the histogram and the rule table first and the plot after
+/// ([`second_coordinates`]). With the term names `names` (one per row of `data`), each rule's
+/// [`RuleOutcome::sides`] holds [`SIDE_TERMS`] distinctive terms per side.
+///
+/// The rules run in parallel (each on its own data, so the results do not depend on the scheduling).
+pub fn preview_first(
+    tree: &Tree,
+    data: &DataMatrix,
+    node: usize,
+    rules: &[RuleSpec],
+    labels: Option<(&[Option<u32>], usize)>,
+    second_direction: bool,
+    names: Option<&[String]>,
+) -> Result<SplitPreview, ClusterError> {
+    let first: Vec<RuleSpec> = rules.iter().filter(|r| in_first_stage(r)).cloned().collect();
+    let wanted = directions_wanted(rules).max(if second_direction { 2 } else { 1 });
+    let start = tree.start_guess(node);
+    with_leaf_context(tree, data, node, start.as_deref(), |leaf, centroid, context| {
+        let directions = principal_directions(context, wanted, SPLIT_TOLERANCE)?;
+        let mut preview = preview_along(
+            &first,
             leaf,
             centroid,
             context,
             &directions,
             second_direction,
             Annotations { labels, names },
-        ))
+        );
+        let mut computed = std::mem::take(&mut preview.rules).into_iter();
+        preview.rules = rules
+            .iter()
+            .map(|rule| match in_first_stage(rule) {
+                true => computed.next().expect("one row per first-stage rule"),
+                false => RulePreview {
+                    rule: rule.clone(),
+                    cut: None,
+                    outcome: None,
+                },
+            })
+            .collect();
+        Ok(preview)
     })
 }
 
-/// The leaf `node`'s split context, with the same start and centroid as the split itself (so that a preview
-/// shows the split `s` would make), handed to `f` with the leaf and its centroid.
+/// The preview `first` ([`preview_first`]'s, of leaf `node`) with every row it left for later computed: their
+/// directions from one Lanczos run to the strictest tolerance those rules ask for, started from `first`'s leading
+/// direction (so it takes a few steps), oriented as `first`'s so that every cut falls on its histogram. `first`
+/// itself when it has no row left.
+///
+/// # Panics
+/// If `first` is not a preview of `node` (its coordinates are not one per member).
+pub fn preview_rest(
+    tree: &Tree,
+    data: &DataMatrix,
+    node: usize,
+    first: &SplitPreview,
+    labels: Option<(&[Option<u32>], usize)>,
+    names: Option<&[String]>,
+) -> Result<SplitPreview, ClusterError> {
+    let rest: Vec<RuleSpec> = first
+        .rules
+        .iter()
+        .filter(|row| row.outcome.is_none())
+        .map(|row| row.rule.clone())
+        .collect();
+    if rest.is_empty() {
+        return Ok(first.clone());
+    }
+    let start = leading_unit(first);
+    with_leaf_context(tree, data, node, Some(&start), |leaf, centroid, context| {
+        let mut directions =
+            principal_directions(context, directions_wanted(&rest), strictest_tolerance(&rest))?;
+        let along: f64 = directions.right[0].iter().zip(&start).map(|(a, b)| a * b).sum();
+        if along < 0.0 {
+            directions.right[0].iter_mut().for_each(|v| *v = -*v);
+            directions.left[0].iter_mut().for_each(|v| *v = -*v);
+        }
+        let computed = preview_along(
+            &rest,
+            leaf,
+            centroid,
+            context,
+            &directions,
+            false,
+            Annotations { labels, names },
+        );
+        let mut computed = computed.rules.into_iter();
+        let rules = first
+            .rules
+            .iter()
+            .map(|row| match row.outcome {
+                Some(_) => row.clone(),
+                None => computed.next().expect("one row per rule left"),
+            })
+            .collect();
+        Ok(SplitPreview {
+            rules,
+            ..first.clone()
+        })
+    })
+}
+
+/// How many principal directions `rules` need between them (at least one: the histogram's).
+fn directions_wanted(rules: &[RuleSpec]) -> usize {
+    rules
+        .iter()
+        .map(|r| r.rule().directions_needed())
+        .max()
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// The unit leading right singular vector of the node a preview is of, from its coordinates.
+///
+/// # Panics
+/// If the preview has no leading direction (every leaf's preview has one).
+fn leading_unit(preview: &SplitPreview) -> Vec<f64> {
+    let sigma = preview.singular_values.first().copied().unwrap_or(0.0);
+    assert!(sigma > 0.0, "a leaf's preview has a leading direction");
+    preview.coordinates.iter().map(|c| c / sigma).collect()
+}
+
+/// The leaf `node`'s split context with the Lanczos `start` (the split's own, [`Tree::start_guess`], so that a
+/// preview's first stage shows the split `s` would make), handed to `f` with the leaf and its centroid.
 fn with_leaf_context<T>(
     tree: &Tree,
     data: &DataMatrix,
     node: usize,
+    start: Option<&[f64]>,
     f: impl FnOnce(&Node, &[f64], &SplitContext) -> Result<T, ClusterError>,
 ) -> Result<T, ClusterError> {
     if let Some(reason) = tree.unsplittable_reason(node)? {
         return Err(ClusterError::Unsplittable { node, reason });
     }
     let leaf = tree.node(node).ok_or(ClusterError::NoSuchNode(node))?;
-    let start = tree.start_guess(node);
     let centroid = tree.dense_centroid(data, node)?;
     let context = SplitContext {
-        start: start.as_deref(),
+        start,
         data,
         members: &leaf.members,
         norms_squared: tree.norms_squared(),
@@ -157,7 +281,7 @@ fn with_leaf_context<T>(
     f(leaf, &centroid, &context)
 }
 
-/// One Lanczos run serves every rule of a preview, so it meets the strictest of their tolerances.
+/// One Lanczos run serves every rule of a preview's second stage, so it meets the strictest of their tolerances.
 fn strictest_tolerance(rules: &[RuleSpec]) -> f64 {
     rules
         .iter()
@@ -229,11 +353,12 @@ fn preview_along(
 }
 
 /// The members' coordinates on the second principal direction of leaf `node`, `sigma_2 v_2`, for the scatter
-/// plot beside `first`, a preview of `rules` already made of it (its first coordinates, table and sides stay as
-/// they are). The first direction is known, so this is one Lanczos run for one direction, on the node operator
-/// with the first deflated away, started from the first run's next Ritz vector, to the preview's tolerance; it
-/// agrees with a joint two-direction run to that tolerance, not bit for bit, which is enough for a plot (the
-/// second coordinate never decides a split). `None` when the node has a single direction.
+/// plot beside `first`, a preview already made of it (its first coordinates, table and sides stay as they are).
+/// The first direction is known, so this is one Lanczos run for one direction, on the node operator with the
+/// first deflated away, started from the first run's next Ritz vector, to the tolerance of the first stage
+/// ([`SPLIT_TOLERANCE`], as accurate as the first direction it deflates); it agrees with a joint two-direction
+/// run to that tolerance, not bit for bit, which is enough for a plot (the second coordinate never decides a
+/// split). `None` when the node has a single direction.
 ///
 /// # Panics
 /// If `first` is not a preview of `node` (its coordinates are not one per member).
@@ -241,18 +366,15 @@ pub fn second_coordinates(
     tree: &Tree,
     data: &DataMatrix,
     node: usize,
-    rules: &[RuleSpec],
     first: &SplitPreview,
 ) -> Result<Option<Vec<f64>>, ClusterError> {
-    with_leaf_context(tree, data, node, |_, _, context| {
-        let sigma = first.singular_values.first().copied().unwrap_or(0.0);
-        assert!(sigma > 0.0, "a leaf's preview has a leading direction");
-        let unit: Vec<f64> = first.coordinates.iter().map(|c| c / sigma).collect();
+    let start = tree.start_guess(node);
+    with_leaf_context(tree, data, node, start.as_deref(), |_, _, context| {
         second::deflated_second(
             context,
-            &unit,
+            &leading_unit(first),
             first.following.as_deref(),
-            strictest_tolerance(rules),
+            SPLIT_TOLERANCE,
         )
     })
 }
@@ -289,7 +411,7 @@ fn preview_rule(
             return RulePreview {
                 rule: rule.clone(),
                 cut: None,
-                outcome: Err(error.to_string()),
+                outcome: Some(Err(error.to_string())),
             };
         }
     };
@@ -325,14 +447,14 @@ fn preview_rule(
     RulePreview {
         rule: rule.clone(),
         cut,
-        outcome: Ok(RuleOutcome {
+        outcome: Some(Ok(RuleOutcome {
             child_sizes: groups.iter().map(Vec::len).collect(),
             objective_before,
             objective_after,
             entropy_after,
             purity_after,
             sides,
-        }),
+        })),
     }
 }
 
@@ -483,11 +605,11 @@ mod tests {
         let rules = compared_rules(&checked_defaults());
         let first = preview(&tree, &data, 0, &rules, None, false, None).expect("previews");
         let full = preview(&tree, &data, 0, &rules, None, true, None).expect("previews");
-        let second = second_coordinates(&tree, &data, 0, &rules, &first)
+        let second = second_coordinates(&tree, &data, 0, &first)
             .expect("a direction")
             .expect("two directions");
         assert_close(&second, full.second.as_deref().expect("two"), 1e-9);
-        assert!(second_coordinates(&tree, &data, 9, &rules, &first).is_err());
+        assert!(second_coordinates(&tree, &data, 9, &first).is_err());
     }
 
     /// Documents in `topics` topics over 400 terms, each topic with frequent terms of its own and every document
@@ -522,12 +644,12 @@ mod tests {
             "a Lanczos run keeps its next Ritz vector"
         );
         let joint = preview(&tree, &data, 0, &rules, None, true, None).expect("previews");
-        let second = second_coordinates(&tree, &data, 0, &rules, &first)
+        let second = second_coordinates(&tree, &data, 0, &first)
             .expect("a direction")
             .expect("two directions");
         assert_close(&second, joint.second.as_deref().expect("two"), 1e-4);
         // The same input gives the same coordinates, bit for bit.
-        let again = second_coordinates(&tree, &data, 0, &rules, &first).expect("a direction");
+        let again = second_coordinates(&tree, &data, 0, &first).expect("a direction");
         assert_eq!(again.as_deref(), Some(second.as_slice()));
     }
 
@@ -556,7 +678,7 @@ mod tests {
                 .iter()
                 .map(|&c| real.node(c).expect("child").size())
                 .collect();
-            let outcome = rule_preview.outcome.as_ref().expect("splits");
+            let outcome = rule_preview.split().expect("splits");
             assert_eq!(outcome.child_sizes, sizes, "{}", rule_preview.rule.name());
             assert!((outcome.objective_after - real.objective()).abs() < 1e-9);
             // The clumps are the labels: every rule here separates them perfectly.
@@ -590,7 +712,7 @@ mod tests {
         let preview =
             preview(&tree, &data, 0, &rules, None, false, Some(&names)).expect("previews");
         for rule_preview in &preview.rules {
-            let outcome = rule_preview.outcome.as_ref().expect("splits");
+            let outcome = rule_preview.split().expect("splits");
             let sizes: Vec<usize> = outcome.sides.iter().map(|s| s.size).collect();
             assert_eq!(sizes, outcome.child_sizes);
             // The clump of large x (3 documents, mean x 11 against 1.5) is about x, by 9.5.
@@ -616,7 +738,7 @@ mod tests {
         }
         // Without names, no terms.
         let plain = super::preview(&tree, &data, 0, &rules, None, false, None).expect("previews");
-        let outcome = plain.rules[0].outcome.as_ref().expect("splits");
+        let outcome = plain.rules[0].split().expect("splits");
         assert!(outcome.sides.iter().all(|s| s.terms.is_empty()));
     }
 

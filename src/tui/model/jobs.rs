@@ -86,18 +86,33 @@ pub(crate) struct PreviewJob {
     pub key: PreviewKey,
     pub tree: Tree,
     pub rules: Vec<RuleSpec>,
-    /// Also compute the second principal coordinate (for the scatter plot).
-    pub second_direction: bool,
-    /// The preview already made of the leaf, when only its second coordinate is wanted: the job computes that
-    /// alone, not every rule's split again.
+    pub step: PreviewStep,
+    /// The preview already made of the leaf, which the [`PreviewStep::Rest`] and [`PreviewStep::Second`] steps
+    /// complete (they compute their part alone, not every rule's split again).
     pub first: Option<Arc<SplitPreview>>,
+}
+
+/// Which part of a preview a job computes, in the order the Preview tab asks for them: a leaf's histogram and
+/// quick rows first (at the root of a large collection, in about the time of the split itself), the other rows
+/// next, the scatter plot's second coordinate last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PreviewStep {
+    /// The split a split node had.
+    Made,
+    /// A leaf's coordinates and the rows of the first stage ([`preview::preview_first`]), with the second
+    /// coordinate too when `second_direction`.
+    First { second_direction: bool },
+    /// The rows the first stage left ([`preview::preview_rest`]).
+    Rest,
+    /// The second principal coordinate, for the scatter plot ([`preview::second_coordinates`]).
+    Second,
 }
 
 /// A preview's result, sent back by the worker.
 #[derive(Debug, Clone)]
 pub(crate) struct PreviewDone {
     pub key: PreviewKey,
-    pub second_direction: bool,
+    pub step: PreviewStep,
     pub result: PreviewResult,
 }
 
@@ -221,43 +236,49 @@ pub(crate) fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
     let label_count = data.label_names.len();
     let labels = (label_count > 0).then_some((labels.as_slice(), label_count));
     let names = term_names(data);
-    let split = job
-        .tree
-        .node(job.key.node)
-        .is_some_and(|n| n.split.is_some());
-    let result = if split {
-        PreviewResult::Made(
-            preview::preview_made(&job.tree, &data.matrix, job.key.node, labels, names)
+    let first = || {
+        job.first
+            .as_deref()
+            .expect("the later steps complete a first preview")
+    };
+    let leaf = |result: Result<SplitPreview, pdx::cluster::ClusterError>| {
+        PreviewResult::Leaf(result.map_err(|e| e.to_string()))
+    };
+    let (tree, matrix, node) = (&job.tree, &data.matrix, job.key.node);
+    let result = match job.step {
+        PreviewStep::Made => PreviewResult::Made(
+            preview::preview_made(tree, matrix, node, labels, names)
                 .map_err(|e| e.to_string())
-                .and_then(|made| made.ok_or_else(|| format!("#{} is a leaf", job.key.node)))
+                .and_then(|made| made.ok_or_else(|| format!("#{node} is a leaf")))
                 .map(Box::new),
-        )
-    } else if let Some(first) = job.first.filter(|_| job.second_direction) {
-        PreviewResult::Leaf(
-            preview::second_coordinates(&job.tree, &data.matrix, job.key.node, &job.rules, &first)
-                .map(|second| SplitPreview {
-                    second,
-                    ..(*first).clone()
-                })
-                .map_err(|e| e.to_string()),
-        )
-    } else {
-        PreviewResult::Leaf(
-            preview::preview(
-                &job.tree,
-                &data.matrix,
-                job.key.node,
-                &job.rules,
-                labels,
-                job.second_direction,
-                names,
-            )
-            .map_err(|e| e.to_string()),
-        )
+        ),
+        PreviewStep::First { second_direction } => leaf(preview::preview_first(
+            tree,
+            matrix,
+            node,
+            &job.rules,
+            labels,
+            second_direction,
+            names,
+        )),
+        PreviewStep::Rest => leaf(preview::preview_rest(
+            tree,
+            matrix,
+            node,
+            first(),
+            labels,
+            names,
+        )),
+        PreviewStep::Second => leaf(
+            preview::second_coordinates(tree, matrix, node, first()).map(|second| SplitPreview {
+                second,
+                ..first().clone()
+            }),
+        ),
     };
     PreviewDone {
         key: job.key,
-        second_direction: job.second_direction,
+        step: job.step,
         result,
     }
 }

@@ -1,6 +1,7 @@
 //! Split previews the Preview tab has asked for: computed one at a time on a worker thread (so that moving fast
-//! through the tree does not pile up work), first the histogram and the rule table, then the second direction
-//! for the scatter plot, and kept per node, tree revision and rule choice, the oldest evicted first. A split node's
+//! through the tree does not pile up work), first the histogram and the quick rows of the rule table, then its
+//! other rows, then the second direction for the scatter plot ([`PreviewStep`]), and kept per node, tree revision
+//! and rule choice, the oldest evicted first. A split node's
 //! Preview is the split it had, computed the same way. The cursor in the rule table, and what its row does.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -9,13 +10,13 @@ use std::sync::Arc;
 use pdx::report::preview::{self, MadeSplit, RulePreview, SplitPreview};
 
 use super::super::keys::Command;
-use super::jobs::{Effect, PreviewDone, PreviewJob, PreviewResult};
+use super::jobs::{Effect, PreviewDone, PreviewJob, PreviewResult, PreviewStep};
 use super::scatter_sample::ScatterSample;
 use super::update::scrolled;
 use super::{DetailTab, Model, PREVIEW_LINES};
 
 /// What the Preview tab says of a preview cancelled with Ctrl-C.
-const PREVIEW_CANCELLED: &str = "cancelled (4 computes it again)";
+pub(crate) const PREVIEW_CANCELLED: &str = "cancelled (4 computes it again)";
 
 /// How many node previews are kept (a root preview of 20 Newsgroups holds two coordinates per document, about
 /// 300 kB).
@@ -34,6 +35,8 @@ pub(crate) struct PreviewKey {
 #[derive(Debug, Clone)]
 pub(crate) struct PreviewEntry {
     pub result: Result<Arc<SplitPreview>, String>,
+    /// The rows the first step left (no outcome yet) are being computed; when not, such rows were cancelled.
+    pub rows_pending: bool,
     /// The second principal coordinate (the scatter plot) is still being computed.
     pub second_pending: bool,
     /// The members the scatter plot draws, chosen once its coordinates arrived.
@@ -46,8 +49,8 @@ pub(super) struct PreviewCache {
     /// Split nodes' previews: the split each had.
     made: HashMap<PreviewKey, Result<Arc<MadeSplit>, String>>,
     order: VecDeque<PreviewKey>,
-    /// The preview being computed, and whether it computes the second direction.
-    running: Option<(PreviewKey, bool)>,
+    /// The preview being computed, and which step of it.
+    running: Option<(PreviewKey, PreviewStep)>,
     /// Previews cancelled while computing: the worker cannot be interrupted, so their results are dropped.
     cancelled: HashSet<PreviewKey>,
     epoch: u64,
@@ -118,51 +121,52 @@ impl Model {
     }
 
     /// The preview job the model wants now, if any: the Preview tab shows a splittable leaf whose preview is not
-    /// cached (first the histogram and the rule table, then the second direction for the scatter plot) and no
-    /// preview is running.
+    /// complete (its steps in order: [`PreviewStep`]) or a split node whose split is not shown yet, and no preview
+    /// is running.
     pub(super) fn request_preview(&mut self) -> Option<Effect> {
         if self.tab != DetailTab::Preview || self.previews.running.is_some() {
             return None;
         }
+        let key = self.preview_key();
         let split = self
             .tree
             .node(self.selected)
             .is_some_and(|n| n.split.is_some());
-        if split {
-            let key = self.preview_key();
+        let (step, first) = if split {
             if self.previews.made.contains_key(&key) {
                 return None;
             }
-            self.previews.running = Some((key, false));
-            return Some(Effect::Preview(PreviewJob {
-                key,
-                tree: self.tree.clone(),
-                rules: Vec::new(),
-                second_direction: false,
-                first: None,
-            }));
-        }
-        if !matches!(self.tree.unsplittable_reason(self.selected), Ok(None)) {
-            return None;
-        }
-        let key = self.preview_key();
-        let rules = self.preview_rules();
-        // When a rule needs two directions anyway (PDDP(2) as the current rule), one job gives everything.
-        let two_anyway = rules
-            .iter()
-            .any(|rule| rule.rule().directions_needed() >= 2);
-        // The second job adds the scatter plot's coordinate to the preview the first made, nothing more.
-        let (second_direction, first) = match self.previews.entries.get(&key) {
-            None => (two_anyway, None),
-            Some(entry) if entry.second_pending => (true, entry.result.as_ref().ok().cloned()),
-            Some(_) => return None,
+            (PreviewStep::Made, None)
+        } else {
+            if !matches!(self.tree.unsplittable_reason(self.selected), Ok(None)) {
+                return None;
+            }
+            match self.previews.entries.get(&key) {
+                // When a rule needs two directions anyway (PDDP(2) as the current rule), the first step gives the
+                // scatter plot's coordinate too.
+                None => {
+                    let second_direction = self
+                        .preview_rules()
+                        .iter()
+                        .any(|rule| rule.rule().directions_needed() >= 2);
+                    (PreviewStep::First { second_direction }, None)
+                }
+                Some(entry) => {
+                    let step = match entry {
+                        _ if entry.rows_pending => PreviewStep::Rest,
+                        _ if entry.second_pending => PreviewStep::Second,
+                        _ => return None,
+                    };
+                    (step, entry.result.as_ref().ok().cloned())
+                }
+            }
         };
-        self.previews.running = Some((key, second_direction));
+        self.previews.running = Some((key, step));
         Some(Effect::Preview(PreviewJob {
             key,
             tree: self.tree.clone(),
-            rules,
-            second_direction,
+            rules: if split { Vec::new() } else { self.preview_rules() },
+            step,
             first,
         }))
     }
@@ -172,7 +176,7 @@ impl Model {
     pub(super) fn cancel_preview(&mut self) -> bool {
         let key = self.preview_key();
         let cache = &mut self.previews;
-        let Some((running, second_direction)) = cache.running else {
+        let Some((running, step)) = cache.running else {
             return false;
         };
         if self.tab != DetailTab::Preview || running != key {
@@ -180,21 +184,23 @@ impl Model {
         }
         cache.running = None;
         cache.cancelled.insert(key);
-        if self.tree.node(key.node).is_some_and(|n| n.split.is_some()) {
+        if step == PreviewStep::Made {
             cache.keep_made(key, Err(PREVIEW_CANCELLED.into()));
             return true;
         }
         let entry = match cache.entries.get(&key) {
-            // The scatter plot's direction was computing: the rest stays, without the plot.
+            // A later step was computing: what the earlier ones found stays, the rest says it was cancelled.
             Some(PreviewEntry {
                 result: Ok(first), ..
-            }) if second_direction => PreviewEntry {
+            }) => PreviewEntry {
                 result: Ok(Arc::clone(first)),
+                rows_pending: false,
                 second_pending: false,
                 scatter: None,
             },
             _ => PreviewEntry {
                 result: Err(PREVIEW_CANCELLED.into()),
+                rows_pending: false,
                 second_pending: false,
                 scatter: None,
             },
@@ -214,11 +220,16 @@ impl Model {
             cache.order.retain(|k| *k != key);
             return true;
         }
-        match cache.entries.get_mut(&key) {
-            Some(entry) if entry.result.is_ok() => entry.second_pending = true,
-            _ => {
-                cache.entries.remove(&key);
-                cache.order.retain(|k| *k != key);
+        if let Some(entry) = cache.entries.get_mut(&key) {
+            match &entry.result {
+                Ok(first) => {
+                    entry.rows_pending = rows_left(first);
+                    entry.second_pending = first.second.is_none();
+                }
+                Err(_) => {
+                    cache.entries.remove(&key);
+                    cache.order.retain(|k| *k != key);
+                }
             }
         }
         true
@@ -227,7 +238,7 @@ impl Model {
     pub(super) fn previewed(&mut self, done: PreviewDone) {
         let (tree, data) = (&self.tree, &self.data);
         let cache = &mut self.previews;
-        if cache.running == Some((done.key, done.second_direction)) {
+        if cache.running == Some((done.key, done.step)) {
             cache.running = None;
         }
         if done.key.epoch != cache.epoch || cache.cancelled.contains(&done.key) {
@@ -240,10 +251,16 @@ impl Model {
             }
             PreviewResult::Leaf(result) => result,
         };
+        let earlier = cache.entries.get(&done.key);
         let entry = match result {
             Ok(preview) => PreviewEntry {
-                // A node with a single direction (two members) has no second coordinate to wait for.
-                second_pending: !done.second_direction && preview.second.is_none(),
+                rows_pending: rows_left(&preview),
+                second_pending: match done.step {
+                    // A node with a single direction (two members) has no second coordinate to wait for.
+                    PreviewStep::First { second_direction } => !second_direction,
+                    PreviewStep::Rest => earlier.is_some_and(|entry| entry.second_pending),
+                    PreviewStep::Made | PreviewStep::Second => false,
+                },
                 // Chosen once here, not per frame: a huge node's plot draws a sample of its members.
                 scatter: preview
                     .second
@@ -252,17 +269,22 @@ impl Model {
                     .map(|node| Arc::new(ScatterSample::of(data, &node.members))),
                 result: Ok(Arc::new(preview)),
             },
-            Err(error) => match cache.entries.get(&done.key) {
-                // The second direction failed: keep the first results, without the plot.
+            Err(error) => match earlier {
+                // A later step failed: keep what the earlier found; rows it was to compute say why.
                 Some(PreviewEntry {
-                    result: Ok(first), ..
+                    result: Ok(first),
+                    second_pending,
+                    scatter,
+                    ..
                 }) => PreviewEntry {
-                    result: Ok(Arc::clone(first)),
-                    second_pending: false,
-                    scatter: None,
+                    result: Ok(Arc::new(with_rows_failed(first, &error))),
+                    rows_pending: false,
+                    second_pending: *second_pending && done.step == PreviewStep::Rest,
+                    scatter: scatter.clone(),
                 },
                 _ => PreviewEntry {
                     result: Err(error),
+                    rows_pending: false,
                     second_pending: false,
                     scatter: None,
                 },
@@ -270,6 +292,20 @@ impl Model {
         };
         cache.keep(done.key, entry);
     }
+}
+
+/// Whether `preview` has rows its first step left.
+fn rows_left(preview: &SplitPreview) -> bool {
+    preview.rules.iter().any(|row| row.outcome.is_none())
+}
+
+/// `preview` with every row left for later given `error` as its outcome.
+fn with_rows_failed(preview: &SplitPreview, error: &str) -> SplitPreview {
+    let mut failed = preview.clone();
+    for row in failed.rules.iter_mut().filter(|row| row.outcome.is_none()) {
+        row.outcome = Some(Err(error.to_string()));
+    }
+    failed
 }
 
 impl Model {

@@ -23,9 +23,12 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
         other => panic!("one preview job expected: {other:?}"),
     };
     assert_eq!(job.key, model.preview_key());
-    assert!(
-        !job.second_direction,
-        "the histogram and the table come first"
+    assert_eq!(
+        job.step,
+        PreviewStep::First {
+            second_direction: false
+        },
+        "the histogram and the quick rows come first"
     );
     assert!(model.current_preview().is_none(), "computing…");
     assert!(
@@ -36,48 +39,76 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
     // While it runs, nothing else starts.
     assert!(update(&mut model, Action::Command(Command::Tab(3))).is_empty());
 
-    // The first result arrives: the model asks for the second direction.
-    let effects = {
+    // The first step arrives: the histogram and the quick rows show, the others say they are computing, and
+    // the model asks for them.
+    let run = |model: &mut Model, job| {
         let done = perform_preview(model.data(), job);
-        update(&mut model, Action::Previewed(done))
+        let effects = update(model, Action::Previewed(done));
+        let entry = model.current_preview().expect("cached").clone();
+        let next = match effects.as_slice() {
+            [Effect::Preview(job)] => Some(job.clone()),
+            [] => None,
+            other => panic!("at most one preview job: {other:?}"),
+        };
+        (entry, next)
     };
-    let entry = model.current_preview().expect("cached");
-    assert!(entry.second_pending);
-    let preview = entry.result.as_ref().expect("a preview").clone();
-    assert_eq!(preview.coordinates.len(), model.data().documents.len());
+    let (entry, next) = run(&mut model, job);
+    assert!(entry.rows_pending && entry.second_pending);
+    let first = entry.result.as_ref().expect("a preview").clone();
+    assert_eq!(first.coordinates.len(), model.data().documents.len());
     assert_eq!(
-        preview.rules.len(),
+        first.rules.len(),
         previewed_rules(),
-        "every rule the registry previews"
+        "every rule the registry previews, in its place"
     );
-    let job = match effects.as_slice() {
-        [Effect::Preview(job)] => job.clone(),
-        other => panic!("the second-direction job expected: {other:?}"),
-    };
-    assert!(job.second_direction);
-    assert!(
-        {
-            let done = perform_preview(model.data(), job);
-            update(&mut model, Action::Previewed(done))
-        }
-        .is_empty()
-    );
-    let entry = model.current_preview().expect("cached");
-    assert!(!entry.second_pending);
-    let full = entry.result.as_ref().expect("a preview");
-    assert!(full.second.is_some());
-    // The same splits either way (the figures may differ in the last digits: a two-direction Lanczos run).
+    for row in &first.rules {
+        assert_eq!(
+            row.outcome.is_some(),
+            pdx::report::preview::in_first_stage(&row.rule),
+            "{}",
+            row.rule.name()
+        );
+    }
+    let screen = screen_text(&model, 100, 40);
+    assert!(screen.contains("computing…"), "{screen}");
+    assert!(screen.contains("pddp-oc"), "{screen}");
+    let job = next.expect("the other rows' job");
+    assert_eq!(job.step, PreviewStep::Rest);
+    assert!(job.first.as_ref().is_some_and(|f| Arc::ptr_eq(f, &first)));
+
+    // The other rows arrive, as the whole preview computes them; then the scatter plot's direction is asked for.
+    let (entry, next) = run(&mut model, job);
+    assert!(!entry.rows_pending && entry.second_pending);
+    let rows = entry.result.as_ref().expect("a preview").clone();
+    assert!(rows.rules.iter().all(|row| row.outcome.is_some()));
+    assert_eq!(rows.coordinates, first.coordinates);
+    let whole = pdx::report::preview::preview(
+        model.tree(),
+        &model.data().matrix,
+        0,
+        &model.preview_rules(),
+        None,
+        false,
+        None,
+    )
+    .expect("a preview");
     let sizes = |p: &pdx::report::preview::SplitPreview| -> Vec<Vec<usize>> {
         p.rules
             .iter()
-            .map(|r| {
-                r.outcome
-                    .as_ref()
-                    .map_or(Vec::new(), |o| o.child_sizes.clone())
-            })
+            .map(|r| r.split().map_or(Vec::new(), |o| o.child_sizes.clone()))
             .collect()
     };
-    assert_eq!(sizes(full), sizes(&preview));
+    assert_eq!(sizes(&rows), sizes(&whole));
+    assert!(!screen_text(&model, 100, 40).contains("computing…"));
+    let job = next.expect("the scatter plot's job");
+    assert_eq!(job.step, PreviewStep::Second);
+
+    let (entry, next) = run(&mut model, job);
+    assert!(next.is_none());
+    assert!(!entry.rows_pending && !entry.second_pending);
+    let full = entry.result.as_ref().expect("a preview");
+    assert!(full.second.is_some());
+    assert_eq!(full.rules, rows.rules);
 
     // Cached: leaving the tab and coming back computes nothing.
     assert!(update(&mut model, Action::Command(Command::Tab(0))).is_empty());
@@ -151,7 +182,7 @@ fn a_preview_arriving_late_is_cached_for_its_own_node() {
         if model.selected() == asked_for.node {
             assert!(model.current_preview().is_some(), "kept for its own node");
             match asked.as_slice() {
-                [Effect::Preview(job)] => assert!(job.second_direction),
+                [Effect::Preview(job)] => assert_eq!(job.step, PreviewStep::Rest),
                 other => panic!("{other:?}"),
             }
             break;
@@ -170,15 +201,26 @@ fn a_rule_with_two_directions_previews_in_one_job() {
     let [Effect::Preview(job)] = effects.as_slice() else {
         panic!("{effects:?}");
     };
-    assert!(job.second_direction, "two directions are computed anyway");
+    assert_eq!(
+        job.step,
+        PreviewStep::First {
+            second_direction: true
+        },
+        "two directions are computed anyway"
+    );
     assert!(
         job.rules.contains(&spec_with("pddp", |p| p.l = 2)),
         "the current rule is compared too"
     );
     let done = perform_preview(model.data(), job.clone());
-    assert!(update(&mut model, Action::Previewed(done)).is_empty());
+    let effects = update(&mut model, Action::Previewed(done));
     let entry = model.current_preview().expect("cached");
     assert!(!entry.second_pending);
+    // Only the other rows are left to compute.
+    let [Effect::Preview(rest)] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(rest.step, PreviewStep::Rest);
     let preview = entry.result.as_ref().expect("a preview");
     assert!(preview.second.is_some());
     assert_eq!(

@@ -11,7 +11,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use pdx::cluster::Param;
 use pdx::report::preview::{MadeSplit, RulePreview, Side, SplitPreview};
 
-use super::super::model::{Model, Pane};
+use super::super::model::{Model, PREVIEW_CANCELLED, Pane};
 use super::figures::split_figures;
 use super::scatter::draw_scatter;
 use super::{Theme, fit, percent};
@@ -179,7 +179,7 @@ pub(super) fn preview_lines(
         ));
     }
     if let Some(row) = preview.rules.get(cursor)
-        && let Ok(outcome) = &row.outcome
+        && let Some(Ok(outcome)) = &row.outcome
         && !outcome.sides.is_empty()
     {
         let names: Vec<String> = outcome
@@ -386,11 +386,15 @@ pub(super) fn current_rule_lines(
         )];
     };
     match &current.outcome {
-        Err(error) => vec![Line::styled(
+        None => vec![Line::styled(
+            format!("{name}: {}", row_left_text(model)),
+            theme.dim(),
+        )],
+        Some(Err(error)) => vec![Line::styled(
             format!("{name} refuses: {error}"),
             theme.fg(Color::Red),
         )],
-        Ok(outcome) => {
+        Some(Ok(outcome)) => {
             let sizes: Vec<String> = outcome.child_sizes.iter().map(|s| s.to_string()).collect();
             let change = if outcome.objective_before > 0.0 {
                 format!(
@@ -428,6 +432,15 @@ pub(super) fn current_rule_lines(
     }
 }
 
+/// What a row the preview's first step left says: that it is computing, or that it was cancelled.
+fn row_left_text(model: &Model) -> &'static str {
+    if model.current_preview().is_some_and(|entry| entry.rows_pending) {
+        "computing…"
+    } else {
+        PREVIEW_CANCELLED
+    }
+}
+
 pub(super) fn rule_row(
     index: usize,
     rules: &[RulePreview],
@@ -462,7 +475,12 @@ pub(super) fn rule_row(
     };
     let cut = rule_preview.cut.map_or("-".to_string(), short_number);
     let text = match &rule_preview.outcome {
-        Ok(outcome) => {
+        None => format!(
+            "{symbol}{gap}{:<15}{cut:>8} {}",
+            fit(&name, 15),
+            row_left_text(model)
+        ),
+        Some(Ok(outcome)) => {
             let sizes: Vec<String> = outcome.child_sizes.iter().map(|s| s.to_string()).collect();
             let mut text = format!(
                 "{symbol}{gap}{:<15}{cut:>8} {:<13}{:>10}",
@@ -479,7 +497,7 @@ pub(super) fn rule_row(
             }
             text
         }
-        Err(error) => format!(
+        Some(Err(error)) => format!(
             "{symbol}{gap}{:<15}{cut:>8} refuses: {error}",
             fit(&name, 15)
         ),

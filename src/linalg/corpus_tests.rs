@@ -48,6 +48,7 @@ fn classic3_leading(matrix: &DataMatrix) -> (f64, Vec<f64>, DMatrix<f64>) {
         max_iterations: 5000,
         krylov_dimension: Some(80),
         start: None,
+        refine: false,
     };
     let reference = leading_singular(&op, 1, &reference_options).expect("reference");
     assert!(reference.converged);

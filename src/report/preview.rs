@@ -20,7 +20,8 @@ use serde::Serialize;
 use super::metrics;
 use super::terms::{self, TermWeight};
 use crate::cluster::rules::{
-    Directions, Partition, SPLIT_TOLERANCE, SplitContext, principal_directions, split_all_along,
+    Directions, Partition, SPLIT_TOLERANCE, SplitContext, principal_directions, refined_directions,
+    split_all_along,
 };
 use crate::cluster::{CheckedParams, ClusterError, Node, Params, RuleSpec, Tree, registry};
 use crate::matrix::DataMatrix;
@@ -147,40 +148,50 @@ pub fn preview_first(
     second_direction: bool,
     names: Option<&[String]>,
 ) -> Result<SplitPreview, ClusterError> {
-    let first: Vec<RuleSpec> = rules.iter().filter(|r| in_first_stage(r)).cloned().collect();
+    let first: Vec<RuleSpec> = rules
+        .iter()
+        .filter(|r| in_first_stage(r))
+        .cloned()
+        .collect();
     let wanted = directions_wanted(rules).max(if second_direction { 2 } else { 1 });
     let start = tree.start_guess(node);
-    with_leaf_context(tree, data, node, start.as_deref(), |leaf, centroid, context| {
-        let directions = principal_directions(context, wanted, SPLIT_TOLERANCE)?;
-        let mut preview = preview_along(
-            &first,
-            leaf,
-            centroid,
-            context,
-            &directions,
-            second_direction,
-            Annotations { labels, names },
-        );
-        let mut computed = std::mem::take(&mut preview.rules).into_iter();
-        preview.rules = rules
-            .iter()
-            .map(|rule| match in_first_stage(rule) {
-                true => computed.next().expect("one row per first-stage rule"),
-                false => RulePreview {
-                    rule: rule.clone(),
-                    cut: None,
-                    outcome: None,
-                },
-            })
-            .collect();
-        Ok(preview)
-    })
+    with_leaf_context(
+        tree,
+        data,
+        node,
+        start.as_deref(),
+        |leaf, centroid, context| {
+            let directions = principal_directions(context, wanted, SPLIT_TOLERANCE)?;
+            let mut preview = preview_along(
+                &first,
+                leaf,
+                centroid,
+                context,
+                &directions,
+                second_direction,
+                Annotations { labels, names },
+            );
+            let mut computed = std::mem::take(&mut preview.rules).into_iter();
+            preview.rules = rules
+                .iter()
+                .map(|rule| match in_first_stage(rule) {
+                    true => computed.next().expect("one row per first-stage rule"),
+                    false => RulePreview {
+                        rule: rule.clone(),
+                        cut: None,
+                        outcome: None,
+                    },
+                })
+                .collect();
+            Ok(preview)
+        },
+    )
 }
 
 /// The preview `first` ([`preview_first`]'s, of leaf `node`) with every row it left for later computed: their
-/// directions from one Lanczos run to the strictest tolerance those rules ask for, started from `first`'s leading
-/// direction (so it takes a few steps), oriented as `first`'s so that every cut falls on its histogram. `first`
-/// itself when it has no row left.
+/// directions from one Lanczos run to the strictest tolerance those rules ask for, refined from `first`'s leading
+/// direction ([`refined_directions`], a few steps), oriented as `first`'s so that every cut falls on its
+/// histogram. `first` itself when it has no row left.
 ///
 /// # Panics
 /// If `first` is not a preview of `node` (its coordinates are not one per member).
@@ -201,38 +212,53 @@ pub fn preview_rest(
     if rest.is_empty() {
         return Ok(first.clone());
     }
-    let start = leading_unit(first);
-    with_leaf_context(tree, data, node, Some(&start), |leaf, centroid, context| {
-        let mut directions =
-            principal_directions(context, directions_wanted(&rest), strictest_tolerance(&rest))?;
-        let along: f64 = directions.right[0].iter().zip(&start).map(|(a, b)| a * b).sum();
-        if along < 0.0 {
-            directions.right[0].iter_mut().for_each(|v| *v = -*v);
-            directions.left[0].iter_mut().for_each(|v| *v = -*v);
-        }
-        let computed = preview_along(
-            &rest,
-            leaf,
-            centroid,
-            context,
-            &directions,
-            false,
-            Annotations { labels, names },
-        );
-        let mut computed = computed.rules.into_iter();
-        let rules = first
-            .rules
-            .iter()
-            .map(|row| match row.outcome {
-                Some(_) => row.clone(),
-                None => computed.next().expect("one row per rule left"),
+    let known = leading_unit(first);
+    let start = tree.start_guess(node);
+    with_leaf_context(
+        tree,
+        data,
+        node,
+        start.as_deref(),
+        |leaf, centroid, context| {
+            let mut directions = refined_directions(
+                context,
+                directions_wanted(&rest),
+                strictest_tolerance(&rest),
+                &known,
+            )?;
+            let along: f64 = directions.right[0]
+                .iter()
+                .zip(&known)
+                .map(|(a, b)| a * b)
+                .sum();
+            if along < 0.0 {
+                directions.right[0].iter_mut().for_each(|v| *v = -*v);
+                directions.left[0].iter_mut().for_each(|v| *v = -*v);
+            }
+            let computed = preview_along(
+                &rest,
+                leaf,
+                centroid,
+                context,
+                &directions,
+                false,
+                Annotations { labels, names },
+            );
+            let mut computed = computed.rules.into_iter();
+            let rules = first
+                .rules
+                .iter()
+                .map(|row| match row.outcome {
+                    Some(_) => row.clone(),
+                    None => computed.next().expect("one row per rule left"),
+                })
+                .collect();
+            Ok(SplitPreview {
+                rules,
+                ..first.clone()
             })
-            .collect();
-        Ok(SplitPreview {
-            rules,
-            ..first.clone()
-        })
-    })
+        },
+    )
 }
 
 /// How many principal directions `rules` need between them (at least one: the histogram's).

@@ -117,12 +117,50 @@ pub fn principal_directions(
         start,
         ..LanczosOptions::default()
     };
+    directions_of(node, &operator, l, &options)
+}
+
+/// The node's leading `l` principal directions to `tolerance`, refined from `known`, its leading right singular
+/// vector (one entry per member) to a looser tolerance: the Lanczos run starts from it alone
+/// ([`LanczosOptions::refine`]), so it takes only the steps between the two tolerances. For the rows of a preview
+/// whose rules need a stricter tolerance than its first direction.
+///
+/// # Panics
+/// If `known` does not have one entry per member.
+pub fn refined_directions(
+    node: &SplitContext,
+    l: usize,
+    tolerance: f64,
+    known: &[f64],
+) -> Result<Directions, ClusterError> {
+    assert_eq!(known.len(), node.members.len(), "one entry per member");
+    let summary = node.centroid.map(|centroid| KnownSummary {
+        centroid,
+        norms_squared: node.norms_squared,
+    });
+    let operator = CentredColumns::compact_of(node.data, node.members, summary);
+    let options = LanczosOptions {
+        tolerance,
+        start: Some(known.to_vec()),
+        refine: true,
+        ..LanczosOptions::default()
+    };
+    directions_of(node, &operator, l, &options)
+}
+
+/// The leading `l` principal directions of `node` on its `operator`, by the solver that suits its size.
+fn directions_of(
+    node: &SplitContext,
+    operator: &CentredColumns,
+    l: usize,
+    options: &LanczosOptions,
+) -> Result<Directions, ClusterError> {
     // Lanczos on the Gram operator of the node's row side reads the node once per step where Golub-Kahan reads it
     // twice; small nodes take the exact dense method either way.
     let triplets = if operator.rows().min(operator.cols()) <= linalg::DENSE_LIMIT {
-        linalg::leading_singular_dense(&operator, l)?
+        linalg::leading_singular_dense(operator, l)?
     } else {
-        linalg::leading_singular_gram(&operator, l, &options)?
+        linalg::leading_singular_gram(operator, l, options)?
     };
     if triplets.values.is_empty() || triplets.values[0] <= 0.0 {
         return Err(ClusterError::Degenerate {

@@ -21,7 +21,8 @@ use crate::matrix::DataMatrix;
 pub use cut_scan::CutScan;
 pub use detail::SplitDetail;
 pub use directions::{
-    Directions, ORDER_TOLERANCE, SPLIT_TOLERANCE, principal_directions, sample_start,
+    Directions, ORDER_TOLERANCE, SPLIT_TOLERANCE, principal_directions, refined_directions,
+    sample_start,
 };
 pub use labels::DocumentLabels;
 pub(crate) use orthants::orthant_split;

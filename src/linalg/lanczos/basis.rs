@@ -19,6 +19,14 @@ const PARALLEL_MIN_WORK: usize = 1 << 16;
 /// Rows per task in the parallel basis updates.
 pub(super) const ROW_BLOCK: usize = 2048;
 
+/// A caller's guess at the leading right singular vector, and whether a run starts from it alone
+/// ([`LanczosOptions::refine`](super::LanczosOptions::refine)).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Guess<'g> {
+    pub vector: &'g [f64],
+    pub alone: bool,
+}
+
 /// Orthonormal vectors of one length, stored one after another.
 pub(super) struct Basis {
     pub(super) len: usize,
@@ -208,22 +216,27 @@ impl Basis {
     }
 
     /// Fill `out` with the unit vector along `guess / ||guess|| + r / ||r||` (r from the pseudo-random sequence),
-    /// orthogonal to the basis; `false` when the guess is zero or the combination falls into the basis's span.
+    /// or along the guess alone when [`Guess::alone`], orthogonal to the basis; `false` when the guess is zero or
+    /// the combination falls into the basis's span.
     pub(super) fn guided_start(
         &self,
-        guess: &[f64],
+        guess: Guess,
         rng: &mut SplitMix64,
         out: &mut [f64],
         pass: &mut Vec<f64>,
         total: &mut Vec<f64>,
     ) -> bool {
-        let guess_norm = norm(guess);
+        let guess_norm = norm(guess.vector);
         if self.count >= self.len || !(guess_norm.is_finite() && guess_norm > 0.0) {
             return false;
         }
+        if guess.alone {
+            out.copy_from_slice(guess.vector);
+            return self.normalise_remainder(out, pass, total);
+        }
         rng.fill_symmetric(out);
         let random_norm = norm(out);
-        for (o, g) in out.iter_mut().zip(guess) {
+        for (o, g) in out.iter_mut().zip(guess.vector) {
             *o = g / guess_norm + *o / random_norm;
         }
         self.normalise_remainder(out, pass, total)
@@ -234,7 +247,7 @@ impl Basis {
     /// so that the same guess gives them the same start.
     pub(super) fn start(
         &self,
-        guess: Option<&[f64]>,
+        guess: Option<Guess>,
         rng: &mut SplitMix64,
         out: &mut [f64],
         pass: &mut Vec<f64>,

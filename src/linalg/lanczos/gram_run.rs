@@ -27,7 +27,7 @@
 
 use nalgebra::{DMatrix, SymmetricEigen};
 
-use super::basis::Basis;
+use super::basis::{Basis, Guess};
 use super::run::START_SEED;
 use super::{LanczosOptions, SingularTriplets, SvdMethod, krylov_or_dense};
 use crate::linalg::vector::{norm, normalise_sign, scale};
@@ -81,7 +81,7 @@ struct GramLanczos<'o> {
     dimension: usize,
     tolerance: f64,
     max_iterations: usize,
-    guess: Option<&'o [f64]>,
+    guess: Option<Guess<'o>>,
     /// Orthonormal vectors of length m; the last one is the next to multiply.
     basis: Basis,
     /// `T = Q^T C Q`, top-left block in use.
@@ -110,7 +110,7 @@ impl<'o> GramLanczos<'o> {
             dimension,
             tolerance: options.tolerance,
             max_iterations: options.max_iterations,
-            guess: options.start.as_deref(),
+            guess: options.guess(),
             basis: Basis::new(m, dimension + 1),
             projected: DMatrix::zeros(dimension + 1, dimension + 1),
             block_start: 0,

@@ -1,6 +1,7 @@
 //! The stopping rule of [`leading_singular`](super::leading_singular): tolerance, step budget, basis size and
 //! an optional start guess.
 
+use super::basis::Guess;
 use crate::linalg::LinalgError;
 
 /// Stopping rule of [`leading_singular`](super::leading_singular).
@@ -24,6 +25,12 @@ pub struct LanczosOptions {
     /// Every start gives the answer to the tolerance; where the answer feeds a decision at a near-tie (a split),
     /// the start can decide it, which is why a cluster tree keeps the starts it used.
     pub start: Option<Vec<f64>>,
+    /// The start is already the leading right singular vector to a looser tolerance (a preview's first direction,
+    /// wanted to a stricter one for another rule): the first run starts from it alone, without the random share,
+    /// so that it takes only the steps from that tolerance to this one; the random share would put back an equal
+    /// part of everything it has converged away. The other directions still enter the Krylov space through what
+    /// is left of them in the start, and a start that holds nothing else breaks down into a random restart.
+    pub refine: bool,
 }
 
 impl LanczosOptions {
@@ -47,6 +54,14 @@ impl LanczosOptions {
 
     /// Panics unless the start guess, if any, has one entry per column of an operator of `cols` columns: the
     /// caller made it for that operator, so another length is a bug, not something to ignore.
+    /// The start guess and how to use it.
+    pub(super) fn guess(&self) -> Option<Guess<'_>> {
+        self.start.as_deref().map(|vector| Guess {
+            vector,
+            alone: self.refine,
+        })
+    }
+
     pub(super) fn assert_start_fits(&self, cols: usize) {
         if let Some(start) = &self.start {
             assert_eq!(
@@ -81,6 +96,7 @@ impl Default for LanczosOptions {
             max_iterations: 1000,
             krylov_dimension: None,
             start: None,
+            refine: false,
         }
     }
 }

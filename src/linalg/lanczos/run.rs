@@ -3,7 +3,7 @@
 
 use nalgebra::{DMatrix, SVD};
 
-use super::basis::Basis;
+use super::basis::{Basis, Guess};
 use super::{LanczosOptions, SingularTriplets, SvdMethod};
 use crate::linalg::vector::{norm, normalise_sign};
 use crate::linalg::{LinalgError, LinearOperator};
@@ -88,7 +88,7 @@ pub(super) struct Lanczos<'o> {
     /// Kept Ritz vectors at the head of the current run (after a thick restart; 0 otherwise).
     kept: usize,
     /// The caller's guess for the first run's start ([`LanczosOptions::start`]), taken when used.
-    guess: Option<&'o [f64]>,
+    guess: Option<Guess<'o>>,
     /// The largest product norm seen: a lower bound on `||B||_2`, the scale of breakdowns.
     norm_estimate: f64,
     steps: usize,
@@ -121,7 +121,7 @@ impl<'o> Lanczos<'o> {
             projected: DMatrix::zeros(dimension, dimension),
             found: Vec::new(),
             rng: SplitMix64::new(START_SEED),
-            guess: options.start.as_deref(),
+            guess: options.guess(),
             one_sided: m > n,
             kept: 0,
             norm_estimate: 0.0,

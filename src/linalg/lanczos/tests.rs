@@ -197,6 +197,43 @@ fn sparse_dense_and_parallel_nodes_match_dense_svd() {
 }
 
 #[test]
+fn a_refined_start_takes_only_the_steps_between_two_tolerances() {
+    let data = random_sparse(500, 300, 0.04, 43);
+    let columns: Vec<usize> = (0..300).collect();
+    let op = CentredColumns::new(&data, &columns);
+    let (_, _, v) = dense_svd(&explicit_centred(&data, &columns));
+    for solver in SOLVERS {
+        let loose = solve_with(solver, &op, 1, &LanczosOptions::with_tolerance(1e-4));
+        assert!(loose.converged);
+        let guided = LanczosOptions {
+            tolerance: 1e-9,
+            start: Some(loose.right[0].clone()),
+            ..LanczosOptions::default()
+        };
+        let refined = LanczosOptions {
+            refine: true,
+            ..guided.clone()
+        };
+        let (guided, refined) = (
+            solve_with(solver, &op, 1, &guided),
+            solve_with(solver, &op, 1, &refined),
+        );
+        for t in [&guided, &refined] {
+            assert!(t.converged);
+            let cos = abs_cos(&t.right[0], v.column(0).as_slice());
+            assert!(cos >= 1.0 - 1e-12, "|cos| {cos}");
+        }
+        // The random share puts back what the loose run had converged away: the guided run starts far behind.
+        assert!(
+            refined.iterations < guided.iterations,
+            "{} steps refined, {} guided",
+            refined.iterations,
+            guided.iterations
+        );
+    }
+}
+
+#[test]
 fn one_sided_reorthogonalisation_stays_accurate_through_restarts() {
     // Many more rows than columns: the left basis is only reorthogonalised locally. A basis of 9 for 4
     // triplets restarts often, so the spike steps after each restart are exercised too.
@@ -443,6 +480,7 @@ fn budget_exhaustion_is_reported() {
         max_iterations: 5,
         krylov_dimension: None,
         start: None,
+        refine: false,
     };
     let (values, _, v) = dense_svd(&explicit_centred(&data, &columns));
     for solver in SOLVERS {

@@ -165,7 +165,11 @@ impl Model {
         Some(Effect::Preview(PreviewJob {
             key,
             tree: self.tree.clone(),
-            rules: if split { Vec::new() } else { self.preview_rules() },
+            rules: if split {
+                Vec::new()
+            } else {
+                self.preview_rules()
+            },
             step,
             first,
         }))

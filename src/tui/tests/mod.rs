@@ -36,8 +36,8 @@ use super::keys::Command;
 use super::session::{self, Source};
 use super::view;
 use crate::tui::model::{
-    Action, DetailTab, Effect, Model, Pane, Popup, PreviewStep, Region, Start, perform, perform_preview,
-    update,
+    Action, DetailTab, Effect, Model, Pane, Popup, PreviewStep, Region, Start, perform,
+    perform_preview, update,
 };
 
 /// The demo corpus with the command line's defaults, loaded once for all tests.

@@ -434,7 +434,10 @@ pub(super) fn current_rule_lines(
 
 /// What a row the preview's first step left says: that it is computing, or that it was cancelled.
 fn row_left_text(model: &Model) -> &'static str {
-    if model.current_preview().is_some_and(|entry| entry.rows_pending) {
+    if model
+        .current_preview()
+        .is_some_and(|entry| entry.rows_pending)
+    {
         "computing…"
     } else {
         PREVIEW_CANCELLED

@@ -15,7 +15,7 @@ use pdx::dataset::Dataset;
 /// Apply an action and run the jobs it starts synchronously with the app's effect runner, as the worker threads
 /// would.
 pub(crate) fn act(model: &mut Model, action: Action) {
-    let deferred = act_but_detail(model, action);
+    let deferred = act_but_side_jobs(model, action);
     run_all(model, deferred);
 }
 
@@ -28,22 +28,25 @@ pub(crate) fn run_all(model: &mut Model, effects: Vec<Effect>) {
     }
 }
 
-/// [`act`] but for the detail pane's jobs, returned unrun: in the app they run on their own worker thread
-/// beside the others, and the frame that shows a split or a preview does not wait for them.
-pub(crate) fn act_but_detail(model: &mut Model, action: Action) -> Vec<Effect> {
-    act_but_detail_then(model, action, |_| {})
+/// [`act`] but for the detail pane's and the Preview tab's jobs, returned unrun: in the app every job runs on a
+/// worker thread of its own, and the frame that shows a split does not wait for them.
+pub(crate) fn act_but_side_jobs(model: &mut Model, action: Action) -> Vec<Effect> {
+    let side_job = |effect: &Effect| matches!(effect, Effect::Detail(_) | Effect::Preview(_));
+    act_but_then(model, action, side_job, |_| {})
 }
 
-/// [`act_but_detail`], calling `after_each` on the model after each job's result is applied.
-fn act_but_detail_then(
+/// Apply `action` and run the jobs it starts, and the jobs their results start, but those `defer` picks, which
+/// are returned unrun; `after_each` is called on the model after each job's result is applied.
+fn act_but_then(
     model: &mut Model,
     action: Action,
+    defer: impl Fn(&Effect) -> bool,
     mut after_each: impl FnMut(&mut Model),
 ) -> Vec<Effect> {
     let mut deferred = Vec::new();
     let mut pending = update(model, action);
     while let Some(effect) = pending.pop() {
-        if matches!(effect, Effect::Detail(_)) {
+        if defer(&effect) {
             deferred.push(effect);
             continue;
         }
@@ -73,7 +76,8 @@ pub(crate) fn preview_frames(
 ) -> PreviewFrames {
     let start = Instant::now();
     let (mut first, mut table) = (None, None);
-    let deferred = act_but_detail_then(model, Action::Command(Command::Tab(3)), |model| {
+    let detail = |effect: &Effect| matches!(effect, Effect::Detail(_));
+    let deferred = act_but_then(model, Action::Command(Command::Tab(3)), detail, |model| {
         let Some(entry) = model.current_preview() else {
             return;
         };
@@ -144,7 +148,7 @@ pub(crate) fn split_while_indexing(
     };
     std::thread::sleep(Duration::from_millis(500));
     let start = Instant::now();
-    let deferred = act_but_detail(&mut model, Action::Command(Command::Split));
+    let deferred = act_but_side_jobs(&mut model, Action::Command(Command::Split));
     terminal
         .draw(|frame| view::view(frame, &model))
         .expect("draw");

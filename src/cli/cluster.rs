@@ -254,6 +254,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
         labels: Some(dataset),
         progress: None,
         memory_budget: args.mem_budget.0,
+        known: None,
     };
     let grown = tree.grow_in(&dataset.matrix, &rule, k, args.select, env)?;
     let cluster_ms = start.elapsed().as_secs_f64() * 1000.0;

@@ -14,14 +14,16 @@ mod second;
 
 pub use made::{MadeDirection, MadeSplit, preview_made};
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::metrics;
 use super::terms::{self, TermWeight};
 use crate::cluster::rules::{
-    Directions, Partition, SPLIT_TOLERANCE, SplitContext, principal_directions, refined_directions,
-    split_all_along,
+    Directions, KnownDirections, Partition, SPLIT_TOLERANCE, SplitContext, principal_directions,
+    refined_directions, split_all_along,
 };
 use crate::cluster::{CheckedParams, ClusterError, Node, Params, RuleSpec, Tree, registry};
 use crate::matrix::DataMatrix;
@@ -85,10 +87,11 @@ pub struct SplitPreview {
     /// The same on the second direction, when the node has one.
     pub second: Option<Vec<f64>>,
     pub rules: Vec<RulePreview>,
-    /// The Lanczos run's estimate of the next right singular vector, kept as the start of
-    /// [`second_coordinates`]: not part of what a preview reports.
+    /// The first step's principal directions, kept for the split (which takes them rather than compute them
+    /// again, when they are the ones it would: [`KnownDirections`]) and for [`second_coordinates`] (which starts
+    /// from their estimate of the next direction): not part of what a preview reports.
     #[serde(skip)]
-    pub following: Option<Vec<f64>>,
+    pub known: Option<Arc<KnownDirections>>,
 }
 
 /// The rules a preview compares: every rule the registry gives a preview symbol, with `params` but on one
@@ -171,6 +174,12 @@ pub fn preview_first(
                 second_direction,
                 Annotations { labels, names },
             );
+            preview.known = Some(Arc::new(KnownDirections::new(
+                context,
+                wanted,
+                SPLIT_TOLERANCE,
+                directions,
+            )));
             let mut computed = std::mem::take(&mut preview.rules).into_iter();
             preview.rules = rules
                 .iter()
@@ -374,7 +383,7 @@ fn preview_along(
         coordinates,
         second,
         rules: previews,
-        following: directions.following.clone(),
+        known: None,
     }
 }
 
@@ -399,7 +408,10 @@ pub fn second_coordinates(
         second::deflated_second(
             context,
             &leading_unit(first),
-            first.following.as_deref(),
+            first
+                .known
+                .as_ref()
+                .and_then(|known| known.directions().following.as_deref()),
             SPLIT_TOLERANCE,
         )
     })
@@ -590,215 +602,4 @@ fn boundary_crossing(m0: &[f64], m1: &[f64], centroid: &[f64], u1: &[f64]) -> Op
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use nalgebra::DMatrix;
-
-    fn checked_defaults() -> CheckedParams {
-        Params::default().check().expect("valid defaults")
-    }
-
-    /// Two clumps on the x axis, (0..4, 0) and (10..13, 0), plus a little y.
-    pub(super) fn clumps() -> DataMatrix {
-        let xs = [0.0, 1.0, 2.0, 3.0, 10.0, 11.0, 12.0];
-        let mut values = Vec::new();
-        for (i, x) in xs.iter().enumerate() {
-            values.push(*x);
-            values.push(if i % 2 == 0 { 0.1 } else { -0.1 });
-        }
-        DataMatrix::Dense {
-            matrix: DMatrix::from_column_slice(2, xs.len(), &values),
-            features: vec!["x".into(), "y".into()],
-        }
-    }
-
-    /// `second` agrees with `joint` entry by entry to `within` of the largest coordinate.
-    fn assert_close(second: &[f64], joint: &[f64], within: f64) {
-        assert_eq!(second.len(), joint.len());
-        let scale = joint.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-        for (j, (a, b)) in second.iter().zip(joint).enumerate() {
-            assert!(
-                (a - b).abs() <= within * scale,
-                "member {j}: {a} deflated, {b} joint"
-            );
-        }
-    }
-
-    #[test]
-    fn the_second_coordinates_alone_are_the_full_previews() {
-        let data = clumps();
-        let tree = Tree::new(&data, (0..7).collect(), Vec::new());
-        let rules = compared_rules(&checked_defaults());
-        let first = preview(&tree, &data, 0, &rules, None, false, None).expect("previews");
-        let full = preview(&tree, &data, 0, &rules, None, true, None).expect("previews");
-        let second = second_coordinates(&tree, &data, 0, &first)
-            .expect("a direction")
-            .expect("two directions");
-        assert_close(&second, full.second.as_deref().expect("two"), 1e-9);
-        assert!(second_coordinates(&tree, &data, 9, &first).is_err());
-    }
-
-    /// Documents in `topics` topics over 400 terms, each topic with frequent terms of its own and every document
-    /// a few others: large enough on both sides for Lanczos rather than the dense solver.
-    fn sparse_topics(documents: usize, topics: usize) -> DataMatrix {
-        let terms = 400;
-        let mut rng = crate::rng::SplitMix64::new(7);
-        let mut triplets = crate::matrix::Triplets::new((terms, documents));
-        for j in 0..documents {
-            let topic = j % topics;
-            for i in 0..terms {
-                let chance = if i % topics == topic { 0.15 } else { 0.02 };
-                if rng.next_f64() < chance {
-                    triplets.add_triplet(i, j, 1.0 - rng.next_f64());
-                }
-            }
-        }
-        DataMatrix::sparse(
-            triplets.to_csc(),
-            (0..terms).map(|i| format!("t{i}")).collect(),
-        )
-    }
-
-    #[test]
-    fn the_deflated_second_direction_is_the_joint_runs() {
-        let data = sparse_topics(1_500, 5);
-        let tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
-        let rules = compared_rules(&checked_defaults());
-        let first = preview(&tree, &data, 0, &rules, None, false, None).expect("previews");
-        assert!(
-            first.following.is_some(),
-            "a Lanczos run keeps its next Ritz vector"
-        );
-        let joint = preview(&tree, &data, 0, &rules, None, true, None).expect("previews");
-        let second = second_coordinates(&tree, &data, 0, &first)
-            .expect("a direction")
-            .expect("two directions");
-        assert_close(&second, joint.second.as_deref().expect("two"), 1e-4);
-        // The same input gives the same coordinates, bit for bit.
-        let again = second_coordinates(&tree, &data, 0, &first).expect("a direction");
-        assert_eq!(again.as_deref(), Some(second.as_slice()));
-    }
-
-    #[test]
-    fn every_rule_previewed_matches_its_real_split() {
-        let data = clumps();
-        let tree = Tree::new(&data, (0..7).collect(), Vec::new());
-        let labels: Vec<Option<u32>> = vec![
-            Some(0),
-            Some(0),
-            Some(0),
-            Some(0),
-            Some(1),
-            Some(1),
-            Some(1),
-        ];
-        let rules = compared_rules(&checked_defaults());
-        let preview =
-            preview(&tree, &data, 0, &rules, Some((&labels, 2)), true, None).expect("previews");
-        assert_eq!(preview.coordinates.len(), 7);
-        assert!(preview.second.is_some());
-        for rule_preview in &preview.rules {
-            let mut real = tree.clone();
-            let children = real.split(&data, 0, &rule_preview.rule).expect("splits");
-            let sizes: Vec<usize> = children
-                .iter()
-                .map(|&c| real.node(c).expect("child").size())
-                .collect();
-            let outcome = rule_preview.split().expect("splits");
-            assert_eq!(outcome.child_sizes, sizes, "{}", rule_preview.rule.name());
-            assert!((outcome.objective_after - real.objective()).abs() < 1e-9);
-            // The clumps are the labels: every rule here separates them perfectly.
-            assert_eq!(
-                outcome.entropy_after,
-                Some(0.0),
-                "{}",
-                rule_preview.rule.name()
-            );
-            // Every cut falls between the clumps' coordinates.
-            let cut = rule_preview.cut.expect("a cut");
-            let (low, high): (Vec<f64>, Vec<f64>) =
-                preview.coordinates.iter().partition(|&&x| x <= cut);
-            assert_eq!(
-                (low.len().min(high.len()), low.len().max(high.len())),
-                (3, 4),
-                "{}",
-                rule_preview.rule.name()
-            );
-        }
-        // PDDP cuts at 0.
-        assert_eq!(preview.rules[0].cut, Some(0.0));
-    }
-
-    #[test]
-    fn each_side_of_a_previewed_split_says_what_it_holds() {
-        let data = clumps();
-        let tree = Tree::new(&data, (0..7).collect(), Vec::new());
-        let rules = compared_rules(&checked_defaults());
-        let names: Vec<String> = vec!["x".into(), "y".into()];
-        let preview =
-            preview(&tree, &data, 0, &rules, None, false, Some(&names)).expect("previews");
-        for rule_preview in &preview.rules {
-            let outcome = rule_preview.split().expect("splits");
-            let sizes: Vec<usize> = outcome.sides.iter().map(|s| s.size).collect();
-            assert_eq!(sizes, outcome.child_sizes);
-            // The clump of large x (3 documents, mean x 11 against 1.5) is about x, by 9.5.
-            let large = outcome
-                .sides
-                .iter()
-                .find(|s| s.size == 3)
-                .expect("the small clump");
-            assert_eq!(large.terms[0].term, "x");
-            assert!((large.terms[0].weight - 9.5).abs() < 1e-9);
-            // The sides lie on either side of the cut.
-            let cut = rule_preview.cut.expect("a cut");
-            let means: Vec<f64> = outcome
-                .sides
-                .iter()
-                .map(|s| s.mean_coordinate.expect("a direction"))
-                .collect();
-            assert!(
-                (means[0] - cut) * (means[1] - cut) < 0.0,
-                "{}",
-                rule_preview.rule.name()
-            );
-        }
-        // Without names, no terms.
-        let plain = super::preview(&tree, &data, 0, &rules, None, false, None).expect("previews");
-        let outcome = plain.rules[0].split().expect("splits");
-        assert!(outcome.sides.iter().all(|s| s.terms.is_empty()));
-    }
-
-    #[test]
-    fn a_leaf_that_cannot_split_says_why() {
-        let data = clumps();
-        let mut tree = Tree::new(&data, vec![0], Vec::new());
-        assert!(
-            preview(
-                &tree,
-                &data,
-                0,
-                &compared_rules(&checked_defaults()),
-                None,
-                false,
-                None
-            )
-            .is_err()
-        );
-        tree = Tree::new(&data, (0..7).collect(), Vec::new());
-        tree.split(&data, 0, &RuleSpec::named("pddp").expect("a rule"))
-            .expect("splits");
-        assert!(
-            preview(
-                &tree,
-                &data,
-                0,
-                &compared_rules(&checked_defaults()),
-                None,
-                false,
-                None
-            )
-            .is_err(),
-            "an inner node"
-        );
-    }
-}
+mod tests;

@@ -6,6 +6,7 @@ mod cut_scan;
 mod detail;
 mod directions;
 mod kernel_util;
+mod known;
 mod labels;
 mod orthants;
 
@@ -24,6 +25,7 @@ pub use directions::{
     Directions, ORDER_TOLERANCE, SPLIT_TOLERANCE, principal_directions, refined_directions,
     sample_start,
 };
+pub use known::KnownDirections;
 pub use labels::DocumentLabels;
 pub(crate) use orthants::orthant_split;
 pub use spectral::Laplacian;
@@ -94,6 +96,9 @@ pub struct SplitEnv<'a> {
     pub progress: Option<&'a crate::progress::Progress>,
     /// Bytes a kernel matrix may take before a kernel rule refuses the node.
     pub memory_budget: u64,
+    /// The node's principal directions, computed ahead (by a preview): the split takes them instead of
+    /// computing them when they are the very ones it would compute ([`KnownDirections`]).
+    pub known: Option<&'a KnownDirections>,
 }
 
 impl Default for SplitEnv<'_> {
@@ -103,6 +108,7 @@ impl Default for SplitEnv<'_> {
             labels: None,
             progress: None,
             memory_budget: DEFAULT_MEMORY_BUDGET,
+            known: None,
         }
     }
 }
@@ -154,11 +160,17 @@ pub trait SplitRule: Send + Sync {
         directions: &Directions,
     ) -> Result<Partition, ClusterError>;
 
-    /// The split: compute the directions the rule needs (none for k-means), then [`SplitRule::split_along`].
+    /// The split: compute the directions the rule needs (none for k-means; those the environment knows, when
+    /// they are the ones this would compute: [`SplitEnv::known`]), then [`SplitRule::split_along`].
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
+        let tolerance = self.direction_tolerance();
+        let known = |l| node.env.known?.for_split(node, l, tolerance).cloned();
         let directions = match self.directions_needed() {
             0 => Directions::default(),
-            l => principal_directions(node, l, self.direction_tolerance())?,
+            l => match known(l) {
+                Some(directions) => directions,
+                None => principal_directions(node, l, tolerance)?,
+            },
         };
         let mut partition = self.split_along(node, &directions)?;
         partition.children_start = directions

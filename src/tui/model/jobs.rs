@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pdx::cluster::rules::SplitEnv;
+use pdx::cluster::rules::{KnownDirections, SplitEnv};
 use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
 use pdx::dataset::Dataset;
 use pdx::progress::Progress;
@@ -40,6 +40,8 @@ pub(crate) enum Work {
     Split {
         node: usize,
         rule: RuleSpec,
+        /// The node's directions, when its preview computed them ([`KnownDirections`]).
+        known: Option<Arc<KnownDirections>>,
     },
     Grow {
         k: usize,
@@ -157,15 +159,20 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
         progress,
         memory_budget,
     } = job;
+    let known = match &work {
+        Work::Split { known, .. } => known.clone(),
+        Work::Grow { .. } => None,
+    };
     let env = SplitEnv {
         texts: Some(data),
         labels: Some(data),
         progress: Some(&progress),
         memory_budget,
+        known: known.as_deref(),
     };
     let started = std::time::Instant::now();
     let outcome = match work {
-        Work::Split { node, rule } => tree
+        Work::Split { node, rule, .. } => tree
             .split_alternative_in(&data.matrix, node, &rule, env)
             .map(|children| {
                 let record = tree.node(node).and_then(|n| n.split.as_ref());

@@ -37,9 +37,9 @@ use super::session::Source;
 
 pub(super) use alternatives::{AlternativesView, ComparisonView};
 pub(super) use detail_job::{DetailDone, perform_detail};
-#[cfg(test)]
-pub(super) use jobs::PreviewStep;
 pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
+#[cfg(test)]
+pub(super) use jobs::{PreviewStep, Work};
 pub(super) use moves::LeafPicker;
 pub(super) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(super) use popups::Popup;

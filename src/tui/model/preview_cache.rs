@@ -7,6 +7,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
+use pdx::cluster::rules::KnownDirections;
 use pdx::report::preview::{self, MadeSplit, RulePreview, SplitPreview};
 
 use super::super::keys::Command;
@@ -103,6 +104,17 @@ impl Model {
     /// The selected node's preview, if computed.
     pub(crate) fn current_preview(&self) -> Option<&PreviewEntry> {
         self.previews.entries.get(&self.preview_key())
+    }
+
+    /// Leaf `node`'s principal directions, when its preview (as the tree and the rule stand) computed them: a
+    /// split takes them rather than compute them again, if they are the ones it would compute.
+    pub(super) fn known_directions(&self, node: usize) -> Option<Arc<KnownDirections>> {
+        let key = PreviewKey {
+            node,
+            ..self.preview_key()
+        };
+        let preview = self.previews.entries.get(&key)?.result.as_ref().ok()?;
+        preview.known.clone()
     }
 
     /// The split the selected node had, if it is split and that preview is computed.

@@ -94,6 +94,7 @@ pub(crate) fn perform_replay(job: ReplayJob) -> ReplayDone {
                 labels: Some(&rebuilt),
                 progress: Some(&progress),
                 memory_budget,
+                known: None,
             };
             let (tree, replay) =
                 Tree::replay(&tree, &rebuilt, env).map_err(|error| error.to_string())?;

@@ -104,7 +104,8 @@ impl Model {
         let split_already = self.tree.node(node).is_some_and(|n| !n.is_leaf());
         if split_already {
             let what = format!("splitting {} again with {}", self.label(node), rule.text());
-            return self.start(Work::Split { node, rule }, what);
+            let known = None;
+            return self.start(Work::Split { node, rule, known }, what);
         }
         match self.tree.unsplittable_reason(node) {
             Ok(Some(reason)) => {
@@ -113,7 +114,8 @@ impl Model {
             }
             Ok(None) => {
                 let what = format!("splitting {} with {}", self.label(node), rule.text());
-                self.start(Work::Split { node, rule }, what)
+                let known = self.known_directions(node);
+                self.start(Work::Split { node, rule, known }, what)
             }
             Err(error) => {
                 self.status = error.to_string();

@@ -36,7 +36,7 @@ use super::keys::Command;
 use super::session::{self, Source};
 use super::view;
 use crate::tui::model::{
-    Action, DetailTab, Effect, Model, Pane, Popup, PreviewStep, Region, Start, perform,
+    Action, DetailTab, Effect, Model, Pane, Popup, PreviewStep, Region, Start, Work, perform,
     perform_preview, update,
 };
 

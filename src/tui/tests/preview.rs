@@ -429,3 +429,31 @@ fn snapshot_a_split_nodes_preview() {
     insta::assert_snapshot!("made_kernel_80x24", draw(&model, 80, 24).backend());
     insta::assert_snapshot!("made_kernel_160x48", draw(&model, 160, 48).backend());
 }
+
+#[test]
+fn a_split_after_its_preview_takes_the_previews_directions() {
+    let mut previewed = model();
+    act(&mut previewed, Action::Command(Command::Tab(3)));
+    assert!(
+        previewed
+            .current_preview()
+            .is_some_and(|e| e.result.is_ok())
+    );
+    let effects = update(&mut previewed, Action::Command(Command::Split));
+    let job = match effects.as_slice() {
+        [Effect::Run(job)] => job.clone(),
+        other => panic!("one split job expected: {other:?}"),
+    };
+    assert!(
+        matches!(&job.work, Work::Split { known: Some(_), .. }),
+        "{:?}",
+        job.work
+    );
+    let done = perform(previewed.data(), job);
+    update(&mut previewed, Action::Finished(done));
+    // The split made without a preview is the same, bit for bit.
+    let mut plain = model();
+    act(&mut plain, Action::Command(Command::Split));
+    assert_eq!(previewed.tree().leaves().len(), 2);
+    assert_eq!(previewed.tree(), plain.tree());
+}

@@ -157,6 +157,8 @@ pub enum CacheUse {
     Miss,
     /// Built from the files, but the entry could not be written (see [`Opened::warnings`]).
     WriteFailed,
+    /// Built from the files; the caller writes the entry while the dataset is in use ([`PendingCache`]).
+    Writing,
     /// The cache was neither read nor written.
     Off,
 }
@@ -186,6 +188,27 @@ fn millis(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
+/// A cache entry that a load left for its caller to write ([`open_deferring_cache`]): the dataset is usable at
+/// once, and the entry can be written on another thread while it is in use. The entry is written to a temporary
+/// file and renamed into place, so a process that ends first leaves no entry, only a temporary that the next
+/// open removes.
+#[derive(Debug)]
+pub struct PendingCache {
+    file: PathBuf,
+    key: cache::CacheKey,
+}
+
+impl PendingCache {
+    /// Write the entry of `dataset`, the dataset its load returned: the entry's path, or why it could not be
+    /// written (one line, for the caller to show; a cache that cannot be written costs the next open time, nothing
+    /// else).
+    pub fn write(&self, dataset: &Dataset) -> Result<PathBuf, String> {
+        cache::write(&self.file, &self.key, dataset)
+            .map(|()| self.file.clone())
+            .map_err(|error| format!("cache not written: {error}"))
+    }
+}
+
 /// Open a corpus from paths, reading the cache when `use_cache` and the key matches.
 pub fn open(
     paths: &[PathBuf],
@@ -209,6 +232,29 @@ pub fn open_with_progress(
     use_cache: bool,
     progress: Option<&Progress>,
 ) -> Result<Opened, DatasetError> {
+    let (mut opened, pending) = open_deferring_cache(paths, options, use_cache, progress)?;
+    if let Some(pending) = pending {
+        opened.cache = match pending.write(&opened.dataset) {
+            Ok(_) => CacheUse::Miss,
+            Err(warning) => {
+                opened.warnings.push(warning);
+                CacheUse::WriteFailed
+            }
+        };
+    }
+    Ok(opened)
+}
+
+/// [`open_with_progress`], but a dataset built from the files comes back before its cache entry is written: the
+/// entry to write, when there is one, is the caller's ([`PendingCache`]; [`Opened::cache`] says
+/// [`CacheUse::Writing`]). At a million documents writing the entry takes a fifth of the first open, which an
+/// interface can spend showing the collection instead.
+pub fn open_deferring_cache(
+    paths: &[PathBuf],
+    options: &DatasetOptions,
+    use_cache: bool,
+    progress: Option<&Progress>,
+) -> Result<(Opened, Option<PendingCache>), DatasetError> {
     let start = Instant::now();
     options.text.check()?;
     options.load.check()?;
@@ -242,7 +288,7 @@ pub fn open_with_progress(
             Ok(Some(dataset)) => {
                 warnings.extend(dataset.report.notes.iter().cloned());
                 let elapsed = millis(start);
-                return Ok(Opened {
+                let opened = Opened {
                     dataset,
                     timings: Timings {
                         read: elapsed,
@@ -253,7 +299,8 @@ pub fn open_with_progress(
                     cache: CacheUse::Hit,
                     cache_file,
                     warnings,
-                });
+                };
+                return Ok((opened, None));
             }
             Ok(None) => {}
             // An entry that exists but is refused is a miss like no entry at all, with a word on why.
@@ -297,24 +344,18 @@ pub fn open_with_progress(
     timings.total = millis(start);
     warnings.extend(dataset.report.notes.iter().cloned());
 
-    let cache_use = match &cache_entry {
-        None => CacheUse::Off,
-        Some((file, key)) => match cache::write(file, key, &dataset) {
-            Ok(()) => CacheUse::Miss,
-            // A cache that cannot be written costs the next run time, nothing else; say so and go on.
-            Err(error) => {
-                warnings.push(format!("cache not written: {error}"));
-                CacheUse::WriteFailed
-            }
-        },
-    };
-    Ok(Opened {
+    let pending = cache_entry.map(|(file, key)| PendingCache { file, key });
+    let opened = Opened {
         dataset,
         timings,
-        cache: cache_use,
+        cache: match pending {
+            Some(_) => CacheUse::Writing,
+            None => CacheUse::Off,
+        },
         cache_file,
         warnings,
-    })
+    };
+    Ok((opened, pending))
 }
 
 /// Open the embedded demo corpus. Its labels follow `label_depth` as a folder's do: the topic by default,

@@ -157,6 +157,7 @@ impl Stats {
             CacheUse::Hit => "cache hit",
             CacheUse::Miss => "cache written",
             CacheUse::WriteFailed => "cache not written",
+            CacheUse::Writing => "cache being written",
             CacheUse::Off => "no cache",
         };
         let _ = writeln!(

@@ -114,6 +114,21 @@ fn a_mapped_dataset_is_the_fresh_one_and_clusters_identically() {
         error.starts_with(&format!("{}: ", entry.display())) && error.contains("damaged"),
         "{error}"
     );
+
+    // A load that leaves its entry to the caller (the TUI writes it while the collection is already shown): no
+    // entry until it is written, then the same dataset read from it.
+    let later = [corpus(&dir.path().join("later"), 120)];
+    let (built, pending) =
+        dataset::open_deferring_cache(&later, &options, true, None).expect("opens");
+    assert_eq!(built.cache, CacheUse::Writing, "{:?}", built.warnings);
+    let pending = pending.expect("an entry to write");
+    let entry = built.cache_file.clone().expect("an entry's path");
+    assert!(!entry.exists(), "not written yet");
+    assert_eq!(pending.write(&built.dataset), Ok(entry.clone()));
+    assert!(entry.exists());
+    let reread = dataset::open(&later, &options, true).expect("opens again");
+    assert_eq!(reread.cache, CacheUse::Hit, "{:?}", reread.warnings);
+    assert_eq!(reread.dataset, built.dataset);
 }
 
 /// The one cache entry in `dir`.

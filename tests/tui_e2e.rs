@@ -402,3 +402,37 @@ fn search_hit_opens_the_document() {
     tmux.send("q");
     assert_clean_exit(&tmux, &exit_file);
 }
+
+#[test]
+fn a_collections_cache_entry_is_written_while_it_is_shown() {
+    if !tmux_installed() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let corpus = work.path().join("corpus");
+    for (topic, words) in [
+        ("space", "orbit rocket moon"),
+        ("kitchen", "bread oven flour"),
+    ] {
+        std::fs::create_dir_all(corpus.join(topic)).expect("mkdir");
+        for i in 0..6 {
+            let text = format!("{words} {words} note{i}");
+            std::fs::write(corpus.join(topic).join(format!("{i}.txt")), text).expect("write");
+        }
+    }
+    let corpus_arg = corpus.to_str().expect("a UTF-8 path");
+    let (tmux, exit_file) = launch(work.path(), "cache", &[corpus_arg]);
+    tmux.wait_for_text("Tree · 1 leaf");
+    let screen = tmux.wait_for_text("cache entry written for the next open");
+    assert!(screen.contains(".pdxcache"), "{screen}");
+    tmux.send("q");
+    assert_clean_exit(&tmux, &exit_file);
+    let entries: Vec<PathBuf> = std::fs::read_dir(work.path().join("cache"))
+        .expect("the cache folder")
+        .flatten()
+        .map(|entry| entry.path())
+        .collect();
+    assert_eq!(entries.len(), 1, "one entry, no temporary: {entries:?}");
+    assert!(entries[0].extension().is_some_and(|e| e == "pdxcache"));
+}

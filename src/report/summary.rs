@@ -131,6 +131,7 @@ pub fn loading_notes(stats: &Stats, warnings: &[String]) -> Vec<String> {
         CacheUse::Hit => "read from the cache",
         CacheUse::Miss => "built and cached",
         CacheUse::WriteFailed => "built; the cache could not be written",
+        CacheUse::Writing => "built; its cache entry written beside the work",
         CacheUse::Off => "built without the cache",
     };
     notes.push(format!(

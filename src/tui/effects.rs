@@ -74,7 +74,7 @@ pub(super) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
 
 /// Lower the calling thread's scheduling priority (nice 10). Best effort: a thread left at the normal priority
 /// only competes with the rest as before.
-fn lower_priority() {
+pub(super) fn lower_priority() {
     #[cfg(target_os = "linux")]
     // SAFETY: `gettid` and `setpriority` take no pointers. On Linux a thread has its own nice value, and
     // `PRIO_PROCESS` with a thread id sets that thread's alone.

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use pdx::dataset::{DatasetError, Opened};
+use pdx::dataset::{DatasetError, Opened, PendingCache};
 use pdx::progress::{Progress, ProgressSnapshot};
 use ratatui::crossterm::event::KeyEvent;
 
@@ -19,9 +19,11 @@ pub(super) struct Loading {
 }
 
 /// A corpus opened on the loading thread. Its documents' full-text index is built after, on a worker, while the
-/// interface already answers ([`super::model::Model::start_indexing`]).
+/// interface already answers ([`super::model::Model::start_indexing`]), and so is its cache entry, when it was
+/// built from the files (`pending`).
 pub(super) struct Loaded {
     pub opened: Opened,
+    pub pending: Option<PendingCache>,
 }
 
 /// How loading ended (with what was loaded: [`Loaded`] in the app).

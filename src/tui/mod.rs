@@ -106,7 +106,11 @@ pub(crate) fn run(
             run_in(
                 &mut terminal,
                 loading,
-                move || loader.open(&progress).map(|opened| Loaded { opened }),
+                move || {
+                    loader
+                        .open(&progress)
+                        .map(|(opened, pending)| Loaded { opened, pending })
+                },
                 colors,
                 start,
                 &signals,
@@ -116,16 +120,25 @@ pub(crate) fn run(
     ratatui::restore();
     // The terminal's drop shows the cursor too, but not on the way out after a signal (process::exit skips it).
     let _ = ratatui::crossterm::execute!(std::io::stdout(), ratatui::crossterm::cursor::Show);
-    match result {
-        Ok(Ended::LoadCancelled) => eprintln!("pdx: loading cancelled"),
-        Ok(Ended::Signalled { signal, kept }) => {
+    match result? {
+        Ended::Quit { cache_writer } => {
+            // The collection's cache entry, written while it was in use, is what makes the next open fast. Its
+            // result was for the model, which is gone: a write that failed said so while it was shown.
+            if let Some(writer) = cache_writer {
+                if !writer.is_finished() {
+                    eprintln!("pdx: finishing the cache entry for the next open…");
+                }
+                let _ = writer.join();
+            }
+        }
+        Ended::LoadCancelled => eprintln!("pdx: loading cancelled"),
+        Ended::Signalled { signal, kept } => {
             eprintln!("pdx: {}", recovery::farewell(signal, &kept));
             // As a shell reports a program a signal ended.
             std::process::exit(128 + signal);
         }
-        Ok(Ended::Quit) | Err(_) => {}
     }
-    result.map(|_| ())
+    Ok(())
 }
 
 /// Stop mouse reporting (harmless if it was not on): before the terminal goes back to the shell.
@@ -149,7 +162,11 @@ struct Start {
 
 /// How a run of the TUI ended.
 enum Ended {
-    Quit,
+    /// `q`, with the thread writing the collection's cache entry when it was built from the files: the entry is
+    /// finished before pdx exits.
+    Quit {
+        cache_writer: Option<std::thread::JoinHandle<()>>,
+    },
     /// Esc while loading.
     LoadCancelled,
     /// A signal: the unsaved tree's recovery file (none: nothing to keep), or why it could not be written.
@@ -176,17 +193,18 @@ fn run_in(
         // The receiver is gone if the user quit while loading: nothing to do then.
         let _ = loader.send(Message::Loaded(Box::new(load())));
     });
-    let Loaded { opened } = match wait_for_load(terminal, loading, &receiver, colors, signals)? {
-        Ok(LoadEnd::Loaded(loaded)) => *loaded,
-        Ok(LoadEnd::Cancelled) => return Ok(Ended::LoadCancelled),
-        Ok(LoadEnd::Failed(error)) => return Err(error),
-        Err(Signalled(signal)) => {
-            return Ok(Ended::Signalled {
-                signal,
-                kept: Ok(None),
-            });
-        }
-    };
+    let Loaded { opened, pending } =
+        match wait_for_load(terminal, loading, &receiver, colors, signals)? {
+            Ok(LoadEnd::Loaded(loaded)) => *loaded,
+            Ok(LoadEnd::Cancelled) => return Ok(Ended::LoadCancelled),
+            Ok(LoadEnd::Failed(error)) => return Err(error),
+            Err(Signalled(signal)) => {
+                return Ok(Ended::Signalled {
+                    signal,
+                    kept: Ok(None),
+                });
+            }
+        };
     let recovered = start
         .recovery_dir
         .as_deref()
@@ -210,6 +228,17 @@ fn run_in(
     if let Some(effect) = model.start_indexing() {
         spawn(effect, model.data(), &sender);
     }
+    // The cache entry is written while the analyst already works (at a million documents it is a fifth of the
+    // first open), at the search index's lower priority: it only has to be there by the next open.
+    let cache_writer = pending.map(|pending| {
+        let data = Arc::clone(model.data());
+        let sender = sender.clone();
+        std::thread::spawn(move || {
+            effects::lower_priority();
+            let written = pending.write(&data);
+            let _ = sender.send(Message::Action(Box::new(Action::CacheWritten(written))));
+        })
+    });
     if let Some((path, session)) = start.session {
         model.open_session(&path, session);
     }
@@ -224,7 +253,7 @@ fn run_in(
         let kept = recovery::keep(&model, start.recovery_dir.as_deref(), signal);
         return Ok(Ended::Signalled { signal, kept });
     }
-    Ok(Ended::Quit)
+    Ok(Ended::Quit { cache_writer })
 }
 
 /// How long pdx waits for a cancelled load to stop before it quits anyway (a phase without cancel points, such as

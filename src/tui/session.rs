@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use pdx::cluster::{CheckedParams, Params, RuleSpec, SelectPolicy, Tree, TreeError};
-use pdx::dataset::{self, Dataset, DatasetOptions, Opened, Reweigh};
+use pdx::dataset::{self, Dataset, DatasetOptions, Opened, PendingCache, Reweigh};
 use pdx::progress::Progress;
 use pdx::text::StoplistChoice;
 use serde::{Deserialize, Serialize};
@@ -40,12 +40,21 @@ impl Source {
         }
     }
 
-    /// Load the corpus, reporting to `progress` (the demo corpus is too small to report anything).
-    pub(crate) fn open(&self, progress: &Progress) -> anyhow::Result<Opened> {
+    /// Load the corpus, reporting to `progress` (the demo corpus is too small to report anything), with its cache
+    /// entry left to write when it was built from the files.
+    pub(crate) fn open(
+        &self,
+        progress: &Progress,
+    ) -> anyhow::Result<(Opened, Option<PendingCache>)> {
         Ok(if self.paths.is_empty() {
-            dataset::open_demo(&self.options)?
+            (dataset::open_demo(&self.options)?, None)
         } else {
-            dataset::open_with_progress(&self.paths, &self.options, self.use_cache, Some(progress))?
+            dataset::open_deferring_cache(
+                &self.paths,
+                &self.options,
+                self.use_cache,
+                Some(progress),
+            )?
         })
     }
 }

@@ -150,6 +150,8 @@ pub(super) enum Action {
     Detailed(DetailDone),
     /// The search index, built on a worker thread.
     Indexed(search::BuiltIndex),
+    /// The collection's cache entry, written on a worker thread after loading: its file, or why not.
+    CacheWritten(Result<PathBuf, String>),
     /// A recovered session's file deleted (or not), after it was reopened (`accepted`) or discarded.
     RecoveryRemoved {
         accepted: bool,

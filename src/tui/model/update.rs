@@ -148,6 +148,13 @@ fn apply(model: &mut Model, action: Action) -> Vec<Effect> {
             model.indexed(index.0);
             Vec::new()
         }
+        Action::CacheWritten(written) => {
+            model.status = match written {
+                Ok(file) => format!("cache entry written for the next open: {}", file.display()),
+                Err(warning) => format!("warning: {warning}"),
+            };
+            Vec::new()
+        }
         Action::Detailed(done) => {
             model.detail_done(done);
             Vec::new()

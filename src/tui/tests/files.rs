@@ -97,6 +97,7 @@ fn a_saved_session_reopens_with_its_tree_rule_and_names() {
         source
             .open(&pdx::progress::Progress::default())
             .expect("the corpus reloads")
+            .0
             .dataset,
     );
     let mut reopened = Model::new(Start::new(data, false));

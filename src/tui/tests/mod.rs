@@ -49,6 +49,7 @@ fn demo() -> Arc<Dataset> {
             source
                 .open(&Default::default())
                 .expect("the demo corpus opens")
+                .0
                 .dataset,
         )
     })

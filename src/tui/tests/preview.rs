@@ -457,3 +457,45 @@ fn a_split_after_its_preview_takes_the_previews_directions() {
     assert_eq!(previewed.tree().leaves().len(), 2);
     assert_eq!(previewed.tree(), plain.tree());
 }
+
+#[test]
+fn rows_cancelled_while_computing_say_so_and_4_computes_them() {
+    let mut model = model();
+    let effects = update(&mut model, Action::Command(Command::Tab(3)));
+    let [Effect::Preview(first)] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    let done = perform_preview(model.data(), first.clone());
+    let effects = update(&mut model, Action::Previewed(done));
+    let [Effect::Preview(rest)] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(rest.step, PreviewStep::Rest);
+    // Ctrl-C while the other rows compute: the quick rows stay, the others say they were cancelled.
+    ctrl(&mut model, 'c');
+    assert!(!model.quit_requested());
+    let late = perform_preview(model.data(), rest.clone());
+    assert!(update(&mut model, Action::Previewed(late)).is_empty());
+    let entry = model.current_preview().expect("kept");
+    assert!(!entry.rows_pending && !entry.second_pending);
+    let preview = entry.result.as_ref().expect("the first step's preview");
+    assert!(preview.rules.iter().any(|row| row.outcome.is_none()));
+    let screen = screen_text(&model, 100, 40);
+    assert!(
+        screen.contains("cancelled (4 computes it again)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("computing…"), "{screen}");
+    // 4 asks again: only the rows are computed, then the scatter plot.
+    let effects = update(&mut model, Action::Command(Command::Tab(3)));
+    let [Effect::Preview(again)] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(again.step, PreviewStep::Rest);
+    let done = perform_preview(model.data(), again.clone());
+    act(&mut model, Action::Previewed(done));
+    let entry = model.current_preview().expect("kept");
+    let preview = entry.result.as_ref().expect("a preview");
+    assert!(preview.rules.iter().all(|row| row.outcome.is_some()));
+    assert!(preview.second.is_some(), "and the scatter plot after");
+}

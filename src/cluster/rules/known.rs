@@ -4,6 +4,7 @@
 use xxhash_rust::xxh3::Xxh3;
 
 use super::{Directions, SplitContext};
+use crate::cluster::ClusterError;
 
 /// A node's leading principal directions with a record of what they were computed from: a digest of the members
 /// and of the Lanczos start, how many directions, and the tolerance. [`SplitEnv::known`](super::SplitEnv::known)
@@ -54,6 +55,24 @@ impl KnownDirections {
     ) -> Option<&Directions> {
         (self.count == count && self.tolerance == tolerance && self.source == source_digest(node))
             .then_some(&self.directions)
+    }
+}
+
+/// `node`'s leading `count` directions to `tolerance`: those its environment knows
+/// ([`SplitEnv::known`](super::SplitEnv::known)) when they are these, else computed
+/// ([`super::principal_directions`]).
+pub fn directions_for_split(
+    node: &SplitContext,
+    count: usize,
+    tolerance: f64,
+) -> Result<Directions, ClusterError> {
+    match node
+        .env
+        .known
+        .and_then(|known| known.for_split(node, count, tolerance))
+    {
+        Some(directions) => Ok(directions.clone()),
+        None => super::principal_directions(node, count, tolerance),
     }
 }
 

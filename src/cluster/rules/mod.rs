@@ -25,7 +25,7 @@ pub use directions::{
     Directions, ORDER_TOLERANCE, SPLIT_TOLERANCE, principal_directions, refined_directions,
     sample_start,
 };
-pub use known::KnownDirections;
+pub use known::{KnownDirections, directions_for_split};
 pub use labels::DocumentLabels;
 pub(crate) use orthants::orthant_split;
 pub use spectral::Laplacian;
@@ -163,14 +163,9 @@ pub trait SplitRule: Send + Sync {
     /// The split: compute the directions the rule needs (none for k-means; those the environment knows, when
     /// they are the ones this would compute: [`SplitEnv::known`]), then [`SplitRule::split_along`].
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
-        let tolerance = self.direction_tolerance();
-        let known = |l| node.env.known?.for_split(node, l, tolerance).cloned();
         let directions = match self.directions_needed() {
             0 => Directions::default(),
-            l => match known(l) {
-                Some(directions) => directions,
-                None => principal_directions(node, l, tolerance)?,
-            },
+            l => directions_for_split(node, l, self.direction_tolerance())?,
         };
         let mut partition = self.split_along(node, &directions)?;
         partition.children_start = directions

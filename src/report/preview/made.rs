@@ -5,7 +5,9 @@
 use serde::Serialize;
 
 use super::{Side, boundary_crossing, label_figures, scaled, sides};
-use crate::cluster::rules::{SplitContext, SplitDetail, principal_directions};
+use crate::cluster::rules::{
+    KnownDirections, SplitContext, SplitDetail, SplitEnv, directions_for_split,
+};
 use crate::cluster::{ClusterError, RuleSpec, Tree};
 use crate::matrix::DataMatrix;
 
@@ -47,13 +49,16 @@ pub struct MadeSplit {
 /// The split node `node` of `tree` had, or `None` for a leaf. `labels` gives each column's label index and the
 /// number of labels; `names` (one per row of `data`) the term names for the children's distinctive terms. For a
 /// linear rule the direction is computed again as the split computed it: the same start
-/// ([`Tree::start_guess`]), centroid and tolerance, so the histogram is the one the split saw.
+/// ([`Tree::start_guess`]), centroid and tolerance, so the histogram is the one the split saw; or taken from
+/// `known` when those are the very directions ([`KnownDirections`]: the ones the split itself took from the
+/// node's preview).
 pub fn preview_made(
     tree: &Tree,
     data: &DataMatrix,
     node: usize,
     labels: Option<(&[Option<u32>], usize)>,
     names: Option<&[String]>,
+    known: Option<&KnownDirections>,
 ) -> Result<Option<MadeSplit>, ClusterError> {
     let inner = tree.node(node).ok_or(ClusterError::NoSuchNode(node))?;
     let Some(record) = &inner.split else {
@@ -84,10 +89,13 @@ pub fn preview_made(
                 norms_squared: tree.norms_squared(),
                 centroid: Some(&centroid),
                 node_id: node,
-                env: Default::default(),
+                env: SplitEnv {
+                    known,
+                    ..SplitEnv::default()
+                },
             };
             let directions =
-                principal_directions(&context, needed, implementation.direction_tolerance())?;
+                directions_for_split(&context, needed, implementation.direction_tolerance())?;
             let reproduces =
                 implementation
                     .split_along(&context, &directions)
@@ -156,10 +164,10 @@ mod tests {
         let data = clumps();
         let tree = Tree::new(&data, (0..7).collect(), Vec::new());
         assert_eq!(
-            preview_made(&tree, &data, 0, None, None).expect("a node"),
+            preview_made(&tree, &data, 0, None, None, None).expect("a node"),
             None
         );
-        assert!(preview_made(&tree, &data, 9, None, None).is_err());
+        assert!(preview_made(&tree, &data, 9, None, None, None).is_err());
     }
 
     #[test]
@@ -170,7 +178,7 @@ mod tests {
             let mut tree = Tree::new(&data, (0..7).collect(), Vec::new());
             let rule = RuleSpec::named(name).expect("a rule");
             let children = tree.split(&data, 0, &rule).expect("splits");
-            let made = preview_made(&tree, &data, 0, Some((&labels, 2)), Some(&names()))
+            let made = preview_made(&tree, &data, 0, Some((&labels, 2)), Some(&names()), None)
                 .expect("previews")
                 .expect("a split node");
             assert_eq!(made.children, children);
@@ -225,7 +233,7 @@ mod tests {
         let params = Params::default();
         let rule = RuleSpec::new("alignment", &params).expect("a rule");
         tree.split(&data, 0, &rule).expect("splits");
-        let made = preview_made(&tree, &data, 0, None, Some(&names()))
+        let made = preview_made(&tree, &data, 0, None, Some(&names()), None)
             .expect("previews")
             .expect("a split node");
         assert!(made.direction.is_none(), "no principal direction to draw");

@@ -92,6 +92,8 @@ pub(crate) struct PreviewJob {
     /// The preview already made of the leaf, which the [`PreviewStep::Rest`] and [`PreviewStep::Second`] steps
     /// complete (they compute their part alone, not every rule's split again).
     pub first: Option<Arc<SplitPreview>>,
+    /// For [`PreviewStep::Made`]: the directions the node's split took from its preview, when it did.
+    pub known: Option<Arc<KnownDirections>>,
 }
 
 /// Which part of a preview a job computes, in the order the Preview tab asks for them: a leaf's histogram and
@@ -141,6 +143,9 @@ pub(crate) struct Outcome {
     pub change: String,
     /// How long the work took, in milliseconds.
     pub millis: f64,
+    /// The node split and the directions its split took from the node's preview: the split node's own Preview
+    /// ("the split it had") takes them too rather than compute them again.
+    pub split_directions: Option<(usize, Arc<KnownDirections>)>,
 }
 
 /// A job's result, sent back by the worker.
@@ -203,6 +208,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                     ),
                     tree,
                     select: Some(node),
+                    split_directions: known.clone().map(|known| (node, known)),
                 }
             })
             .map_err(|e| e.to_string()),
@@ -230,6 +236,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                     tree,
                     select: None,
                     message,
+                    split_directions: None,
                 }
             })
             .map_err(|e| e.to_string()),
@@ -254,7 +261,7 @@ pub(crate) fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
     let (tree, matrix, node) = (&job.tree, &data.matrix, job.key.node);
     let result = match job.step {
         PreviewStep::Made => PreviewResult::Made(
-            preview::preview_made(tree, matrix, node, labels, names)
+            preview::preview_made(tree, matrix, node, labels, names, job.known.as_deref())
                 .map_err(|e| e.to_string())
                 .and_then(|made| made.ok_or_else(|| format!("#{node} is a leaf")))
                 .map(Box::new),

@@ -54,6 +54,8 @@ pub(super) struct PreviewCache {
     running: Option<(PreviewKey, PreviewStep)>,
     /// Previews cancelled while computing: the worker cannot be interrupted, so their results are dropped.
     cancelled: HashSet<PreviewKey>,
+    /// The directions the last split took from its node's preview, for that split node's own preview.
+    split_directions: Option<(PreviewKey, Arc<KnownDirections>)>,
     epoch: u64,
 }
 
@@ -65,6 +67,7 @@ impl PreviewCache {
         self.made.clear();
         self.order.clear();
         self.cancelled.clear();
+        self.split_directions = None;
     }
 
     fn keep(&mut self, key: PreviewKey, entry: PreviewEntry) {
@@ -117,6 +120,16 @@ impl Model {
         preview.known.clone()
     }
 
+    /// Keep the directions the split of `node`, just applied, took from its preview: the split node's own preview
+    /// (as the tree now stands) takes them too.
+    pub(super) fn keep_split_directions(&mut self, node: usize, directions: Arc<KnownDirections>) {
+        let key = PreviewKey {
+            node,
+            ..self.preview_key()
+        };
+        self.previews.split_directions = Some((key, directions));
+    }
+
     /// The split the selected node had, if it is split and that preview is computed.
     pub(crate) fn current_made(&self) -> Option<&Result<Arc<MadeSplit>, String>> {
         self.previews.made.get(&self.preview_key())
@@ -144,10 +157,15 @@ impl Model {
             .tree
             .node(self.selected)
             .is_some_and(|n| n.split.is_some());
+        let mut known = None;
         let (step, first) = if split {
             if self.previews.made.contains_key(&key) {
                 return None;
             }
+            known = match &self.previews.split_directions {
+                Some((at, directions)) if *at == key => Some(Arc::clone(directions)),
+                _ => None,
+            };
             (PreviewStep::Made, None)
         } else {
             if !matches!(self.tree.unsplittable_reason(self.selected), Ok(None)) {
@@ -184,6 +202,7 @@ impl Model {
             },
             step,
             first,
+            known,
         }))
     }
 

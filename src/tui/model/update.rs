@@ -232,6 +232,9 @@ fn finish(model: &mut Model, finished: Finished) {
         Ok(outcome) => {
             model.split_ms += outcome.millis;
             model.replace_tree(outcome.tree, outcome.change);
+            if let Some((node, directions)) = outcome.split_directions {
+                model.keep_split_directions(node, directions);
+            }
             if let Some(id) = outcome.select {
                 model.collapsed.remove(&id);
                 model.select(id);

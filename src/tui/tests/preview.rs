@@ -450,12 +450,40 @@ fn a_split_after_its_preview_takes_the_previews_directions() {
         job.work
     );
     let done = perform(previewed.data(), job);
-    update(&mut previewed, Action::Finished(done));
+    let effects = update(&mut previewed, Action::Finished(done));
     // The split made without a preview is the same, bit for bit.
     let mut plain = model();
     act(&mut plain, Action::Command(Command::Split));
     assert_eq!(previewed.tree().leaves().len(), 2);
     assert_eq!(previewed.tree(), plain.tree());
+
+    // The split node's Preview (the split it had) takes them too, and shows what it shows without them.
+    let made = effects
+        .iter()
+        .find_map(|effect| match effect {
+            Effect::Preview(job) => Some(job.clone()),
+            _ => None,
+        })
+        .expect("the split node's preview");
+    assert_eq!(made.step, PreviewStep::Made);
+    assert!(made.known.is_some());
+    let without = pdx::report::preview::preview_made(
+        previewed.tree(),
+        &previewed.data().matrix,
+        0,
+        None,
+        None,
+        None,
+    )
+    .expect("a preview")
+    .expect("a split node");
+    let done = perform_preview(previewed.data(), made);
+    update(&mut previewed, Action::Previewed(done));
+    let shown = previewed
+        .current_made()
+        .and_then(|made| made.as_ref().ok())
+        .expect("the split it had");
+    assert_eq!(shown.direction, without.direction);
 }
 
 #[test]

@@ -91,13 +91,7 @@ pub fn principal_directions(
     l: usize,
     tolerance: f64,
 ) -> Result<Directions, ClusterError> {
-    // Only the node's own terms: deep nodes use a small share of a large vocabulary, and every Lanczos step does
-    // vector work proportional to the operator's rows.
-    let known = node.centroid.map(|centroid| KnownSummary {
-        centroid,
-        norms_squared: node.norms_squared,
-    });
-    let operator = CentredColumns::compact_of(node.data, node.members, known);
+    let operator = node_operator(node);
     if let Some(start) = node.start {
         assert_eq!(
             start.len(),
@@ -134,11 +128,7 @@ pub fn refined_directions(
     known: &[f64],
 ) -> Result<Directions, ClusterError> {
     assert_eq!(known.len(), node.members.len(), "one entry per member");
-    let summary = node.centroid.map(|centroid| KnownSummary {
-        centroid,
-        norms_squared: node.norms_squared,
-    });
-    let operator = CentredColumns::compact_of(node.data, node.members, summary);
+    let operator = node_operator(node);
     let options = LanczosOptions {
         tolerance,
         start: Some(known.to_vec()),
@@ -146,6 +136,16 @@ pub fn refined_directions(
         ..LanczosOptions::default()
     };
     directions_of(node, &operator, l, &options)
+}
+
+/// The centred operator of `node`'s members over the node's own terms only: deep nodes use a small share of a
+/// large vocabulary, and every Lanczos step does vector work proportional to the operator's rows.
+fn node_operator<'a>(node: &SplitContext<'a>) -> CentredColumns<'a> {
+    let summary = node.centroid.map(|centroid| KnownSummary {
+        centroid,
+        norms_squared: node.norms_squared,
+    });
+    CentredColumns::compact_of(node.data, node.members, summary)
 }
 
 /// The leading `l` principal directions of `node` on its `operator`, by the solver that suits its size.

@@ -23,8 +23,10 @@ pub(crate) fn act(model: &mut Model, action: Action) {
 pub(crate) fn run_all(model: &mut Model, effects: Vec<Effect>) {
     let mut pending = effects;
     while let Some(effect) = pending.pop() {
-        let action = effects::perform(effect, model.data());
-        pending.extend(update(model, action));
+        let data = Arc::clone(model.data());
+        effects::perform_and_report(effect, &data, |action| {
+            pending.extend(update(model, action));
+        });
     }
 }
 
@@ -36,7 +38,8 @@ pub(crate) fn act_but_side_jobs(model: &mut Model, action: Action) -> Vec<Effect
 }
 
 /// Apply `action` and run the jobs it starts, and the jobs their results start, but those `defer` picks, which
-/// are returned unrun; `after_each` is called on the model after each job's result is applied.
+/// are returned unrun; `after_each` is called on the model after each job's result is applied. The memory a job
+/// frees is not given back here: the app's worker does that after sending the result, beside the frame.
 fn act_but_then(
     model: &mut Model,
     action: Action,

@@ -9,9 +9,10 @@ use super::export;
 use super::model::{self, Action, Effect};
 use super::{recovery, session};
 
-/// Do what `effect` asks, on the calling thread; the action that reports the result.
+/// Do what `effect` asks, on the calling thread; the action that reports the result. What the work freed stays
+/// with the allocator: [`perform_and_report`] gives it back once the result is on its way.
 pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
-    let action = match effect {
+    match effect {
         Effect::Run(job) => Action::Finished(model::perform(data, job)),
         Effect::Export(job) => Action::Exported(export::export(
             data,
@@ -36,9 +37,15 @@ pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
             result: recovery::discard(&path),
         },
         Effect::Replay(job) => Action::Replayed(Box::new(model::perform_replay(*job))),
-    };
+    }
+}
+
+/// [`perform`], hand the action to `report`, then give the memory the work freed back to the system. The result
+/// goes first: trimming walks every arena of the allocator, and after a split of a large node, which frees a
+/// Lanczos basis and a compact copy of the node, that takes longer than showing the result.
+pub(super) fn perform_and_report(effect: Effect, data: &Dataset, report: impl FnOnce(Action)) {
+    report(perform(effect, data));
     release_freed_memory();
-    action
 }
 
 /// Hand the memory a job freed back to the system. A split or a preview of a large node allocates vectors of a
@@ -53,8 +60,8 @@ fn release_freed_memory() {
     }
 }
 
-/// Run `work` on the background threads: as many as the machine has, each at a lower scheduling priority than
-/// the rest of pdx. The search index is built while the analyst already works, and a split or a preview asked
+/// Run `work` on the background threads: as many as the machine has, each at the lowest scheduling priority
+/// ([`INDEX_NICE`]). The search index is built while the analyst already works, and a split or a preview asked
 /// for meanwhile should take the cores as if alone (`benches/README.md` has the figures); the index only has to
 /// be ready by the first search. Where the threads cannot be made, `work` runs on the shared ones.
 pub(super) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
@@ -62,7 +69,7 @@ pub(super) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     let pool = POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
             .thread_name(|i| format!("pdx-background-{i}"))
-            .start_handler(|_| lower_priority())
+            .start_handler(|_| lower_priority(INDEX_NICE))
             .build()
             .ok()
     });
@@ -72,13 +79,22 @@ pub(super) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     }
 }
 
-/// Lower the calling thread's scheduling priority (nice 10). Best effort: a thread left at the normal priority
-/// only competes with the rest as before.
-pub(super) fn lower_priority() {
+/// The search index's threads' nice value: the lowest priority. At nice 10 a split asked for while the index was
+/// built still gave it a tenth of each core (the scheduler's weights are 1024 against 110); at 19 it gives it
+/// about 1.5% (15). The cost falls on the index alone, which only has to be ready by the first search.
+const INDEX_NICE: i32 = 19;
+
+/// The nice value of the thread writing the cache entry beside the work: lower than the analyst's jobs, but not
+/// the lowest, since quitting waits for it, on a machine that may be busy with other programs.
+pub(super) const CACHE_WRITER_NICE: i32 = 10;
+
+/// Lower the calling thread's scheduling priority to `nice`. Best effort: a thread left at the normal priority
+/// only competes with the rest as before, and one already nicer stays as it is.
+pub(super) fn lower_priority(nice: i32) {
     #[cfg(target_os = "linux")]
     // SAFETY: `gettid` and `setpriority` take no pointers. On Linux a thread has its own nice value, and
     // `PRIO_PROCESS` with a thread id sets that thread's alone.
     unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, nice);
     }
 }

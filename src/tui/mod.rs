@@ -229,12 +229,12 @@ fn run_in(
         spawn(effect, model.data(), &sender);
     }
     // The cache entry is written while the analyst already works (at a million documents it is a fifth of the
-    // first open), at the search index's lower priority: it only has to be there by the next open.
+    // first open), at a lower priority than the analyst's jobs: it only has to be there by the next open.
     let cache_writer = pending.map(|pending| {
         let data = Arc::clone(model.data());
         let sender = sender.clone();
         std::thread::spawn(move || {
-            effects::lower_priority();
+            effects::lower_priority(effects::CACHE_WRITER_NICE);
             let written = pending.write(&data);
             let _ = sender.send(Message::Action(Box::new(Action::CacheWritten(written))));
         })
@@ -372,8 +372,9 @@ fn spawn(effect: model::Effect, data: &Arc<pdx::dataset::Dataset>, sender: &Send
     let data = Arc::clone(data);
     let sender = sender.clone();
     std::thread::spawn(move || {
-        let action = effects::perform(effect, &data);
-        // The receiver is gone only when pdx is quitting: nothing left to report to.
-        let _ = sender.send(Message::Action(Box::new(action)));
+        effects::perform_and_report(effect, &data, |action| {
+            // The receiver is gone only when pdx is quitting: nothing left to report to.
+            let _ = sender.send(Message::Action(Box::new(action)));
+        });
     });
 }

@@ -668,6 +668,8 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
             after_previews[run - 1],
             made_previews[run - 1]
         );
+        // What the app's workers give back after each job, between the timed steps here.
+        effects::release_freed_memory();
     }
 
     let busy_splits: Vec<f64> = (1..=runs)

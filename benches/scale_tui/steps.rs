@@ -17,16 +17,16 @@ use pdx::dataset::Dataset;
 pub(crate) fn act(model: &mut Model, action: Action) {
     let deferred = act_but_side_jobs(model, action);
     run_all(model, deferred);
+    effects::release_freed_memory();
 }
 
-/// Run `effects` and every job their results start.
+/// Run `effects` and every job their results start. The memory the jobs free is not given back here: the app's
+/// workers do that after sending each result, beside the frame that shows it, so it is no part of a timed step.
 pub(crate) fn run_all(model: &mut Model, effects: Vec<Effect>) {
     let mut pending = effects;
     while let Some(effect) = pending.pop() {
-        let data = Arc::clone(model.data());
-        effects::perform_and_report(effect, &data, |action| {
-            pending.extend(update(model, action));
-        });
+        let action = effects::perform(effect, model.data());
+        pending.extend(update(model, action));
     }
 }
 
@@ -38,8 +38,8 @@ pub(crate) fn act_but_side_jobs(model: &mut Model, action: Action) -> Vec<Effect
 }
 
 /// Apply `action` and run the jobs it starts, and the jobs their results start, but those `defer` picks, which
-/// are returned unrun; `after_each` is called on the model after each job's result is applied. The memory a job
-/// frees is not given back here: the app's worker does that after sending the result, beside the frame.
+/// are returned unrun; `after_each` is called on the model after each job's result is applied. The memory the
+/// jobs free is not given back here (see [`run_all`]).
 fn act_but_then(
     model: &mut Model,
     action: Action,

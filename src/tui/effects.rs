@@ -52,7 +52,7 @@ pub(super) fn perform_and_report(effect: Effect, data: &Dataset, report: impl Fn
 /// few megabytes each (a Lanczos basis, the node's compact copy) on whichever thread runs it; glibc keeps what
 /// is freed in that thread's arena for reuse, so without this the process would keep the peak of every thread
 /// that ever ran a job, far more than the data and the tree hold.
-fn release_freed_memory() {
+pub(super) fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim takes no pointers; it only returns free pages of the allocator's own arenas.
     unsafe {

@@ -158,6 +158,7 @@ impl Serialize for RuleSpec {
                 Param::MinSide => map.serialize_entry(key, &params.min_side)?,
                 Param::PartialLabels => map.serialize_entry(key, &params.partial_labels)?,
                 Param::C0 => map.serialize_entry(key, &params.c0)?,
+                Param::Sample => map.serialize_entry(key, &params.sample)?,
             }
         }
         map.end()
@@ -184,6 +185,7 @@ struct StoredRule {
     #[serde(rename = "partial-labels")]
     partial_labels: Option<f64>,
     c0: Option<f64>,
+    sample: Option<usize>,
 }
 
 impl<'de> Deserialize<'de> for RuleSpec {
@@ -207,6 +209,7 @@ impl<'de> Deserialize<'de> for RuleSpec {
             min_side: stored.min_side.unwrap_or(0.0),
             partial_labels: stored.partial_labels.unwrap_or(defaults.partial_labels),
             c0: stored.c0.unwrap_or(defaults.c0),
+            sample: stored.sample.unwrap_or(defaults.sample),
         };
         RuleSpec::new(&stored.rule, &params).map_err(D::Error::custom)
     }

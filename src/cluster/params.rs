@@ -169,6 +169,16 @@ impl Param {
         }
     }
 
+    /// Whether a rule's text and files show the parameter at its value in `params`. An option that is off
+    /// (`sample` at 0) says nothing, so that a tree grown without it reads and is written exactly as before the
+    /// option existed; every other parameter always shows.
+    pub fn shown_in(self, params: &Params) -> bool {
+        match self {
+            Param::Sample => params.sample != Params::default().sample,
+            _ => true,
+        }
+    }
+
     /// Whether the parameter's value in `params` is one it takes.
     fn is_valid(self, params: &Params) -> bool {
         match self {

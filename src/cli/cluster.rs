@@ -303,7 +303,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     }
     // Splits whose directions were approximated from a sample (`--sample`): say which, so nobody takes them for
     // exact ones.
-    let sampled: Vec<(usize, String)> = tree
+    let mut sampled: Vec<(usize, String)> = tree
         .depth_first()
         .into_iter()
         .filter_map(|id| {
@@ -313,6 +313,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
             ))
         })
         .collect();
+    sampled.sort_unstable();
     if let Some((_, summary)) = sampled.first() {
         let ids: Vec<String> = sampled.iter().map(|(id, _)| id.to_string()).collect();
         notes.push_str(&format!(

@@ -10,7 +10,8 @@ use crate::cluster::ClusterError;
 /// and of the Lanczos start, how many directions, the tolerance, and the sample they were approximated from if
 /// any ([`Directions::sample_stride`]). [`SplitEnv::known`](super::SplitEnv::known) hands them to a split, which
 /// takes them when its rule wants as many directions at the same tolerance and sampling of a node with the same
-/// members and start: [`super::directions_by`] would then compute these very directions, bit for bit. They do not record the data matrix: the caller keeps them with the data they were computed on.
+/// members and start: [`super::directions_by`] would then compute these very directions, bit for bit. They do
+/// not record the data matrix: the caller keeps them with the data they were computed on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KnownDirections {
     source: u64,

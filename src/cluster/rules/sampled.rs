@@ -236,6 +236,41 @@ mod tests {
     }
 
     #[test]
+    fn the_option_is_silent_when_off_and_said_when_on() {
+        // Off, the rule reads and is written as before the option existed.
+        assert_eq!(pddp(0).text(), "pddp l=1");
+        let off = serde_json::to_string(&pddp(0)).expect("serialises");
+        assert_eq!(off, r#"{"rule":"pddp","l":1}"#);
+        let on = serde_json::to_string(&pddp(8)).expect("serialises");
+        assert_eq!(on, r#"{"rule":"pddp","l":1,"sample":8}"#);
+        assert_eq!(
+            serde_json::from_str::<RuleSpec>(&on).expect("reads"),
+            pddp(8)
+        );
+        let refused = serde_json::from_str::<RuleSpec>(r#"{"rule":"pddp","sample":1}"#);
+        assert!(refused.is_err_and(|e| e.to_string().contains("sample = 1")));
+        // A split record says when its directions were sampled, and only then.
+        let sampled = crate::cluster::rules::SplitDetail {
+            sample_stride: Some(8),
+            ..Default::default()
+        };
+        let json = serde_json::to_string(&sampled).expect("serialises");
+        assert!(json.contains(r#""sample_stride":8"#), "{json}");
+        let exact = serde_json::to_string(&crate::cluster::rules::SplitDetail::default())
+            .expect("serialises");
+        assert!(!exact.contains("sample"), "{exact}");
+        assert!(
+            sampled
+                .sampling_summary()
+                .is_some_and(|s| s.contains("one member in 8"))
+        );
+        assert_eq!(
+            crate::cluster::rules::SplitDetail::default().sampling_summary(),
+            None
+        );
+    }
+
+    #[test]
     fn a_sampled_direction_is_close_to_the_exact_one() {
         let data = topics(MEMBERS);
         let members: Vec<usize> = (0..data.cols()).collect();

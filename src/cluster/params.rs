@@ -123,8 +123,8 @@ impl Param {
             }
             Param::C0 => "weight C0 of the shown labels in the cut-cost of K + C0 z z'",
             Param::Sample => {
-                "approximate a large node's directions from every s-th member, then one pass over all \
-                 (0: exact)"
+                "approximate the directions of a node of at least 10,000 x s members from every s-th \
+                 member, then one pass over all"
             }
         }
     }

@@ -268,6 +268,13 @@ mod tests {
             crate::cluster::rules::SplitDetail::default().sampling_summary(),
             None
         );
+        // The parameter's description names the threshold.
+        assert_eq!(SAMPLED_MIN_SAMPLE, 10_000);
+        assert!(
+            crate::cluster::Param::Sample
+                .describe()
+                .contains("at least 10,000 x s")
+        );
     }
 
     #[test]

@@ -296,6 +296,14 @@ fn cluster_bad_options_are_one_line_and_exit_2() {
     assert_clean_failure(&run(&["cluster", "--k", "0"]), &["--k"]);
     assert_clean_failure(&run(&["cluster", "--k", "3", "--l", "9"]), &["--l 9"]);
     assert_clean_failure(
+        &run(&["cluster", "--k", "3", "--sample", "1"]),
+        &["--sample 1", "0 (exact), or at least 2"],
+    );
+    assert_clean_failure(
+        &run(&["cluster", "--k", "3", "--sample", "every"]),
+        &["--sample"],
+    );
+    assert_clean_failure(
         &run(&["cluster", "--k", "3", "--rule", "pdgp", "--tau", "1"]),
         &["--tau 1"],
     );

@@ -10,6 +10,7 @@ use ratatui::backend::TestBackend;
 use crate::keys::Command;
 use crate::model::{Action, Effect, Model, Start, update};
 use crate::{effects, ms, view};
+use pdx::cluster::{Params, RuleSpec};
 use pdx::dataset::Dataset;
 
 /// Apply an action and run the jobs it starts synchronously with the app's effect runner, as the worker threads
@@ -160,5 +161,43 @@ pub(crate) fn split_while_indexing(
     let mut pending = update(&mut model, indexed);
     pending.extend(deferred);
     run_all(&mut model, pending);
+    elapsed
+}
+
+/// The stride of the sampled root split's row: the `sample` the option's measurements use.
+pub(crate) const SAMPLE_STRIDE: usize = 8;
+
+/// `runs` times, the root's split by `pddp` with `sample` = [`SAMPLE_STRIDE`] (its directions approximated from
+/// one document in eight), from the key press to the frame that shows it, each on a fresh model.
+pub(crate) fn sampled_root_splits(
+    data: &Arc<Dataset>,
+    terminal: &mut Terminal<TestBackend>,
+    runs: usize,
+) -> Vec<f64> {
+    (1..=runs)
+        .map(|run| {
+            let elapsed = sampled_root_split(data, terminal);
+            println!("run {run}     TUI root split with sample={SAMPLE_STRIDE} {elapsed:.0} ms");
+            elapsed
+        })
+        .collect()
+}
+
+fn sampled_root_split(data: &Arc<Dataset>, terminal: &mut Terminal<TestBackend>) -> f64 {
+    let params = Params {
+        sample: SAMPLE_STRIDE,
+        ..Params::default()
+    };
+    let mut model = Model::new(Start {
+        rule: RuleSpec::new("pddp", &params).expect("pddp takes a sample"),
+        ..Start::new(Arc::clone(data), true)
+    });
+    let start = Instant::now();
+    let deferred = act_but_side_jobs(&mut model, Action::Command(Command::Split));
+    terminal
+        .draw(|frame| view::view(frame, &model))
+        .expect("draw");
+    let elapsed = ms(start);
+    run_all(&mut model, deferred);
     elapsed
 }

@@ -62,6 +62,8 @@ pub(crate) struct ClusterArgs {
     partial_labels: f64,
     #[arg(long, value_name = "C", default_value_t = defaults().c0, help = param_help(Param::C0), help_heading = "Kernels")]
     c0: f64,
+    #[arg(long, value_name = "S", default_value_t = defaults().sample, help = param_help(Param::Sample), help_heading = "Clustering")]
+    sample: usize,
     /// Largest kernel matrix a split may build (n^2 x 8 bytes), e.g. 512MiB, 8GiB.
     #[arg(long, value_parser = memory_size, default_value_t = MemorySize(DEFAULT_MEMORY_BUDGET), help_heading = "Kernels")]
     mem_budget: MemorySize,
@@ -115,6 +117,7 @@ impl ClusterArgs {
             min_side: self.min_side,
             partial_labels: self.partial_labels,
             c0: self.c0,
+            sample: self.sample,
         };
         Ok(RuleSpec::new(&self.rule, &params)?)
     }
@@ -298,6 +301,26 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
             notes.push_str(&format!("kernel split of node {id}: {summary}\n"));
         }
     }
+    // Splits whose directions were approximated from a sample (`--sample`): say which, so nobody takes them for
+    // exact ones.
+    let mut sampled: Vec<(usize, String)> = tree
+        .depth_first()
+        .into_iter()
+        .filter_map(|id| {
+            Some((
+                id,
+                tree.node(id)?.split.as_ref()?.detail.sampling_summary()?,
+            ))
+        })
+        .collect();
+    sampled.sort_unstable();
+    if let Some((_, summary)) = sampled.first() {
+        let ids: Vec<String> = sampled.iter().map(|(id, _)| id.to_string()).collect();
+        notes.push_str(&format!(
+            "{summary}: the split(s) of node(s) {}; the other splits are exact\n",
+            ids.join(", ")
+        ));
+    }
     let heading = format!(
         "{}: {} documents, rule {}, {} splits in {:.0} ms\n",
         dataset.source,
@@ -398,6 +421,7 @@ mod tests {
             min_side: 0.3,
             partial_labels: 0.4,
             c0: 2.5,
+            sample: 8,
         }
     }
 

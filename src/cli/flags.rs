@@ -28,6 +28,7 @@ pub(crate) fn param_flag(param: Param) -> &'static str {
         Param::MinSide => "--min-side",
         Param::PartialLabels => "--partial-labels",
         Param::C0 => "--c0",
+        Param::Sample => "--sample",
     }
 }
 

@@ -19,7 +19,10 @@ mod spec;
 mod tree;
 
 pub use grow::{GrowReport, LeafCount, SelectPolicy};
-pub use params::{CheckedParams, DEFAULT_BETA, DEFAULT_MIN_SIDE, MAX_L, Param, ParamError, Params};
+pub use params::{
+    CheckedParams, DEFAULT_BETA, DEFAULT_MIN_SIDE, MAX_L, Param, ParamError, Params,
+    SAMPLED_MIN_SAMPLE,
+};
 pub use restore::TreeError;
 pub use rules::{CutScan, Laplacian};
 pub use spec::RuleSpec;

@@ -124,6 +124,7 @@ mod tests {
             min_side: 0.3,
             partial_labels: 0.4,
             c0: 2.5,
+            sample: 8,
         }
     }
 

@@ -56,12 +56,19 @@ impl RuleSpec {
         &self.params
     }
 
-    /// The rule's parameters as `name=value` text, for tables and Newick comments (empty for a rule without).
-    pub fn params_text(&self) -> String {
+    /// The parameters the rule uses that its text and files show ([`Param::shown_in`]), in the rule's order.
+    pub fn shown_params(&self) -> impl Iterator<Item = Param> + '_ {
         self.def
             .params
             .iter()
-            .map(|&param| format!("{}={}", param.key(), param.value_text(&self.params)))
+            .copied()
+            .filter(|param| param.shown_in(&self.params))
+    }
+
+    /// The rule's parameters as `name=value` text, for tables and Newick comments (empty for a rule without).
+    pub fn params_text(&self) -> String {
+        self.shown_params()
+            .map(|param| format!("{}={}", param.key(), param.value_text(&self.params)))
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -139,10 +146,11 @@ impl std::fmt::Debug for RuleSpec {
 
 impl Serialize for RuleSpec {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1 + self.def.params.len()))?;
+        let shown: Vec<Param> = self.shown_params().collect();
+        let mut map = serializer.serialize_map(Some(1 + shown.len()))?;
         map.serialize_entry("rule", self.def.name)?;
         let params = &self.params;
-        for &param in self.def.params {
+        for param in shown {
             let key = param.key();
             match param {
                 Param::L => map.serialize_entry(key, &params.l)?,
@@ -158,6 +166,7 @@ impl Serialize for RuleSpec {
                 Param::MinSide => map.serialize_entry(key, &params.min_side)?,
                 Param::PartialLabels => map.serialize_entry(key, &params.partial_labels)?,
                 Param::C0 => map.serialize_entry(key, &params.c0)?,
+                Param::Sample => map.serialize_entry(key, &params.sample)?,
             }
         }
         map.end()
@@ -184,6 +193,7 @@ struct StoredRule {
     #[serde(rename = "partial-labels")]
     partial_labels: Option<f64>,
     c0: Option<f64>,
+    sample: Option<usize>,
 }
 
 impl<'de> Deserialize<'de> for RuleSpec {
@@ -207,6 +217,7 @@ impl<'de> Deserialize<'de> for RuleSpec {
             min_side: stored.min_side.unwrap_or(0.0),
             partial_labels: stored.partial_labels.unwrap_or(defaults.partial_labels),
             c0: stored.c0.unwrap_or(defaults.c0),
+            sample: stored.sample.unwrap_or(defaults.sample),
         };
         RuleSpec::new(&stored.rule, &params).map_err(D::Error::custom)
     }

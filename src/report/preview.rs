@@ -7,7 +7,9 @@
 //! compute: [`preview_first`] runs Lanczos to [`SPLIT_TOLERANCE`] and fills the rows of the rules that need
 //! nothing more ([`in_first_stage`]); [`preview_rest`] fills the others from one more run, started from the first
 //! stage's direction, to the strictest tolerance they ask for. [`preview`] does both. Within a stage one Lanczos
-//! run serves every rule ([`SplitRule::split_along`](crate::cluster::rules::SplitRule::split_along)).
+//! run serves every rule ([`SplitRule::split_along`](crate::cluster::rules::SplitRule::split_along)). Rules with
+//! a `sample` stride are previewed along the sampled directions their split would take ([`directions_by`]),
+//! both stages computed that way.
 
 mod made;
 mod second;
@@ -22,8 +24,8 @@ use serde::Serialize;
 use super::metrics;
 use super::terms::{self, TermWeight};
 use crate::cluster::rules::{
-    Directions, KnownDirections, Partition, SPLIT_TOLERANCE, SplitContext, principal_directions,
-    refined_directions, split_all_along,
+    Directions, KnownDirections, Partition, SPLIT_TOLERANCE, SplitContext, directions_by,
+    refined_directions, sampling_stride, split_all_along,
 };
 use crate::cluster::{CheckedParams, ClusterError, Node, Params, RuleSpec, Tree, registry};
 use crate::matrix::DataMatrix;
@@ -164,7 +166,8 @@ pub fn preview_first(
         node,
         start.as_deref(),
         |leaf, centroid, context| {
-            let directions = principal_directions(context, wanted, SPLIT_TOLERANCE)?;
+            let directions =
+                directions_by(context, wanted, SPLIT_TOLERANCE, direction_sample(rules))?;
             let mut preview = preview_along(
                 &first,
                 leaf,
@@ -229,12 +232,15 @@ pub fn preview_rest(
         node,
         start.as_deref(),
         |leaf, centroid, context| {
-            let mut directions = refined_directions(
-                context,
-                directions_wanted(&rest),
-                strictest_tolerance(&rest),
-                &known,
-            )?;
+            let (wanted, tolerance) = (directions_wanted(&rest), strictest_tolerance(&rest));
+            // Sampled directions are computed again from the sample: refined on the whole node they would be
+            // the exact ones.
+            let mut directions = match direction_sample(&rest) {
+                sample if sampling_stride(context.members.len(), sample).is_some() => {
+                    directions_by(context, wanted, tolerance, sample)?
+                }
+                _ => refined_directions(context, wanted, tolerance, &known)?,
+            };
             let along: f64 = directions.right[0]
                 .iter()
                 .zip(&known)
@@ -317,6 +323,16 @@ fn with_leaf_context<T>(
 }
 
 /// One Lanczos run serves every rule of a preview's second stage, so it meets the strictest of their tolerances.
+/// The `sample` stride `rules` take their directions at: the largest of theirs (a preview's rules share their
+/// parameters, so all have the same).
+fn direction_sample(rules: &[RuleSpec]) -> usize {
+    rules
+        .iter()
+        .map(|r| r.rule().direction_sample())
+        .max()
+        .unwrap_or(0)
+}
+
 fn strictest_tolerance(rules: &[RuleSpec]) -> f64 {
     rules
         .iter()

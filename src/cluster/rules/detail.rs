@@ -70,9 +70,20 @@ pub struct SplitDetail {
     /// `cut-cost` with partial labels: how many of the node's members had their label shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub known_labels: Option<usize>,
+    /// The PDDP family with a `sample` stride: the directions were approximated from every this-many-th member
+    /// (see [`super::sampled_directions`]); `None` for the node's own directions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_stride: Option<usize>,
 }
 
 impl SplitDetail {
+    /// How the directions were approximated, as a phrase for people; `None` when they are the node's own.
+    pub fn sampling_summary(&self) -> Option<String> {
+        self.sample_stride.map(|stride| {
+            format!("approximate directions, from one member in {stride} then one pass over all")
+        })
+    }
+
     /// The split-quality figures a kernel rule measured, as one line for people (`None` for linear rules):
     /// Cristianini, Shawe-Taylor & Kandola's alignment with its upper bound `lambda_max / ||K||_F`, the cut cost with
     /// the lower bound `lambda / (2 ||K||_F)` that holds for an even split, and the geodesic kernel's components and

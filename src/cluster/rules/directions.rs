@@ -34,6 +34,9 @@ pub struct Directions {
     /// An estimate of the next right singular vector (unconverged; see
     /// [`crate::linalg::SingularTriplets::following`]), when the solver had one.
     pub following: Option<Vec<f64>>,
+    /// The stride of the sample the directions were approximated from ([`super::sampled_directions`]); `None`
+    /// for the node's own directions.
+    pub sample_stride: Option<usize>,
 }
 
 /// A node of at least this many members that has no start from its parent (the root) starts from
@@ -92,6 +95,16 @@ pub fn principal_directions(
     tolerance: f64,
 ) -> Result<Directions, ClusterError> {
     let operator = node_operator(node);
+    directions_on(node, &operator, l, tolerance)
+}
+
+/// [`principal_directions`] on the node's `operator` ([`node_operator`]), for a caller that has it already.
+pub(super) fn directions_on(
+    node: &SplitContext,
+    operator: &CentredColumns,
+    l: usize,
+    tolerance: f64,
+) -> Result<Directions, ClusterError> {
     if let Some(start) = node.start {
         assert_eq!(
             start.len(),
@@ -102,7 +115,7 @@ pub fn principal_directions(
     let start = match node.start {
         Some(start) => Some(start.to_vec()),
         None if node.members.len() >= SAMPLE_START_MIN_MEMBERS => {
-            sample_start(node.data, node.members, &operator)
+            sample_start(node.data, node.members, operator)
         }
         None => None,
     };
@@ -111,7 +124,7 @@ pub fn principal_directions(
         start,
         ..LanczosOptions::default()
     };
-    directions_of(node, &operator, l, &options)
+    directions_of(node, operator, l, &options)
 }
 
 /// The node's leading `l` principal directions to `tolerance`, refined from `known`, its leading right singular
@@ -140,7 +153,7 @@ pub fn refined_directions(
 
 /// The centred operator of `node`'s members over the node's own terms only: deep nodes use a small share of a
 /// large vocabulary, and every Lanczos step does vector work proportional to the operator's rows.
-fn node_operator<'a>(node: &SplitContext<'a>) -> CentredColumns<'a> {
+pub(super) fn node_operator<'a>(node: &SplitContext<'a>) -> CentredColumns<'a> {
     let summary = node.centroid.map(|centroid| KnownSummary {
         centroid,
         norms_squared: node.norms_squared,
@@ -188,6 +201,7 @@ fn directions_of(
         right: triplets.right,
         left,
         following: triplets.following,
+        sample_stride: None,
     })
 }
 

@@ -3,14 +3,15 @@
 
 use xxhash_rust::xxh3::Xxh3;
 
-use super::{Directions, SplitContext};
+use super::{Directions, SplitContext, sampling_stride};
 use crate::cluster::ClusterError;
 
 /// A node's leading principal directions with a record of what they were computed from: a digest of the members
-/// and of the Lanczos start, how many directions, and the tolerance. [`SplitEnv::known`](super::SplitEnv::known)
-/// hands them to a split, which takes them when its rule wants as many directions at the same tolerance of a node
-/// with the same members and start: [`super::principal_directions`] would then compute these very directions,
-/// bit for bit. They do not record the data matrix: the caller keeps them with the data they were computed on.
+/// and of the Lanczos start, how many directions, the tolerance, and the sample they were approximated from if
+/// any ([`Directions::sample_stride`]). [`SplitEnv::known`](super::SplitEnv::known) hands them to a split, which
+/// takes them when its rule wants as many directions at the same tolerance and sampling of a node with the same
+/// members and start: [`super::directions_by`] would then compute these very directions, bit for bit. They do
+/// not record the data matrix: the caller keeps them with the data they were computed on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KnownDirections {
     source: u64,
@@ -46,33 +47,38 @@ impl KnownDirections {
         &self.directions
     }
 
-    /// The directions, when they are what `node`'s split would compute for `count` directions at `tolerance`.
+    /// The directions, when they are what `node`'s split would compute for `count` directions at `tolerance`
+    /// under the `sample` parameter: exact directions never stand for sampled ones, nor the other way round.
     pub(crate) fn for_split(
         &self,
         node: &SplitContext,
         count: usize,
         tolerance: f64,
+        sample: usize,
     ) -> Option<&Directions> {
-        (self.count == count && self.tolerance == tolerance && self.source == source_digest(node))
-            .then_some(&self.directions)
+        (self.count == count
+            && self.tolerance == tolerance
+            && self.directions.sample_stride == sampling_stride(node.members.len(), sample)
+            && self.source == source_digest(node))
+        .then_some(&self.directions)
     }
 }
 
-/// `node`'s leading `count` directions to `tolerance`: those its environment knows
-/// ([`SplitEnv::known`](super::SplitEnv::known)) when they are these, else computed
-/// ([`super::principal_directions`]).
+/// `node`'s leading `count` directions to `tolerance` under the `sample` parameter: those its environment knows
+/// ([`SplitEnv::known`](super::SplitEnv::known)) when they are these, else computed ([`super::directions_by`]).
 pub fn directions_for_split(
     node: &SplitContext,
     count: usize,
     tolerance: f64,
+    sample: usize,
 ) -> Result<Directions, ClusterError> {
     match node
         .env
         .known
-        .and_then(|known| known.for_split(node, count, tolerance))
+        .and_then(|known| known.for_split(node, count, tolerance, sample))
     {
         Some(directions) => Ok(directions.clone()),
-        None => super::principal_directions(node, count, tolerance),
+        None => super::directions_by(node, count, tolerance, sample),
     }
 }
 

@@ -62,6 +62,7 @@ pub(super) fn kernel_directions(
         right: pairs.vectors,
         left: Vec::new(),
         following: None,
+        sample_stride: None,
     };
     Ok((matrix, directions))
 }

@@ -9,6 +9,7 @@ mod kernel_util;
 mod known;
 mod labels;
 mod orthants;
+mod sampled;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -28,6 +29,7 @@ pub use directions::{
 pub use known::{KnownDirections, directions_for_split};
 pub use labels::DocumentLabels;
 pub(crate) use orthants::orthant_split;
+pub use sampled::{directions_by, sampled_directions, sampling_stride};
 pub use spectral::Laplacian;
 
 /// Declares the rule modules and lists their `RULE`s, in the order menus and help show them (linear rules first).
@@ -153,6 +155,12 @@ pub trait SplitRule: Send + Sync {
         SPLIT_TOLERANCE
     }
 
+    /// The stride of the sample a large node's directions are approximated from (the rule's `sample`
+    /// parameter, see [`directions_by`]); 0, exact directions, unless the rule says otherwise.
+    fn direction_sample(&self) -> usize {
+        0
+    }
+
     /// The split, given at least [`SplitRule::directions_needed`] principal directions of the node.
     fn split_along(
         &self,
@@ -161,13 +169,17 @@ pub trait SplitRule: Send + Sync {
     ) -> Result<Partition, ClusterError>;
 
     /// The split: compute the directions the rule needs (none for k-means; those the environment knows, when
-    /// they are the ones this would compute: [`SplitEnv::known`]), then [`SplitRule::split_along`].
+    /// they are the ones this would compute: [`SplitEnv::known`]), then [`SplitRule::split_along`]. The detail
+    /// records a sample the directions were approximated from.
     fn split(&self, node: &SplitContext) -> Result<Partition, ClusterError> {
         let directions = match self.directions_needed() {
             0 => Directions::default(),
-            l => directions_for_split(node, l, self.direction_tolerance())?,
+            l => {
+                directions_for_split(node, l, self.direction_tolerance(), self.direction_sample())?
+            }
         };
         let mut partition = self.split_along(node, &directions)?;
+        partition.detail.sample_stride = directions.sample_stride;
         partition.children_start = directions
             .following
             .or_else(|| directions.right.into_iter().next());

@@ -11,11 +11,16 @@ pub(super) static RULE: RuleDef = RuleDef {
     name: "pddp",
     summary: "the sign (orthant) of the l leading right singular vectors of the centred node matrix",
     source: "Boley; Zeimpekis & Gallopoulos, section 2 and Table 1",
-    params: &[Param::L],
+    params: &[Param::L, Param::Sample],
     children: Children::Orthants,
     preview_symbol: Some('P'),
     refines: None,
-    build: |params| Box::new(Pddp { l: params.l }),
+    build: |params| {
+        Box::new(Pddp {
+            l: params.l,
+            sample: params.sample,
+        })
+    },
 };
 
 /// PDDP(l): each member goes to the orthant given by the signs of its row of the l leading right singular vectors
@@ -27,11 +32,17 @@ pub(super) static RULE: RuleDef = RuleDef {
 #[derive(Debug, Clone, Copy)]
 pub struct Pddp {
     pub l: usize,
+    /// The `sample` parameter: see [`super::directions_by`].
+    pub sample: usize,
 }
 
 impl SplitRule for Pddp {
     fn directions_needed(&self) -> usize {
         self.l
+    }
+
+    fn direction_sample(&self) -> usize {
+        self.sample
     }
 
     fn split_along(

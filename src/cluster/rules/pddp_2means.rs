@@ -3,6 +3,7 @@
 
 use super::{Directions, Partition, SplitContext, SplitRule, pddp::Pddp, require_split};
 use crate::cluster::ClusterError;
+use crate::cluster::params::Param;
 use crate::cluster::registry::{Children, RuleDef};
 use crate::cluster::lloyd;
 
@@ -11,18 +12,25 @@ pub(super) static RULE: RuleDef = RuleDef {
     name: "pddp-2means",
     summary: "2-means on the columns, started from the PDDP split",
     source: "Zeimpekis & Gallopoulos, section 2",
-    params: &[],
+    params: &[Param::Sample],
     children: Children::Two,
     preview_symbol: Some('M'),
     refines: Some("pddp"),
-    build: |_| Box::new(Pddp2Means),
+    build: |params| {
+        Box::new(Pddp2Means {
+            sample: params.sample,
+        })
+    },
 };
 
 /// Start 2-means from PDDP's sign split (initial centroids `c_1`, `c_2` are the means of the non-positive and
 /// positive sides of `v_1`, which removes k-means' random start) and run Lloyd's iterations on the columns until
 /// no member moves. The objective never rises above the PDDP split's.
 #[derive(Debug, Clone, Copy)]
-pub struct Pddp2Means;
+pub struct Pddp2Means {
+    /// The `sample` parameter: see [`super::directions_by`].
+    pub sample: usize,
+}
 
 /// Lloyd's 2-means on the node from a two-group start, keeping the start's objective in the detail.
 pub(super) fn refine_two(
@@ -47,12 +55,20 @@ impl SplitRule for Pddp2Means {
         1
     }
 
+    fn direction_sample(&self) -> usize {
+        self.sample
+    }
+
     fn split_along(
         &self,
         node: &SplitContext,
         directions: &Directions,
     ) -> Result<Partition, ClusterError> {
-        let start = Pddp { l: 1 }.split_along(node, directions)?;
+        let start = Pddp {
+            l: 1,
+            sample: self.sample,
+        }
+        .split_along(node, directions)?;
         refine_two(node, &start.groups, start.detail)
     }
 }

@@ -5,6 +5,7 @@ use rayon::prelude::*;
 
 use super::{Directions, ORDER_TOLERANCE, Partition, SplitContext, SplitDetail, SplitRule};
 use crate::cluster::ClusterError;
+use crate::cluster::params::Param;
 use crate::cluster::registry::{Children, RuleDef};
 use crate::cluster::cuts::{optimal_cut_along_order, optimal_cut_given_total};
 
@@ -13,11 +14,15 @@ pub(super) static RULE: RuleDef = RuleDef {
     name: "pddp-oc",
     summary: "the optimal cut of the columns along the order of the leading direction",
     source: "Zeimpekis & Gallopoulos, section 2, Lemma 1",
-    params: &[],
+    params: &[Param::Sample],
     children: Children::Two,
     preview_symbol: Some('O'),
     refines: None,
-    build: |_| Box::new(PddpOc),
+    build: |params| {
+        Box::new(PddpOc {
+            sample: params.sample,
+        })
+    },
 };
 
 /// Order the members by their coordinate on the leading right singular vector `v_1`, then choose among the n - 1
@@ -26,7 +31,10 @@ pub(super) static RULE: RuleDef = RuleDef {
 /// ordered by column index so the order is reproducible. The cut is reported as the midpoint of the two
 /// coordinates either side of it.
 #[derive(Debug, Clone, Copy)]
-pub struct PddpOc;
+pub struct PddpOc {
+    /// The `sample` parameter: see [`super::directions_by`].
+    pub sample: usize,
+}
 
 /// The members sorted by coordinate (ties by column), and the coordinate of each in that order.
 pub(super) fn ordered_by(members: &[usize], coordinates: &[f64]) -> (Vec<usize>, Vec<f64>) {
@@ -69,6 +77,10 @@ pub(super) fn optimal_cut_split(
 impl SplitRule for PddpOc {
     fn directions_needed(&self) -> usize {
         1
+    }
+
+    fn direction_sample(&self) -> usize {
+        self.sample
     }
 
     fn direction_tolerance(&self) -> f64 {

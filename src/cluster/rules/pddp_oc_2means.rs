@@ -6,6 +6,7 @@ use super::{
     pddp_oc::optimal_cut_split,
 };
 use crate::cluster::ClusterError;
+use crate::cluster::params::Param;
 use crate::cluster::registry::{Children, RuleDef};
 
 /// The rule as the registry lists it.
@@ -13,20 +14,31 @@ pub(super) static RULE: RuleDef = RuleDef {
     name: "pddp-oc-2means",
     summary: "2-means started from the pddp-oc split",
     source: "Zeimpekis & Gallopoulos, section 2",
-    params: &[],
+    params: &[Param::Sample],
     children: Children::Two,
     preview_symbol: Some('m'),
     refines: Some("pddp-oc"),
-    build: |_| Box::new(PddpOc2Means),
+    build: |params| {
+        Box::new(PddpOc2Means {
+            sample: params.sample,
+        })
+    },
 };
 
 /// The optimal cut along the leading component (Lemma 1), refined by Lloyd's 2-means on the columns.
 #[derive(Debug, Clone, Copy)]
-pub struct PddpOc2Means;
+pub struct PddpOc2Means {
+    /// The `sample` parameter: see [`super::directions_by`].
+    pub sample: usize,
+}
 
 impl SplitRule for PddpOc2Means {
     fn directions_needed(&self) -> usize {
         1
+    }
+
+    fn direction_sample(&self) -> usize {
+        self.sample
     }
 
     fn split_along(

@@ -12,11 +12,16 @@ pub(super) static RULE: RuleDef = RuleDef {
     name: "pddp-ocpc",
     summary: "the optimal 1-D 2-means cut on each of l directions, orthants around the cut points",
     source: "Zeimpekis & Gallopoulos, section 2",
-    params: &[Param::L],
+    params: &[Param::L, Param::Sample],
     children: Children::Orthants,
     preview_symbol: Some('C'),
     refines: None,
-    build: |params| Box::new(PddpOcpc { l: params.l }),
+    build: |params| {
+        Box::new(PddpOcpc {
+            l: params.l,
+            sample: params.sample,
+        })
+    },
 };
 
 /// For each leading right singular vector `v_i`, the cut `zeta_i` that minimises the 2-means objective of its
@@ -26,11 +31,17 @@ pub(super) static RULE: RuleDef = RuleDef {
 #[derive(Debug, Clone, Copy)]
 pub struct PddpOcpc {
     pub l: usize,
+    /// The `sample` parameter: see [`super::directions_by`].
+    pub sample: usize,
 }
 
 impl SplitRule for PddpOcpc {
     fn directions_needed(&self) -> usize {
         self.l
+    }
+
+    fn direction_sample(&self) -> usize {
+        self.sample
     }
 
     fn split_along(

@@ -11,11 +11,16 @@ pub(super) static RULE: RuleDef = RuleDef {
     name: "pdgp",
     summary: "the largest gap of the sorted leading projections, ignoring tau/2 at each end",
     source: "Abbey et al., Definition 4",
-    params: &[Param::Tau],
+    params: &[Param::Tau, Param::Sample],
     children: Children::Two,
     preview_symbol: Some('G'),
     refines: None,
-    build: |params| Box::new(Pdgp { tau: params.tau }),
+    build: |params| {
+        Box::new(Pdgp {
+            tau: params.tau,
+            sample: params.sample,
+        })
+    },
 };
 
 /// Sort the leading right singular vector of the centred node matrix and cut at its largest gap, ignoring
@@ -24,11 +29,17 @@ pub(super) static RULE: RuleDef = RuleDef {
 #[derive(Debug, Clone, Copy)]
 pub struct Pdgp {
     pub tau: f64,
+    /// The `sample` parameter: see [`super::directions_by`].
+    pub sample: usize,
 }
 
 impl SplitRule for Pdgp {
     fn directions_needed(&self) -> usize {
         1
+    }
+
+    fn direction_sample(&self) -> usize {
+        self.sample
     }
 
     fn split_along(

@@ -94,8 +94,12 @@ pub fn preview_made(
                     ..SplitEnv::default()
                 },
             };
-            let directions =
-                directions_for_split(&context, needed, implementation.direction_tolerance())?;
+            let directions = directions_for_split(
+                &context,
+                needed,
+                implementation.direction_tolerance(),
+                implementation.direction_sample(),
+            )?;
             let reproduces =
                 implementation
                     .split_along(&context, &directions)

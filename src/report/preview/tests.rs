@@ -297,3 +297,45 @@ fn a_split_takes_its_previews_directions_when_they_are_the_ones_it_would_compute
         .expect("splits");
     assert_eq!(with_two, without);
 }
+
+#[test]
+fn a_sampled_rules_preview_shows_the_split_it_would_make() {
+    use crate::cluster::rules::SplitEnv;
+    // 25,000 documents: at stride 2 the sample has 12,500, enough to be taken.
+    let data = sparse_topics(25_000, 5);
+    let tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+    let sampled = Params {
+        sample: 2,
+        ..Params::default()
+    }
+    .check()
+    .expect("valid");
+    let rules = compared_rules(&sampled);
+    let first = preview_first(&tree, &data, 0, &rules, None, false, None).expect("previews");
+    let known = first.known.as_deref().expect("kept");
+    assert_eq!(known.directions().sample_stride, Some(2));
+    let whole = preview_rest(&tree, &data, 0, &first, None, None).expect("previews");
+    for row in &whole.rules {
+        let mut real = tree.clone();
+        let children = real.split(&data, 0, &row.rule).expect("splits");
+        let sizes: Vec<usize> = children
+            .iter()
+            .map(|&c| real.node(c).expect("child").size())
+            .collect();
+        let outcome = row.split().expect("splits");
+        assert_eq!(outcome.child_sizes, sizes, "{}", row.rule.name());
+    }
+    // The split takes the preview's sampled directions: the same tree as computing them.
+    let pddp = RuleSpec::new("pddp", &sampled).expect("a rule");
+    let mut taken = tree.clone();
+    let env = SplitEnv {
+        known: Some(known),
+        ..SplitEnv::default()
+    };
+    taken.split_in(&data, 0, &pddp, env).expect("splits");
+    let mut computed = tree.clone();
+    computed
+        .split_in(&data, 0, &pddp, SplitEnv::default())
+        .expect("splits");
+    assert_eq!(taken, computed);
+}

@@ -191,6 +191,9 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                 let kernel = record
                     .and_then(|r| r.detail.kernel_summary())
                     .map_or(String::new(), |summary| format!(" · {summary}"));
+                let sampled = record
+                    .and_then(|r| r.detail.sampling_summary())
+                    .map_or(String::new(), |summary| format!(" · {summary}"));
                 // A node split again: say which alternative this is and how to reach the others.
                 let splits = tree.split_count(node);
                 let alternative = if splits > 1 {
@@ -202,7 +205,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                     millis: started.elapsed().as_secs_f64() * 1000.0,
                     change: format!("split {split} with {}", rule.name()),
                     message: format!(
-                        "split {split} into {} with {}: scatter {before:.3} → {after:.3}{kernel}{alternative}",
+                        "split {split} into {} with {}: scatter {before:.3} → {after:.3}{kernel}{sampled}{alternative}",
                         ids.join(" "),
                         rule.name()
                     ),

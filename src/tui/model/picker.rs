@@ -137,7 +137,26 @@ pub(crate) static FIELDS: &[Field] = &[
         },
         parse: |p, text| text.parse().map(|v| p.c0 = v).is_ok(),
     },
+    Field {
+        param: Param::Sample,
+        name: "sample",
+        step: |p, up| p.sample = step_stride(p.sample, up),
+        parse: |p, text| text.parse().map(|v| p.sample = v).is_ok(),
+    },
 ];
+
+/// The largest sampling stride the picker steps to (typing takes any).
+const MAX_STRIDE_STEP: usize = 1024;
+
+/// A sampling stride stepped by doubling or halving, through 0 (exact) and 2 (a stride of 1 is not one).
+fn step_stride(value: usize, up: bool) -> usize {
+    match (value, up) {
+        (0, true) => 2,
+        (0..=2, false) => 0,
+        (_, true) => value.saturating_mul(2).min(MAX_STRIDE_STEP),
+        (_, false) => (value / 2).max(2),
+    }
+}
 
 /// The largest smallest-side share the picker steps to (the rule takes any share below one half).
 const MAX_MIN_SIDE_STEP: f64 = 0.45;

@@ -5,7 +5,7 @@ use pdx::cluster::registry::{self, Family};
 use pdx::cluster::Param;
 
 use super::*;
-use crate::tui::model::picker::{FIELDS, row_of, rule_at, rule_count, used_by};
+use crate::tui::model::picker::{FIELDS, field_of, row_of, rule_at, rule_count, used_by};
 
 /// The picker row of the field of `name`.
 fn field_row(name: &str) -> usize {
@@ -112,6 +112,17 @@ fn the_rule_picker_lists_every_rule_and_who_uses_each_parameter() {
             ("min side", list(&["cut-cost"])),
             ("labels shown", list(&["cut-cost"])),
             ("c0", list(&["cut-cost"])),
+            (
+                "sample",
+                list(&[
+                    "pddp",
+                    "pddp-2means",
+                    "pddp-oc",
+                    "pddp-oc-2means",
+                    "pddp-ocpc",
+                    "pdgp"
+                ])
+            ),
         ]
     );
 
@@ -267,6 +278,18 @@ fn stepping_keeps_every_field_in_range() {
     }
 }
 
+#[test]
+fn the_sample_field_steps_over_the_stride_it_refuses() {
+    let field = field_of(Param::Sample);
+    let mut params = Params::default();
+    let mut seen = vec![params.sample];
+    for up in [true, true, true, false, false, false] {
+        (field.step)(&mut params, up);
+        seen.push(params.sample);
+    }
+    assert_eq!(seen, [0, 2, 4, 8, 4, 2, 0]);
+}
+
 /// The open picker.
 fn picker(model: &Model) -> &crate::tui::model::RulePicker {
     match model.popup() {
@@ -328,7 +351,7 @@ fn the_picker_describes_the_rule_and_the_parameter_under_the_cursor() {
         rule.starts_with(&format!("pddp-2means: {}", pddp_2means.summary)),
         "{rule}"
     );
-    assert_eq!(param, "pddp-2means takes no parameters");
+    assert_eq!(param, "pddp-2means takes: sample");
     key(&mut model, KeyCode::Char('k'));
     key(&mut model, KeyCode::Char('k'));
     assert_eq!(picker(&model).about().1, "kpddp takes: l, kernel");

@@ -459,11 +459,9 @@ pub(super) fn rule_row(
     // The preview compares cuts of the leading direction, so l = 1 goes without saying.
     let params: Vec<String> = rule_preview
         .rule
-        .def()
-        .params
-        .iter()
-        .filter(|&&param| !(param == Param::L && rule_preview.rule.params().l == 1))
-        .map(|&param| {
+        .shown_params()
+        .filter(|&param| !(param == Param::L && rule_preview.rule.params().l == 1))
+        .map(|param| {
             format!(
                 "{}={}",
                 param.key(),

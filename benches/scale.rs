@@ -68,7 +68,7 @@ use serde_json::{Value, json};
 use common::median;
 use keys::Command;
 use model::{Action, Effect, Model, Start};
-use steps::{act, act_but_side_jobs, press, preview_frames, run_all};
+use steps::{act, act_but_side_jobs, preview_frames, redraw_only_keys, run_all};
 
 const PDX: &str = env!("CARGO_BIN_EXE_pdx");
 const GNU_TIME: &str = "/usr/bin/time";
@@ -790,44 +790,4 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
         })).collect::<Vec<_>>(),
     });
     Tui { rows, detail }
-}
-
-/// Every key on the main screen that changes only what is shown, each pressed in pairs that undo each other (so
-/// that each press starts from the same screen), `runs` x 10 times: update and a full redraw at 160x48.
-fn redraw_only_keys(
-    model: &mut Model,
-    terminal: &mut Terminal<TestBackend>,
-    runs: usize,
-) -> Vec<(String, Vec<f64>)> {
-    act(model, Action::Command(Command::Top));
-    let pairs: [(&str, Command, Command); 9] = [
-        ("move down / up", Command::Down, Command::Up),
-        ("page down / up", Command::PageDown, Command::PageUp),
-        ("tab Terms / Labels", Command::Tab(1), Command::Tab(0)),
-        ("tab Documents / Terms", Command::Tab(2), Command::Tab(0)),
-        ("pane switch", Command::NextPane, Command::NextPane),
-        ("collapse / expand", Command::Collapse, Command::Expand),
-        ("help open / close", Command::Help, Command::Cancel),
-        (
-            "confusion open / close",
-            Command::Confusion,
-            Command::Cancel,
-        ),
-        ("mark / unmark", Command::Mark, Command::Mark),
-    ];
-    let mut results = Vec::new();
-    for (what, there, back) in pairs {
-        let mut times = Vec::new();
-        for _ in 0..runs * 10 {
-            times.push(press(model, terminal, there));
-            times.push(press(model, terminal, back));
-        }
-        println!(
-            "tui       redraw-only key, {what:<24} median {:.2} ms, max {:.2} ms",
-            median(times.clone()),
-            max(&times)
-        );
-        results.push((what.to_string(), times));
-    }
-    results
 }

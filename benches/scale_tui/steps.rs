@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
+use crate::common::median;
 use crate::keys::Command;
 use crate::model::{Action, Effect, Model, Start, update};
-use crate::{effects, ms, view};
+use crate::{effects, max, ms, view};
 use pdx::cluster::{Params, RuleSpec};
 use pdx::dataset::Dataset;
 
@@ -200,4 +201,44 @@ fn sampled_root_split(data: &Arc<Dataset>, terminal: &mut Terminal<TestBackend>)
     let elapsed = ms(start);
     run_all(&mut model, deferred);
     elapsed
+}
+
+/// Every key on the main screen that changes only what is shown, each pressed in pairs that undo each other (so
+/// that each press starts from the same screen), `runs` x 10 times: update and a full redraw at 160x48.
+pub(crate) fn redraw_only_keys(
+    model: &mut Model,
+    terminal: &mut Terminal<TestBackend>,
+    runs: usize,
+) -> Vec<(String, Vec<f64>)> {
+    act(model, Action::Command(Command::Top));
+    let pairs: [(&str, Command, Command); 9] = [
+        ("move down / up", Command::Down, Command::Up),
+        ("page down / up", Command::PageDown, Command::PageUp),
+        ("tab Terms / Labels", Command::Tab(1), Command::Tab(0)),
+        ("tab Documents / Terms", Command::Tab(2), Command::Tab(0)),
+        ("pane switch", Command::NextPane, Command::NextPane),
+        ("collapse / expand", Command::Collapse, Command::Expand),
+        ("help open / close", Command::Help, Command::Cancel),
+        (
+            "confusion open / close",
+            Command::Confusion,
+            Command::Cancel,
+        ),
+        ("mark / unmark", Command::Mark, Command::Mark),
+    ];
+    let mut results = Vec::new();
+    for (what, there, back) in pairs {
+        let mut times = Vec::new();
+        for _ in 0..runs * 10 {
+            times.push(press(model, terminal, there));
+            times.push(press(model, terminal, back));
+        }
+        println!(
+            "tui       redraw-only key, {what:<24} median {:.2} ms, max {:.2} ms",
+            median(times.clone()),
+            max(&times)
+        );
+        results.push((what.to_string(), times));
+    }
+    results
 }

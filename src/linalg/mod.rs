@@ -40,7 +40,7 @@ pub use lanczos::{
     LanczosOptions, SingularTriplets, SvdMethod, leading_singular, leading_singular_auto,
     leading_singular_gram,
 };
-pub(crate) use vector::normalise_sign;
+pub(crate) use vector::{norm, normalise_sign, scale};
 
 /// A real matrix `B` (m x n) seen only through its products, so that structured matrices (the centred node
 /// matrix, later kernel matrices) never have to be formed.

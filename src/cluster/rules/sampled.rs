@@ -12,7 +12,7 @@ use super::directions::{directions_on, node_operator, principal_directions};
 use super::{Directions, SplitContext};
 use crate::cluster::ClusterError;
 use crate::cluster::params::SAMPLED_MIN_SAMPLE;
-use crate::linalg::{CentredColumns, LinearOperator, normalise_sign};
+use crate::linalg::{CentredColumns, LinearOperator, norm, normalise_sign, scale};
 
 /// The stride at which a node of `members` members has its directions sampled under the `sample` parameter:
 /// `None` (exact directions) for 0, and for a node whose sample would have fewer than [`SAMPLED_MIN_SAMPLE`]
@@ -132,9 +132,9 @@ fn in_data_rows(operator: &CentredColumns, compact: &[f64], rows: usize) -> Vec<
 
 /// Scale `x` to unit length, returning its length before (0 leaves it as it is).
 fn unit(x: &mut [f64]) -> f64 {
-    let length = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let length = norm(x);
     if length > 0.0 {
-        x.iter_mut().for_each(|v| *v /= length);
+        scale(x, 1.0 / length);
     }
     length
 }

@@ -68,7 +68,7 @@ use serde_json::{Value, json};
 use common::median;
 use keys::Command;
 use model::{Action, Effect, Model, Start};
-use steps::{act, act_but_side_jobs, preview_frames, redraw_only_keys, run_all};
+use steps::{act, preview_frames, redraw_only_keys, run_all, split_to_frame};
 
 const PDX: &str = env!("CARGO_BIN_EXE_pdx");
 const GNU_TIME: &str = "/usr/bin/time";
@@ -623,12 +623,8 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
     for run in 1..=runs {
         // A fresh model for each, so that neither reuses what the other computed.
         let mut model = Model::new(Start::new(Arc::clone(&data), true));
-        let start = Instant::now();
-        let deferred = act_but_side_jobs(&mut model, Action::Command(Command::Split));
-        terminal
-            .draw(|frame| view::view(frame, &model))
-            .expect("draw");
-        splits.push(ms(start));
+        let (elapsed, deferred) = split_to_frame(&mut model, &mut terminal);
+        splits.push(elapsed);
         run_all(&mut model, deferred);
         let shown = model.derived().leaves.len();
         let mut model = Model::new(Start::new(Arc::clone(&data), true));
@@ -646,12 +642,8 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
         tables.push(frames.table);
         scatters.push(frames.scatter);
         // The analyst's usual order: the preview, then the split, which takes the preview's directions.
-        let start = Instant::now();
-        let deferred = act_but_side_jobs(&mut model, Action::Command(Command::Split));
-        terminal
-            .draw(|frame| view::view(frame, &model))
-            .expect("draw");
-        after_previews.push(ms(start));
+        let (elapsed, deferred) = split_to_frame(&mut model, &mut terminal);
+        after_previews.push(elapsed);
         // Then the Preview tab's "split it had", which takes the same directions, on its own worker in the app.
         let (previews_of_split, others): (Vec<Effect>, Vec<Effect>) = deferred
             .into_iter()

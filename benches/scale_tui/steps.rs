@@ -152,12 +152,7 @@ pub(crate) fn split_while_indexing(
         std::thread::spawn(move || effects::perform(indexing, &data))
     };
     std::thread::sleep(Duration::from_millis(500));
-    let start = Instant::now();
-    let deferred = act_but_side_jobs(&mut model, Action::Command(Command::Split));
-    terminal
-        .draw(|frame| view::view(frame, &model))
-        .expect("draw");
-    let elapsed = ms(start);
+    let (elapsed, deferred) = split_to_frame(&mut model, terminal);
     let indexed = worker.join().expect("the index's worker");
     let mut pending = update(&mut model, indexed);
     pending.extend(deferred);
@@ -193,14 +188,23 @@ fn sampled_root_split(data: &Arc<Dataset>, terminal: &mut Terminal<TestBackend>)
         rule: RuleSpec::new("pddp", &params).expect("pddp takes a sample"),
         ..Start::new(Arc::clone(data), true)
     });
-    let start = Instant::now();
-    let deferred = act_but_side_jobs(&mut model, Action::Command(Command::Split));
-    terminal
-        .draw(|frame| view::view(frame, &model))
-        .expect("draw");
-    let elapsed = ms(start);
+    let (elapsed, deferred) = split_to_frame(&mut model, terminal);
     run_all(&mut model, deferred);
     elapsed
+}
+
+/// The split key (`s`) on the selected node, timed to the frame that shows the split: the milliseconds, and the
+/// side jobs it started (the detail pane's, the Preview tab's), left for the caller to run untimed.
+pub(crate) fn split_to_frame(
+    model: &mut Model,
+    terminal: &mut Terminal<TestBackend>,
+) -> (f64, Vec<Effect>) {
+    let start = Instant::now();
+    let deferred = act_but_side_jobs(model, Action::Command(Command::Split));
+    terminal
+        .draw(|frame| view::view(frame, model))
+        .expect("draw");
+    (ms(start), deferred)
 }
 
 /// Every key on the main screen that changes only what is shown, each pressed in pairs that undo each other (so

@@ -322,7 +322,6 @@ fn with_leaf_context<T>(
     f(leaf, &centroid, &context)
 }
 
-/// One Lanczos run serves every rule of a preview's second stage, so it meets the strictest of their tolerances.
 /// The `sample` stride `rules` take their directions at: the largest of theirs (a preview's rules share their
 /// parameters, so all have the same).
 fn direction_sample(rules: &[RuleSpec]) -> usize {
@@ -333,6 +332,7 @@ fn direction_sample(rules: &[RuleSpec]) -> usize {
         .unwrap_or(0)
 }
 
+/// One Lanczos run serves every rule of a preview's second stage, so it meets the strictest of their tolerances.
 fn strictest_tolerance(rules: &[RuleSpec]) -> f64 {
     rules
         .iter()

@@ -22,6 +22,18 @@ pub(super) fn clumps() -> DataMatrix {
 }
 
 /// `second` agrees with `joint` entry by entry to `within` of the largest coordinate.
+/// The root of `tree` really split by `rule`: the tree after, and its children's sizes, to hold a preview's row
+/// against.
+fn real_split(tree: &Tree, data: &DataMatrix, rule: &RuleSpec) -> (Tree, Vec<usize>) {
+    let mut real = tree.clone();
+    let children = real.split(data, 0, rule).expect("splits");
+    let sizes = children
+        .iter()
+        .map(|&c| real.node(c).expect("child").size())
+        .collect();
+    (real, sizes)
+}
+
 fn assert_close(second: &[f64], joint: &[f64], within: f64) {
     assert_eq!(second.len(), joint.len());
     let scale = joint.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
@@ -110,12 +122,7 @@ fn every_rule_previewed_matches_its_real_split() {
     assert_eq!(preview.coordinates.len(), 7);
     assert!(preview.second.is_some());
     for rule_preview in &preview.rules {
-        let mut real = tree.clone();
-        let children = real.split(&data, 0, &rule_preview.rule).expect("splits");
-        let sizes: Vec<usize> = children
-            .iter()
-            .map(|&c| real.node(c).expect("child").size())
-            .collect();
+        let (real, sizes) = real_split(&tree, &data, &rule_preview.rule);
         let outcome = rule_preview.split().expect("splits");
         assert_eq!(outcome.child_sizes, sizes, "{}", rule_preview.rule.name());
         assert!((outcome.objective_after - real.objective()).abs() < 1e-9);
@@ -316,12 +323,7 @@ fn a_sampled_rules_preview_shows_the_split_it_would_make() {
     assert_eq!(known.directions().sample_stride, Some(2));
     let whole = preview_rest(&tree, &data, 0, &first, None, None).expect("previews");
     for row in &whole.rules {
-        let mut real = tree.clone();
-        let children = real.split(&data, 0, &row.rule).expect("splits");
-        let sizes: Vec<usize> = children
-            .iter()
-            .map(|&c| real.node(c).expect("child").size())
-            .collect();
+        let (_, sizes) = real_split(&tree, &data, &row.rule);
         let outcome = row.split().expect("splits");
         assert_eq!(outcome.child_sizes, sizes, "{}", row.rule.name());
     }

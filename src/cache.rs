@@ -443,7 +443,7 @@ pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, R
 
 /// Write `value` as the entry for `key` at `path`, in one step ([`files::replace_verified_file`]): readers see
 /// the old entry or the whole new one, and a write that is killed leaves a temporary that the next load
-/// removes. The arrays are written straight from memory.
+/// removes. The arrays are copied straight from memory, on all cores ([`files::write_segments`]).
 pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<(), CacheError> {
     let dir = path.parent().ok_or(CacheError::NoDirectory)?;
     std::fs::create_dir_all(dir).map_err(|error| CacheError::Io {
@@ -465,23 +465,22 @@ pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<
         small_checksum: xxh3_64(&small),
         arrays: table,
     };
-    let write_all = |file: &mut std::fs::File| -> std::io::Result<()> {
-        use std::io::Write;
-        // Written piece by piece rather than gathered first: the small section holds every document's metadata,
-        // a copy of which would cost as much again.
-        let head = header.encode();
-        file.write_all(&head)?;
-        file.write_all(&key.0)?;
-        file.write_all(&small)?;
-        let mut written = head.len() + key.0.len() + small.len();
-        for bytes in arrays.iter().map(AsRef::as_ref) {
-            let padding = align_up(written) - written;
-            file.write_all(&[0u8; ARRAY_ALIGN][..padding])?;
-            file.write_all(bytes)?;
-            written += padding + bytes.len();
-        }
-        Ok(())
-    };
+    let head = header.encode();
+    // Each piece where it lies in the file rather than gathered first: the small section holds every document's
+    // metadata, a copy of which would cost as much again.
+    let mut segments = vec![
+        (0, head.as_slice()),
+        (head.len(), key.0.as_slice()),
+        (head.len() + key.0.len(), small.as_slice()),
+    ];
+    segments.extend(
+        header
+            .arrays
+            .iter()
+            .zip(arrays.iter().map(AsRef::as_ref))
+            .map(|(&[offset, _, _], bytes)| (offset as usize, bytes)),
+    );
+    let write_all = |file: &mut std::fs::File| files::write_segments(file, end, &segments);
     files::replace_verified_file(path, write_all).map_err(|error| CacheError::Io {
         path: path.to_path_buf(),
         error,

@@ -7,6 +7,10 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+mod segments;
+
+pub(crate) use segments::write_segments;
+
 /// Why pdx will not write to a path that exists: it is not something a file's content can go to. Returned inside
 /// an [`io::Error`] (its `get_ref` downcasts to this), so that every writer reports one kind of error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -281,7 +285,13 @@ fn create_temporary(folder: &Path, name: &str) -> io::Result<(PathBuf, File)> {
     for _ in 0..100 {
         let number = TEMPORARIES.fetch_add(1, Ordering::Relaxed);
         let path = folder.join(temporary_name(name, pid, number));
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
+        // Readable too, so that a writer may map it (a shared map needs both).
+        match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
             Ok(file) => return Ok((path, file)),
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists => last_error = Some(error),
             Err(error) => return Err(error),

@@ -66,17 +66,32 @@ pub(super) fn release_freed_memory() {
 /// be ready by the first search. Where the threads cannot be made, `work` runs on the shared ones.
 pub(super) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    let pool = POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .thread_name(|i| format!("pdx-background-{i}"))
-            .start_handler(|_| lower_priority(INDEX_NICE))
-            .build()
-            .ok()
-    });
+    let pool = POOL.get_or_init(|| threads_at(INDEX_NICE, "pdx-background"));
     match pool {
         Some(pool) => pool.install(work),
         None => work(),
     }
+}
+
+/// Run `work` at the cache writer's priority ([`CACHE_WRITER_NICE`]), on the calling thread and, for the
+/// parts it does on all cores, on threads of its own at the same priority: the shared threads would run them
+/// at the analyst's.
+pub(super) fn as_cache_writer<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    lower_priority(CACHE_WRITER_NICE);
+    match threads_at(CACHE_WRITER_NICE, "pdx-cache-writer") {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+/// A pool of as many threads as the machine has, each at scheduling priority `nice`; `None` where the threads
+/// cannot be made.
+fn threads_at(nice: i32, name: &'static str) -> Option<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .thread_name(move |i| format!("{name}-{i}"))
+        .start_handler(move |_| lower_priority(nice))
+        .build()
+        .ok()
 }
 
 /// The search index's threads' nice value: the lowest priority. At nice 10 a split asked for while the index was
@@ -86,7 +101,7 @@ const INDEX_NICE: i32 = 19;
 
 /// The nice value of the thread writing the cache entry beside the work: lower than the analyst's jobs, but not
 /// the lowest, since quitting waits for it, on a machine that may be busy with other programs.
-pub(super) const CACHE_WRITER_NICE: i32 = 10;
+const CACHE_WRITER_NICE: i32 = 10;
 
 /// Lower the calling thread's scheduling priority to `nice`. Best effort: a thread left at the normal priority
 /// only competes with the rest as before, and one already nicer stays as it is.

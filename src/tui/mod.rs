@@ -234,8 +234,7 @@ fn run_in(
         let data = Arc::clone(model.data());
         let sender = sender.clone();
         std::thread::spawn(move || {
-            effects::lower_priority(effects::CACHE_WRITER_NICE);
-            let written = pending.write(&data);
+            let written = effects::as_cache_writer(|| pending.write(&data));
             let _ = sender.send(Message::Action(Box::new(Action::CacheWritten(written))));
         })
     });

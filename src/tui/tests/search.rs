@@ -328,3 +328,25 @@ fn the_index_is_built_on_threads_of_lower_priority() {
     assert!(spread.iter().all(|&nice| nice == 19), "{spread:?}");
     assert_eq!(own_nice(), here, "the caller's thread keeps its priority");
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_cache_entry_is_written_at_the_writer_priority_on_every_thread() {
+    let here = own_nice();
+    if here >= 10 {
+        // Already as nice as the writer: nothing this test could tell apart.
+        return;
+    }
+    let nices = std::thread::spawn(|| {
+        super::effects::as_cache_writer(|| {
+            use rayon::prelude::*;
+            // The writer's copies go to all cores: each thread they run on is at the writer's priority.
+            let mut nices: Vec<i32> = (0..64).into_par_iter().map(|_| own_nice()).collect();
+            nices.push(own_nice());
+            nices
+        })
+    })
+    .join()
+    .expect("the writer's thread ends");
+    assert!(nices.iter().all(|&nice| nice == 10), "{nices:?}");
+}

@@ -4,6 +4,7 @@
 //! [`parse_line`], when its text is read on demand.
 
 use std::borrow::Cow;
+use std::io::Read;
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -210,7 +211,8 @@ fn read_windows(
         error,
     };
     let size = std::fs::metadata(path).map_err(io_error)?.len();
-    let Some(bom) = utf8_prefix(path, block).map_err(io_error)? else {
+    let parts = rayon::current_num_threads().max(1);
+    let Some(bom) = utf8_prefix(path, block, parts).map_err(io_error)? else {
         return Ok(None);
     };
     let lines = Lines {
@@ -230,19 +232,13 @@ fn read_windows(
     while !at_end {
         // Fill the window; a line longer than the window grows it until its end is in.
         let filled = buffer.len();
-        let goal = window.max(filled + (window / 2));
-        buffer.resize(goal, 0);
-        let mut end = filled;
-        while end < goal {
-            match std::io::Read::read(&mut reader, &mut buffer[end..]).map_err(io_error)? {
-                0 => {
-                    at_end = true;
-                    break;
-                }
-                read => end += read,
-            }
-        }
-        buffer.truncate(end);
+        let wanted = window.max(filled + (window / 2)) - filled;
+        // Into the spare capacity, which `read_to_end` does not zero first as a resize would.
+        let read = (&mut reader)
+            .take(wanted as u64)
+            .read_to_end(&mut buffer)
+            .map_err(io_error)?;
+        at_end = read < wanted;
         let skip = if offset == 0 && buffer.starts_with(UTF8_BOM) {
             bom
         } else {
@@ -272,28 +268,55 @@ fn read_windows(
 const WINDOW_CHUNKS: usize = 4;
 
 /// The length of a UTF-8 byte-order mark at the start of `path` (0 or 3) when the whole file is UTF-8; `None`
-/// when it is not (UTF-16, or bytes that are not UTF-8). Reads the file once, `block` bytes at a time.
-fn utf8_prefix(path: &Path, block: usize) -> std::io::Result<Option<usize>> {
+/// when it is not (UTF-16, or bytes that are not UTF-8). Reads the file once, in `parts` parts checked in
+/// parallel, each `block` bytes at a time: the parts are cut where characters start, and pieces that are each
+/// UTF-8 make a whole that is.
+fn utf8_prefix(path: &Path, block: usize, parts: usize) -> std::io::Result<Option<usize>> {
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    let mut head = Vec::with_capacity(4);
+    (&file).take(4).read_to_end(&mut head)?;
+    if utf16_encoding(&head).is_some() {
+        return Ok(None);
+    }
+    let bom = if head.starts_with(UTF8_BOM) { 3 } else { 0 };
+    let parts = parts.max(1) as u64;
+    let mut cuts = vec![0];
+    for part in 1..parts {
+        let cut = character_start(&file, size * part / parts)?;
+        cuts.push(cut.max(cuts[cuts.len() - 1]));
+    }
+    cuts.push(size);
+    let valid = cuts
+        .par_windows(2)
+        .map(|range| utf8_range(path, range[0]..range[1], block))
+        .collect::<std::io::Result<Vec<bool>>>()?;
+    Ok(valid.into_iter().all(|valid| valid).then_some(bom))
+}
+
+/// The first offset at or after `at` where no UTF-8 character continues (at most 3 bytes on).
+fn character_start(file: &std::fs::File, at: u64) -> std::io::Result<u64> {
+    use std::io::{Seek, SeekFrom};
+    let mut reader = file;
+    reader.seek(SeekFrom::Start(at))?;
+    let mut next = Vec::with_capacity(3);
+    reader.take(3).read_to_end(&mut next)?;
+    let continuing = next.iter().take_while(|&&byte| byte & 0xC0 == 0x80).count();
+    Ok(at + continuing as u64)
+}
+
+/// Whether bytes `range` of `path` are UTF-8, read `block` bytes at a time.
+fn utf8_range(path: &Path, range: std::ops::Range<u64>, block: usize) -> std::io::Result<bool> {
+    use std::io::{Seek, SeekFrom};
     let mut reader = std::fs::File::open(path)?;
+    reader.seek(SeekFrom::Start(range.start))?;
+    let mut reader = reader.take(range.end - range.start);
     // Room for a whole character (4 bytes) beside the at most 3 carried over, so that a read of 0 means the end.
     let mut block = vec![0u8; block.max(4)];
     let mut carried = 0;
-    let mut first = true;
-    let mut bom = 0;
     loop {
-        let read = std::io::Read::read(&mut reader, &mut block[carried..])?;
+        let read = reader.read(&mut block[carried..])?;
         let filled = carried + read;
-        if first {
-            if utf16_encoding(&block[..filled]).is_some() {
-                return Ok(None);
-            }
-            bom = if block[..filled].starts_with(UTF8_BOM) {
-                3
-            } else {
-                0
-            };
-            first = false;
-        }
         match std::str::from_utf8(&block[..filled]) {
             Ok(_) => carried = 0,
             // A character cut by the block's end: carry its first bytes over to the next block.
@@ -302,10 +325,10 @@ fn utf8_prefix(path: &Path, block: usize) -> std::io::Result<Option<usize>> {
                 block.copy_within(valid..filled, 0);
                 carried = filled - valid;
             }
-            Err(_) => return Ok(None),
+            Err(_) => return Ok(false),
         }
         if read == 0 {
-            return Ok(Some(bom));
+            return Ok(true);
         }
     }
 }
@@ -559,6 +582,44 @@ mod window_tests {
             sink.texts().is_empty(),
             "nothing streamed before the fallback"
         );
+    }
+
+    #[test]
+    fn the_utf8_check_gives_one_answer_however_the_file_is_cut() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let valid = awkward_file(dir.path());
+        let bytes = std::fs::read(&valid).expect("readable");
+        // A byte that is not UTF-8, a character cut short, a stray continuation byte: at the start, the middle
+        // and the end, so that some cut falls right before, inside or after each.
+        let mut damaged = Vec::new();
+        for at in [3, bytes.len() / 2, bytes.len() - 1] {
+            for bad in [&b"\xA3"[..], b"\xE4\xB8", b"\x80"] {
+                let mut file = bytes.clone();
+                file.splice(at..at, bad.iter().copied());
+                damaged.push(file);
+            }
+        }
+        let mut cut_short = bytes.clone();
+        cut_short.extend_from_slice(b"\xF0\x9F\x98");
+        damaged.push(cut_short);
+        for parts in 1..=9 {
+            for block in [4, 7, 1 << 20] {
+                assert_eq!(
+                    utf8_prefix(&valid, block, parts).expect("readable"),
+                    Some(3),
+                    "{parts} parts, block {block}"
+                );
+                for (index, file) in damaged.iter().enumerate() {
+                    let path = dir.path().join("damaged.jsonl");
+                    std::fs::write(&path, file).expect("temporary file");
+                    assert_eq!(
+                        utf8_prefix(&path, block, parts).expect("readable"),
+                        None,
+                        "damage {index}, {parts} parts, block {block}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

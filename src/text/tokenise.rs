@@ -111,11 +111,7 @@ impl ChunkBuilder<'_> {
         if bytes.len() < self.options.min_len || bytes.len() > self.options.max_len {
             return None;
         }
-        let mut packed = [0u8; 16];
-        for (to, from) in packed.iter_mut().zip(bytes) {
-            *to = from.to_ascii_lowercase();
-        }
-        let key = u128::from_le_bytes(packed);
+        let key = word_table::pack_lowercase(bytes);
         Some(Token::Short {
             key,
             hash: word_table::hash(key),

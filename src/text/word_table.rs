@@ -35,6 +35,43 @@ pub(super) fn hash(key: u128) -> u64 {
     mixed ^ (mixed >> 32)
 }
 
+/// The key of a short ASCII word (1 to 16 bytes): its bytes lower-cased, packed little-endian, zeros after them.
+/// Read a word or two at a time rather than byte by byte: a key assembled from byte stores and then read whole
+/// stalls the processor (the load cannot take its value from the stores), once per token of the collection.
+pub(super) fn pack_lowercase(bytes: &[u8]) -> u128 {
+    let len = bytes.len();
+    debug_assert!(
+        (1..=16).contains(&len) && bytes.is_ascii(),
+        "a short ASCII word"
+    );
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    let u32_at = |at: usize| {
+        u64::from(u32::from_le_bytes(
+            bytes[at..at + 4].try_into().expect("4 bytes"),
+        ))
+    };
+    // Loads that overlap put the same byte in the same place, so OR-ing them is exact.
+    let (low, high) = match len {
+        9..=16 => (u64_at(0), u64_at(len - 8) >> (8 * (16 - len))),
+        8 => (u64_at(0), 0),
+        4..=7 => (u32_at(0) | (u32_at(len - 4) << (8 * (len - 4))), 0),
+        _ => {
+            let byte = |at: usize| u64::from(bytes[at]) << (8 * at);
+            (byte(0) | byte(len / 2) | byte(len - 1), 0)
+        }
+    };
+    u128::from(lowercase_ascii(low)) | (u128::from(lowercase_ascii(high)) << 64)
+}
+
+/// Eight ASCII bytes (or zeros) lower-cased at once: a byte from `A` to `Z` gains 0x20. Adding 0x3f to a byte
+/// below 0x80 sets its top bit when it is at least `A`, adding 0x25 when it is past `Z`, and neither carries
+/// into the next byte.
+fn lowercase_ascii(bytes: u64) -> u64 {
+    const EACH: u64 = 0x0101_0101_0101_0101;
+    let upper = (bytes + 0x3f * EACH) & !(bytes + 0x25 * EACH) & (0x80 * EACH);
+    bytes | (upper >> 2)
+}
+
 impl ShortWords {
     pub(super) fn new() -> Self {
         Self::with_bits(12)
@@ -112,6 +149,28 @@ impl ShortWords {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_packed_key_is_the_lower_cased_bytes_at_every_length() {
+        let alphabet = b"AZaz09_'.:@[`{Mq";
+        for len in 1..=16 {
+            for shift in 0..alphabet.len() {
+                let word: Vec<u8> = (0..len)
+                    .map(|i| alphabet[(i * 7 + shift) % alphabet.len()])
+                    .collect();
+                let mut expected = [0u8; 16];
+                for (to, from) in expected.iter_mut().zip(&word) {
+                    *to = from.to_ascii_lowercase();
+                }
+                assert_eq!(
+                    pack_lowercase(&word),
+                    u128::from_le_bytes(expected),
+                    "{}",
+                    String::from_utf8_lossy(&word)
+                );
+            }
+        }
+    }
 
     #[test]
     fn every_key_inserted_is_found_with_its_number_through_growth() {

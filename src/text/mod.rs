@@ -544,21 +544,40 @@ pub fn merge_chunks_raw(
         "raw counts number their entries in u32s"
     );
     let vocabulary = vocabulary(&mut chunks, options);
-    // Renumbering can only merge entries (words sharing a stem), so `entries` bounds the total.
+    // Renumbering can only merge entries (words sharing a stem), so `entries` bounds the total. Zeroed arrays of
+    // that length are mapped by the allocator without being touched; each chunk's blocks are copied into them on
+    // all cores, so that their pages are first touched (the larger cost) on all cores too.
     let mut column_starts = Vec::with_capacity(document_count + 1);
-    let mut term_ids = Vec::with_capacity(entries);
-    let mut counts = Vec::with_capacity(entries);
+    let mut term_ids = vec![0u32; entries];
+    let mut counts = vec![0u32; entries];
     let mut token_counts = Vec::with_capacity(document_count);
     column_starts.push(0u32);
+    let mut written = 0;
     for (chunk, to_term) in chunks.into_iter().zip(&vocabulary.chunk_to_term) {
-        for block in renumber_blocks(&chunk, to_term) {
-            let base = term_ids.len() as u32;
-            term_ids.extend_from_slice(&block.term_ids);
-            counts.extend_from_slice(&block.counts);
-            column_starts.extend(block.ends.iter().map(|&end| base + end));
+        let blocks = renumber_blocks(&chunk, to_term);
+        let mut places = Vec::with_capacity(blocks.len());
+        let mut ids_rest = &mut term_ids[written..];
+        let mut counts_rest = &mut counts[written..];
+        for block in &blocks {
+            let len = block.term_ids.len();
+            let (ids, rest) = std::mem::take(&mut ids_rest).split_at_mut(len);
+            ids_rest = rest;
+            let (block_counts, rest) = std::mem::take(&mut counts_rest).split_at_mut(len);
+            counts_rest = rest;
+            places.push((block, ids, block_counts));
+            column_starts.extend(block.ends.iter().map(|&end| written as u32 + end));
+            written += len;
         }
+        places
+            .into_par_iter()
+            .for_each(|(block, ids, block_counts)| {
+                ids.copy_from_slice(&block.term_ids);
+                block_counts.copy_from_slice(&block.counts);
+            });
         token_counts.extend(chunk.token_counts);
     }
+    term_ids.truncate(written);
+    counts.truncate(written);
     term_ids.shrink_to_fit();
     counts.shrink_to_fit();
     let raw = RawCounts::from_parts(

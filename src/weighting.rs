@@ -334,6 +334,15 @@ pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting)
         value_pieces.push(piece);
         rest_values = rest;
     }
+    // A local weight that depends on the count alone is computed once per count for the counts most entries
+    // have, not once per entry (a logarithm per entry was a large part of the weighting): the same function of
+    // the same count, so the same weight.
+    let local_by_count: Vec<f64> = match local_needs_max_count(weighting) {
+        true => Vec::new(),
+        false => (0..LOCAL_BY_COUNT)
+            .map(|count| local_weight(weighting, count, 1.0))
+            .collect(),
+    };
     let kept_lengths: Vec<Vec<u32>> = blocks
         .par_iter()
         .zip(index_pieces.into_par_iter().zip(value_pieces))
@@ -349,17 +358,9 @@ pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting)
                 let max_count = entries.iter().map(|&(_, c)| c).max().unwrap_or(1) as f64;
                 let column_start = at;
                 for &(term, count) in &entries {
-                    let f = f64::from(count);
-                    let local = match weighting {
-                        Weighting::None => f,
-                        Weighting::Pdgp => 0.5 * (1.0 + f / max_count),
-                        Weighting::Code { local, .. } => match local {
-                            LocalWeight::TermFrequency => f,
-                            LocalWeight::Binary => 1.0,
-                            LocalWeight::Log => (1.0 + f).log2(),
-                            LocalWeight::AlternateLog => 1.0 + f.log2(),
-                            LocalWeight::Augmented => 0.5 + 0.5 * f / max_count,
-                        },
+                    let local = match local_by_count.get(count as usize) {
+                        Some(&local) => local,
+                        None => local_weight(weighting, count, max_count),
                     };
                     let value = local * global[term as usize];
                     if value != 0.0 && value.is_finite() {
@@ -412,6 +413,38 @@ pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting)
         Err(error) => panic!("weighted counts made an invalid matrix: {error}"),
     };
     DataMatrix::sparse(matrix, counts.terms().to_vec()).with_words(counts.words().to_vec())
+}
+
+/// Counts below this have their local weight looked up (when it depends on the count alone).
+const LOCAL_BY_COUNT: u32 = 256;
+
+/// The local weight of a term that occurs `count` times in a document whose most frequent term occurs
+/// `max_count` times.
+fn local_weight(weighting: Weighting, count: u32, max_count: f64) -> f64 {
+    let f = f64::from(count);
+    match weighting {
+        Weighting::None => f,
+        Weighting::Pdgp => 0.5 * (1.0 + f / max_count),
+        Weighting::Code { local, .. } => match local {
+            LocalWeight::TermFrequency => f,
+            LocalWeight::Binary => 1.0,
+            LocalWeight::Log => (1.0 + f).log2(),
+            LocalWeight::AlternateLog => 1.0 + f.log2(),
+            LocalWeight::Augmented => 0.5 + 0.5 * f / max_count,
+        },
+    }
+}
+
+/// Whether [`local_weight`] depends on the document's largest count, not only on the term's.
+fn local_needs_max_count(weighting: Weighting) -> bool {
+    matches!(
+        weighting,
+        Weighting::Pdgp
+            | Weighting::Code {
+                local: LocalWeight::Augmented,
+                ..
+            }
+    )
 }
 
 /// Scale values to unit Euclidean length (left alone when all zero).
@@ -496,6 +529,49 @@ pub fn standardize_features(matrix: &mut DMatrix<f64>) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_weights_looked_up_by_count_are_the_ones_computed() {
+        // Counts below, at and above the looked-up range, in one document with a term of each.
+        let counts = [1, 2, 3, 7, LOCAL_BY_COUNT - 1, LOCAL_BY_COUNT, 1_000];
+        let documents = vec![
+            counts
+                .iter()
+                .enumerate()
+                .map(|(t, &c)| (t as u32, c))
+                .collect(),
+        ];
+        let counts_of = TermCounts {
+            terms: (0..counts.len()).map(|t| format!("t{t}")).collect(),
+            words: Vec::new(),
+            documents,
+            token_counts: vec![counts.iter().sum::<u32>() as usize],
+        };
+        let max_count = 1_000.0;
+        for local in [
+            LocalWeight::TermFrequency,
+            LocalWeight::Binary,
+            LocalWeight::Log,
+            LocalWeight::AlternateLog,
+            LocalWeight::Augmented,
+        ] {
+            let weighting = Weighting::Code {
+                local,
+                global: GlobalWeight::None,
+                cosine: false,
+            };
+            let DataMatrix::Sparse { matrix, .. } = weight_counts(&counts_of, weighting) else {
+                panic!("text counts weigh into a sparse matrix");
+            };
+            let (rows, values) = matrix.column(0);
+            // Every local weight is positive for every count: nothing is dropped.
+            assert_eq!(rows.len(), counts.len(), "{local:?}");
+            for (&row, &value) in rows.iter().zip(values) {
+                let expected = local_weight(weighting, counts[row as usize], max_count) as f32;
+                assert_eq!(value, expected, "{local:?}, count {}", counts[row as usize]);
+            }
+        }
+    }
 
     #[test]
     fn standardised_features_have_zero_mean_and_unit_sample_variance() {

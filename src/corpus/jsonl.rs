@@ -369,11 +369,15 @@ impl Lines<'_> {
             chunks.push(&rest[..end]);
             rest = &rest[end..];
         }
+        let line_counts: Vec<usize> = chunks
+            .par_iter()
+            .map(|chunk| chunk.lines().count())
+            .collect();
         let mut first_lines = Vec::with_capacity(chunks.len());
         let mut lines = lines_before;
-        for chunk in &chunks {
+        for count in line_counts {
             first_lines.push(lines);
-            lines += chunk.lines().count();
+            lines += count;
         }
         let base = text.as_ptr() as usize;
         // With a stream, each chunk of lines is one chunk of documents for it, numbered in file order.

@@ -346,6 +346,20 @@ const ASCII_CLASSES: [AsciiClass; 256] = {
     table
 };
 
+/// Whether a byte is a letter, a digit or an underscore: the bytes a word's runs are made of.
+const WORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = matches!(
+            ASCII_CLASSES[byte],
+            AsciiClass::Letter | AsciiClass::Digit | AsciiClass::Underscore
+        );
+        byte += 1;
+    }
+    table
+};
+
 fn ascii_class(byte: u8) -> AsciiClass {
     ASCII_CLASSES[byte as usize]
 }
@@ -356,39 +370,37 @@ fn ascii_class(byte: u8) -> AsciiClass {
 pub(super) fn ascii_words<'a>(text: &'a str, emit: &mut impl FnMut(&'a str)) {
     use AsciiClass::*;
     let bytes = text.as_bytes();
-    let word_char = |class: AsciiClass| matches!(class, Letter | Digit | Underscore);
     let mut i = 0;
     while i < bytes.len() {
-        if !word_char(ascii_class(bytes[i])) {
+        if !WORD_BYTES[bytes[i] as usize] {
             i += 1;
             continue;
         }
         let start = i;
-        let mut has_alphanumeric = ascii_class(bytes[i]) != Underscore;
-        let mut last = ascii_class(bytes[i]);
-        i += 1;
-        while i < bytes.len() {
-            let class = ascii_class(bytes[i]);
-            if word_char(class) {
-                has_alphanumeric |= class != Underscore;
-                last = class;
+        loop {
+            // Letters, digits and underscores are most of a text's bytes: their run is a loop that does nothing
+            // else, and what joins two runs is looked at only where a run ends.
+            while i < bytes.len() && WORD_BYTES[bytes[i] as usize] {
                 i += 1;
-                continue;
             }
+            let Some(&middle) = bytes.get(i) else {
+                break;
+            };
             // A middle character joins only between two letters (WB6/7) or two digits (WB11/12).
+            let last = ascii_class(bytes[i - 1]);
             let next = bytes.get(i + 1).map(|b| ascii_class(*b));
             let joins = matches!(
-                (last, class, next),
+                (last, ascii_class(middle), next),
                 (Letter, MidLetter | MidNumLet, Some(Letter))
                     | (Digit, MidNum | MidNumLet, Some(Digit))
             );
             if !joins {
                 break;
             }
-            last = next.unwrap_or(Other);
             i += 2;
         }
-        if has_alphanumeric {
+        // Underscores alone make no word (a join needs a letter or a digit before it, so it never makes one).
+        if bytes[start..i].iter().any(|&byte| byte != b'_') {
             emit(&text[start..i]);
         }
     }

@@ -472,19 +472,25 @@ fn renumber_blocks(chunk: &ChunkWords, to_term: &[u32]) -> Vec<RenumberedBlock> 
                 counts: Vec::with_capacity(entries),
                 ends: Vec::with_capacity(to - from),
             };
-            let mut mapped: Vec<(u32, u32)> = Vec::new();
+            // Each entry packed into one integer, term above count, so that sorting them is sorting integers
+            // (faster than sorting pairs by a key); words sharing a stem end side by side, their counts added.
+            let mut packed: Vec<u64> = Vec::new();
             for i in from..to {
-                mapped.clear();
-                mapped.extend(
-                    chunk
-                        .document(i)
-                        .iter()
-                        .map(|&(local, count)| (to_term[local as usize], count)),
-                );
-                sort_and_add_shared_terms(&mut mapped);
-                for &(term, count) in &mapped {
-                    block.term_ids.push(term);
-                    block.counts.push(count);
+                packed.clear();
+                packed.extend(chunk.document(i).iter().map(|&(local, count)| {
+                    (u64::from(to_term[local as usize]) << 32) | u64::from(count)
+                }));
+                packed.sort_unstable();
+                let document_start = block.term_ids.len();
+                for &entry in &packed {
+                    let (term, count) = ((entry >> 32) as u32, entry as u32);
+                    if block.term_ids.len() > document_start && block.term_ids.last() == Some(&term)
+                    {
+                        *block.counts.last_mut().expect("beside its term") += count;
+                    } else {
+                        block.term_ids.push(term);
+                        block.counts.push(count);
+                    }
                 }
                 block.ends.push(block.term_ids.len() as u32);
             }

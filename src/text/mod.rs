@@ -432,14 +432,13 @@ fn renumber(chunk: &ChunkWords, to_term: &[u32]) -> Vec<Vec<(u32, u32)>> {
     (0..chunk.documents())
         .into_par_iter()
         .map(|i| {
-            let mut mapped: Vec<(u32, u32)> = chunk
-                .document(i)
-                .iter()
-                .map(|&(local, count)| (to_term[local as usize], count))
-                .collect();
-            // Different words of one document may share a stem: add their counts.
-            sort_and_add_shared_terms(&mut mapped);
-            mapped
+            let mut packed = Vec::new();
+            let entries = chunk.document(i).iter();
+            pack_sorted(
+                entries.map(|&(local, count)| (to_term[local as usize], count)),
+                &mut packed,
+            );
+            packed.into_iter().map(unpack).collect()
         })
         .collect()
 }
@@ -472,25 +471,16 @@ fn renumber_blocks(chunk: &ChunkWords, to_term: &[u32]) -> Vec<RenumberedBlock> 
                 counts: Vec::with_capacity(entries),
                 ends: Vec::with_capacity(to - from),
             };
-            // Each entry packed into one integer, term above count, so that sorting them is sorting integers
-            // (faster than sorting pairs by a key); words sharing a stem end side by side, their counts added.
-            let mut packed: Vec<u64> = Vec::new();
+            let mut packed = Vec::new();
             for i in from..to {
-                packed.clear();
-                packed.extend(chunk.document(i).iter().map(|&(local, count)| {
-                    (u64::from(to_term[local as usize]) << 32) | u64::from(count)
-                }));
-                packed.sort_unstable();
-                let document_start = block.term_ids.len();
-                for &entry in &packed {
-                    let (term, count) = ((entry >> 32) as u32, entry as u32);
-                    if block.term_ids.len() > document_start && block.term_ids.last() == Some(&term)
-                    {
-                        *block.counts.last_mut().expect("beside its term") += count;
-                    } else {
-                        block.term_ids.push(term);
-                        block.counts.push(count);
-                    }
+                let entries = chunk.document(i).iter();
+                pack_sorted(
+                    entries.map(|&(local, count)| (to_term[local as usize], count)),
+                    &mut packed,
+                );
+                for (term, count) in packed.iter().copied().map(unpack) {
+                    block.term_ids.push(term);
+                    block.counts.push(count);
                 }
                 block.ends.push(block.term_ids.len() as u32);
             }
@@ -499,17 +489,30 @@ fn renumber_blocks(chunk: &ChunkWords, to_term: &[u32]) -> Vec<RenumberedBlock> 
         .collect()
 }
 
-/// Sort a document's `(term, count)` entries by term, adding the counts of different words that share a stem.
-fn sort_and_add_shared_terms(mapped: &mut Vec<(u32, u32)>) {
-    mapped.sort_unstable_by_key(|&(term, _)| term);
-    mapped.dedup_by(|later, earlier| {
-        if later.0 == earlier.0 {
-            earlier.1 += later.1;
-            true
-        } else {
-            false
+/// A document's `(term, count)` entries into `packed`, sorted by term, the counts of different words that share
+/// a stem added. Each entry is one integer, term above count ([`unpack`] takes it apart): sorting integers is
+/// faster than sorting pairs by a key, and the merge sorts every document's entries.
+fn pack_sorted(entries: impl Iterator<Item = (u32, u32)>, packed: &mut Vec<u64>) {
+    packed.clear();
+    packed.extend(entries.map(|(term, count)| (u64::from(term) << 32) | u64::from(count)));
+    packed.sort_unstable();
+    packed.dedup_by(|later, earlier| {
+        let same_term = *later >> 32 == *earlier >> 32;
+        if same_term {
+            let (_, count) = unpack(*earlier);
+            let (_, more) = unpack(*later);
+            let total = count
+                .checked_add(more)
+                .expect("a document's count fits a u32");
+            *earlier = (*earlier & !u64::from(u32::MAX)) | u64::from(total);
         }
+        same_term
     });
+}
+
+/// The `(term, count)` of an entry [`pack_sorted`] packed.
+fn unpack(entry: u64) -> (u32, u32) {
+    ((entry >> 32) as u32, entry as u32)
 }
 
 /// Every term of the chunks with its counts, before the document-frequency filters, and each term's word (none

@@ -36,6 +36,10 @@ pub(crate) fn write_segments(
             .is_none_or(|&(offset, bytes)| offset + bytes.len() <= len),
         "every segment within the file"
     );
+    if len == 0 {
+        // Nothing to reserve (a reservation of no bytes is an error) and nothing to write.
+        return Ok(());
+    }
     if !reserve(file, len)? {
         return write_in_turn(file, len, segments);
     }
@@ -146,5 +150,20 @@ mod tests {
         };
         assert!(written_by("mapped", write_segments) == expected);
         assert!(written_by("in-turn", write_in_turn) == expected);
+    }
+
+    #[test]
+    fn an_empty_file_is_written_empty() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("empty");
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .expect("creates");
+        write_segments(&mut file, 0, &[(0, &[])]).expect("writes nothing");
+        drop(file);
+        assert_eq!(std::fs::metadata(&path).expect("exists").len(), 0);
     }
 }

@@ -73,14 +73,16 @@ pub(super) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     }
 }
 
-/// Run `work` at the cache writer's priority ([`CACHE_WRITER_NICE`]), on the calling thread and, for the
-/// parts it does on all cores, on threads of its own at the same priority: the shared threads would run them
-/// at the analyst's.
+/// Run `work` on threads of its own at the cache writer's priority ([`CACHE_WRITER_NICE`]), its parallel parts
+/// too: the shared threads would run them at the analyst's. Where the threads cannot be made, on the calling
+/// thread (the writer's own), lowered to that priority.
 pub(super) fn as_cache_writer<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    lower_priority(CACHE_WRITER_NICE);
     match threads_at(CACHE_WRITER_NICE, "pdx-cache-writer") {
         Some(pool) => pool.install(work),
-        None => work(),
+        None => {
+            lower_priority(CACHE_WRITER_NICE);
+            work()
+        }
     }
 }
 

@@ -112,6 +112,16 @@ fn write_in_turn(file: &mut File, len: usize, segments: &[(usize, &[u8])]) -> io
 mod tests {
     use super::*;
 
+    /// A new file open as `write_segments` needs it: for reading and writing.
+    fn new_file(path: &std::path::Path) -> File {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .expect("creates")
+    }
+
     #[test]
     fn segments_land_at_their_offsets_across_windows_and_pieces() {
         // Segments that start inside a piece, cross pieces and a window's end, with gaps of zeros between them
@@ -138,12 +148,7 @@ mod tests {
         type Writer = fn(&mut File, usize, &[(usize, &[u8])]) -> io::Result<()>;
         let written_by = |name: &str, write: Writer| {
             let path = dir.path().join(name);
-            let mut file = std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .open(&path)
-                .expect("creates");
+            let mut file = new_file(&path);
             write(&mut file, len, &segments).expect("writes");
             drop(file);
             std::fs::read(&path).expect("reads")
@@ -156,12 +161,7 @@ mod tests {
     fn an_empty_file_is_written_empty() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("empty");
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .expect("creates");
+        let mut file = new_file(&path);
         write_segments(&mut file, 0, &[(0, &[])]).expect("writes nothing");
         drop(file);
         assert_eq!(std::fs::metadata(&path).expect("exists").len(), 0);

@@ -42,7 +42,7 @@ impl Column<'_> {
     #[inline]
     pub fn dot(&self, x: &[f64]) -> f64 {
         by_layout!(self,
-            sparse(rows, values) => four_lane_sum(rows, values, |&r| x[r as usize]),
+            sparse(rows, values) => super::gather::sparse_dot(rows, values, x),
             dense(values) => four_lane_sum(&x[..values.len().min(x.len())], values, |&v| v)
         )
     }

@@ -18,6 +18,7 @@
 mod centred;
 mod columns;
 mod dense;
+mod gather;
 mod gram;
 pub mod kernel;
 pub(crate) mod kernel_ops;

@@ -4,14 +4,28 @@
 //! Each keeps a fixed summation order that depends on the lengths only, never on threads, so that results are
 //! the same bits on every machine.
 
+use super::gather::GatherIndex;
+
 /// A type sparse values are stored in: `f32` in a [`SparseMatrix`], `f64` in a dense vector or a test. Either
 /// widens to `f64` exactly before any arithmetic, so the two give the same bits and differ only in the bytes
 /// each pass reads.
 ///
 /// [`SparseMatrix`]: crate::matrix::SparseMatrix
-pub(super) trait StoredValue: Copy + Into<f64> + Send + Sync + std::fmt::Debug {}
+pub(super) trait StoredValue: Copy + Into<f64> + Send + Sync + std::fmt::Debug {
+    /// `sum_k values[k] * x[keys[k]]`, by [`four_lane_sum`]; the data's `f32` values by
+    /// [`gather::sparse_dot`](super::gather::sparse_dot), whose bits are the same.
+    #[inline]
+    fn sparse_dot<K: GatherIndex>(keys: &[K], values: &[Self], x: &[f64]) -> f64 {
+        four_lane_sum(keys, values, |&k| x[k.into() as usize])
+    }
+}
 impl StoredValue for f64 {}
-impl StoredValue for f32 {}
+impl StoredValue for f32 {
+    #[inline]
+    fn sparse_dot<K: GatherIndex>(keys: &[K], values: &[Self], x: &[f64]) -> f64 {
+        super::gather::sparse_dot(keys, values, x)
+    }
+}
 
 /// `sum_k values[k] * x(&keys[k])`, in four independent running sums combined in a fixed order: one running sum
 /// makes every addition wait for the previous one, and these sums are the inner loops of the products, the cut

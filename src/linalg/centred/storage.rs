@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use super::product::Window;
+use crate::linalg::gather::GatherIndex;
 use crate::linalg::sparse::{
     IndexedVector, StoredValue, four_lane_sum, scatter_add, sorted_sparse_dot,
 };
@@ -14,7 +15,7 @@ use crate::linalg::vector::{axpy, dot};
 
 /// A row index as a node stores it: `u16` when the node's operator has at most 65,536 rows (every compact node
 /// of 20 Newsgroups, whose root uses 57,606 terms), `u32` otherwise.
-pub(super) trait RowIndex: Copy + Ord + Send + Sync {
+pub(super) trait RowIndex: Copy + Ord + Send + Sync + GatherIndex {
     fn from_row(row: usize) -> Self;
     fn row(self) -> usize;
 }
@@ -127,13 +128,13 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
 
     /// `a_p . y`, with four independent partial sums in a fixed order: a single running sum makes every
     /// addition wait for the previous one, and this loop is most of `B^T y`. Deterministic, like [`dot`].
-    fn dot<V: IndexedVector<I> + ?Sized>(&self, p: usize, y: &V) -> f64 {
+    fn dot<V: AsRef<[f64]> + ?Sized>(&self, p: usize, y: &V) -> f64 {
         let (rows, values) = self.column(p);
-        four_lane_sum(rows, values, |&i| y.at(i))
+        W::sparse_dot(rows, values, y.as_ref())
     }
 
     /// `out[p] = a_p . y - shift` for every column, on all cores when `parallel`.
-    fn dots<V: IndexedVector<I> + ?Sized + Sync>(
+    fn dots<V: AsRef<[f64]> + ?Sized + Sync>(
         &self,
         y: &V,
         shift: f64,
@@ -187,7 +188,7 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
     /// products first, then its scatters, so that each phase has one dense vector in cache (the two together
     /// are larger than a core's cache at the root of a large vocabulary) while the batch's own entries, read
     /// from memory once, stay in cache for the second phase.
-    fn gram_accumulate<U: IndexedVector<I> + ?Sized, V: IndexedVector<I> + ?Sized>(
+    fn gram_accumulate<U: AsRef<[f64]> + ?Sized, V: IndexedVector<I> + ?Sized>(
         &self,
         columns: std::ops::Range<usize>,
         u: &U,
@@ -200,8 +201,7 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
         while first < columns.end {
             let end = (first + GRAM_BATCH).min(columns.end);
             for (p, t) in (first..end).zip(coordinates.iter_mut()) {
-                let (rows, values) = self.column(p);
-                *t = four_lane_sum(rows, values, |&i| u.at(i)) - shift;
+                *t = self.dot(p, u) - shift;
                 sum += *t;
             }
             for (p, &t) in (first..end).zip(coordinates.iter()) {

@@ -21,7 +21,8 @@ impl<'a> Storage<'a> {
     /// at most 65,536 rows: the copy takes half the memory and every product reads 2 bytes less per non-zero.
     /// A compact node whose centroid the caller knows (over the data's rows) takes the rows it uses from the
     /// centroid's non-zeros, checked as the row indices are copied (see [`rows_of_centroid`]). Values are read
-    /// in place, in the data's single precision. A node of all the data's columns, in order, that keeps every
+    /// in place, in the data's single precision, unless the node holds a small share of the data's entries
+    /// ([`OWN_VALUES_SHARE`]), whose values are copied beside their rows. A node of all the data's columns, in order, that keeps every
     /// row and needs `u32` borrows the data's row indices instead of copying them.
     pub(super) fn new(
         data: &'a DataMatrix,
@@ -98,7 +99,22 @@ impl<'a> Storage<'a> {
                         None => selection = Some(mark_rows()),
                     }
                 };
-                let values = Cow::Borrowed(matrix.values());
+                // A node with a small share of the data's entries has its columns scattered through the data,
+                // each a separate trip to memory when read in place; copied together they stream.
+                let (values, value_starts) =
+                    if total.saturating_mul(OWN_VALUES_SHARE) <= matrix.values().len() {
+                        let layout = Layout {
+                            all_indices: matrix.indices(),
+                            renumbering: None,
+                            offsets: &offsets,
+                            value_starts: &value_starts,
+                            parallel,
+                        };
+                        let starts = offsets[..columns.len()].to_vec();
+                        (Cow::Owned(layout.values(matrix.values())), starts)
+                    } else {
+                        (Cow::Borrowed(matrix.values()), value_starts)
+                    };
                 let columns = match copied {
                     Copied::Narrow(rows) => SparseStorage::Narrow(SparseColumns::new(
                         offsets,
@@ -127,6 +143,12 @@ impl<'a> Storage<'a> {
         }
     }
 }
+
+/// A compact node with at most this fraction of the data's entries copies their values too (see
+/// [`Storage::new`]): at most an eighth of the matrix's values, for products that read them in one stream rather
+/// than column by column from all over the data. The sample start's node (a thirty-second of a large node) is the
+/// case that pays: its short run reads the sample a dozen times (benches/README.md).
+const OWN_VALUES_SHARE: usize = 8;
 
 /// Where a node's columns lie in the data, and how to renumber their rows: what every layout's copy needs.
 struct Layout<'l> {
@@ -178,6 +200,29 @@ impl Layout<'_> {
             pieces.into_iter().enumerate().all(copy)
         };
         complete.then_some(rows)
+    }
+}
+
+impl Layout<'_> {
+    /// The node's values, copied column after column out of `all_values`, one column per task when parallel.
+    fn values(&self, all_values: &[f32]) -> Vec<f32> {
+        let total = self.offsets.last().copied().unwrap_or(0);
+        let mut values = vec![0.0; total];
+        let copy = |(p, out): (usize, &mut [f32])| {
+            let start = self.value_starts[p];
+            out.copy_from_slice(&all_values[start..start + out.len()]);
+        };
+        let pieces = split_at_offsets(&mut values, self.offsets);
+        if self.parallel {
+            pieces
+                .into_par_iter()
+                .enumerate()
+                .with_min_len(256)
+                .for_each(copy);
+        } else {
+            pieces.into_iter().enumerate().for_each(copy);
+        }
+        values
     }
 }
 

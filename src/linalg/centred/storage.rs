@@ -120,6 +120,12 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
         (rows, &self.values[start..start + rows.len()])
     }
 
+    /// Whether the values are copied rather than read in place from the data.
+    #[cfg(test)]
+    pub(super) fn owns_values(&self) -> bool {
+        matches!(self.values, Cow::Owned(_))
+    }
+
     /// Whether the row indices are the data's own, borrowed rather than copied.
     #[cfg(test)]
     pub(super) fn borrows_rows(&self) -> bool {

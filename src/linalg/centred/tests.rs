@@ -113,6 +113,7 @@ fn parallel_products_match_the_explicit_centred_matrix() {
 /// Which layout an operator's columns are stored in, for the oracle's coverage check.
 fn layout_of(op: &CentredColumns) -> &'static str {
     match &op.storage {
+        Storage::Sparse(SparseStorage::Narrow(c)) if c.owns_values() => "narrow, own values",
         Storage::Sparse(SparseStorage::Narrow(_)) => "narrow",
         Storage::Sparse(SparseStorage::Wide(c)) if c.borrows_rows() => "wide, borrowed",
         Storage::Sparse(SparseStorage::Wide(_)) => "wide",
@@ -201,6 +202,9 @@ fn every_layout_and_strategy_matches_the_dense_oracle() {
     let data = random_sparse(900, 240, 0.08, 51);
     let columns: Vec<usize> = (0..240).filter(|j| j % 5 != 1).collect();
     met.extend(check_against_the_oracle(&data, &columns, 52));
+    // A tenth of the columns: a small share of the data's entries, whose values the node copies.
+    let few: Vec<usize> = (0..240).step_by(10).collect();
+    met.extend(check_against_the_oracle(&data, &few, 58));
     // 70,000 rows, of which a compact node of these columns still uses more than 65,536: u32 row indices.
     let data = random_sparse(70_000, 80, 0.05, 53);
     let columns: Vec<usize> = (0..80).filter(|j| j % 9 != 4).collect();
@@ -222,6 +226,7 @@ fn every_layout_and_strategy_matches_the_dense_oracle() {
         }
     }
     assert!(met.contains(&("dense", false)));
+    assert!(met.contains(&("narrow, own values", true)));
 }
 
 /// `B x` of `op` with its product forced to `split`.

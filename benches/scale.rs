@@ -249,40 +249,43 @@ fn bench(
         cluster.push(grown);
     }
     let yardstick = median(wc.iter().map(|m| m.seconds).collect());
+    // Each run's command is measured against the same run's `wc -w`: the host's speed moves between runs.
+    let yardsticks: Vec<f64> = wc.iter().map(|m| m.seconds).collect();
     rows.push(Row::command(
         "wc -w (the yardstick)",
         &wc,
         None,
         None,
-        yardstick,
+        &yardsticks,
     ));
     rows.push(Row::command(
         "first open (pdx stats, no cache)",
         &first,
         Some(2.0),
         Some(3.0),
-        yardstick,
+        &yardsticks,
     ));
     rows.push(Row::command(
         "open from the cache (pdx stats)",
         &reopen,
         Some(0.5),
         None,
-        yardstick,
+        &yardsticks,
     ));
     rows.push(Row::command(
         "PDDP to 40 leaves (pdx cluster --k 40)",
         &cluster,
         Some(4.0),
         Some(3.0),
-        yardstick,
+        &yardsticks,
     ));
     let tui = tui_rows(&file, runs, leaves, limits);
     rows.extend(tui.rows);
 
     println!();
     println!(
-        "{documents} documents; wc -w {yardstick:.2} s (median of {runs}); medians of {runs} runs, peaks the highest"
+        "{documents} documents; wc -w {yardstick:.2} s (median of {runs}); medians of {runs} runs, peaks the highest; \
+         x wc the highest of the runs' own ratios; met only when every run meets the target"
     );
     println!(
         "{:<58} {:>10} {:>8} {:>10} {:>10}  {:<26} verdict",
@@ -330,20 +333,26 @@ struct Row {
 }
 
 impl Row {
-    /// A command's row: the median time over the runs, the highest peak; met when the time is within
-    /// `ratio_target` times the yardstick and the peak within `peak_gb` (each when given).
+    /// A command's row: the median time over the runs, the highest peak, and the highest of the runs' ratios
+    /// to their own yardstick (`yardsticks`, one per run); met when every run's time is within `ratio_target`
+    /// times its yardstick and the peak within `peak_gb` (each when given).
     fn command(
         step: &str,
         runs: &[Measured],
         ratio_target: Option<f64>,
         peak_gb: Option<f64>,
-        yardstick: f64,
+        yardsticks: &[f64],
     ) -> Row {
+        assert_eq!(runs.len(), yardsticks.len(), "a yardstick per run");
         let seconds = median(runs.iter().map(|m| m.seconds).collect());
         let cpu: Vec<f64> = runs.iter().filter_map(|m| m.cpu_seconds).collect();
         let cpu_seconds = (!cpu.is_empty()).then(|| median(cpu));
         let peak_mb = runs.iter().filter_map(|m| m.peak_mb).reduce(f64::max);
-        let ratio = seconds / yardstick;
+        let ratio = max(&runs
+            .iter()
+            .zip(yardsticks)
+            .map(|(m, wc)| m.seconds / wc)
+            .collect::<Vec<_>>());
         let stopped = runs.iter().find_map(|m| m.stopped.clone());
         let mut target = Vec::new();
         let mut met = stopped.is_none();
@@ -375,16 +384,21 @@ impl Row {
         }
     }
 
-    /// An in-process step: met when its time is within `limit_s`.
-    fn timed(step: &str, seconds: f64, limit_s: f64, target: &str) -> Row {
+    /// An in-process step: its median time over the runs (milliseconds); met when every run is within
+    /// `limit_s`.
+    fn timed(step: &str, runs_ms: &[f64], limit_s: f64, target: &str) -> Row {
         Row {
             step: step.into(),
-            seconds,
+            seconds: median(runs_ms.to_vec()) / 1000.0,
             cpu_seconds: None,
             ratio: None,
             peak_mb: None,
             target: target.into(),
-            verdict: if seconds <= limit_s { "met" } else { "missed" },
+            verdict: if max(runs_ms) / 1000.0 <= limit_s {
+                "met"
+            } else {
+                "missed"
+            },
         }
     }
 
@@ -716,18 +730,16 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
     let keys = redraw_only_keys(&mut model, &mut terminal, runs);
     let all: Vec<f64> = keys.iter().flat_map(|(_, times)| times.clone()).collect();
     let worst = max(&all);
-    let split_s = median(splits.clone()) / 1000.0;
-    let preview_s = median(previews.clone()) / 1000.0;
     let mut rows = vec![
         Row::timed(
             "TUI: root split (PDDP), key to frame",
-            split_s,
+            &splits,
             1.5,
             "<= 1.5 s",
         ),
         Row::timed(
             "TUI: the same while the search index builds",
-            median(busy_splits.clone()) / 1000.0,
+            &busy_splits,
             1.5,
             "<= 1.5 s",
         ),
@@ -736,7 +748,7 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
                 "TUI: root split, sample={} (approximate; an option)",
                 steps::SAMPLE_STRIDE
             ),
-            median(sampled_splits.clone()) / 1000.0,
+            &sampled_splits,
             1.5,
             "<= 1.5 s",
         ),
@@ -746,7 +758,7 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
                 median(tables.clone()) / 1000.0,
                 median(scatters.clone()) / 1000.0
             ),
-            preview_s,
+            &previews,
             2.5,
             "<= 2.5 s",
         ),
@@ -756,7 +768,7 @@ fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits) -> Tui {
             "TUI: redraw-only keys, {grown} leaves (max; median {:.1} ms)",
             median(all.clone())
         ),
-        worst / 1000.0,
+        &[worst],
         0.05,
         "< 50 ms each",
     ));

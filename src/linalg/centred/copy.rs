@@ -22,8 +22,8 @@ impl<'a> Storage<'a> {
     /// A compact node whose centroid the caller knows (over the data's rows) takes the rows it uses from the
     /// centroid's non-zeros, checked as the row indices are copied (see [`rows_of_centroid`]). Values are read
     /// in place, in the data's single precision, unless the node holds a small share of the data's entries
-    /// ([`OWN_VALUES_SHARE`]), whose values are copied beside their rows. A node of all the data's columns, in order, that keeps every
-    /// row and needs `u32` borrows the data's row indices instead of copying them.
+    /// ([`OWN_VALUES_SHARE`]), whose values are copied beside their rows. A node of all the data's columns, in
+    /// order, that keeps every row and needs `u32` borrows the data's row indices instead of copying them.
     pub(super) fn new(
         data: &'a DataMatrix,
         columns: &'a [usize],
@@ -201,9 +201,7 @@ impl Layout<'_> {
         };
         complete.then_some(rows)
     }
-}
 
-impl Layout<'_> {
     /// The node's values, copied column after column out of `all_values`, one column per task when parallel.
     fn values(&self, all_values: &[f32]) -> Vec<f32> {
         let total = self.offsets.last().copied().unwrap_or(0);

@@ -48,9 +48,10 @@ const GRAM_BATCH: usize = 64;
 pub(super) const NARROW_ROWS: usize = 1 << 16;
 
 /// A dense vector of a narrow node, padded to every row a `u16` can name: indexing it by a `u16` needs no
-/// bounds check, because the compiler can see that every index is in range. The products' inner loops do
-/// nothing but such look-ups, and without the checks they run measurably faster (see benches/README.md). Only the
-/// first m entries (the node's rows) are ever used.
+/// bounds check, because the compiler can see that every index is in range. The scatters' inner loops do
+/// nothing but such look-ups, and without the checks they run measurably faster (see benches/README.md); the
+/// dot products gather where the processor can ([`crate::linalg::gather`]). Only the first m entries (the
+/// node's rows) are ever used.
 type NarrowVector = [f64; NARROW_ROWS];
 
 impl<I: RowIndex> IndexedVector<I> for [f64] {
@@ -245,7 +246,8 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
 
 impl<W: StoredValue> SparseColumns<'_, u16, W> {
     /// [`SparseColumns::dots`] on all cores, reading `y` from a copy in `padded` (at least [`NARROW_ROWS`]
-    /// values), whose look-ups by `u16` need no bounds checks.
+    /// values), whose look-ups by `u16` need no bounds checks in the plain loop (processors without gathers;
+    /// the gathered loop checks four indices at once either way).
     fn padded_dots(&self, y: &[f64], shift: f64, out: &mut [f64], padded: &mut [f64]) {
         padded[..y.len()].copy_from_slice(y);
         match narrow_vector(padded) {

@@ -121,8 +121,8 @@ impl cache::Entry for Dataset {
             report: Cow::Borrowed(&self.report),
             empty_documents: Cow::Borrowed(&self.empty_documents),
         };
-        // The head is mostly the documents (137 MB at a million) and the counts' arrays a pass over every
-        // entry: each takes a core for about a fifth of a second at a million documents.
+        // The head is mostly the documents' metadata, and the counts' arrays take a pass over every entry: on a
+        // large corpus each keeps a core busy a while, so they run side by side (benches/README.md).
         let (head, counts) = rayon::join(
             || to_postcard(&head),
             || -> Result<_, String> {

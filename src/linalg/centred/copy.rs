@@ -188,17 +188,8 @@ impl Layout<'_> {
                 }
             }
         };
-        let pieces = split_at_offsets(&mut rows, self.offsets);
         // Stopping at the first row left out is fine: the caller then discards the copy.
-        let complete = if self.parallel {
-            pieces
-                .into_par_iter()
-                .enumerate()
-                .with_min_len(256)
-                .all(copy)
-        } else {
-            pieces.into_iter().enumerate().all(copy)
-        };
+        let complete = self.each_column(&mut rows, copy);
         complete.then_some(rows)
     }
 
@@ -206,21 +197,31 @@ impl Layout<'_> {
     fn values(&self, all_values: &[f32]) -> Vec<f32> {
         let total = self.offsets.last().copied().unwrap_or(0);
         let mut values = vec![0.0; total];
-        let copy = |(p, out): (usize, &mut [f32])| {
+        self.each_column(&mut values, |(p, out): (usize, &mut [f32])| {
             let start = self.value_starts[p];
             out.copy_from_slice(&all_values[start..start + out.len()]);
-        };
-        let pieces = split_at_offsets(&mut values, self.offsets);
+            true
+        });
+        values
+    }
+
+    /// Run `fill` on each column's piece of `out` (laid out by the node's offsets), one column per task when
+    /// parallel; stops at the first `false`, which it returns.
+    fn each_column<T: Send>(
+        &self,
+        out: &mut [T],
+        fill: impl Fn((usize, &mut [T])) -> bool + Sync + Send,
+    ) -> bool {
+        let pieces = split_at_offsets(out, self.offsets);
         if self.parallel {
             pieces
                 .into_par_iter()
                 .enumerate()
                 .with_min_len(256)
-                .for_each(copy);
+                .all(fill)
         } else {
-            pieces.into_iter().enumerate().for_each(copy);
+            pieces.into_iter().enumerate().all(fill)
         }
-        values
     }
 }
 

@@ -61,6 +61,17 @@ impl Progress {
         self.tokens.fetch_add(amount, Ordering::Relaxed);
     }
 
+    /// Take back `amount` tokens counted for texts that will be read again (a file found part way not to be
+    /// UTF-8, read again whole).
+    pub fn remove_tokens(&self, amount: u64) {
+        // The closure always returns a value, so the update cannot fail.
+        let _ = self
+            .tokens
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |tokens| {
+                Some(tokens.saturating_sub(amount))
+            });
+    }
+
     /// Ask the worker to stop at its next [`Progress::check`].
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::Relaxed);

@@ -183,38 +183,30 @@ pub(super) fn load(
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// [`load`] for a regular file whose texts go to a stream, reading it a window at a time rather than whole, so
-/// that a load holds a window of the file, not all of it (1.26 GB for a million documents). `None`, having read
-/// nothing into the stream, when the file is not UTF-8 (it is then read whole and decoded as before): a first
-/// pass checks that, since a fallback found half way could not take back the chunks already counted.
+/// that a load holds a window of the file, not all of it (1.26 GB for a million documents). `None` when the file
+/// is not UTF-8 (it is then read whole and decoded as before), with what it streamed taken back: each window is
+/// checked as it is parsed, since a pass that checked the whole file first would read it twice.
 pub(super) fn load_windows(
     path: &Path,
     file: u32,
     stream: &Stream,
 ) -> Result<Option<Vec<Document>>, CorpusError> {
-    read_windows(path, file, stream, None, UTF8_BLOCK)
+    read_windows(path, file, stream, None)
 }
 
-/// Bytes read at a time while checking that a file is UTF-8.
-const UTF8_BLOCK: usize = 8 << 20;
-
-/// [`load_windows`] with windows of `window` bytes (by default, [`WINDOW_CHUNKS`] chunks per thread) and the UTF-8
-/// check reading `block` bytes at a time: small ones let the tests cross every boundary.
+/// [`load_windows`] with windows of `window` bytes (by default, [`WINDOW_CHUNKS`] chunks per thread): small ones
+/// let the tests cross every boundary.
 fn read_windows(
     path: &Path,
     file: u32,
     stream: &Stream,
     window: Option<usize>,
-    block: usize,
 ) -> Result<Option<Vec<Document>>, CorpusError> {
     let io_error = |error| CorpusError::Io {
         path: path.to_path_buf(),
         error,
     };
     let size = std::fs::metadata(path).map_err(io_error)?.len();
-    let parts = rayon::current_num_threads().max(1);
-    let Some(bom) = utf8_prefix(path, block, parts).map_err(io_error)? else {
-        return Ok(None);
-    };
     let lines = Lines {
         path,
         name: file_name(path),
@@ -225,6 +217,7 @@ fn read_windows(
         window.unwrap_or(WINDOW_CHUNKS * rayon::current_num_threads().max(1) * lines.chunk_bytes);
     let mut reader = std::fs::File::open(path).map_err(io_error)?;
     let mut buffer: Vec<u8> = Vec::with_capacity(window);
+    let first_chunk = stream.next_number();
     let mut offset = 0usize;
     let mut lines_before = 0usize;
     let mut documents = Vec::new();
@@ -240,7 +233,7 @@ fn read_windows(
             .map_err(io_error)?;
         at_end = read < wanted;
         let skip = if offset == 0 && buffer.starts_with(UTF8_BOM) {
-            bom
+            UTF8_BOM.len()
         } else {
             0
         };
@@ -251,10 +244,12 @@ fn read_windows(
                 None => continue,
             },
         };
-        // Checked whole by `utf8_prefix`, and a window ends at a line end, never inside a character.
-        let text = std::str::from_utf8(&buffer[skip..cut]).map_err(|_| CorpusError::Changed {
-            path: path.to_path_buf(),
-        })?;
+        // A window ends at a line end (or the file's), never inside a UTF-8 character, so a file is UTF-8 when
+        // every window is. UTF-16's byte-order mark is not UTF-8 either.
+        let Ok(text) = std::str::from_utf8(&buffer[skip..cut]) else {
+            stream.rewind(first_chunk);
+            return Ok(None);
+        };
         let (mut parsed, lines) = lines.parse(text, offset + skip, lines_before, Some(stream))?;
         documents.append(&mut parsed);
         lines_before += lines;
@@ -266,72 +261,6 @@ fn read_windows(
 
 /// Windows hold this many chunks per thread: enough that the threads share a window's work evenly.
 const WINDOW_CHUNKS: usize = 4;
-
-/// The length of a UTF-8 byte-order mark at the start of `path` (0 or 3) when the whole file is UTF-8; `None`
-/// when it is not (UTF-16, or bytes that are not UTF-8). Reads the file once, in `parts` parts checked in
-/// parallel, each `block` bytes at a time: the parts are cut where characters start, and pieces that are each
-/// UTF-8 make a whole that is.
-fn utf8_prefix(path: &Path, block: usize, parts: usize) -> std::io::Result<Option<usize>> {
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata()?.len();
-    let mut head = Vec::with_capacity(4);
-    (&file).take(4).read_to_end(&mut head)?;
-    if utf16_encoding(&head).is_some() {
-        return Ok(None);
-    }
-    let bom = if head.starts_with(UTF8_BOM) { 3 } else { 0 };
-    let parts = parts.max(1) as u64;
-    let mut cuts = vec![0];
-    for part in 1..parts {
-        let cut = character_start(&file, size * part / parts)?;
-        cuts.push(cut.max(cuts[cuts.len() - 1]));
-    }
-    cuts.push(size);
-    let valid = cuts
-        .par_windows(2)
-        .map(|range| utf8_range(path, range[0]..range[1], block))
-        .collect::<std::io::Result<Vec<bool>>>()?;
-    Ok(valid.into_iter().all(|valid| valid).then_some(bom))
-}
-
-/// The first offset at or after `at` where no UTF-8 character continues (at most 3 bytes on).
-fn character_start(file: &std::fs::File, at: u64) -> std::io::Result<u64> {
-    use std::io::{Seek, SeekFrom};
-    let mut reader = file;
-    reader.seek(SeekFrom::Start(at))?;
-    let mut next = Vec::with_capacity(3);
-    reader.take(3).read_to_end(&mut next)?;
-    let continuing = next.iter().take_while(|&&byte| byte & 0xC0 == 0x80).count();
-    Ok(at + continuing as u64)
-}
-
-/// Whether bytes `range` of `path` are UTF-8, read `block` bytes at a time.
-fn utf8_range(path: &Path, range: std::ops::Range<u64>, block: usize) -> std::io::Result<bool> {
-    use std::io::{Seek, SeekFrom};
-    let mut reader = std::fs::File::open(path)?;
-    reader.seek(SeekFrom::Start(range.start))?;
-    let mut reader = reader.take(range.end - range.start);
-    // Room for a whole character (4 bytes) beside the at most 3 carried over, so that a read of 0 means the end.
-    let mut block = vec![0u8; block.max(4)];
-    let mut carried = 0;
-    loop {
-        let read = reader.read(&mut block[carried..])?;
-        let filled = carried + read;
-        match std::str::from_utf8(&block[..filled]) {
-            Ok(_) => carried = 0,
-            // A character cut by the block's end: carry its first bytes over to the next block.
-            Err(error) if error.error_len().is_none() && read > 0 => {
-                let valid = error.valid_up_to();
-                block.copy_within(valid..filled, 0);
-                carried = filled - valid;
-            }
-            Err(_) => return Ok(false),
-        }
-        if read == 0 {
-            return Ok(true);
-        }
-    }
-}
 
 /// Bytes per chunk for a file of `len` bytes (see [`MIN_CHUNK_BYTES`]).
 fn chunk_bytes(len: usize) -> usize {
@@ -490,6 +419,13 @@ mod window_tests {
                 .expect("no panic while held")
                 .push((index, texts));
         }
+
+        fn discard_from(&self, first: usize) {
+            self.0
+                .lock()
+                .expect("no panic while held")
+                .retain(|(index, _)| *index < first);
+        }
     }
 
     impl Collect {
@@ -539,23 +475,19 @@ mod window_tests {
     }
 
     #[test]
-    fn windows_and_blocks_of_any_size_read_what_the_whole_file_gives() {
+    fn windows_of_any_size_read_what_the_whole_file_gives() {
         let dir = tempfile::tempdir().expect("temporary folder");
         let path = awkward_file(dir.path());
         let (expected, expected_texts) = whole(&path);
         assert_eq!(expected.len(), 41);
-        for (window, block) in [(64, 4), (100, 7), (333, 64), (4096, 1 << 20)] {
+        for window in [64, 100, 333, 4096] {
             let sink = Collect::default();
             let stream = Stream::new(&sink);
-            let documents = read_windows(&path, 0, &stream, Some(window), block)
+            let documents = read_windows(&path, 0, &stream, Some(window))
                 .expect("valid JSON Lines")
                 .expect("UTF-8");
-            assert_eq!(documents, expected, "window {window}, block {block}");
-            assert_eq!(
-                sink.texts(),
-                expected_texts,
-                "window {window}, block {block}"
-            );
+            assert_eq!(documents, expected, "window {window}");
+            assert_eq!(sink.texts(), expected_texts, "window {window}");
         }
         // The ids name the lines: the blank line counts, as in the whole file.
         assert_eq!(
@@ -565,7 +497,7 @@ mod window_tests {
     }
 
     #[test]
-    fn a_file_that_is_not_utf8_is_left_to_the_whole_read_untouched() {
+    fn a_file_that_is_not_utf8_is_left_to_the_whole_read_with_nothing_streamed() {
         let dir = tempfile::tempdir().expect("temporary folder");
         let path = dir.path().join("latin1.jsonl");
         let mut bytes = b"{\"text\":\"fine\"}\n".repeat(50);
@@ -573,18 +505,27 @@ mod window_tests {
         std::fs::write(&path, bytes).expect("temporary file");
         let sink = Collect::default();
         let stream = Stream::new(&sink);
-        let read = read_windows(&path, 0, &stream, Some(64), 16).expect("readable");
+        // An earlier file's chunk stays; this file's windows before the bad byte are taken back.
+        stream.take(stream.reserve(1), &mut [], &[]);
+        let read = read_windows(&path, 1, &stream, Some(64)).expect("readable");
         assert!(read.is_none());
         let utf16 = dir.path().join("utf16.jsonl");
         std::fs::write(&utf16, b"\xFF\xFE{\x00}\x00").expect("temporary file");
         assert!(
-            read_windows(&utf16, 0, &stream, Some(64), 16)
+            read_windows(&utf16, 2, &stream, Some(64))
                 .expect("readable")
                 .is_none()
         );
-        assert!(
-            sink.texts().is_empty(),
-            "nothing streamed before the fallback"
+        assert_eq!(
+            stream.next_number(),
+            1,
+            "numbering goes on after the earlier file"
+        );
+        let chunks = sink.0.into_inner().expect("no panic while held");
+        assert_eq!(
+            chunks,
+            vec![(0, Vec::new())],
+            "nothing of the fallbacks streamed"
         );
     }
 
@@ -594,7 +535,7 @@ mod window_tests {
         let valid = awkward_file(dir.path());
         let bytes = std::fs::read(&valid).expect("readable");
         // A byte that is not UTF-8, a character cut short, a stray continuation byte: at the start, the middle
-        // and the end, so that some cut falls right before, inside or after each.
+        // and the end, so that some window's end falls right before, inside or after each.
         let mut damaged = Vec::new();
         for at in [3, bytes.len() / 2, bytes.len() - 1] {
             for bad in [&b"\xA3"[..], b"\xE4\xB8", b"\x80"] {
@@ -606,22 +547,23 @@ mod window_tests {
         let mut cut_short = bytes.clone();
         cut_short.extend_from_slice(b"\xF0\x9F\x98");
         damaged.push(cut_short);
-        for parts in 1..=9 {
-            for block in [4, 7, 1 << 20] {
-                assert_eq!(
-                    utf8_prefix(&valid, block, parts).expect("readable"),
-                    Some(3),
-                    "{parts} parts, block {block}"
+        for window in [16, 64, 100, 333, 1 << 20] {
+            let sink = Collect::default();
+            let stream = Stream::new(&sink);
+            let read = read_windows(&valid, 0, &stream, Some(window)).expect("readable");
+            assert!(read.is_some(), "window {window}");
+            for (index, file) in damaged.iter().enumerate() {
+                let path = dir.path().join("damaged.jsonl");
+                std::fs::write(&path, file).expect("temporary file");
+                let sink = Collect::default();
+                let stream = Stream::new(&sink);
+                let read = read_windows(&path, 0, &stream, Some(window));
+                assert!(
+                    matches!(read, Ok(None)),
+                    "damage {index}, window {window}: {read:?}"
                 );
-                for (index, file) in damaged.iter().enumerate() {
-                    let path = dir.path().join("damaged.jsonl");
-                    std::fs::write(&path, file).expect("temporary file");
-                    assert_eq!(
-                        utf8_prefix(&path, block, parts).expect("readable"),
-                        None,
-                        "damage {index}, {parts} parts, block {block}"
-                    );
-                }
+                assert_eq!(stream.next_number(), 0);
+                assert!(sink.texts().is_empty(), "damage {index}, window {window}");
             }
         }
     }
@@ -635,7 +577,7 @@ mod window_tests {
         std::fs::write(&path, text).expect("temporary file");
         let sink = Collect::default();
         let stream = Stream::new(&sink);
-        let error = read_windows(&path, 0, &stream, Some(50), 16).expect_err("a bad line");
+        let error = read_windows(&path, 0, &stream, Some(50)).expect_err("a bad line");
         assert!(error.to_string().contains("bad.jsonl:31:"), "{error}");
     }
 }

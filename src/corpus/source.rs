@@ -216,6 +216,10 @@ pub trait TextSink: Sync {
     /// Take the texts of chunk number `index`. Chunks are numbered from 0 in document order (across all the paths
     /// of a load) and may arrive in any order, from several threads at once.
     fn take(&self, index: usize, texts: &[&str]);
+
+    /// Forget the chunks numbered `first` and after: the file they came from turned out part way not to be
+    /// UTF-8, and is read again whole (see [`Stream::rewind`]). The next chunks are numbered from `first` again.
+    fn discard_from(&self, first: usize);
 }
 
 /// A sink and the numbering of the chunks handed to it.
@@ -240,6 +244,26 @@ impl<'s> Stream<'s> {
     /// Called in document order, so that the numbers follow the documents.
     pub(super) fn reserve(&self, count: usize) -> usize {
         self.next_chunk.fetch_add(count, Ordering::SeqCst)
+    }
+
+    /// The number the next chunk will get.
+    pub(super) fn next_number(&self) -> usize {
+        self.next_chunk.load(Ordering::SeqCst)
+    }
+
+    /// Take back the chunks numbered `first` and after, handed over or not: the sink forgets them, and the next
+    /// chunk is numbered `first` again. For a loader that reads one file at a time and finds part way that it
+    /// cannot stream the file (no other file's chunks are numbered meanwhile).
+    ///
+    /// # Panics
+    /// If `first` is past the chunks numbered so far.
+    pub(super) fn rewind(&self, first: usize) {
+        let next = self.next_chunk.swap(first, Ordering::SeqCst);
+        assert!(
+            first <= next,
+            "rewound to chunk {first}, but only {next} were numbered"
+        );
+        self.sink.discard_from(first);
     }
 
     /// Hand chunk `index` to the sink, `texts[i]` being the text of `documents[i]`, and keep of each document

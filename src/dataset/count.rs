@@ -35,6 +35,23 @@ impl TextSink for Tokeniser<'_> {
         }
         chunks[index] = Some(words);
     }
+
+    fn discard_from(&self, first: usize) {
+        let mut chunks = self
+            .chunks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(progress) = self.progress {
+            let tokens: usize = chunks
+                .iter()
+                .skip(first)
+                .flatten()
+                .map(ChunkWords::kept_tokens)
+                .sum();
+            progress.remove_tokens(tokens as u64);
+        }
+        chunks.truncate(first);
+    }
 }
 
 impl<'a> Tokeniser<'a> {
@@ -349,4 +366,30 @@ fn drop_empty(
         .filter_map(|(document, keep)| keep.then_some(document))
         .collect();
     (kept, empty_ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Chunks taken back are forgotten with their tokens: the chunks before stay, later ones fill the numbers
+    /// again, and the progress counts each kept token once.
+    #[test]
+    fn discarded_chunks_and_their_tokens_are_forgotten() {
+        let options = TextOptions::default();
+        let stop_words = HashSet::new();
+        let progress = Progress::default();
+        let tokeniser = Tokeniser::new(&options, &stop_words, Some(&progress));
+        tokeniser.take(0, &["alpha beta"]);
+        tokeniser.take(2, &["gamma delta epsilon"]);
+        tokeniser.take(1, &["zeta"]);
+        assert_eq!(progress.snapshot().tokens, 6);
+        tokeniser.discard_from(1);
+        assert_eq!(progress.snapshot().tokens, 2);
+        tokeniser.take(1, &["eta theta iota"]);
+        assert_eq!(progress.snapshot().tokens, 5);
+        let chunks = tokeniser.into_chunks();
+        let kept: Vec<usize> = chunks.iter().map(ChunkWords::kept_tokens).collect();
+        assert_eq!(kept, vec![2, 3]);
+    }
 }

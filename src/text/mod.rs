@@ -325,7 +325,7 @@ pub fn tokenise_texts(
 ) -> ChunkWords {
     let chunk = tokenise_chunk(texts, options, stop_words, None);
     if let Some(progress) = progress {
-        progress.add_tokens(chunk.token_counts.iter().sum::<usize>() as u64);
+        progress.add_tokens(chunk.kept_tokens() as u64);
     }
     chunk
 }

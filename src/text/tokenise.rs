@@ -38,6 +38,11 @@ impl ChunkWords {
         self.starts.len() - 1
     }
 
+    /// How many tokens the chunk's documents kept, all together.
+    pub fn kept_tokens(&self) -> usize {
+        self.token_counts.iter().sum()
+    }
+
     /// How many (word, document) entries the chunk holds: at least as many as its (term, document) entries.
     pub fn entries(&self) -> usize {
         self.entries.len()

@@ -54,6 +54,11 @@ pub(crate) fn write_segments(
                 .len(window_len)
                 .map_mut(&*file)?
         };
+        // A fault in a shared map reads ahead around it: for a new file, into large page-cache folios that are
+        // zeroed and then overwritten by the copy. Without read-ahead each fault takes one page, whose memory
+        // is cheaper to come by (`benches/README.md`). Advice only: a kernel that refuses it writes as before.
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Random);
         map.par_chunks_mut(WRITE_PIECE)
             .enumerate()
             .for_each(|(index, piece)| {

@@ -218,7 +218,7 @@ pub trait TextSink: Sync {
     fn take(&self, index: usize, texts: &[&str]);
 
     /// Forget the chunks numbered `first` and after: the file they came from turned out part way not to be
-    /// UTF-8, and is read again whole (see [`Stream::rewind`]). The next chunks are numbered from `first` again.
+    /// UTF-8, and is read again whole. The next chunks are numbered from `first` again.
     fn discard_from(&self, first: usize);
 }
 

@@ -158,7 +158,7 @@ fn main() {
         (0..runs)
             .map(|_| {
                 let start = Instant::now();
-                operator.apply_gram(&unit, &mut y);
+                operator.apply_gram(&unit, &mut y, &mut back);
                 ms(start)
             })
             .collect(),

@@ -73,12 +73,14 @@ pub trait LinearOperator: Sync {
         row_gram_by_products(self)
     }
 
-    /// `out = B B^T u` (`u` and `out` of length [`rows`](Self::rows)), the Gram operator of the row side. The
-    /// default applies `B^T` then `B`; operators that can fuse the two into one read of their data should.
-    fn apply_gram(&self, u: &[f64], out: &mut [f64]) {
-        let mut coordinates = vec![0.0; self.cols()];
-        self.apply_transpose(u, &mut coordinates);
-        self.apply(&coordinates, out);
+    /// `out = B B^T u` (`u` and `out` of length [`rows`](Self::rows)), the Gram operator of the row side, and
+    /// on the way `coordinates = B^T u` (length [`cols`](Self::cols)), the same bits as
+    /// [`apply_transpose`](Self::apply_transpose) gives: a Lanczos run keeps them, so that its right singular
+    /// vectors are combinations of them rather than further reads of the data. The default applies `B^T` then
+    /// `B`; operators that can fuse the two into one read of their data should.
+    fn apply_gram(&self, u: &[f64], out: &mut [f64], coordinates: &mut [f64]) {
+        self.apply_transpose(u, coordinates);
+        self.apply(coordinates, out);
     }
 
     /// An upper bound on the Frobenius norm of what the operator's products are computed from before any

@@ -309,8 +309,8 @@ impl LinearOperator for CentredColumns<'_> {
         gram
     }
 
-    fn apply_gram(&self, u: &[f64], out: &mut [f64]) {
-        self.fused_gram_product(u, out);
+    fn apply_gram(&self, u: &[f64], out: &mut [f64], coordinates: &mut [f64]) {
+        self.fused_gram_product(u, out, coordinates);
     }
 
     fn magnitude(&self) -> Option<f64> {

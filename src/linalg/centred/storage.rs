@@ -190,8 +190,8 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
     }
 
     /// The fused step of `B B^T u` over columns `first..end`: for each column `t = a_p . u - shift` (its
-    /// coordinate `(a_p - c) . u` when `shift = c . u`), then `acc += t a_p` while the column is still in cache.
-    /// Returns the sum of the `t`, in column order. Columns go in batches of [`GRAM_BATCH`]: the batch's dot
+    /// coordinate `(a_p - c) . u` when `shift = c . u`, kept in `coordinates[p - first]`), then `acc += t a_p`
+    /// while the column is still in cache. Returns the sum of the `t`, in column order. Columns go in batches of [`GRAM_BATCH`]: the batch's dot
     /// products first, then its scatters, so that each phase has one dense vector in cache (the two together
     /// are larger than a core's cache at the root of a large vocabulary) while the batch's own entries, read
     /// from memory once, stay in cache for the second phase.
@@ -201,17 +201,22 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
         u: &U,
         shift: f64,
         acc: &mut V,
+        coordinates: &mut [f64],
     ) -> f64 {
+        assert_eq!(
+            coordinates.len(),
+            columns.len(),
+            "one coordinate per column"
+        );
         let mut sum = 0.0;
-        let mut coordinates = [0.0f64; GRAM_BATCH];
         let mut first = columns.start;
-        while first < columns.end {
-            let end = (first + GRAM_BATCH).min(columns.end);
-            for (p, t) in (first..end).zip(coordinates.iter_mut()) {
+        for batch in coordinates.chunks_mut(GRAM_BATCH) {
+            let end = first + batch.len();
+            for (p, t) in (first..end).zip(batch.iter_mut()) {
                 *t = self.dot(p, u) - shift;
                 sum += *t;
             }
-            for (p, &t) in (first..end).zip(coordinates.iter()) {
+            for (p, &t) in (first..end).zip(batch.iter()) {
                 if t != 0.0 {
                     let (rows, values) = self.column(p);
                     scatter_add(rows, values, t, acc);
@@ -430,7 +435,8 @@ impl<'a> Storage<'a> {
     }
 
     /// [`SparseColumns::gram_accumulate`] for every layout: `acc += sum_p t_p a_p` with `t_p = a_p . u - shift`
-    /// over the columns in `columns`, returning `sum_p t_p`. For the narrow layout, `u` and `acc` are read
+    /// over the columns in `columns`, each `t_p` kept in `coordinates` (one per column of the range), returning
+    /// `sum_p t_p`. For the narrow layout, `u` and `acc` are read
     /// through their padded form when both hold [`NARROW_ROWS`] values (no bounds checks).
     pub(super) fn gram_accumulate(
         &self,
@@ -438,30 +444,37 @@ impl<'a> Storage<'a> {
         u: &[f64],
         shift: f64,
         acc: &mut [f64],
+        coordinates: &mut [f64],
     ) -> f64 {
         match self {
             Storage::Sparse(sparse) => by_row_width!(sparse, c =>
                 narrow: match narrow_vector(u) {
                     Some(padded) if acc.len() >= NARROW_ROWS => match narrow_vector_mut(acc) {
-                        Some(acc) => c.gram_accumulate(columns, padded, shift, acc),
-                        None => c.gram_accumulate(columns, u, shift, acc),
+                        Some(acc) => c.gram_accumulate(columns, padded, shift, acc, coordinates),
+                        None => c.gram_accumulate(columns, u, shift, acc, coordinates),
                     },
-                    _ => c.gram_accumulate(columns, u, shift, acc),
+                    _ => c.gram_accumulate(columns, u, shift, acc, coordinates),
                 },
-                wide: c.gram_accumulate(columns, u, shift, acc)
+                wide: c.gram_accumulate(columns, u, shift, acc, coordinates)
             ),
             Storage::Dense {
                 values,
                 rows,
                 columns: members,
             } => {
+                assert_eq!(
+                    coordinates.len(),
+                    columns.len(),
+                    "one coordinate per column"
+                );
                 let mut sum = 0.0;
-                for p in columns {
+                for (p, coordinate) in columns.zip(coordinates) {
                     let column = Self::dense(values, *rows, members, p);
                     let t = dot(column, &u[..*rows]) - shift;
                     if t != 0.0 {
                         axpy(t, column, &mut acc[..*rows]);
                     }
+                    *coordinate = t;
                     sum += t;
                 }
                 sum

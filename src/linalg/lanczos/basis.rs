@@ -43,6 +43,11 @@ impl Basis {
         }
     }
 
+    /// How many vectors it holds.
+    pub(super) fn count(&self) -> usize {
+        self.count
+    }
+
     pub(super) fn vector(&self, i: usize) -> &[f64] {
         &self.data[i * self.len..(i + 1) * self.len]
     }
@@ -50,6 +55,14 @@ impl Basis {
     pub(super) fn push(&mut self, v: &[f64]) {
         self.data.truncate(self.count * self.len);
         self.data.extend_from_slice(v);
+        self.count += 1;
+    }
+
+    /// Append the vector `fill` writes into a zeroed slot: for a vector a product computes in place.
+    pub(super) fn push_filled(&mut self, fill: impl FnOnce(&mut [f64])) {
+        self.data.truncate(self.count * self.len);
+        self.data.resize((self.count + 1) * self.len, 0.0);
+        fill(&mut self.data[self.count * self.len..]);
         self.count += 1;
     }
 

@@ -4,8 +4,11 @@
 //! The method: Lanczos (with full reorthogonalisation, cheap since the vectors have the short length m) builds an
 //! orthonormal basis `Q` of the Krylov space of `C` and the projected matrix `T = Q^T C Q`, whose eigenpairs
 //! `(theta_i, s_i)` give Ritz pairs `(theta_i, Q s_i)` of `C`. Eigenvalues of `C` are `sigma_i^2` and its
-//! eigenvectors the left singular vectors; the right ones cost one more read at the end, `v_i = B^T u_i /
-//! sigma_i`, with `sigma_i = ||B^T u_i||`.
+//! eigenvectors the left singular vectors; the right ones are `v_i = B^T u_i / sigma_i`, with `sigma_i =
+//! ||B^T u_i||`. Each step's fused product computes `B^T q_j` on its way (the coordinates of the columns along
+//! `q_j`), and the run keeps them: with `u_i = Q s_i`, `B^T u_i = (B^T Q) s_i` is a combination of kept vectors,
+//! where computing it afresh would read the whole matrix once per triplet. The price is one vector of length n
+//! per step; a thick restart combines the kept vectors as it combines the basis.
 //!
 //! Stopping rule, so that the returned triplets are as accurate as the Golub-Kahan solver's at the same tolerance.
 //! Golub-Kahan stops when `||B^T u_i - sigma_i v_i|| <= tol sigma_1` while `B v_i = sigma_i u_i` holds exactly.
@@ -84,6 +87,9 @@ struct GramLanczos<'o> {
     guess: Option<Guess<'o>>,
     /// Orthonormal vectors of length m; the last one is the next to multiply.
     basis: Basis,
+    /// `B^T q_j` for every basis vector `q_j` multiplied so far, in the basis's order (not orthonormal: the
+    /// same container for its combinations).
+    images: Basis,
     /// `T = Q^T C Q`, top-left block in use.
     projected: DMatrix<f64>,
     /// First column of the current invariant-search block (0 after a restart).
@@ -112,6 +118,7 @@ impl<'o> GramLanczos<'o> {
             max_iterations: options.max_iterations,
             guess: options.guess(),
             basis: Basis::new(m, dimension + 1),
+            images: Basis::new(op.cols(), dimension),
             projected: DMatrix::zeros(dimension + 1, dimension + 1),
             block_start: 0,
             rng: SplitMix64::new(START_SEED),
@@ -220,7 +227,10 @@ impl<'o> GramLanczos<'o> {
     /// `w` holds the unnormalised next vector.
     fn step(&mut self, j: usize) -> Result<f64, LinalgError> {
         self.steps += 1;
-        self.op.apply_gram(self.basis.vector(j), &mut self.w);
+        debug_assert_eq!(self.images.count(), j, "one image per multiplied vector");
+        let (op, basis, w) = (self.op, &self.basis, &mut self.w);
+        self.images
+            .push_filled(|image| op.apply_gram(basis.vector(j), w, image));
         let product_norm = norm(&self.w);
         if !product_norm.is_finite() {
             return Err(LinalgError::NonFinite);
@@ -279,6 +289,16 @@ impl<'o> GramLanczos<'o> {
         for vector in kept.chunks_exact(m) {
             self.basis.push(vector);
         }
+        // The kept vectors' images are the same combinations of the images.
+        let n = self.images.len;
+        let mut kept_images = vec![0.0; keep * n];
+        let parallel = self.images.parallel(size);
+        self.images
+            .combine_columns(0, &coefficients, &mut kept_images, parallel);
+        self.images.truncate(0);
+        for image in kept_images.chunks_exact(n) {
+            self.images.push(image);
+        }
         self.basis.push(&next);
         self.projected.fill(0.0);
         for (i, &value) in ritz.values.iter().take(keep).enumerate() {
@@ -288,9 +308,10 @@ impl<'o> GramLanczos<'o> {
         keep
     }
 
-    /// The triplets of the `k` largest Ritz values above the floor: `u_i = Q s_i`, `z = B^T u_i` (one read
-    /// each), `sigma_i = ||z||`, `v_i = z / sigma_i`; sorted, with the sign convention. `following` is the
-    /// next Ritz vector taken to the right side the same way (one more read), when there is one.
+    /// The triplets of the `k` largest Ritz values above the floor: `u_i = Q s_i`, `z = B^T u_i = (B^T Q) s_i`
+    /// (from the kept images, no read of the data), `sigma_i = ||z||`, `v_i = z / sigma_i`; sorted, with the
+    /// sign convention. `following` is the next Ritz vector taken to the right side the same way, when there is
+    /// one.
     fn finish(
         self,
         ritz: Option<&Ritz>,
@@ -305,11 +326,11 @@ impl<'o> GramLanczos<'o> {
         };
         let floor = self.floor(ritz.values[0]);
         let sigma_1 = ritz.values[0].max(0.0).sqrt();
-        let n = self.op.cols();
+        debug_assert_eq!(self.images.count(), size, "one image per multiplied vector");
         let to_right = |i: usize| -> (Vec<f64>, Vec<f64>, f64) {
-            let left = self.basis.combination(0, ritz.vectors.column(i).as_slice());
-            let mut right = vec![0.0; n];
-            self.op.apply_transpose(&left, &mut right);
+            let coefficients = ritz.vectors.column(i);
+            let left = self.basis.combination(0, coefficients.as_slice());
+            let mut right = self.images.combination(0, coefficients.as_slice());
             let sigma = norm(&right);
             if sigma > 0.0 {
                 scale(&mut right, 1.0 / sigma);

@@ -1,14 +1,16 @@
 //! What only the Gram solver has: the fused product against `B (B^T u)`, its stopping rule on `C = B B^T` against
-//! the residuals it promises, and its following vector. The cases it shares with the Golub-Kahan solver run
+//! the residuals it promises, its following vector, and right vectors from the steps' own coordinates. The cases it shares with the Golub-Kahan solver run
 //! against both in `tests.rs`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::tests::two_leading_values_and_a_tail;
 use super::*;
-use crate::linalg::CentredColumns;
 use crate::linalg::test_util::{
     Explicit, abs_cos, dense_svd, random_dense, random_sparse, random_vector,
 };
 use crate::linalg::vector::norm;
+use crate::linalg::{CentredColumns, LinearOperator};
 use crate::rng::SplitMix64;
 
 /// `B (B^T u)` by the two separate products.
@@ -41,7 +43,17 @@ fn the_fused_product_is_the_two_products() {
             let u = random_vector(&mut rng, op.rows());
             let expected = two_products(&op, &u);
             let mut fused = vec![0.0; op.rows()];
-            op.apply_gram(&u, &mut fused);
+            let mut coordinates = vec![0.0; op.cols()];
+            op.apply_gram(&u, &mut fused, &mut coordinates);
+            let mut transposed = vec![0.0; op.cols()];
+            op.apply_transpose(&u, &mut transposed);
+            assert!(
+                coordinates
+                    .iter()
+                    .zip(&transposed)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "the fused product's coordinates are B^T u's bits"
+            );
             let scale = norm(&expected);
             let error: f64 = fused
                 .iter()
@@ -103,4 +115,80 @@ fn the_following_vector_estimates_the_next_right_singular_vector() {
     let following = t.following.as_ref().expect("a following vector");
     assert!((norm(following) - 1.0).abs() <= 1e-10);
     assert!(abs_cos(following, v.column(1).as_slice()) >= 0.99);
+}
+
+/// An operator that counts how often each of its products reads the data.
+struct Counting<'o> {
+    inner: &'o CentredColumns<'o>,
+    applies: AtomicUsize,
+    transposes: AtomicUsize,
+    grams: AtomicUsize,
+}
+
+impl LinearOperator for Counting<'_> {
+    fn rows(&self) -> usize {
+        self.inner.rows()
+    }
+
+    fn cols(&self) -> usize {
+        self.inner.cols()
+    }
+
+    fn apply(&self, x: &[f64], y: &mut [f64]) {
+        self.applies.fetch_add(1, Ordering::Relaxed);
+        self.inner.apply(x, y);
+    }
+
+    fn apply_transpose(&self, y: &[f64], x: &mut [f64]) {
+        self.transposes.fetch_add(1, Ordering::Relaxed);
+        self.inner.apply_transpose(y, x);
+    }
+
+    fn apply_gram(&self, u: &[f64], out: &mut [f64], coordinates: &mut [f64]) {
+        self.grams.fetch_add(1, Ordering::Relaxed);
+        self.inner.apply_gram(u, out, coordinates);
+    }
+}
+
+#[test]
+fn the_right_vectors_come_from_the_steps_without_another_read() {
+    // Each step's coordinates are kept, so the triplets and the following vector cost no read at the end; a
+    // small basis makes the run restart, which must carry the kept coordinates along with the basis.
+    let data = random_sparse(400, 250, 0.05, 12);
+    let columns: Vec<usize> = (0..250).collect();
+    let op = CentredColumns::new(&data, &columns);
+    for krylov_dimension in [None, Some(6)] {
+        let counting = Counting {
+            inner: &op,
+            applies: AtomicUsize::new(0),
+            transposes: AtomicUsize::new(0),
+            grams: AtomicUsize::new(0),
+        };
+        let options = LanczosOptions {
+            tolerance: 1e-9,
+            krylov_dimension,
+            max_iterations: 10_000,
+            ..LanczosOptions::default()
+        };
+        let t = leading_singular_gram(&counting, 2, &options).expect("gram lanczos");
+        assert!(t.converged && t.following.is_some());
+        assert!(
+            krylov_dimension.is_none_or(|d| t.iterations > d),
+            "restarted"
+        );
+        assert_eq!(counting.transposes.load(Ordering::Relaxed), 0);
+        assert_eq!(
+            counting.applies.load(Ordering::Relaxed),
+            1,
+            "the start only"
+        );
+        assert_eq!(counting.grams.load(Ordering::Relaxed), t.iterations);
+        // The right vectors are still B^T u / sigma, to rounding.
+        for i in 0..t.len() {
+            let mut back = vec![0.0; op.cols()];
+            op.apply_transpose(&t.left[i], &mut back);
+            let gap = distance(&back, &t.right[i], t.values[i]);
+            assert!(gap <= 1e-12 * t.values[0], "triplet {i}: {gap}");
+        }
+    }
 }

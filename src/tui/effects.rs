@@ -1,7 +1,7 @@
 //! The one place effects are carried out: the app runs [`perform`] on a worker thread per effect, the tests and
 //! the benchmark on their own thread, and both feed the action it returns back to `update`.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use pdx::dataset::Dataset;
 
@@ -13,7 +13,7 @@ use super::{recovery, session};
 /// with the allocator: [`perform_and_report`] gives it back once the result is on its way.
 pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
     match effect {
-        Effect::Run(job) => Action::Finished(model::perform(data, job)),
+        Effect::Run(job) => Action::Finished(WAITED_FOR.run(|| model::perform(data, job))),
         Effect::Export(job) => Action::Exported(export::export(
             data,
             &job.tree,
@@ -25,11 +25,19 @@ pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
             revision: save.revision,
             result: session::save(&save.session, &data.source, &save.dir),
         },
-        Effect::Preview(job) => Action::Previewed(model::perform_preview(data, job)),
-        Effect::Detail(job) => Action::Detailed(model::perform_detail(data, job)),
+        Effect::Preview(job) => {
+            Action::Previewed(WAITED_FOR.run(|| model::perform_preview(data, job)))
+        }
+        Effect::Detail(job) => {
+            Action::Detailed(WAITED_FOR.run(|| model::perform_detail(data, job)))
+        }
         Effect::Index(job) => {
+            let reading = model::search::Reading {
+                read: &job.read,
+                wait_turn: &|| WAITED_FOR.wait_until_idle(),
+            };
             Action::Indexed(model::search::BuiltIndex(Arc::new(in_background(|| {
-                model::search::build_index(data, Some(&job.read))
+                model::search::build_index(data, Some(reading))
             }))))
         }
         Effect::RemoveRecovery { path, accepted } => Action::RecoveryRemoved {
@@ -113,5 +121,106 @@ pub(super) fn lower_priority(nice: i32) {
     // `PRIO_PROCESS` with a thread id sets that thread's alone.
     unsafe {
         libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, nice);
+    }
+}
+
+/// The jobs the analyst is waiting for (splits, previews, a node's details) while they run.
+static WAITED_FOR: Turns = Turns::new();
+
+/// A count of running jobs that background work gives way to. The search index's threads already run at the
+/// lowest priority, but the scheduler still gives them a core whenever a split leaves one idle for a moment
+/// (its sequential parts), and their reading then competes for memory and cache with the split's products; so
+/// the index also waits, before each chunk of texts, until no such job runs. It loses only the time the jobs
+/// take, and only has to be ready by the first search.
+struct Turns {
+    running: Mutex<usize>,
+    idle: Condvar,
+}
+
+impl Turns {
+    const fn new() -> Self {
+        Turns {
+            running: Mutex::new(0),
+            idle: Condvar::new(),
+        }
+    }
+
+    /// `work`, counted as running until it returns or unwinds.
+    fn run<T>(&self, work: impl FnOnce() -> T) -> T {
+        *self.count() += 1;
+        let _running = Running(self);
+        work()
+    }
+
+    /// Return once no counted job runs.
+    fn wait_until_idle(&self) {
+        let mut running = self.count();
+        while *running > 0 {
+            running = self
+                .idle
+                .wait(running)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// The count; a job that panicked while holding the lock left it consistent (the lock only guards `+= 1`
+    /// and `-= 1`), so poisoning is ignored.
+    fn count(&self) -> MutexGuard<'_, usize> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One counted job; leaving (returning or unwinding) takes it off the count and wakes the waiters at zero.
+struct Running<'t>(&'t Turns);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        let mut running = self.0.count();
+        *running -= 1;
+        if *running == 0 {
+            self.0.idle.notify_all();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use super::Turns;
+
+    #[test]
+    fn background_work_waits_for_every_running_job_even_one_that_panics() {
+        let turns = Turns::new();
+        let waited = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let (started_tx, started) = std::sync::mpsc::channel();
+            let (finish_tx, finish) = std::sync::mpsc::channel::<()>();
+            let turns = &turns;
+            let job = scope.spawn(move || {
+                turns.run(|| {
+                    started_tx.send(()).expect("the test waits");
+                    finish.recv().expect("the test says when");
+                    panic!("a job that fails");
+                })
+            });
+            started.recv().expect("the job starts");
+            let waited = &waited;
+            let background = scope.spawn(move || {
+                turns.wait_until_idle();
+                waited.store(true, Ordering::SeqCst);
+            });
+            std::thread::sleep(Duration::from_millis(100));
+            assert!(!waited.load(Ordering::SeqCst), "went on while a job ran");
+            finish_tx.send(()).expect("the job waits");
+            assert!(job.join().is_err(), "the job panicked");
+            background.join().expect("the waiter returns");
+        });
+        assert!(waited.load(Ordering::SeqCst));
+        // Nothing runs now: waiting returns at once, and a finished job leaves the count at zero.
+        turns.wait_until_idle();
+        assert_eq!(turns.run(|| 7), 7);
+        assert_eq!(*turns.count(), 0);
     }
 }

@@ -19,34 +19,43 @@ use super::{DetailTab, Model, Pane};
 /// How many of the node's distinctive words the viewer highlights.
 const VIEWER_WORDS: usize = 3;
 
-/// The index of `data`'s texts, reading them one chunk at a time; each text read counts one in `read` (the
-/// progress a worker building it shows).
-pub(crate) fn build_index(data: &Dataset, read: Option<&AtomicUsize>) -> TextIndex {
-    TextIndex::build(&DatasetTexts(data, read))
+/// How a worker building the index in the background reads: each text read counts one in `read` (the progress
+/// it shows), and before each chunk of texts it calls `wait_turn`, which returns when the work the analyst is
+/// waiting for has let it go on.
+#[derive(Clone, Copy)]
+pub(crate) struct Reading<'a> {
+    pub read: &'a AtomicUsize,
+    pub wait_turn: &'a (dyn Fn() + Sync),
+}
+
+/// The index of `data`'s texts, reading them one chunk at a time, in the background as `reading` says.
+pub(crate) fn build_index(data: &Dataset, reading: Option<Reading>) -> TextIndex {
+    TextIndex::build(&DatasetTexts(data, reading))
 }
 
 fn texts(data: &Dataset) -> DatasetTexts<'_> {
     DatasetTexts(data, None)
 }
 
-/// A dataset's texts as the index reads them, on demand, counted in the second field when it is given. A text
-/// that cannot be read (its file changed since the load) is indexed and searched as empty: the viewer says why
-/// when it is opened.
-struct DatasetTexts<'a>(&'a Dataset, Option<&'a AtomicUsize>);
+/// A dataset's texts as the index reads them, on demand, in the background when the second field is given. A
+/// text that cannot be read (its file changed since the load) is indexed and searched as empty: the viewer says
+/// why when it is opened.
+struct DatasetTexts<'a>(&'a Dataset, Option<Reading<'a>>);
 
 impl IndexTexts for DatasetTexts<'_> {
     fn count(&self) -> usize {
         self.0.documents.len()
     }
     fn text(&self, document: usize) -> Cow<'_, str> {
-        if let Some(read) = self.1 {
-            read.fetch_add(1, Ordering::Relaxed);
+        if let Some(reading) = self.1 {
+            reading.read.fetch_add(1, Ordering::Relaxed);
         }
         self.0.text(document).unwrap_or_default()
     }
     fn texts(&self, documents: Range<usize>) -> Vec<Cow<'_, str>> {
-        if let Some(read) = self.1 {
-            read.fetch_add(documents.len(), Ordering::Relaxed);
+        if let Some(reading) = self.1 {
+            (reading.wait_turn)();
+            reading.read.fetch_add(documents.len(), Ordering::Relaxed);
         }
         self.0
             .texts(documents)

@@ -12,7 +12,8 @@
 //!
 //! Stopping rule, so that the returned triplets are as accurate as the Golub-Kahan solver's at the same tolerance.
 //! Golub-Kahan stops when `||B^T u_i - sigma_i v_i|| <= tol sigma_1` while `B v_i = sigma_i u_i` holds exactly.
-//! Here `v_i = B^T u_i / sigma_i` makes `B^T u_i = sigma_i v_i` exact instead, and the other residual is
+//! Here `v_i = B^T u_i / sigma_i` makes `B^T u_i = sigma_i v_i` exact instead (to rounding: `B^T u_i` is the
+//! kept coordinates' combination, which the products' own rounding already limits), and the other residual is
 //! `B v_i - sigma_i u_i = (C u_i - sigma_i^2 u_i) / sigma_i = r_i / sigma_i`, where `||r_i|| = beta_j |e_j^T s_i|`
 //! is Lanczos' residual. So a Ritz pair has converged when `||r_i|| <= tol sigma_1 sigma_i`: the same bound on
 //! the same kind of residual, by which Wedin's theorem bounds the singular vectors' errors alike.

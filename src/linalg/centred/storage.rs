@@ -191,10 +191,10 @@ impl<'a, I: RowIndex, W: StoredValue> SparseColumns<'a, I, W> {
 
     /// The fused step of `B B^T u` over columns `first..end`: for each column `t = a_p . u - shift` (its
     /// coordinate `(a_p - c) . u` when `shift = c . u`, kept in `coordinates[p - first]`), then `acc += t a_p`
-    /// while the column is still in cache. Returns the sum of the `t`, in column order. Columns go in batches of [`GRAM_BATCH`]: the batch's dot
-    /// products first, then its scatters, so that each phase has one dense vector in cache (the two together
-    /// are larger than a core's cache at the root of a large vocabulary) while the batch's own entries, read
-    /// from memory once, stay in cache for the second phase.
+    /// while the column is still in cache. Returns the sum of the `t`, in column order. Columns go in batches
+    /// of [`GRAM_BATCH`]: the batch's dot products first, then its scatters, so that each phase has one dense
+    /// vector in cache (the two together are larger than a core's cache at the root of a large vocabulary)
+    /// while the batch's own entries, read from memory once, stay in cache for the second phase.
     fn gram_accumulate<U: AsRef<[f64]> + ?Sized, V: IndexedVector<I> + ?Sized>(
         &self,
         columns: std::ops::Range<usize>,
@@ -436,8 +436,8 @@ impl<'a> Storage<'a> {
 
     /// [`SparseColumns::gram_accumulate`] for every layout: `acc += sum_p t_p a_p` with `t_p = a_p . u - shift`
     /// over the columns in `columns`, each `t_p` kept in `coordinates` (one per column of the range), returning
-    /// `sum_p t_p`. For the narrow layout, `u` and `acc` are read
-    /// through their padded form when both hold [`NARROW_ROWS`] values (no bounds checks).
+    /// `sum_p t_p`. For the narrow layout, `u` and `acc` are read through their padded form when both hold
+    /// [`NARROW_ROWS`] values (no bounds checks).
     pub(super) fn gram_accumulate(
         &self,
         columns: std::ops::Range<usize>,

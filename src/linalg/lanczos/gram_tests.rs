@@ -1,6 +1,6 @@
 //! What only the Gram solver has: the fused product against `B (B^T u)`, its stopping rule on `C = B B^T` against
-//! the residuals it promises, its following vector, and right vectors from the steps' own coordinates. The cases it shares with the Golub-Kahan solver run
-//! against both in `tests.rs`.
+//! the residuals it promises, its following vector, and right vectors from the steps' own coordinates. The cases
+//! it shares with the Golub-Kahan solver run against both in `tests.rs`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

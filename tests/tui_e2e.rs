@@ -273,6 +273,10 @@ fn alternatives_and_comparisons_in_a_real_terminal() {
         "{screen}"
     );
     key("Escape");
+    // Before the next keys: sent at once, Esc and g would be read together, as Alt+g.
+    tmux.wait_for("the comparison closed", |screen| {
+        !screen.contains("only in B")
+    });
 
     // Keep the active split on the root.
     tmux.send("gK");
@@ -399,6 +403,10 @@ fn search_hit_opens_the_document() {
     );
     assert!(screen.contains("«sourdough starter»"), "{screen}");
     key("Escape");
+    // Sent at once, Esc and q would reach pdx in one read, which the terminal library takes for Alt+q.
+    tmux.wait_for("the viewer closed", |screen| {
+        !screen.contains("(Esc closes)")
+    });
     tmux.send("q");
     assert_clean_exit(&tmux, &exit_file);
 }

@@ -146,12 +146,38 @@ impl DataMatrix {
             .collect()
     }
 
-    /// The mean of the given columns (a dense vector of the row count).
+    /// The mean of the given columns (a dense vector of the row count). Each row is summed in the order of
+    /// `columns`, from `0.0`, within chunks of 65,536 consecutive columns; the chunks' sums are added
+    /// in chunk order, and the total divided by the count. The chunks run side by side, so a node of a million
+    /// documents sums on every core, with the same bits whatever their number; a node of at most one chunk
+    /// (every node of a corpus of up to 65,536 documents) is the plain sequential sum.
     pub fn centroid(&self, columns: &[usize]) -> Vec<f64> {
-        let mut sum = vec![0.0; self.rows()];
-        for &j in columns {
-            self.column(j).add_to(&mut sum, 1.0);
+        self.centroid_in_chunks(columns, CENTROID_CHUNK)
+    }
+
+    /// [`DataMatrix::centroid`] with chunks of `chunk` columns (tests use small ones).
+    fn centroid_in_chunks(&self, columns: &[usize], chunk: usize) -> Vec<f64> {
+        let rows = self.rows();
+        let chunk_sum = |part: &[usize]| {
+            let mut sum = vec![0.0; rows];
+            for &j in part {
+                self.column(j).add_to(&mut sum, 1.0);
+            }
+            sum
+        };
+        let parts: Vec<&[usize]> = columns.chunks(chunk).collect();
+        let mut total: Option<Vec<f64>> = None;
+        // A wave of chunks per core at a time, so that the partial sums held at once stay one per core.
+        for wave in parts.chunks(rayon::current_num_threads().max(1)) {
+            let sums: Vec<Vec<f64>> = wave.par_iter().map(|part| chunk_sum(part)).collect();
+            for sum in sums {
+                match &mut total {
+                    None => total = Some(sum),
+                    Some(total) => total.iter_mut().zip(&sum).for_each(|(t, s)| *t += s),
+                }
+            }
         }
+        let mut sum = total.unwrap_or_else(|| vec![0.0; rows]);
         if !columns.is_empty() {
             let n = columns.len() as f64;
             sum.iter_mut().for_each(|v| *v /= n);
@@ -160,11 +186,16 @@ impl DataMatrix {
     }
 
     /// [`DataMatrix::centroid`] kept sparse: the same values, bit for bit, without the entries that are `+0.0`.
-    /// Each row is summed in the order of `columns`, from `0.0`, and then divided by their count, as the dense
-    /// centroid is. A few columns of a large vocabulary (few stored entries against the row count) are gathered
-    /// and sorted by row rather than added into a dense vector, whose zeroing and scanning would cost more than
-    /// the columns themselves.
+    /// Each row is summed as the dense centroid sums it (in the order of `columns`, chunk by chunk) and then
+    /// divided by their count. A few columns of a large vocabulary (few stored entries against the row count)
+    /// are gathered and sorted by row rather than added into a dense vector, whose zeroing and scanning would
+    /// cost more than the columns themselves.
     pub fn sparse_centroid(&self, columns: &[usize]) -> SparseCentroid {
+        self.sparse_centroid_in_chunks(columns, CENTROID_CHUNK)
+    }
+
+    /// [`DataMatrix::sparse_centroid`] with chunks of `chunk` columns, as [`DataMatrix::centroid_in_chunks`].
+    fn sparse_centroid_in_chunks(&self, columns: &[usize], chunk: usize) -> SparseCentroid {
         let rows = self.rows();
         assert!(
             u32::try_from(rows).is_ok(),
@@ -172,29 +203,39 @@ impl DataMatrix {
         );
         let stored: usize = columns.iter().map(|&j| self.column(j).nnz()).sum();
         if columns.is_empty() || stored.saturating_mul(GATHER_FACTOR) >= rows {
-            return SparseCentroid::from_dense(&self.centroid(columns));
+            return SparseCentroid::from_dense(&self.centroid_in_chunks(columns, chunk));
         }
-        let mut entries: Vec<(u32, f64)> = Vec::with_capacity(stored);
-        for &j in columns {
-            // Stored rows are below `rows`, which fits in 32 bits (asserted above).
-            entries.extend(
-                self.column(j)
-                    .entries()
-                    .map(|(row, value)| (row as u32, value)),
-            );
+        // Each entry with its column's chunk; the tuple's padding has room for it.
+        let mut entries: Vec<(u32, u32, f64)> = Vec::with_capacity(stored);
+        for (index, part) in columns.chunks(chunk).enumerate() {
+            let index = u32::try_from(index).expect("fewer than 2^32 chunks of columns");
+            for &j in part {
+                // Stored rows are below `rows`, which fits in 32 bits (asserted above).
+                entries.extend(
+                    self.column(j)
+                        .entries()
+                        .map(|(row, value)| (row as u32, index, value)),
+                );
+            }
         }
         // Stable: the entries of one row stay in the order of `columns`, the order the dense sum adds them in.
-        entries.sort_by_key(|&(row, _)| row);
+        entries.sort_by_key(|&(row, _, _)| row);
         let n = columns.len() as f64;
         let mut kept_rows = Vec::new();
         let mut kept_values = Vec::new();
         for run in entries.chunk_by(|a, b| a.0 == b.0) {
-            // `0.0 + v_1 + v_2 + ...`, as `add_to` with scale 1 adds them into the dense vector's zero.
-            let mut sum = 0.0;
-            for &(_, value) in run {
-                sum += value;
+            // Per chunk `0.0 + v_1 + v_2 + ...`, as `add_to` with scale 1 adds them into the dense vector's
+            // zero, and the chunks' sums in chunk order. A chunk without the row adds the dense sum's `+0.0`,
+            // which changes nothing: a sum that starts from `+0.0` is never `-0.0`.
+            let mut sum: Option<f64> = None;
+            for part in run.chunk_by(|a, b| a.1 == b.1) {
+                let mut part_sum = 0.0;
+                for &(_, _, value) in part {
+                    part_sum += value;
+                }
+                sum = Some(sum.map_or(part_sum, |sum| sum + part_sum));
             }
-            let mean = sum / n;
+            let mean = sum.unwrap_or(0.0) / n;
             if mean.to_bits() != 0 {
                 kept_rows.push(run[0].0);
                 kept_values.push(mean);
@@ -207,6 +248,11 @@ impl DataMatrix {
         }
     }
 }
+
+/// Columns per chunk of a centroid's sum ([`DataMatrix::centroid`]): large enough that a chunk's pass over its
+/// columns outweighs zeroing and adding its dense partial sum, small enough that the root of a large corpus has
+/// a chunk for every core.
+const CENTROID_CHUNK: usize = 1 << 16;
 
 /// [`DataMatrix::sparse_centroid`] gathers and sorts the columns' entries when they number less than the row
 /// count divided by this; otherwise it adds them into a dense vector. Sorting costs a few comparisons per
@@ -378,8 +424,10 @@ mod tests {
                     let columns: Vec<usize> = (0..size)
                         .map(|_| (rng.next_u64() % n as u64) as usize)
                         .collect();
-                    let dense = data.centroid(&columns);
-                    let sparse = data.sparse_centroid(&columns);
+                    // Chunks of one column, of a few, and the real size (one chunk here).
+                    let chunk = [1, 3, CENTROID_CHUNK][rng.next_u64() as usize % 3];
+                    let dense = data.centroid_in_chunks(&columns, chunk);
+                    let sparse = data.sparse_centroid_in_chunks(&columns, chunk);
                     let stored: usize = columns.iter().map(|&j| data.column(j).nnz()).sum();
                     if !columns.is_empty() && stored * GATHER_FACTOR < data.rows() {
                         gathered += 1;
@@ -391,6 +439,10 @@ mod tests {
                     assert!(sparse.values().iter().all(|v| v.to_bits() != 0));
                     assert!(sparse.rows().windows(2).all(|w| w[0] < w[1]));
                     assert_eq!(sparse, SparseCentroid::from_dense(&dense));
+                    if chunk == CENTROID_CHUNK {
+                        assert_eq!(bits(&data.centroid(&columns)), bits(&dense));
+                        assert_eq!(data.sparse_centroid(&columns), sparse);
+                    }
                     for (row, value) in dense.iter().enumerate() {
                         assert_eq!(sparse.get(row).map(f64::to_bits), Some(value.to_bits()));
                     }
@@ -403,6 +455,52 @@ mod tests {
         let all: Vec<usize> = (0..n).collect();
         let whole = matrices[0].sparse_centroid(&all);
         assert!(whole.stored() < matrices[0].rows());
+    }
+
+    #[test]
+    fn a_centroid_adds_its_chunks_sums_in_order_on_any_number_of_threads() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        // Double-precision values, whose sums round (sums of a few single-precision values are often exact).
+        let data = crate::linalg::test_util::random_dense(40, 200, 9);
+        let columns: Vec<usize> = (0..200).rev().chain(0..50).collect();
+        let chunk = 7;
+        // The definition, written out: each chunk summed from 0.0 in column order, the sums added in order.
+        let mut expected = vec![0.0; data.rows()];
+        for (index, part) in columns.chunks(chunk).enumerate() {
+            let mut sum = vec![0.0; data.rows()];
+            for &j in part {
+                data.column(j).add_to(&mut sum, 1.0);
+            }
+            if index == 0 {
+                expected = sum;
+            } else {
+                expected.iter_mut().zip(&sum).for_each(|(e, s)| *e += s);
+            }
+        }
+        expected.iter_mut().for_each(|e| *e /= columns.len() as f64);
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool");
+            let (dense, sparse) = pool.install(|| {
+                (
+                    data.centroid_in_chunks(&columns, chunk),
+                    data.sparse_centroid_in_chunks(&columns, chunk),
+                )
+            });
+            assert_eq!(bits(&dense), bits(&expected), "{threads} threads");
+            assert_eq!(
+                bits(&sparse.to_dense()),
+                bits(&expected),
+                "{threads} threads"
+            );
+        }
+        // Chunking changes the bits somewhere (else this test would not tell the two orders apart).
+        assert_ne!(
+            bits(&data.centroid_in_chunks(&columns, columns.len())),
+            bits(&expected)
+        );
     }
 
     #[test]

@@ -9,8 +9,8 @@
 //! - the root operator's construction, one `B x`, one `B^T y` and one fused `B B^T u` (medians), each against
 //!   the floor pass;
 //! - the leading direction at the PDDP rule's tolerance by both solvers (steps, time, time per step against
-//!   the step's floor), with and without a start from a 1/32 sample of the documents, as the PDDP rule computes
-//!   it for a large node;
+//!   the step's floor), with and without the start from a 1/32 sample of the documents that the PDDP rule
+//!   gives a node of this size (`node_start`);
 //! - how many floor passes the root split's direction costs in all, against the passes its steps cannot do
 //!   without.
 //!
@@ -25,7 +25,7 @@ mod synthetic;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use pdx::cluster::rules::{SPLIT_TOLERANCE, sample_start};
+use pdx::cluster::rules::{SPLIT_TOLERANCE, node_start};
 use pdx::dataset::{self, DatasetOptions};
 use pdx::linalg::{self, CentredColumns, LanczosOptions, LinearOperator};
 use pdx::matrix::DataMatrix;
@@ -172,20 +172,25 @@ fn main() {
     );
 
     let start = Instant::now();
-    let guess = sample_start(data, &members, &operator);
+    let (right_start, left_start) = node_start(data, &members, &operator);
     let sample = ms(start);
-    println!("sample start (1/32 of the documents, one B^T y) {sample:.0} ms");
+    let which = if left_start.is_some() {
+        "its left vector itself"
+    } else {
+        "taken to the documents by one B^T y"
+    };
+    println!("sample start (1/32 of the documents, {which}) {sample:.0} ms");
     for solver in [Solver::GolubKahan, Solver::Gram] {
-        let plain = leading(&operator, None, solver);
+        let plain = leading(&operator, None, None, solver);
         report(solver, "random start", &plain, floor);
-        let sampled = leading(&operator, guess.clone(), solver);
+        let sampled = leading(&operator, right_start.clone(), left_start.clone(), solver);
         report(solver, "sample start", &sampled, floor);
         let whole = build + sample + sampled.milliseconds;
-        // The Gram solver's steps read the node once each, plus one B x for the start and one B^T u per
-        // returned vector and for the following one.
+        // A Golub-Kahan step reads the node twice, plus once for a left start's B^T u. A Gram step reads it
+        // once, plus once for a right start's B x; the right vectors come from the steps' own coordinates.
         let needed = match solver {
-            Solver::GolubKahan => 2 * sampled.steps,
-            Solver::Gram => sampled.steps + 3,
+            Solver::GolubKahan => 2 * sampled.steps + usize::from(left_start.is_some()),
+            Solver::Gram => sampled.steps + usize::from(right_start.is_some()),
         };
         println!(
             "{}: root split's direction in all (operator, sample start, run): {whole:.0} ms = {:.1} floor passes; \
@@ -227,10 +232,16 @@ struct Run {
     milliseconds: f64,
 }
 
-fn leading(operator: &CentredColumns, start: Option<Vec<f64>>, solver: Solver) -> Run {
+fn leading(
+    operator: &CentredColumns,
+    start: Option<Vec<f64>>,
+    left_start: Option<Vec<f64>>,
+    solver: Solver,
+) -> Run {
     let options = LanczosOptions {
         tolerance: SPLIT_TOLERANCE,
         start,
+        left_start,
         ..LanczosOptions::default()
     };
     let begin = Instant::now();

@@ -43,29 +43,59 @@ pub struct Directions {
 /// [`sample_start`].
 const SAMPLE_START_MIN_MEMBERS: usize = 8_000;
 
-/// [`sample_start`] takes every this-many-th member.
+/// A node of at least this many members starts from the sample's left vector itself ([`sample_left`]). On a
+/// smaller node, taking the sample's vector through all the members and back (`B B^T u`: [`sample_start`], then
+/// the solver's `B x`) saves about a step, which pays for the trip; from a sample this large it saves none, and
+/// the trip is a product's worth of reads for nothing (`benches/README.md` has the step counts).
+const SAMPLE_LEFT_MIN_MEMBERS: usize = 100_000;
+
+/// Every this-many-th member makes the sample.
 const SAMPLE_STRIDE: usize = 32;
 
-/// Relative residual at which the sample's run stops: its vector only has to point the full run roughly the
-/// right way.
+/// Relative residual at which the sample's run stops for [`sample_start`]: its vector only has to point the
+/// full run roughly the right way, since the trip through all the members sharpens it.
 const SAMPLE_TOLERANCE: f64 = 0.1;
 
-/// A start for the Lanczos run of a large node with none from its parent: the leading left singular vector of
-/// the centred matrix of a sample of the members (every `SAMPLE_STRIDE`-th, so the same every time), taken back
-/// to all the members by one product, `B^T u` (which is `sigma_1 v_1` when `u` is the node's own `u_1`). Its
-/// terms-side direction is what a sample estimates well: the sample's documents share the node's vocabulary.
-/// A start changes how many steps the run takes and, at a near-tie, which of two nearly equal splits it finds
-/// (see [`crate::cluster::Tree::start_guess`]); this one saves the root a third of its steps for a short run on a
-/// thirty-second of the members (`benches/README.md`). Children do better from their parent's next direction.
-/// `None` when the sample gives no direction (e.g. identical columns), or its rows are not among the node's.
-pub fn sample_start(
+/// Relative residual at which the sample's run stops when its left vector is the full run's first as it is
+/// ([`node_start`]): with nothing to sharpen it, the looser [`SAMPLE_TOLERANCE`] costs the full run a step.
+const SAMPLE_LEFT_TOLERANCE: f64 = 0.01;
+
+/// Where the Lanczos run of a node with no start from its parent begins, by its size. A large node starts from
+/// the leading left singular vector of a sample of its members (every 32nd), run to a relative residual of
+/// 0.01, which the Gram solver takes as its first vector without reading the node. A middling one starts from
+/// that vector, run to 0.1, taken through all the members and back (one `B^T u` here, one `B x` in the
+/// solver). A small one starts from the solver's own pseudo-random vector. Returns the right-side start and the
+/// left-side one ([`LanczosOptions::start`], [`LanczosOptions::left_start`]); at most one is set.
+pub fn node_start(
     data: &DataMatrix,
     members: &[usize],
     operator: &CentredColumns,
+) -> (Option<Vec<f64>>, Option<Vec<f64>>) {
+    if members.len() >= SAMPLE_LEFT_MIN_MEMBERS {
+        (
+            None,
+            sample_left(data, members, operator, SAMPLE_LEFT_TOLERANCE),
+        )
+    } else if members.len() >= SAMPLE_START_MIN_MEMBERS {
+        (sample_start(data, members, operator), None)
+    } else {
+        (None, None)
+    }
+}
+
+/// The leading left singular vector of the centred matrix of a sample of the members (every `SAMPLE_STRIDE`-th,
+/// so the same every time), run to `tolerance`, on the rows of the node's `operator`. Its terms-side direction
+/// is what a sample estimates well: the sample's documents share the node's vocabulary. `None` when the sample
+/// gives no direction (e.g. identical columns), or its rows are not among the node's.
+fn sample_left(
+    data: &DataMatrix,
+    members: &[usize],
+    operator: &CentredColumns,
+    tolerance: f64,
 ) -> Option<Vec<f64>> {
     let sample: Vec<usize> = members.iter().step_by(SAMPLE_STRIDE).copied().collect();
     let sample_operator = CentredColumns::compact(data, &sample);
-    let options = LanczosOptions::with_tolerance(SAMPLE_TOLERANCE);
+    let options = LanczosOptions::with_tolerance(tolerance);
     let triplets = linalg::leading_singular_auto(&sample_operator, 1, &options).ok()?;
     let sample_left = triplets.left.first()?;
     let mut left = vec![0.0; operator.rows()];
@@ -82,6 +112,21 @@ pub fn sample_start(
         (None, None) if sample_left.len() == left.len() => left.copy_from_slice(sample_left),
         _ => return None,
     }
+    Some(left)
+}
+
+/// A start for the Lanczos run of a large node with none from its parent: the sample's left vector
+/// ([`sample_left`], to [`SAMPLE_TOLERANCE`]) taken back to all the members by one product, `B^T u` (which is
+/// `sigma_1 v_1` when `u` is the node's own `u_1`). A start changes how many steps the run takes and, at a
+/// near-tie, which of two nearly equal splits it finds (see [`crate::cluster::Tree::start_guess`]); this one
+/// saves the root a third of its steps for a short run on a thirty-second of the members (`benches/README.md`).
+/// Children do better from their parent's next direction.
+fn sample_start(
+    data: &DataMatrix,
+    members: &[usize],
+    operator: &CentredColumns,
+) -> Option<Vec<f64>> {
+    let left = sample_left(data, members, operator, SAMPLE_TOLERANCE)?;
     let mut start = vec![0.0; members.len()];
     operator.apply_transpose(&left, &mut start);
     Some(start)
@@ -112,16 +157,14 @@ pub(super) fn directions_on(
             "one start entry per member"
         );
     }
-    let start = match node.start {
-        Some(start) => Some(start.to_vec()),
-        None if node.members.len() >= SAMPLE_START_MIN_MEMBERS => {
-            sample_start(node.data, node.members, operator)
-        }
-        None => None,
+    let (start, left_start) = match node.start {
+        Some(start) => (Some(start.to_vec()), None),
+        None => node_start(node.data, node.members, operator),
     };
     let options = LanczosOptions {
         tolerance,
         start,
+        left_start,
         ..LanczosOptions::default()
     };
     directions_of(node, operator, l, &options)
@@ -238,6 +281,34 @@ mod tests {
             triplets.to_csc(),
             (0..terms).map(|i| format!("t{i}")).collect(),
         )
+    }
+
+    #[test]
+    fn the_sample_left_vector_starts_the_gram_run_without_a_trip_through_the_members() {
+        // What a node of SAMPLE_LEFT_MIN_MEMBERS and more starts from, on a smaller node: the same direction as
+        // from the solver's own start, in fewer steps.
+        let data = topics(SAMPLE_START_MIN_MEMBERS + 10, 41);
+        let members: Vec<usize> = (0..data.cols()).collect();
+        let operator = CentredColumns::compact(&data, &members);
+        let left = sample_left(&data, &members, &operator, SAMPLE_LEFT_TOLERANCE).expect("a start");
+        assert_eq!(left.len(), operator.rows());
+        let run = |left_start: Option<Vec<f64>>| {
+            let options = LanczosOptions {
+                tolerance: SPLIT_TOLERANCE,
+                left_start,
+                ..LanczosOptions::default()
+            };
+            linalg::leading_singular_gram(&operator, 1, &options).expect("converges")
+        };
+        let (sampled, plain) = (run(Some(left)), run(None));
+        assert!(sampled.converged && plain.converged);
+        assert!(abs_cos(&sampled.right[0], &plain.right[0]) >= 1.0 - 1e-8);
+        assert!(
+            sampled.iterations < plain.iterations,
+            "{} steps from the sample, {} from a random start",
+            sampled.iterations,
+            plain.iterations
+        );
     }
 
     #[test]

@@ -23,8 +23,8 @@ use crate::matrix::DataMatrix;
 pub use cut_scan::CutScan;
 pub use detail::SplitDetail;
 pub use directions::{
-    Directions, ORDER_TOLERANCE, SPLIT_TOLERANCE, principal_directions, refined_directions,
-    sample_start,
+    Directions, ORDER_TOLERANCE, SPLIT_TOLERANCE, node_start, principal_directions,
+    refined_directions,
 };
 pub use known::{KnownDirections, directions_for_split};
 pub use labels::DocumentLabels;

@@ -55,13 +55,14 @@ const TIE: f64 = 1e-9;
 
 /// The `k` largest singular triplets of `op` by Lanczos on `B B^T` (see the module notes), with the contract of
 /// [`leading_singular`](super::leading_singular): the same start (the caller's guess plus the fixed
-/// pseudo-random vector, mapped to the row side by one product `B x`), the same meaning of the tolerance, the same
-/// sign convention, exact answers from the Gram-matrix method for small operators, fewer triplets for
-/// rank-deficient operators. `iterations` counts Gram products; `residuals` are `||B v_i - sigma_i u_i|| /
-/// sigma_1`.
+/// pseudo-random vector, mapped to the row side by one product `B x`; a [`LanczosOptions::left_start`] is the
+/// first vector as it is), the same meaning of the tolerance, the same sign convention, exact answers from the
+/// Gram-matrix method for small operators, fewer triplets for rank-deficient operators. `iterations` counts
+/// Gram products; `residuals` are `||B v_i - sigma_i u_i|| / sigma_1`.
 ///
 /// # Panics
-/// If [`LanczosOptions::start`] does not have one entry per column of `op`.
+/// If [`LanczosOptions::start`] does not have one entry per column of `op`, or
+/// [`LanczosOptions::left_start`] one per row, or both are set.
 pub fn leading_singular_gram(
     op: &dyn LinearOperator,
     k: usize,
@@ -86,6 +87,8 @@ struct GramLanczos<'o> {
     tolerance: f64,
     max_iterations: usize,
     guess: Option<Guess<'o>>,
+    /// The caller's guess at the leading left singular vector, the first vector when there is one.
+    left_guess: Option<&'o [f64]>,
     /// Orthonormal vectors of length m; the last one is the next to multiply.
     basis: Basis,
     /// `B^T q_j` for every basis vector `q_j` multiplied so far, in the basis's order (not orthonormal: the
@@ -118,6 +121,7 @@ impl<'o> GramLanczos<'o> {
             tolerance: options.tolerance,
             max_iterations: options.max_iterations,
             guess: options.guess(),
+            left_guess: options.left_start.as_deref(),
             basis: Basis::new(m, dimension + 1),
             images: Basis::new(op.cols(), dimension),
             projected: DMatrix::zeros(dimension + 1, dimension + 1),
@@ -131,9 +135,18 @@ impl<'o> GramLanczos<'o> {
         }
     }
 
-    /// The first vector: the right-side start of the Golub-Kahan solver (guess plus pseudo-random share, or
-    /// the pseudo-random vector), taken to the row side by `B x` and normalised. `false` when `B x` vanishes.
+    /// The first vector: the caller's left guess, normalised, when there is one (and it is not zero); otherwise
+    /// the right-side start of the Golub-Kahan solver (guess plus pseudo-random share, or the pseudo-random
+    /// vector), taken to the row side by `B x` and normalised. `false` when `B x` vanishes.
     fn start(&mut self) -> Result<bool, LinalgError> {
+        if let Some(left) = self.left_guess.take() {
+            let length = norm(left);
+            if length.is_finite() && length > 0.0 {
+                // The estimate of `||C||` starts at zero: the first step's product sets it before any test.
+                self.basis.push_scaled(left, 1.0 / length);
+                return Ok(true);
+            }
+        }
         let n = self.op.cols();
         let right = Basis::new(n, 1);
         let mut start = vec![0.0; n];

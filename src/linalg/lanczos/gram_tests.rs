@@ -151,6 +151,47 @@ impl LinearOperator for Counting<'_> {
 }
 
 #[test]
+fn a_left_start_reads_the_data_only_in_the_steps() {
+    // The start the large nodes of a tree use: no `B x` to reach the row side, so one read per step and none
+    // besides.
+    let data = random_sparse(400, 250, 0.05, 12);
+    let columns: Vec<usize> = (0..250).collect();
+    let op = CentredColumns::new(&data, &columns);
+    let loose = leading_singular_gram(&op, 1, &LanczosOptions::with_tolerance(1e-3)).expect("gram");
+    let counting = Counting {
+        inner: &op,
+        applies: AtomicUsize::new(0),
+        transposes: AtomicUsize::new(0),
+        grams: AtomicUsize::new(0),
+    };
+    let options = LanczosOptions {
+        tolerance: 1e-9,
+        left_start: Some(loose.left[0].clone()),
+        ..LanczosOptions::default()
+    };
+    let t = leading_singular_gram(&counting, 1, &options).expect("gram lanczos");
+    assert!(t.converged);
+    assert_eq!(counting.applies.load(Ordering::Relaxed), 0);
+    assert_eq!(counting.transposes.load(Ordering::Relaxed), 0);
+    assert_eq!(counting.grams.load(Ordering::Relaxed), t.iterations);
+    // A zero left guess leaves the solver its own start, which maps a right vector by `B x`.
+    let counting = Counting {
+        inner: &op,
+        applies: AtomicUsize::new(0),
+        transposes: AtomicUsize::new(0),
+        grams: AtomicUsize::new(0),
+    };
+    let zero = LanczosOptions {
+        left_start: Some(vec![0.0; op.rows()]),
+        ..options
+    };
+    let again = leading_singular_gram(&counting, 1, &zero).expect("gram lanczos");
+    assert!(again.converged);
+    assert_eq!(counting.applies.load(Ordering::Relaxed), 1);
+    assert!(abs_cos(&again.right[0], &t.right[0]) >= 1.0 - 1e-12);
+}
+
+#[test]
 fn the_right_vectors_come_from_the_steps_without_another_read() {
     // Each step's coordinates are kept, so the triplets and the following vector cost no read at the end; a
     // small basis makes the run restart, which must carry the kept coordinates along with the basis.

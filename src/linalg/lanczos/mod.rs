@@ -146,7 +146,8 @@ fn default_krylov_dimension(k: usize) -> usize {
 /// when m > n: see the module notes) and thick restarts.
 ///
 /// * Start: a fixed pseudo-random vector (SplitMix64 from a constant seed), never `e`, which a centred operator
-///   maps to zero; with [`LanczosOptions::start`], that vector plus the caller's guess.
+///   maps to zero; with [`LanczosOptions::start`], that vector plus the caller's guess; with
+///   [`LanczosOptions::left_start`], `B^T` of that guess alone.
 /// * The basis grows to the Krylov dimension (see [`LanczosOptions::krylov_dimension`]); then the run restarts
 ///   from its best half of Ritz vectors, until the `k` largest Ritz triplets meet `options.tolerance` or the
 ///   step budget runs out (`converged: false`).
@@ -164,14 +165,28 @@ fn default_krylov_dimension(k: usize) -> usize {
 /// the number of threads.
 ///
 /// # Panics
-/// If [`LanczosOptions::start`] does not have one entry per column of `op`.
+/// If [`LanczosOptions::start`] does not have one entry per column of `op`, or
+/// [`LanczosOptions::left_start`] one per row, or both are set.
 pub fn leading_singular(
     op: &dyn LinearOperator,
     k: usize,
     options: &LanczosOptions,
 ) -> Result<SingularTriplets, LinalgError> {
-    krylov_or_dense(op, k, options, |k, dimension| {
-        Lanczos::new(op, k, dimension, options).run()
+    krylov_or_dense(op, k, options, |k, dimension| match &options.left_start {
+        // Golub-Kahan starts on the column side: the left guess goes there by one product, and is then a
+        // start taken alone, as the Gram solver takes it on the row side.
+        Some(left) => {
+            let mut right = vec![0.0; op.cols()];
+            op.apply_transpose(left, &mut right);
+            let options = LanczosOptions {
+                start: Some(right),
+                refine: true,
+                left_start: None,
+                ..options.clone()
+            };
+            Lanczos::new(op, k, dimension, &options).run()
+        }
+        None => Lanczos::new(op, k, dimension, options).run(),
     })
 }
 
@@ -180,7 +195,8 @@ pub fn leading_singular(
 /// span the whole space (it is then exact and cheaper); otherwise `run(k, dimension)`.
 ///
 /// # Panics
-/// If [`LanczosOptions::start`] does not have one entry per column of `op`.
+/// If [`LanczosOptions::start`] does not have one entry per column of `op`, or
+/// [`LanczosOptions::left_start`] one per row, or both are set.
 pub(crate) fn krylov_or_dense(
     op: &dyn LinearOperator,
     k: usize,
@@ -188,7 +204,7 @@ pub(crate) fn krylov_or_dense(
     run: impl FnOnce(usize, usize) -> Result<SingularTriplets, LinalgError>,
 ) -> Result<SingularTriplets, LinalgError> {
     options.validate()?;
-    options.assert_start_fits(op.cols());
+    options.assert_start_fits(op.rows(), op.cols());
     let (m, n) = (op.rows(), op.cols());
     check_problem(m, n, k)?;
     let k = k.min(m.min(n));
@@ -206,14 +222,15 @@ pub(crate) fn krylov_or_dense(
 /// numeric data with few features), [`leading_singular`] otherwise. `options` only matter for the latter.
 ///
 /// # Panics
-/// If [`LanczosOptions::start`] does not have one entry per column of `op`, whichever method answers.
+/// If [`LanczosOptions::start`] does not have one entry per column of `op`, or
+/// [`LanczosOptions::left_start`] one per row, or both are set, whichever method answers.
 pub fn leading_singular_auto(
     op: &dyn LinearOperator,
     k: usize,
     options: &LanczosOptions,
 ) -> Result<SingularTriplets, LinalgError> {
     options.validate()?;
-    options.assert_start_fits(op.cols());
+    options.assert_start_fits(op.rows(), op.cols());
     if op.rows().min(op.cols()) <= DENSE_LIMIT {
         leading_singular_dense(op, k)
     } else {

@@ -31,6 +31,12 @@ pub struct LanczosOptions {
     /// part of everything it has converged away. The other directions still enter the Krylov space through what
     /// is left of them in the start, and a start that holds nothing else breaks down into a random restart.
     pub refine: bool,
+    /// A guess at the leading left singular vector (length m) instead of [`LanczosOptions::start`]: the first
+    /// run starts from it alone, as [`LanczosOptions::refine`] does. The Gram solver takes it as its first
+    /// vector as it is, where a right-side start costs one product `B x` to reach the row side; the Golub-Kahan
+    /// solver takes it there by one product `B^T u`. For a guess made on the row side, e.g. from a sample of the
+    /// columns.
+    pub left_start: Option<Vec<f64>>,
 }
 
 impl LanczosOptions {
@@ -52,8 +58,6 @@ impl LanczosOptions {
         }
     }
 
-    /// Panics unless the start guess, if any, has one entry per column of an operator of `cols` columns: the
-    /// caller made it for that operator, so another length is a bug, not something to ignore.
     /// The start guess and how to use it.
     pub(super) fn guess(&self) -> Option<Guess<'_>> {
         self.start.as_deref().map(|vector| Guess {
@@ -62,12 +66,26 @@ impl LanczosOptions {
         })
     }
 
-    pub(super) fn assert_start_fits(&self, cols: usize) {
+    /// Panics unless the start guesses fit an operator of `rows` x `cols`: at most one of them, the right one
+    /// with one entry per column, the left one with one per row. The caller made them for that operator, so
+    /// anything else is a bug, not something to ignore.
+    pub(super) fn assert_start_fits(&self, rows: usize, cols: usize) {
+        assert!(
+            self.start.is_none() || self.left_start.is_none(),
+            "LanczosOptions takes a right start or a left start, not both"
+        );
         if let Some(start) = &self.start {
             assert_eq!(
                 start.len(),
                 cols,
                 "LanczosOptions::start needs one entry per column of the operator"
+            );
+        }
+        if let Some(start) = &self.left_start {
+            assert_eq!(
+                start.len(),
+                rows,
+                "LanczosOptions::left_start needs one entry per row of the operator"
             );
         }
     }
@@ -97,6 +115,7 @@ impl Default for LanczosOptions {
             krylov_dimension: None,
             start: None,
             refine: false,
+            left_start: None,
         }
     }
 }

@@ -61,7 +61,13 @@ impl Basis {
     /// Append the vector `fill` writes into a zeroed slot: for a vector a product computes in place.
     pub(super) fn push_filled(&mut self, fill: impl FnOnce(&mut [f64])) {
         self.data.truncate(self.count * self.len);
-        self.data.resize((self.count + 1) * self.len, 0.0);
+        if self.len >= PARALLEL_MIN_WORK {
+            // A long slot is mostly fresh pages, which the kernel maps and clears as the zeros reach them: on
+            // every core that takes a fraction of the time.
+            self.data.par_extend(rayon::iter::repeat_n(0.0, self.len));
+        } else {
+            self.data.resize((self.count + 1) * self.len, 0.0);
+        }
         fill(&mut self.data[self.count * self.len..]);
         self.count += 1;
     }

@@ -105,7 +105,7 @@ impl Model {
             self.status = format!("{} is a leaf: no split to compare", self.label(id));
             return;
         }
-        let labels: Vec<Option<u32>> = self.data.documents.iter().map(|d| d.label).collect();
+        let labels = self.document_labels.of(&self.data);
         let label_count = self.data.label_names.len();
         let labelled =
             (self.labels_shown() && label_count > 0).then_some((&labels[..], label_count));

@@ -7,6 +7,7 @@ mod alternatives;
 mod detail_cache;
 mod detail_job;
 mod jobs;
+mod labels;
 mod moves;
 pub(super) mod picker;
 mod popups;
@@ -306,6 +307,7 @@ pub(super) struct Model {
     source: Option<Source>,
     session_dir: Option<PathBuf>,
     derived: Derived,
+    document_labels: labels::DocumentLabels,
     detail: Detail,
     previews: preview_cache::PreviewCache,
     /// The node marked for comparison with the selected one.
@@ -384,6 +386,7 @@ impl Model {
             export_dir: start.export_dir,
             source: start.source,
             session_dir: start.session_dir,
+            document_labels: labels::DocumentLabels::default(),
             derived: Derived {
                 leaves: Vec::new(),
                 objective: 0.0,
@@ -562,12 +565,12 @@ impl Model {
     }
 
     fn tree_changed(&mut self) {
+        let labels = self.document_labels.of(&self.data);
         let data = &self.data;
         let tree = &self.tree;
         let label_count = data.label_names.len();
         let leaves = tree.leaves();
         let assignments = tree.assignments(data.matrix.cols());
-        let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
         let mut derived = Derived {
             leaves: Vec::new(),
             objective: tree.objective(),

@@ -41,7 +41,7 @@ use crate::tui::model::{
 };
 
 /// The demo corpus with the command line's defaults, loaded once for all tests.
-fn demo() -> Arc<Dataset> {
+pub(super) fn demo() -> Arc<Dataset> {
     static DEMO: OnceLock<Arc<Dataset>> = OnceLock::new();
     DEMO.get_or_init(|| {
         let source = demo_source();

@@ -125,6 +125,17 @@ struct Counting<'o> {
     grams: AtomicUsize,
 }
 
+impl<'o> Counting<'o> {
+    fn new(inner: &'o CentredColumns<'o>) -> Self {
+        Counting {
+            inner,
+            applies: AtomicUsize::new(0),
+            transposes: AtomicUsize::new(0),
+            grams: AtomicUsize::new(0),
+        }
+    }
+}
+
 impl LinearOperator for Counting<'_> {
     fn rows(&self) -> usize {
         self.inner.rows()
@@ -158,12 +169,7 @@ fn a_left_start_reads_the_data_only_in_the_steps() {
     let columns: Vec<usize> = (0..250).collect();
     let op = CentredColumns::new(&data, &columns);
     let loose = leading_singular_gram(&op, 1, &LanczosOptions::with_tolerance(1e-3)).expect("gram");
-    let counting = Counting {
-        inner: &op,
-        applies: AtomicUsize::new(0),
-        transposes: AtomicUsize::new(0),
-        grams: AtomicUsize::new(0),
-    };
+    let counting = Counting::new(&op);
     let options = LanczosOptions {
         tolerance: 1e-9,
         left_start: Some(loose.left[0].clone()),
@@ -175,12 +181,7 @@ fn a_left_start_reads_the_data_only_in_the_steps() {
     assert_eq!(counting.transposes.load(Ordering::Relaxed), 0);
     assert_eq!(counting.grams.load(Ordering::Relaxed), t.iterations);
     // A zero left guess leaves the solver its own start, which maps a right vector by `B x`.
-    let counting = Counting {
-        inner: &op,
-        applies: AtomicUsize::new(0),
-        transposes: AtomicUsize::new(0),
-        grams: AtomicUsize::new(0),
-    };
+    let counting = Counting::new(&op);
     let zero = LanczosOptions {
         left_start: Some(vec![0.0; op.rows()]),
         ..options
@@ -199,12 +200,7 @@ fn the_right_vectors_come_from_the_steps_without_another_read() {
     let columns: Vec<usize> = (0..250).collect();
     let op = CentredColumns::new(&data, &columns);
     for krylov_dimension in [None, Some(6)] {
-        let counting = Counting {
-            inner: &op,
-            applies: AtomicUsize::new(0),
-            transposes: AtomicUsize::new(0),
-            grams: AtomicUsize::new(0),
-        };
+        let counting = Counting::new(&op);
         let options = LanczosOptions {
             tolerance: 1e-9,
             krylov_dimension,

@@ -234,7 +234,7 @@ fn a_refined_start_takes_only_the_steps_between_two_tolerances() {
 }
 
 #[test]
-fn a_left_start_saves_the_steps_a_right_one_would() {
+fn a_left_start_saves_steps_over_the_solvers_own_start() {
     // A loose left vector as the start, alone: both solvers reach the tight answer in far fewer steps than
     // from their own pseudo-random start (the Gram solver takes it as its first vector, Golub-Kahan through
     // one B^T u).

@@ -123,7 +123,7 @@ pub(super) fn counted_from_raw(
     };
     let chosen = chosen_by_labels(
         options.text.select_terms,
-        kept.terms.len(),
+        &kept.terms,
         || document_classes(&documents),
         |j| view.column(j).map(|(term, _)| term),
     )
@@ -242,7 +242,7 @@ pub(super) fn counted_from_vectors(
     };
     let chosen = chosen_by_labels(
         options.text.select_terms,
-        counts.terms.len(),
+        &counts.terms,
         || document_classes(&documents),
         |j| counts.documents[j].iter().map(|&(term, _)| term),
     )
@@ -299,12 +299,12 @@ fn document_classes(documents: &[Document]) -> (Vec<Option<u32>>, usize) {
 /// A selection by mutual information asked of a collection in which no document has a label.
 pub(super) struct NoLabels;
 
-/// The terms (ascending numbers below `terms`) a selection by mutual information with the labels keeps, from each
+/// The terms (ascending numbers into `terms`) a selection by mutual information with the labels keeps, from each
 /// document's terms (`columns`) and class and the number of classes (`classes`, asked for only when needed);
 /// `None` when `selection` is not by mutual information.
 pub(super) fn chosen_by_labels<I: Iterator<Item = u32>>(
     selection: Option<TermSelection>,
-    terms: usize,
+    terms: &[String],
     classes: impl FnOnce() -> (Vec<Option<u32>>, usize),
     columns: impl FnMut(usize) -> I,
 ) -> Result<Option<Vec<usize>>, NoLabels> {
@@ -315,8 +315,8 @@ pub(super) fn chosen_by_labels<I: Iterator<Item = u32>>(
     if labels.iter().all(Option::is_none) {
         return Err(NoLabels);
     }
-    let scores = text::mutual_information(terms, classes, &labels, columns);
-    Ok(Some(text::top_by_score(&scores, count)))
+    let scores = text::mutual_information(terms.len(), classes, &labels, columns);
+    Ok(Some(text::top_by_score(&scores, terms, count)))
 }
 
 /// Stop if the load was cancelled while counting; otherwise report the weighting phase.

@@ -195,7 +195,7 @@ pub struct ReweighReport {
     pub newly_empty: usize,
     /// Documents empty before that hold terms again.
     pub no_longer_empty: usize,
-    /// The terms the extra stop words removed, by the word they are shown by.
+    /// The terms the extra stop words removed, by the word they are shown by, most frequent first (term order).
     pub dropped_terms: Vec<String>,
 }
 
@@ -203,7 +203,8 @@ impl KeptCounts {
     /// The term of `raw` (these counts') that `word` belongs to: the term it is the shown word of, else its
     /// stem's, else the term spelt as it is.
     fn term_of(&self, raw: &RawCounts, word: &str) -> Option<usize> {
-        let find = |wanted: &str| raw.terms.binary_search_by(|t| t.as_str().cmp(wanted)).ok();
+        // Terms are numbered by frequency, not spelling: a search, once per extra stop word.
+        let find = |wanted: &str| raw.terms.iter().position(|t| t == wanted);
         raw.words
             .iter()
             .position(|w| w == word)
@@ -278,7 +279,7 @@ impl Dataset {
         let mut counts = raw.filtered(&dropped, &options);
         let chosen = super::count::chosen_by_labels(
             settings.select_terms,
-            counts.terms.len(),
+            &counts.terms,
             || {
                 let labels = self.documents.iter().map(|d| d.label).collect();
                 (labels, self.label_names.len())

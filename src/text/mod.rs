@@ -235,7 +235,8 @@ pub const STOPLIST_BOUND: Bound = Bound {
     what: "as a stop list",
 };
 
-/// Term counts of a collection: `documents[j]` lists `(term index, count)` sorted by term, `terms` is sorted.
+/// Term counts of a collection: `documents[j]` lists `(term index, count)` sorted by term; `terms` are numbered
+/// by how often they occur in the collection, most frequent first (ties alphabetical).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TermCounts {
     pub terms: Vec<String>,
@@ -252,7 +253,7 @@ pub struct TermCounts {
 /// Three passes, each parallel: (1) chunks of documents are tokenised and the filters applied, each chunk
 /// numbering its own distinct words and counting how often each occurs; (2) the distinct words of all chunks are
 /// merged and each is stemmed once, and each stem is given its most frequent word, to show it by; (3) every
-/// chunk's documents are renumbered from words to stems (terms), sorted alphabetically.
+/// chunk's documents are renumbered from words to stems (terms), numbered by frequency (see [`TermCounts`]).
 pub fn count_terms(
     texts: &[&str],
     options: &TextOptions,
@@ -344,7 +345,7 @@ pub fn merge_chunks(
 
 /// The collection's terms, found from the chunks' words: what each chunk's word numbers become.
 struct Vocabulary {
-    /// Every term (stem), sorted.
+    /// Every term (stem), most frequent first (ties alphabetical).
     terms: Vec<String>,
     /// Each term's most frequent word; empty without stemming.
     words_of_terms: Vec<String>,
@@ -352,8 +353,9 @@ struct Vocabulary {
     chunk_to_term: Vec<Vec<u32>>,
 }
 
-/// Merge the chunks' words: every distinct word once, stemmed once, and the terms sorted alphabetically, so that
-/// term numbers do not depend on chunking. The chunks' word lists are moved out (their counts stay).
+/// Merge the chunks' words: every distinct word once, stemmed once, and the terms numbered by how often they
+/// occur, most frequent first, ties alphabetical: term numbers depend neither on chunking nor on the order words
+/// were first seen in. The chunks' word lists are moved out (their counts stay).
 fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vocabulary {
     // Every distinct word once, numbered in first-seen order, and each chunk's words in that numbering.
     let mut global_ids: FxHashMap<String, u32> = FxHashMap::default();
@@ -395,20 +397,41 @@ fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vocabulary {
                 .collect::<Vec<_>>()
         })
         .collect();
-    let mut terms: Vec<&str> = stems.iter().map(|stem| stem.as_ref()).collect();
-    terms.par_sort_unstable();
-    terms.dedup();
-    let term_ids: FxHashMap<&str, u32> = terms
+    let occurrences = word_occurrences(chunks, &chunk_to_global, words.len());
+    let mut alphabetical: Vec<&str> = stems.iter().map(|stem| stem.as_ref()).collect();
+    alphabetical.par_sort_unstable();
+    alphabetical.dedup();
+    let alphabetical_ids: FxHashMap<&str, u32> = alphabetical
         .iter()
         .enumerate()
         .map(|(i, t)| (*t, i as u32))
         .collect();
-    let term_of_word: Vec<u32> = stems.iter().map(|stem| term_ids[stem.as_ref()]).collect();
-    drop(term_ids);
+    let mut term_of_word: Vec<u32> = stems
+        .iter()
+        .map(|stem| alphabetical_ids[stem.as_ref()])
+        .collect();
+    drop(alphabetical_ids);
+    // Terms numbered by how often they occur, most frequent first (ties alphabetical): the products' look-ups
+    // of term-long vectors then find a corpus's common terms side by side, in the same cache lines.
+    let mut frequency = vec![0u64; alphabetical.len()];
+    for (&term, &count) in term_of_word.iter().zip(&occurrences) {
+        frequency[term as usize] += count;
+    }
+    let mut order: Vec<u32> = (0..alphabetical.len() as u32).collect();
+    order.par_sort_unstable_by_key(|&term| (std::cmp::Reverse(frequency[term as usize]), term));
+    let mut rank = vec![0u32; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        rank[old as usize] = new as u32;
+    }
+    term_of_word
+        .iter_mut()
+        .for_each(|term| *term = rank[*term as usize]);
+    let terms: Vec<&str> = order
+        .iter()
+        .map(|&old| alphabetical[old as usize])
+        .collect();
     let words_of_terms = match algorithm {
-        Some(_) => {
-            most_frequent_words(chunks, &chunk_to_global, &words, &term_of_word, terms.len())
-        }
+        Some(_) => most_frequent_words(&occurrences, &words, &term_of_word, terms.len()),
         None => Vec::new(),
     };
     let chunk_to_term = chunk_to_global
@@ -600,7 +623,8 @@ pub fn merge_chunks_raw(
 }
 
 /// Which terms the document-frequency filters keep of raw counts: each term's new number (`u32::MAX` for a term
-/// dropped), and the kept terms and their words. Kept terms keep their (alphabetical) order.
+/// dropped), and the kept terms and their words. Kept terms keep their order (by frequency in the whole
+/// collection).
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeptTerms {
     pub new_index: Vec<u32>,
@@ -634,7 +658,7 @@ pub fn kept_terms(raw: &RawCounts, options: &TextOptions) -> KeptTerms {
                 total
             },
         );
-    let kept = kept_by_df(&df, raw.documents(), options);
+    let kept = kept_by_df(&df, &raw.terms, raw.documents(), options);
     let mut new_index = vec![u32::MAX; raw.terms.len()];
     for (new, &old) in kept.iter().enumerate() {
         new_index[old] = new as u32;
@@ -670,23 +694,32 @@ impl KeptView<'_> {
     }
 }
 
-/// The word to show for each term: of the words that stem to it, the one that occurs most often in the
-/// collection, the alphabetically first among equals, so that the choice depends neither on chunking nor on
-/// thread count. The occurrences were counted while tokenising; this only adds them up per distinct word.
-/// Borrowed, so that only the words of the terms the filters keep are copied.
-fn most_frequent_words<'w>(
+/// How often each distinct word occurs in the collection: the chunks' counts, made while tokenising, added up per
+/// word (integers, so the same whatever the chunking).
+fn word_occurrences(
     chunks: &[ChunkWords],
     chunk_to_global: &[Vec<u32>],
-    words: &[&'w str],
-    term_of_word: &[u32],
-    term_count: usize,
-) -> Vec<&'w str> {
-    let mut occurrences = vec![0u64; words.len()];
+    word_count: usize,
+) -> Vec<u64> {
+    let mut occurrences = vec![0u64; word_count];
     for (chunk, to_global) in chunks.iter().zip(chunk_to_global) {
         for (&count, &word) in chunk.occurrences.iter().zip(to_global) {
             occurrences[word as usize] += count;
         }
     }
+    occurrences
+}
+
+/// The word to show for each term: of the words that stem to it, the one that occurs most often in the
+/// collection (`occurrences`, per word), the alphabetically first among equals, so that the choice depends
+/// neither on chunking nor on thread count. Borrowed, so that only the words of the terms the filters keep are
+/// copied.
+fn most_frequent_words<'w>(
+    occurrences: &[u64],
+    words: &[&'w str],
+    term_of_word: &[u32],
+    term_count: usize,
+) -> Vec<&'w str> {
     let mut best = vec![u32::MAX; term_count];
     for (word, &term) in term_of_word.iter().enumerate() {
         let slot = &mut best[term as usize];
@@ -711,9 +744,14 @@ const STEM_CHUNK: usize = 4096;
 /// Fewer documents than this per chunk would make the per-chunk word tables cost more than they save.
 const MIN_DOCUMENTS_PER_CHUNK: usize = 64;
 
-/// The terms (ascending) with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df, then as many
-/// as a selection by document frequency (`df:N`) keeps.
-fn kept_by_df(df: &[usize], document_count: usize, options: &TextOptions) -> Vec<usize> {
+/// The terms (ascending numbers) with `min_df <= df <= max_df * n`, then the `max_terms` with the highest df, then
+/// as many as a selection by document frequency (`df:N`) keeps; `terms` names them, for the ties.
+fn kept_by_df(
+    df: &[usize],
+    terms: &[String],
+    document_count: usize,
+    options: &TextOptions,
+) -> Vec<usize> {
     let max_df = (options.max_df * document_count as f64).floor() as usize;
     let mut kept: Vec<usize> = (0..df.len())
         .filter(|&t| df[t] >= options.min_df && df[t] <= max_df)
@@ -724,8 +762,9 @@ fn kept_by_df(df: &[usize], document_count: usize, options: &TextOptions) -> Vec
     };
     for limit in [options.max_terms, by_df].into_iter().flatten() {
         if kept.len() > limit {
-            // Highest df first; equal df keeps the alphabetical order, so the cut is deterministic.
-            kept.sort_by(|&a, &b| df[b].cmp(&df[a]).then(a.cmp(&b)));
+            // Highest df first; equal df goes by the term's spelling, not its number, so the cut is deterministic
+            // and does not depend on how terms are numbered.
+            kept.sort_by(|&a, &b| df[b].cmp(&df[a]).then(terms[a].cmp(&terms[b])));
             kept.truncate(limit);
             kept.sort_unstable();
         }
@@ -748,12 +787,12 @@ pub(crate) fn filter_terms(
             df[term as usize] += 1;
         }
     }
-    let kept = kept_by_df(&df, document_count, options);
+    let kept = kept_by_df(&df, &counts.terms, document_count, options);
     let mut new_index = vec![u32::MAX; counts.terms.len()];
     for (new, &old) in kept.iter().enumerate() {
         new_index[old] = new as u32;
     }
-    // Renumbering keeps each document's order, since kept terms keep their relative (alphabetical) order.
+    // Renumbering keeps each document's order, since kept terms keep their relative order.
     let mut documents = counts.documents;
     documents.par_iter_mut().for_each(|document| {
         document.retain_mut(|(term, _)| {

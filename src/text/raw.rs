@@ -13,7 +13,7 @@ use crate::mapped::OwnedOrMapped;
 /// in place from a mapped cache entry.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RawCounts {
-    /// Every term (stem) of the collection, sorted.
+    /// Every term (stem) of the collection, most frequent first (see [`TermCounts`]).
     pub terms: Vec<String>,
     /// Each term's most frequent word (see [`TermCounts::words`]); empty when the terms are their own words.
     pub words: Vec<String>,

@@ -122,10 +122,17 @@ pub fn mutual_information<I: Iterator<Item = u32>>(
 /// than a billion documents, far above the rounding of a sum of a few hundred terms.
 pub const MI_RESOLUTION: f64 = 1e-12;
 
-/// The `count` indices of the highest `scores` (ties: the lower index first), ascending.
-pub fn top_by_score(scores: &[f64], count: usize) -> Vec<usize> {
+/// The `count` indices of the highest `scores` (ties: the alphabetically first of `names`, one per score),
+/// ascending. Ties go by name rather than by number, so that what is kept does not depend on how terms are
+/// numbered.
+pub fn top_by_score(scores: &[f64], names: &[String], count: usize) -> Vec<usize> {
+    assert_eq!(scores.len(), names.len(), "one name per score");
     let mut order: Vec<usize> = (0..scores.len()).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| {
+        scores[b]
+            .total_cmp(&scores[a])
+            .then(names[a].cmp(&names[b]))
+    });
     order.truncate(count);
     order.sort_unstable();
     order
@@ -231,7 +238,10 @@ mod tests {
             "{} vs {expected}",
             scores[2]
         );
-        assert_eq!(top_by_score(&scores, 2), vec![0, 2]);
+        assert_eq!(
+            top_by_score(&scores, &names(&["a", "b", "c"]), 2),
+            vec![0, 2]
+        );
     }
 
     #[test]
@@ -278,13 +288,27 @@ mod tests {
             scores[0] > 0.0 && scores[0] == scores[1] && scores[1] == scores[2],
             "{scores:?}"
         );
-        assert_eq!(top_by_score(&scores, 1), vec![0]);
+        assert_eq!(top_by_score(&scores, &names(&["a", "b", "c"]), 1), vec![0]);
     }
 
     #[test]
-    fn ties_keep_the_lower_index() {
-        assert_eq!(top_by_score(&[1.0, 2.0, 2.0, 0.5], 2), vec![1, 2]);
-        assert_eq!(top_by_score(&[1.0, 1.0, 1.0], 2), vec![0, 1]);
-        assert_eq!(top_by_score(&[1.0], 5), vec![0]);
+    fn ties_go_to_the_alphabetically_first_name_whatever_its_number() {
+        let in_order = names(&["a", "b", "c", "d"]);
+        assert_eq!(
+            top_by_score(&[1.0, 2.0, 2.0, 0.5], &in_order, 2),
+            vec![1, 2]
+        );
+        assert_eq!(
+            top_by_score(&[1.0, 1.0, 1.0], &in_order[..3], 2),
+            vec![0, 1]
+        );
+        assert_eq!(top_by_score(&[1.0], &in_order[..1], 5), vec![0]);
+        // Terms numbered by frequency: "c" (number 0) loses its tie to "a" (number 2).
+        let by_frequency = names(&["c", "b", "a"]);
+        assert_eq!(top_by_score(&[1.0, 2.0, 1.0], &by_frequency, 2), vec![1, 2]);
+    }
+
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|name| name.to_string()).collect()
     }
 }

@@ -30,7 +30,8 @@ fn lowercases_stems_and_drops_stop_words_numbers_and_short_tokens() {
     let counts = count_terms(&[text], &options(), &stop);
     assert_eq!(
         terms_of(&counts, 0),
-        vec![("dog".into(), 1), ("galaxi".into(), 1), ("run".into(), 2)]
+        // Terms are numbered by how often they occur (ties alphabetical), so "run" comes first.
+        vec![("run".into(), 2), ("dog".into(), 1), ("galaxi".into(), 1)]
     );
     assert_eq!(counts.token_counts, vec![4]);
 }
@@ -96,6 +97,32 @@ fn document_frequency_filters() {
 }
 
 #[test]
+fn terms_are_numbered_by_frequency_and_cut_at_a_tie_by_spelling() {
+    // "zebra" occurs four times, "yak" three and "apple" twice, each in two documents.
+    let texts = [
+        "zebra zebra zebra yak yak apple",
+        "zebra yak apple",
+        "other",
+    ];
+    let opts = TextOptions {
+        stem: None,
+        stoplist: StoplistChoice::None,
+        min_df: 2,
+        ..options()
+    };
+    let counts = count_terms(&texts, &opts, &HashSet::new());
+    assert_eq!(counts.terms, vec!["zebra", "yak", "apple"]);
+    assert_eq!(counts.documents[0], vec![(0, 3), (1, 2), (2, 1)]);
+    // Equal document frequencies: `max_terms` keeps the alphabetically first, whatever its number.
+    let limited = TextOptions {
+        max_terms: Some(2),
+        ..opts
+    };
+    let counts = count_terms(&texts, &limited, &HashSet::new());
+    assert_eq!(counts.terms, vec!["yak", "apple"]);
+}
+
+#[test]
 fn vocabulary_is_the_same_across_chunk_boundaries() {
     // More documents than one chunk holds, so two chunks must agree on term numbers.
     let texts: Vec<String> = (0..MIN_DOCUMENTS_PER_CHUNK * 20 + 10)
@@ -115,7 +142,8 @@ fn vocabulary_is_the_same_across_chunk_boundaries() {
         ..TextOptions::default()
     };
     let counts = count_terms(&refs, &opts, &HashSet::new());
-    assert_eq!(counts.terms, vec!["alpha", "beta", "gamma"]);
+    // "beta" is in every document, "alpha" and "gamma" in half (ties alphabetical).
+    assert_eq!(counts.terms, vec!["beta", "alpha", "gamma"]);
     let last = refs.len() - 1;
     assert_eq!(
         terms_of(&counts, last),
@@ -206,13 +234,13 @@ fn stoplist_file_no_stoplist_and_other_stemmers() {
         ..base.clone()
     };
     let counts = count_terms(&[text], &custom, &custom.stop_words().expect("reads"));
-    assert_eq!(counts.terms, vec!["and", "orbits", "the"]);
+    assert_eq!(counts.terms, vec!["the", "and", "orbits"]);
     let none = TextOptions {
         stoplist: StoplistChoice::None,
         ..base.clone()
     };
     let counts = count_terms(&[text], &none, &none.stop_words().expect("none"));
-    assert_eq!(counts.terms, vec!["and", "orbits", "rocket", "the"]);
+    assert_eq!(counts.terms, vec!["the", "and", "orbits", "rocket"]);
     let missing = TextOptions {
         stoplist: StoplistChoice::File(dir.path().join("absent.txt")),
         ..base

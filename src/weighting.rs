@@ -214,8 +214,8 @@ impl CountColumns for KeptView<'_> {
 /// Columns per parallel task of the weighting.
 const WEIGHT_BLOCK: usize = 4096;
 
-/// Per-term statistics of the raw counts, for the global weights: document frequency, total count and sum of
-/// squared counts.
+/// Per-term statistics of the raw counts, for the global weights: document frequency, and, when the weighting
+/// reads them, total count and sum of squared counts (empty otherwise).
 struct TermStatistics {
     df: Vec<u32>,
     gf: Vec<f64>,
@@ -224,40 +224,73 @@ struct TermStatistics {
 
 /// [`TermStatistics`] over one block of columns per thread: each block holds its own statistics of every term,
 /// so there are as many copies as threads, never more. Every sum is of integers and kept in integers, so it is
-/// exact and the same however the columns are split.
-fn term_statistics<C: CountColumns + ?Sized>(counts: &C, terms: usize) -> TermStatistics {
+/// exact and the same however the columns are split. The totals (`gf`, `sum_squares`) only `with_totals`: most
+/// weightings read the document frequencies alone, and each total is another update per entry.
+fn term_statistics<C: CountColumns + ?Sized>(
+    counts: &C,
+    terms: usize,
+    with_totals: bool,
+) -> TermStatistics {
     let documents = counts.documents();
     let block = documents.div_ceil(rayon::current_num_threads()).max(1);
     let blocks: Vec<usize> = (0..documents).step_by(block).collect();
+    let totals_len = if with_totals { terms } else { 0 };
     let partials: Vec<(Vec<u32>, Vec<u64>, Vec<u64>)> = blocks
         .into_par_iter()
         .map(|first| {
-            let (mut df, mut gf, mut squares) =
-                (vec![0u32; terms], vec![0u64; terms], vec![0u64; terms]);
-            for j in first..(first + block).min(documents) {
-                for (term, count) in counts.column(j) {
-                    let (t, f) = (term as usize, u64::from(count));
-                    df[t] += 1;
-                    gf[t] += f;
-                    squares[t] += f * f;
+            let mut df = vec![0u32; terms];
+            let (mut gf, mut squares) = (vec![0u64; totals_len], vec![0u64; totals_len]);
+            let columns = first..(first + block).min(documents);
+            if with_totals {
+                for j in columns {
+                    for (term, count) in counts.column(j) {
+                        let (t, f) = (term as usize, u64::from(count));
+                        df[t] += 1;
+                        gf[t] += f;
+                        squares[t] += f * f;
+                    }
+                }
+            } else {
+                for j in columns {
+                    counts
+                        .column(j)
+                        .for_each(|(term, _)| df[term as usize] += 1);
                 }
             }
             (df, gf, squares)
         })
         .collect();
-    let (mut df, mut gf, mut squares) = (vec![0u32; terms], vec![0u64; terms], vec![0u64; terms]);
+    let mut df = vec![0u32; terms];
+    let (mut gf, mut squares) = (vec![0u64; totals_len], vec![0u64; totals_len]);
     for (block_df, block_gf, block_squares) in partials {
-        for t in 0..terms {
-            df[t] += block_df[t];
-            gf[t] += block_gf[t];
-            squares[t] += block_squares[t];
-        }
+        df.iter_mut()
+            .zip(block_df)
+            .for_each(|(total, part)| *total += part);
+        gf.iter_mut()
+            .zip(block_gf)
+            .for_each(|(total, part)| *total += part);
+        squares
+            .iter_mut()
+            .zip(block_squares)
+            .for_each(|(total, part)| *total += part);
     }
     TermStatistics {
         df,
         gf: gf.into_iter().map(|f| f as f64).collect(),
         sum_squares: squares.into_iter().map(|s| s as f64).collect(),
     }
+}
+
+/// Whether the global weight of `weighting` reads the terms' total counts or sums of squared counts, besides
+/// their document frequencies.
+fn reads_totals(weighting: Weighting) -> bool {
+    matches!(
+        weighting,
+        Weighting::Code {
+            global: GlobalWeight::GfIdf | GlobalWeight::Normal | GlobalWeight::Entropy,
+            ..
+        }
+    )
 }
 
 /// Weight term counts into a sparse terms x documents matrix.
@@ -270,7 +303,7 @@ pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting)
         df,
         gf,
         sum_squares,
-    } = term_statistics(counts, terms);
+    } = term_statistics(counts, terms, reads_totals(weighting));
     let global: Vec<f64> = match weighting {
         Weighting::None => vec![1.0; terms],
         Weighting::Pdgp => (0..terms).map(|t| (n / f64::from(df[t])).log2()).collect(),

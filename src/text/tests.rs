@@ -176,6 +176,12 @@ proptest::proptest! {
     fn ascii_words_equal_unicode_words(text in "[a-zA-Z0-9_:.',; \n\t\\-\"!?()@]{0,80}") {
         proptest::prop_assert_eq!(fast_words(&text), text.unicode_words().collect::<Vec<_>>());
     }
+
+    /// Long runs and every ASCII character, so that words cross the eight bytes tested at once.
+    #[test]
+    fn long_ascii_words_equal_unicode_words(text in "([a-z]{0,20}|[A-Z0-9_]{0,12}|[\\x00-\\x7f]){0,12}") {
+        proptest::prop_assert_eq!(fast_words(&text), text.unicode_words().collect::<Vec<_>>());
+    }
 }
 
 /// On every ASCII post of 20 Newsgroups.

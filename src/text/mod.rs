@@ -363,46 +363,69 @@ fn renumber(chunk: &ChunkWords, to_term: &[u32]) -> Vec<Vec<(u32, u32)>> {
 /// the same whatever the number of threads (the result does not depend on them either way).
 const RENUMBER_BLOCK: usize = 1024;
 
-/// A block of a chunk's documents renumbered as [`renumber`] does, in raw counts' form: the entries of its
-/// documents one after another, and where each document ends within the block.
-struct RenumberedBlock {
-    term_ids: Vec<u32>,
-    counts: Vec<u32>,
-    ends: Vec<u32>,
-}
-
-/// [`renumber`] for raw counts: blocks of documents on all cores, each into a few flat arrays rather than a
-/// vector per document, so that appending them to the collection's arrays is a copy of slices.
-fn renumber_blocks(chunk: &ChunkWords, to_term: &[u32]) -> Vec<RenumberedBlock> {
+/// [`renumber`] for raw counts, straight into the collection's arrays: `term_ids` and `counts` are the chunk's
+/// place there, as long as its entries. Blocks of documents run on all cores, each writing its documents' entries
+/// where the block's own entries lie in the chunk; renumbering can merge entries (words sharing a stem), so each
+/// block may fill less than its place, and the blocks are then moved down over the gaps. Returns each document's
+/// end within the chunk's place, and the entries written.
+fn renumber_into(
+    chunk: &ChunkWords,
+    to_term: &[u32],
+    term_ids: &mut [u32],
+    counts: &mut [u32],
+) -> (Vec<u32>, usize) {
+    assert_eq!(term_ids.len(), chunk.entries(), "the chunk's place");
+    assert_eq!(counts.len(), chunk.entries(), "the chunk's place");
     let documents = chunk.documents();
-    (0..documents)
-        .step_by(RENUMBER_BLOCK)
-        .collect::<Vec<_>>()
+    let firsts: Vec<usize> = (0..documents).step_by(RENUMBER_BLOCK).collect();
+    let mut places = Vec::with_capacity(firsts.len());
+    let (mut ids_rest, mut counts_rest) = (&mut *term_ids, &mut *counts);
+    for &first in &firsts {
+        let last = (first + RENUMBER_BLOCK).min(documents);
+        let len = chunk.starts[last] - chunk.starts[first];
+        let (ids, rest) = std::mem::take(&mut ids_rest).split_at_mut(len);
+        ids_rest = rest;
+        let (block_counts, rest) = std::mem::take(&mut counts_rest).split_at_mut(len);
+        counts_rest = rest;
+        places.push((first..last, ids, block_counts));
+    }
+    // Each block's documents' ends within the block.
+    let block_ends: Vec<Vec<u32>> = places
         .into_par_iter()
-        .map(|from| {
-            let to = (from + RENUMBER_BLOCK).min(documents);
-            let entries = chunk.starts[to] - chunk.starts[from];
-            let mut block = RenumberedBlock {
-                term_ids: Vec::with_capacity(entries),
-                counts: Vec::with_capacity(entries),
-                ends: Vec::with_capacity(to - from),
-            };
+        .map(|(range, ids, block_counts)| {
+            let mut ends = Vec::with_capacity(range.len());
             let mut packed = Vec::new();
-            for i in from..to {
+            let mut at = 0;
+            for i in range {
                 let entries = chunk.document(i).iter();
                 pack_sorted(
                     entries.map(|&(local, count)| (to_term[local as usize], count)),
                     &mut packed,
                 );
                 for (term, count) in packed.iter().copied().map(unpack) {
-                    block.term_ids.push(term);
-                    block.counts.push(count);
+                    ids[at] = term;
+                    block_counts[at] = count;
+                    at += 1;
                 }
-                block.ends.push(block.term_ids.len() as u32);
+                ends.push(at as u32);
             }
-            block
+            ends
         })
-        .collect()
+        .collect();
+    let mut ends = Vec::with_capacity(documents);
+    let mut written = 0;
+    for (&first, block) in firsts.iter().zip(block_ends) {
+        let from = chunk.starts[first];
+        let len = block.last().map_or(0, |&end| end as usize);
+        // Until a block is shorter than its place, every block is already where it belongs.
+        if from != written {
+            term_ids.copy_within(from..from + len, written);
+            counts.copy_within(from..from + len, written);
+        }
+        ends.extend(block.iter().map(|&end| (written + end as usize) as u32));
+        written += len;
+    }
+    (ends, written)
 }
 
 /// A document's `(term, count)` entries into `packed`, sorted by term, the counts of different words that share
@@ -470,8 +493,8 @@ pub fn merge_chunks_raw(
     );
     let vocabulary = vocabulary(&mut chunks, options);
     // Renumbering can only merge entries (words sharing a stem), so `entries` bounds the total. Zeroed arrays of
-    // that length are mapped by the allocator without being touched; each chunk's blocks are copied into them on
-    // all cores, so that their pages are first touched (the larger cost) on all cores too.
+    // that length are mapped by the allocator without being touched; each chunk is renumbered into them on all
+    // cores, so that their pages are first touched (the larger cost) on all cores too.
     let mut column_starts = Vec::with_capacity(document_count + 1);
     let mut term_ids = vec![0u32; entries];
     let mut counts = vec![0u32; entries];
@@ -479,26 +502,15 @@ pub fn merge_chunks_raw(
     column_starts.push(0u32);
     let mut written = 0;
     for (chunk, to_term) in chunks.into_iter().zip(&vocabulary.chunk_to_term) {
-        let blocks = renumber_blocks(&chunk, to_term);
-        let mut places = Vec::with_capacity(blocks.len());
-        let mut ids_rest = &mut term_ids[written..];
-        let mut counts_rest = &mut counts[written..];
-        for block in &blocks {
-            let len = block.term_ids.len();
-            let (ids, rest) = std::mem::take(&mut ids_rest).split_at_mut(len);
-            ids_rest = rest;
-            let (block_counts, rest) = std::mem::take(&mut counts_rest).split_at_mut(len);
-            counts_rest = rest;
-            places.push((block, ids, block_counts));
-            column_starts.extend(block.ends.iter().map(|&end| written as u32 + end));
-            written += len;
-        }
-        places
-            .into_par_iter()
-            .for_each(|(block, ids, block_counts)| {
-                ids.copy_from_slice(&block.term_ids);
-                block_counts.copy_from_slice(&block.counts);
-            });
+        let place = written..written + chunk.entries();
+        let (ends, len) = renumber_into(
+            &chunk,
+            to_term,
+            &mut term_ids[place.clone()],
+            &mut counts[place],
+        );
+        column_starts.extend(ends.iter().map(|&end| written as u32 + end));
+        written += len;
         token_counts.extend(chunk.token_counts);
     }
     term_ids.truncate(written);

@@ -340,7 +340,7 @@ pub(super) struct Model {
     detail_cache: detail_cache::DetailCache,
     /// The node a detail job is computing for, if one runs.
     detail_running: Option<usize>,
-    /// Passes over more members than this go to a detail job ([`detail_job::DETAIL_INLINE_MEMBERS`]).
+    /// Passes over more stored entries than this go to a detail job ([`detail_job::DETAIL_INLINE_ENTRIES`]).
     detail_inline: usize,
 }
 
@@ -416,7 +416,7 @@ impl Model {
             filter: None,
             detail_cache: detail_cache::DetailCache::default(),
             detail_running: None,
-            detail_inline: detail_job::DETAIL_INLINE_MEMBERS,
+            detail_inline: detail_job::DETAIL_INLINE_ENTRIES,
         };
         model.tree_changed();
         model.record_status();
@@ -654,7 +654,7 @@ impl Model {
         self.compute_detail();
     }
 
-    /// Passes over more members than `limit` go to a worker (tests set it low to see the job's path).
+    /// Passes over more stored entries than `limit` go to a worker (tests set it low to see the job's path).
     #[cfg(test)]
     pub(super) fn set_detail_inline(&mut self, limit: usize) {
         self.detail_inline = limit;

@@ -89,3 +89,30 @@ fn a_result_for_a_node_left_meanwhile_is_kept_not_shown() {
     assert!(!back.iter().any(|e| matches!(e, Effect::Detail(_))));
     assert!(!model.detail().pending);
 }
+
+#[test]
+fn a_pass_is_made_at_once_by_the_entries_it_reads_not_its_members() {
+    let data = two_splits().data().clone();
+    let (documents, entries) = (data.matrix.cols(), data.matrix.nnz());
+    assert!(
+        entries > 2 * documents,
+        "the demo's documents hold several entries each"
+    );
+    // The root's pass (no centroid of an inner node is kept) reads every entry: a limit of as many entries as the
+    // root has members sends it to a worker.
+    let mut model = two_splits();
+    model.set_detail_inline(documents);
+    let jobs = press(&mut model, KeyCode::Char('g'));
+    assert!(model.detail().pending, "the root's pass waits for a worker");
+    assert!(jobs.iter().any(|e| matches!(e, Effect::Detail(_))));
+    // A limit of its members times the mean entries per document makes it at once.
+    let mut model = two_splits();
+    model.set_detail_inline(documents * entries.div_ceil(documents));
+    let jobs = press(&mut model, KeyCode::Char('g'));
+    assert!(
+        !model.detail().pending,
+        "the root's pass is made as the key is handled"
+    );
+    assert!(!jobs.iter().any(|e| matches!(e, Effect::Detail(_))));
+    assert!(!model.detail().top_terms.is_empty());
+}

@@ -377,7 +377,7 @@ const LANE_HIGH_BITS: u64 = 0x80 * LANE_ONES;
 
 /// The end of the run of word bytes (letters, digits, underscores) at `i`: the first index at or after `i` whose
 /// byte is another, or the text's length. Eight bytes are classified at once: where a word ends is a branch the
-/// processor cannot predict, and testing one word of eight bytes, not each byte, leaves it one guess per word
+/// processor cannot predict, and one test per eight bytes, not one per byte, leaves it about one guess per word
 /// rather than one per letter. The bytes after the last whole eight are looked up one by one.
 fn word_run_end(bytes: &[u8], mut i: usize) -> usize {
     while let Some(eight) = bytes.get(i..i + 8) {

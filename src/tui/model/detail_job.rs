@@ -15,7 +15,8 @@ use super::{Detail, DetailTab, Model};
 /// A pass that reads more stored entries than this (a centroid or a ranking not kept yet) runs on a worker thread;
 /// smaller ones are done at once, as the key is handled, since they take a few milliseconds. Counted in entries,
 /// not members: a pass costs per entry, and documents hold a hundred or so each in a text collection, a handful
-/// in a table of measurements. All of 20 Newsgroups' nodes stay under it.
+/// in a table of measurements. Every node of 20 Newsgroups (1.7 million entries with the default options) stays
+/// under it.
 pub(super) const DETAIL_INLINE_ENTRIES: usize = 2_000_000;
 
 /// The passes the detail pane of node `node` waits for, on a copy of the tree (shared member lists).

@@ -92,7 +92,7 @@ fn a_result_for_a_node_left_meanwhile_is_kept_not_shown() {
 
 #[test]
 fn a_pass_is_made_at_once_by_the_entries_it_reads_not_its_members() {
-    let data = two_splits().data().clone();
+    let data = demo();
     let (documents, entries) = (data.matrix.cols(), data.matrix.nnz());
     assert!(
         entries > 2 * documents,

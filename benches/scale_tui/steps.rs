@@ -11,7 +11,7 @@ use crate::common::median;
 use crate::keys::Command;
 use crate::model::{Action, Effect, Model, Start, update};
 use crate::{effects, max, ms, view};
-use pdx::cluster::{Params, RuleSpec};
+use pdx::cluster::{Params, RuleSpec, Tree};
 use pdx::dataset::Dataset;
 
 /// Apply an action and run the jobs it starts synchronously with the app's effect runner, as the worker threads
@@ -32,10 +32,15 @@ pub(crate) fn run_all(model: &mut Model, effects: Vec<Effect>) {
     }
 }
 
-/// [`act`] but for the detail pane's and the Preview tab's jobs, returned unrun: in the app every job runs on a
-/// worker thread of its own, and the frame that shows a split does not wait for them.
+/// [`act`] but for the detail pane's, the Preview tab's and the directions computed ahead, returned unrun: in the
+/// app every job runs on a worker thread of its own, and the frame that shows a split does not wait for them.
 pub(crate) fn act_but_side_jobs(model: &mut Model, action: Action) -> Vec<Effect> {
-    let side_job = |effect: &Effect| matches!(effect, Effect::Detail(_) | Effect::Preview(_));
+    let side_job = |effect: &Effect| {
+        matches!(
+            effect,
+            Effect::Detail(_) | Effect::Preview(_) | Effect::Ahead(_)
+        )
+    };
     act_but_then(model, action, side_job, |_| {})
 }
 
@@ -123,11 +128,11 @@ pub(crate) fn press(
         .draw(|frame| view::view(frame, model))
         .expect("draw");
     let elapsed = ms(start);
-    // The detail pane's jobs finish, untimed, as a worker would finish them: the next key finds their results
-    // kept. Other jobs (a preview) are not run.
+    // The detail pane's jobs and the directions computed ahead finish, untimed, as a worker would finish them:
+    // the next key finds their results kept. Other jobs (a preview) are not run.
     let detail: Vec<Effect> = jobs
         .into_iter()
-        .filter(|e| matches!(e, Effect::Detail(_)))
+        .filter(|e| matches!(e, Effect::Detail(_) | Effect::Ahead(_)))
         .collect();
     run_all(model, detail);
     elapsed
@@ -245,4 +250,50 @@ pub(crate) fn redraw_only_keys(
         results.push((what.to_string(), times));
     }
     results
+}
+
+/// The root split's key to its frame on a fresh model, where the app computes the root's directions ahead once
+/// the first frame has been shown for a moment ([`Model::request_ahead`]): `read_first` lets them finish before
+/// the key (an analyst who reads the first frame for longer than they take), else the key is pressed as they
+/// start, on a worker of their own, and the split waits for them and takes them.
+pub(crate) fn split_with_ahead(
+    data: &Arc<Dataset>,
+    terminal: &mut Terminal<TestBackend>,
+    read_first: bool,
+) -> (f64, Tree) {
+    let mut model = Model::new(Start::new(Arc::clone(data), true));
+    // As the app's event loop asks, at every turn, until the selection has rested.
+    let asked = Instant::now();
+    let ahead = loop {
+        if let Some(ahead) = model.request_ahead() {
+            break ahead;
+        }
+        assert!(
+            asked.elapsed() < Duration::from_secs(10),
+            "the root of a large collection gets its directions computed ahead"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    if read_first {
+        run_all(&mut model, vec![ahead]);
+        let (elapsed, deferred) = split_to_frame(&mut model, terminal);
+        run_all(&mut model, deferred);
+        return (elapsed, model.tree().clone());
+    }
+    let worker = {
+        let data = Arc::clone(data);
+        std::thread::spawn(move || effects::perform(ahead, &data))
+    };
+    let start = Instant::now();
+    let mut deferred = act_but_side_jobs(&mut model, Action::Command(Command::Split));
+    assert!(model.busy().is_some(), "the split waits for the directions");
+    let directions = worker.join().expect("the directions' worker");
+    deferred.extend(act_but_side_jobs(&mut model, directions));
+    terminal
+        .draw(|frame| view::view(frame, &model))
+        .expect("draw");
+    let elapsed = ms(start);
+    assert!(model.busy().is_none(), "the split is shown");
+    run_all(&mut model, deferred);
+    (elapsed, model.tree().clone())
 }

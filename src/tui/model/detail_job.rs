@@ -191,7 +191,7 @@ impl Model {
 }
 
 /// The mean stored entries of a document of `matrix`, rounded up (every entry of a dense one).
-fn entries_per_document(matrix: &DataMatrix) -> usize {
+pub(super) fn entries_per_document(matrix: &DataMatrix) -> usize {
     match matrix {
         DataMatrix::Sparse { matrix, .. } => matrix.nnz().div_ceil(matrix.cols().max(1)),
         DataMatrix::Dense { .. } => matrix.rows(),

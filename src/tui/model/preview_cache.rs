@@ -104,6 +104,11 @@ impl Model {
         }
     }
 
+    /// Whether a preview is being computed.
+    pub(super) fn preview_running(&self) -> bool {
+        self.previews.running.is_some()
+    }
+
     /// The selected node's preview, if computed.
     pub(crate) fn current_preview(&self) -> Option<&PreviewEntry> {
         self.previews.entries.get(&self.preview_key())
@@ -111,7 +116,7 @@ impl Model {
 
     /// Leaf `node`'s principal directions, when its preview (as the tree and the rule stand) computed them: a
     /// split takes them rather than compute them again, if they are the ones it would compute.
-    pub(super) fn known_directions(&self, node: usize) -> Option<Arc<KnownDirections>> {
+    pub(super) fn preview_directions(&self, node: usize) -> Option<Arc<KnownDirections>> {
         let key = PreviewKey {
             node,
             ..self.preview_key()
@@ -149,7 +154,11 @@ impl Model {
     /// complete (its steps in order: [`PreviewStep`]) or a split node whose split is not shown yet, and no preview
     /// is running.
     pub(super) fn request_preview(&mut self) -> Option<Effect> {
-        if self.tab != DetailTab::Preview || self.previews.running.is_some() {
+        // A leaf whose directions are computed ahead waits for them, and takes them.
+        if self.tab != DetailTab::Preview
+            || self.previews.running.is_some()
+            || self.ahead_running_for(self.selected)
+        {
             return None;
         }
         let key = self.preview_key();
@@ -179,6 +188,7 @@ impl Model {
                         .preview_rules()
                         .iter()
                         .any(|rule| rule.rule().directions_needed() >= 2);
+                    known = self.ahead_directions(self.selected);
                     (PreviewStep::First { second_direction }, None)
                 }
                 Some(entry) => {

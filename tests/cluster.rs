@@ -446,6 +446,28 @@ fn a_cancelled_grow_stops_between_splits() {
 }
 
 #[test]
+fn a_cancelled_split_stops_in_its_lanczos_run_and_leaves_the_tree() {
+    let data = demo().matrix;
+    let progress = pdx::progress::Progress::default();
+    progress.cancel();
+    let env = pdx::cluster::rules::SplitEnv {
+        progress: Some(&progress),
+        ..Default::default()
+    };
+    let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
+    let before = tree.clone();
+    let result = tree.split_in(&data, tree.root(), &spec("pddp"), env);
+    assert!(
+        matches!(
+            result,
+            Err(ClusterError::Linalg(pdx::linalg::LinalgError::Cancelled))
+        ),
+        "{result:?}"
+    );
+    assert_eq!(tree, before);
+}
+
+#[test]
 fn pddp_l_makes_the_splits_of_table_1() {
     let data = demo().matrix;
     let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());

@@ -50,6 +50,7 @@ fn classic3_leading(matrix: &DataMatrix) -> (f64, Vec<f64>, DMatrix<f64>) {
         start: None,
         refine: false,
         left_start: None,
+        interrupt: None,
     };
     let reference = leading_singular(&op, 1, &reference_options).expect("reference");
     assert!(reference.converged);

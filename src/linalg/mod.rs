@@ -176,4 +176,7 @@ pub enum LinalgError {
     /// nalgebra's dense SVD or eigen-solver did not converge on the small projected problem.
     #[error("the dense {0} did not converge")]
     DenseNoConvergence(&'static str),
+    /// The caller cancelled the run ([`LanczosOptions::interrupt`]).
+    #[error("cancelled")]
+    Cancelled,
 }

@@ -24,11 +24,12 @@ use serde::Serialize;
 use super::metrics;
 use super::terms::{self, TermWeight};
 use crate::cluster::rules::{
-    Directions, KnownDirections, Partition, SPLIT_TOLERANCE, SplitContext, directions_by,
+    Directions, KnownDirections, Partition, SPLIT_TOLERANCE, SplitContext, SplitEnv, directions_by,
     refined_directions, sampling_stride, split_all_along,
 };
 use crate::cluster::{CheckedParams, ClusterError, Node, Params, RuleSpec, Tree, registry};
 use crate::matrix::DataMatrix;
+use crate::progress::Progress;
 
 /// What a rule's split of the node would give.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -144,7 +145,8 @@ pub struct FirstStage<'a> {
 /// The principal directions `rule`'s split of leaf `node` computes, for that split to take later
 /// ([`SplitEnv::known`](crate::cluster::rules::SplitEnv::known)) and for a preview's first stage
 /// ([`FirstStage::known`]): an interface computes them while the analyst reads the node, before either is asked
-/// for. The split then gives the same tree, bit for bit, as one that computed them itself.
+/// for. The split then gives the same tree, bit for bit, as one that computed them itself. Cancelling `progress`
+/// stops the computation within a Lanczos step (a cancelled run's [`ClusterError::Linalg`]).
 ///
 /// # Panics
 /// If `rule` cuts along no principal direction: there is nothing to compute ahead.
@@ -153,6 +155,7 @@ pub fn split_directions(
     data: &DataMatrix,
     node: usize,
     rule: &RuleSpec,
+    progress: Option<&Progress>,
 ) -> Result<KnownDirections, ClusterError> {
     let split = rule.rule();
     let count = split.directions_needed();
@@ -164,6 +167,13 @@ pub fn split_directions(
     let tolerance = split.direction_tolerance();
     let start = tree.start_guess(node);
     with_leaf_context(tree, data, node, start.as_deref(), |_, _, context| {
+        let context = &SplitContext {
+            env: SplitEnv {
+                progress,
+                ..context.env
+            },
+            ..*context
+        };
         let directions = directions_by(context, count, tolerance, split.direction_sample())?;
         Ok(KnownDirections::new(context, count, tolerance, directions))
     })

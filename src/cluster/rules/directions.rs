@@ -165,6 +165,7 @@ pub(super) fn directions_on(
         tolerance,
         start,
         left_start,
+        interrupt: node.env.progress,
         ..LanczosOptions::default()
     };
     directions_of(node, operator, l, &options)
@@ -189,6 +190,7 @@ pub fn refined_directions(
         tolerance,
         start: Some(known.to_vec()),
         refine: true,
+        interrupt: node.env.progress,
         ..LanczosOptions::default()
     };
     directions_of(node, &operator, l, &options)

@@ -10,7 +10,7 @@ use crate::linalg::{Gram, LanczosOptions};
 
 /// Lanczos tolerance of the kernel rules' eigenvectors, the same as PDDP's ([`super::SPLIT_TOLERANCE`]): a
 /// vector only decides signs, an ordering or a k-means start.
-pub(super) fn eigen_options() -> LanczosOptions {
+pub(super) fn eigen_options() -> LanczosOptions<'static> {
     LanczosOptions::with_tolerance(super::SPLIT_TOLERANCE)
 }
 

@@ -32,10 +32,12 @@
 use nalgebra::{DMatrix, SymmetricEigen};
 
 use super::basis::{Basis, Guess};
+use super::options::check_interrupt;
 use super::run::START_SEED;
 use super::{LanczosOptions, SingularTriplets, SvdMethod, krylov_or_dense};
 use crate::linalg::vector::{norm, normalise_sign, scale};
 use crate::linalg::{LinalgError, LinearOperator};
+use crate::progress::Progress;
 use crate::rng::SplitMix64;
 
 /// A new Krylov direction smaller than this fraction of the largest Gram product norm seen is rounding noise:
@@ -101,6 +103,8 @@ struct GramLanczos<'o> {
     rng: SplitMix64,
     norm_estimate: f64,
     steps: usize,
+    /// [`LanczosOptions::interrupt`].
+    interrupt: Option<&'o Progress>,
     w: Vec<f64>,
     pass: Vec<f64>,
     coefficients: Vec<f64>,
@@ -120,6 +124,7 @@ impl<'o> GramLanczos<'o> {
             dimension,
             tolerance: options.tolerance,
             max_iterations: options.max_iterations,
+            interrupt: options.interrupt,
             guess: options.guess(),
             left_guess: options.left_start.as_deref(),
             basis: Basis::new(m, dimension + 1),
@@ -240,6 +245,7 @@ impl<'o> GramLanczos<'o> {
     /// coefficients are column j of `T`, mirrored into row j). Returns `||w||` after, the coupling `beta_j`;
     /// `w` holds the unnormalised next vector.
     fn step(&mut self, j: usize) -> Result<f64, LinalgError> {
+        check_interrupt(self.interrupt)?;
         self.steps += 1;
         debug_assert_eq!(self.images.count(), j, "one image per multiplied vector");
         let (op, basis, w) = (self.op, &self.basis, &mut self.w);

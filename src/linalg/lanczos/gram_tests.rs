@@ -229,3 +229,79 @@ fn the_right_vectors_come_from_the_steps_without_another_read() {
         }
     }
 }
+
+#[test]
+fn a_cancelled_run_stops_before_its_next_product() {
+    use crate::progress::Progress;
+    let data = random_sparse(400, 250, 0.05, 12);
+    let columns: Vec<usize> = (0..250).collect();
+    let op = CentredColumns::new(&data, &columns);
+    let progress = Progress::default();
+    let options = LanczosOptions {
+        tolerance: 1e-12,
+        interrupt: Some(&progress),
+        ..LanczosOptions::default()
+    };
+    // Not cancelled: the interrupt changes nothing.
+    let plain =
+        leading_singular_gram(&op, 1, &LanczosOptions::with_tolerance(1e-12)).expect("gram");
+    let watched = leading_singular_gram(&op, 1, &options).expect("gram");
+    assert_eq!(watched.right, plain.right);
+    assert!(plain.iterations > 3, "{} steps", plain.iterations);
+
+    // Cancelled after the third product: the run stops there.
+    let counting = Counting::new(&op);
+    let cancel_at_three = |count: usize| {
+        if count == 3 {
+            progress.cancel();
+        }
+    };
+    let stopping = Stopping {
+        counting: &counting,
+        after_gram: &cancel_at_three,
+    };
+    let stopped = leading_singular_gram(&stopping, 1, &options);
+    assert!(
+        matches!(stopped, Err(LinalgError::Cancelled)),
+        "{stopped:?}"
+    );
+    assert_eq!(counting.grams.load(Ordering::Relaxed), 3);
+
+    // Golub-Kahan, cancelled before it starts: no step.
+    let counting = Counting::new(&op);
+    let stopped = crate::linalg::leading_singular(&counting, 1, &options);
+    assert!(
+        matches!(stopped, Err(LinalgError::Cancelled)),
+        "{stopped:?}"
+    );
+    assert_eq!(counting.transposes.load(Ordering::Relaxed), 0);
+}
+
+/// [`Counting`] that calls `after_gram` with the count after each Gram product.
+struct Stopping<'c, 'o> {
+    counting: &'c Counting<'o>,
+    after_gram: &'c (dyn Fn(usize) + Sync),
+}
+
+impl LinearOperator for Stopping<'_, '_> {
+    fn rows(&self) -> usize {
+        self.counting.rows()
+    }
+
+    fn cols(&self) -> usize {
+        self.counting.cols()
+    }
+
+    fn apply(&self, x: &[f64], y: &mut [f64]) {
+        self.counting.apply(x, y);
+    }
+
+    fn apply_transpose(&self, y: &[f64], x: &mut [f64]) {
+        self.counting.apply_transpose(y, x);
+    }
+
+    fn apply_gram(&self, u: &[f64], out: &mut [f64], coordinates: &mut [f64]) {
+        self.counting.apply_gram(u, out, coordinates);
+        (self.after_gram)(self.counting.grams.load(Ordering::Relaxed));
+    }
+}

@@ -3,10 +3,11 @@
 
 use super::basis::Guess;
 use crate::linalg::LinalgError;
+use crate::progress::Progress;
 
 /// Stopping rule of [`leading_singular`](super::leading_singular).
-#[derive(Debug, Clone, PartialEq)]
-pub struct LanczosOptions {
+#[derive(Debug, Clone)]
+pub struct LanczosOptions<'a> {
     /// A Ritz triplet has converged when `||B^T u - sigma v|| <= tolerance * sigma_1` (residual relative to
     /// the largest singular value, the operator's 2-norm). The singular value is then accurate to about
     /// `tolerance^2 sigma_1^2 / gap` and the vector to about `tolerance sigma_1 / gap`.
@@ -37,9 +38,12 @@ pub struct LanczosOptions {
     /// solver takes it there by one product `B^T u`. For a guess made on the row side, e.g. from a sample of the
     /// columns.
     pub left_start: Option<Vec<f64>>,
+    /// Polled before each step: once it is cancelled, the run stops with [`LinalgError::Cancelled`]. An
+    /// interface's report of a long split, through which the analyst stops it (or drops work no longer wanted).
+    pub interrupt: Option<&'a Progress>,
 }
 
-impl LanczosOptions {
+impl LanczosOptions<'_> {
     /// The default tolerance: tight enough that the leading vector is as good as a dense SVD's.
     pub const TIGHT_TOLERANCE: f64 = 1e-10;
     /// A loose tolerance for interactive use: signs of a well-separated leading vector are already right.
@@ -106,7 +110,7 @@ impl LanczosOptions {
     }
 }
 
-impl Default for LanczosOptions {
+impl Default for LanczosOptions<'_> {
     /// Tolerance [`LanczosOptions::TIGHT_TOLERANCE`] (1e-10), at most 1,000 steps, automatic Krylov dimension.
     fn default() -> Self {
         LanczosOptions {
@@ -116,6 +120,16 @@ impl Default for LanczosOptions {
             start: None,
             refine: false,
             left_start: None,
+            interrupt: None,
         }
+    }
+}
+
+/// `Err(Cancelled)` once `interrupt` ([`LanczosOptions::interrupt`]) is cancelled: each solver asks before each
+/// step, so a cancelled run stops within one product.
+pub(super) fn check_interrupt(interrupt: Option<&Progress>) -> Result<(), LinalgError> {
+    match interrupt {
+        Some(progress) if progress.is_cancelled() => Err(LinalgError::Cancelled),
+        _ => Ok(()),
     }
 }

@@ -4,9 +4,11 @@
 use nalgebra::{DMatrix, SVD};
 
 use super::basis::{Basis, Guess};
+use super::options::check_interrupt;
 use super::{LanczosOptions, SingularTriplets, SvdMethod};
 use crate::linalg::vector::{norm, normalise_sign};
 use crate::linalg::{LinalgError, LinearOperator};
+use crate::progress::Progress;
 use crate::rng::SplitMix64;
 
 /// Seed of the start vectors (the first, and those of the runs after a breakdown): a constant, so the same node
@@ -92,6 +94,8 @@ pub(super) struct Lanczos<'o> {
     /// The largest product norm seen: a lower bound on `||B||_2`, the scale of breakdowns.
     norm_estimate: f64,
     steps: usize,
+    /// [`LanczosOptions::interrupt`].
+    interrupt: Option<&'o Progress>,
     w: Vec<f64>,
     z: Vec<f64>,
     pass: Vec<f64>,
@@ -114,6 +118,7 @@ impl<'o> Lanczos<'o> {
             dimension,
             tolerance: options.tolerance,
             max_iterations: options.max_iterations,
+            interrupt: options.interrupt,
             right: Basis::new(n, dimension + 1),
             left: Basis::new(m, dimension),
             locked_right: 0,
@@ -225,6 +230,7 @@ impl<'o> Lanczos<'o> {
     /// One Golub-Kahan step on right vector j of the current run: `alpha_j q_j = B p_j - (its components along
     /// Q)`, then `beta_j p_{j+1} = B^T q_j - (its components along P)`.
     fn step(&mut self, j: usize) -> Result<StepEnd, LinalgError> {
+        check_interrupt(self.interrupt)?;
         self.steps += 1;
         self.op
             .apply(self.right.vector(self.locked_right + j), &mut self.w);

@@ -512,6 +512,7 @@ fn budget_exhaustion_is_reported() {
         start: None,
         refine: false,
         left_start: None,
+        interrupt: None,
     };
     let (values, _, v) = dense_svd(&explicit_centred(&data, &columns));
     for solver in SOLVERS {

@@ -353,7 +353,7 @@ fn directions_computed_ahead_serve_the_split_and_the_preview_as_if_computed_ther
     tree.split(&data, 0, &pddp).expect("splits");
     // A child: its directions start from its parent's, which the ahead computation must use as the split does.
     let child = tree.leaves()[0];
-    let ahead = split_directions(&tree, &data, child, &pddp).expect("a leaf");
+    let ahead = split_directions(&tree, &data, child, &pddp, None).expect("a leaf");
     let split = |known: Option<&KnownDirections>| {
         let mut tree = tree.clone();
         let env = SplitEnv {
@@ -398,7 +398,7 @@ fn directions_computed_ahead_serve_the_split_and_the_preview_as_if_computed_ther
         },
     )
     .expect("a rule");
-    let of_two = split_directions(&tree, &data, child, &two).expect("a leaf");
+    let of_two = split_directions(&tree, &data, child, &two, None).expect("a leaf");
     assert_eq!(first(Some(&of_two)), plain);
 }
 
@@ -408,5 +408,5 @@ fn no_directions_are_computed_ahead_for_a_rule_that_takes_none() {
     let data = sparse_topics(300, 3);
     let tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
     let kmeans = RuleSpec::named("bisecting-kmeans").expect("a rule");
-    let _ = split_directions(&tree, &data, 0, &kmeans);
+    let _ = split_directions(&tree, &data, 0, &kmeans, None);
 }

@@ -6,9 +6,9 @@
 //!
 //! One computation at a time, for the selected leaf once the selection has rested there for [`AHEAD_DWELL`], and
 //! only while nothing the analyst asked for runs (a split, a growth, a preview): moving through the tree starts
-//! none, so a split pressed on the way does not share the cores with one. A split asked for while its own
-//! directions are being computed waits for them rather than compute them a second time beside them on the same
-//! cores, and so does the leaf's preview.
+//! none, and moving off the leaf stops its computation within a Lanczos step, so a split pressed elsewhere does not
+//! share the cores with it. A split asked for while its own directions are being computed waits for them rather
+//! than compute them a second time beside them on the same cores, and so does the leaf's preview.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use pdx::cluster::RuleSpec;
 use pdx::cluster::rules::KnownDirections;
 use pdx::dataset::Dataset;
+use pdx::progress::Progress;
 use pdx::report::preview;
 
 use super::Model;
@@ -38,11 +39,13 @@ pub(crate) struct AheadKey {
     pub rule: RuleSpec,
 }
 
-/// Directions to compute on a worker thread: `key`'s, in `tree` (the model's at `key.revision`).
+/// Directions to compute on a worker thread: `key`'s, in `tree` (the model's at `key.revision`); the model
+/// stops the computation through `progress` when the selection leaves the leaf.
 #[derive(Debug, Clone)]
 pub(crate) struct AheadJob {
     pub key: AheadKey,
     pub tree: pdx::cluster::Tree,
+    pub progress: Arc<Progress>,
 }
 
 /// Directions computed ahead, sent back by the worker.
@@ -50,21 +53,39 @@ pub(crate) struct AheadJob {
 pub(crate) struct AheadDone {
     pub key: AheadKey,
     pub result: Result<Arc<KnownDirections>, String>,
+    /// Stopped by the model before the end: nothing to keep, and the leaf may ask again.
+    pub stopped: bool,
 }
 
 /// Compute the directions, on whatever thread calls it.
 pub(crate) fn perform_ahead(data: &Dataset, job: AheadJob) -> AheadDone {
-    let AheadJob { key, tree } = job;
-    let result = preview::split_directions(&tree, &data.matrix, key.node, &key.rule)
-        .map(Arc::new)
-        .map_err(|error| error.to_string());
-    AheadDone { key, result }
+    let AheadJob {
+        key,
+        tree,
+        progress,
+    } = job;
+    let result =
+        preview::split_directions(&tree, &data.matrix, key.node, &key.rule, Some(&progress))
+            .map(Arc::new)
+            .map_err(|error| error.to_string());
+    AheadDone {
+        key,
+        stopped: result.is_err() && progress.is_cancelled(),
+        result,
+    }
+}
+
+/// The directions being computed, and the report through which the model stops them.
+#[derive(Debug)]
+struct Running {
+    key: AheadKey,
+    progress: Arc<Progress>,
 }
 
 #[derive(Debug)]
 pub(super) struct Ahead {
     /// The directions being computed.
-    running: Option<AheadKey>,
+    running: Option<Running>,
     /// The last directions computed (or why they could not be), and which they are.
     done: Option<(AheadKey, Result<Arc<KnownDirections>, String>)>,
     /// A split or growth asked for while the directions it takes were being computed: it starts when they
@@ -91,9 +112,20 @@ impl Default for Ahead {
 }
 
 impl Ahead {
-    /// The selection moved, or the tree changed under it: the rest starts again.
-    pub(super) fn selection_moved(&mut self) {
+    /// The selection moved to `node`, or the tree changed under it (now at `revision`): the rest starts again,
+    /// and directions being computed for another leaf, or another tree, stop unless a job waits for them.
+    pub(super) fn selection_moved(&mut self, node: usize, revision: u64, busy: Option<u64>) {
         self.rested_since = Instant::now();
+        let waited_for = self
+            .waiting
+            .as_ref()
+            .is_some_and(|job| busy == Some(job.id));
+        if let Some(running) = &self.running
+            && !waited_for
+            && (running.key.node != node || running.key.revision != revision)
+        {
+            running.progress.cancel();
+        }
     }
 }
 
@@ -130,10 +162,15 @@ impl Model {
         {
             return None;
         }
-        self.ahead.running = Some(key.clone());
+        let progress = Arc::new(Progress::default());
+        self.ahead.running = Some(Running {
+            key: key.clone(),
+            progress: Arc::clone(&progress),
+        });
         Some(Effect::Ahead(AheadJob {
             key,
             tree: self.tree.clone(),
+            progress,
         }))
     }
 
@@ -160,10 +197,11 @@ impl Model {
 
     /// Whether leaf `node`'s directions are being computed ahead, as the tree stands: its preview waits for them.
     pub(super) fn ahead_running_for(&self, node: usize) -> bool {
-        self.ahead
-            .running
-            .as_ref()
-            .is_some_and(|key| key.node == node && key.revision == self.history.revision)
+        self.ahead.running.as_ref().is_some_and(|running| {
+            running.key.node == node
+                && running.key.revision == self.history.revision
+                && !running.progress.is_cancelled()
+        })
     }
 
     /// Directions computed ahead for leaf `node` and the current rule, when known: the preview's (which the
@@ -178,8 +216,10 @@ impl Model {
     /// first, mark it running (Esc cancels it) and start it when they arrive: not a second computation of them
     /// beside the first on the same cores.
     pub(super) fn start_taking_ahead(&mut self, work: Work, what: String) -> Vec<Effect> {
-        let takes_running = self.ahead.running.as_ref().is_some_and(|key| {
-            key.revision == self.history.revision
+        let takes_running = self.ahead.running.as_ref().is_some_and(|running| {
+            let key = &running.key;
+            !running.progress.is_cancelled()
+                && key.revision == self.history.revision
                 && match &work {
                     Work::Split {
                         node,
@@ -204,11 +244,18 @@ impl Model {
     /// Directions computed ahead: kept, and the job waiting for them started with them (unless it was
     /// cancelled meanwhile; they stay for a later one).
     pub(super) fn ahead_done(&mut self, done: AheadDone) -> Vec<Effect> {
-        if self.ahead.running.as_ref() == Some(&done.key) {
+        if self
+            .ahead
+            .running
+            .as_ref()
+            .is_some_and(|running| running.key == done.key)
+        {
             self.ahead.running = None;
         }
         let directions = done.result.as_ref().ok().cloned();
-        self.ahead.done = Some((done.key, done.result));
+        if !done.stopped {
+            self.ahead.done = Some((done.key, done.result));
+        }
         let Some(mut job) = self.ahead.waiting.take() else {
             return Vec::new();
         };

@@ -656,7 +656,9 @@ impl Model {
     }
 
     fn selection_changed(&mut self) {
-        self.ahead.selection_moved();
+        let busy = self.busy.as_ref().map(|(id, _)| *id);
+        self.ahead
+            .selection_moved(self.selected, self.history.revision, busy);
         self.document_cursor = 0;
         self.detail_scroll = 0;
         self.compute_detail();

@@ -186,3 +186,50 @@ fn a_selection_passing_through_gets_none() {
     std::thread::sleep(Duration::from_millis(40));
     assert!(model.request_ahead().is_some(), "rested");
 }
+
+#[test]
+fn leaving_a_leaf_stops_its_directions_and_coming_back_asks_again() {
+    let mut model = eager();
+    key(&mut model, KeyCode::Char('s'));
+    key(&mut model, KeyCode::Char('j'));
+    let Some(Effect::Ahead(job)) = model.request_ahead() else {
+        panic!("the child's directions");
+    };
+    let child = job.key.node;
+    key(&mut model, KeyCode::Char('j'));
+    assert_ne!(model.selected(), child);
+    assert!(job.progress.is_cancelled(), "stopped as the selection left");
+    assert!(
+        model.request_ahead().is_none(),
+        "the stopped run ends first"
+    );
+    // What the worker sends for a run it stopped: nothing is kept, so the leaf asks again when selected.
+    let stopped = crate::tui::model::AheadDone {
+        key: job.key.clone(),
+        result: Err("cancelled".into()),
+        stopped: true,
+    };
+    assert!(update(&mut model, Action::Ahead(stopped)).is_empty());
+    key(&mut model, KeyCode::Char('k'));
+    assert_eq!(model.selected(), child);
+    let Some(Effect::Ahead(again)) = model.request_ahead() else {
+        panic!("asked again");
+    };
+    assert_eq!(again.key, job.key);
+}
+
+#[test]
+fn directions_a_split_waits_for_are_not_stopped_by_moving_on() {
+    let mut model = eager();
+    key(&mut model, KeyCode::Char('s'));
+    key(&mut model, KeyCode::Char('j'));
+    let Some(Effect::Ahead(job)) = model.request_ahead() else {
+        panic!("the child's directions");
+    };
+    assert!(press(&mut model, KeyCode::Char('s')).is_empty(), "waits");
+    key(&mut model, KeyCode::Char('j'));
+    assert!(!job.progress.is_cancelled());
+    let done = effects::perform(Effect::Ahead(job), model.data());
+    let effects = update(&mut model, done);
+    assert!(split_job(&effects), "the split starts with them");
+}

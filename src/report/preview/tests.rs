@@ -285,14 +285,7 @@ fn a_split_takes_its_previews_directions_when_they_are_the_ones_it_would_compute
             .direction_tolerance()
     );
     assert_eq!(split("pddp-oc", Some(&made_up)), split("pddp-oc", None));
-    let two = RuleSpec::new(
-        "pddp",
-        &Params {
-            l: 2,
-            ..Params::default()
-        },
-    )
-    .expect("a rule");
+    let two = pddp_with_two_directions();
     let mut with_two = tree.clone();
     let env = SplitEnv {
         known: Some(&made_up),
@@ -390,14 +383,7 @@ fn directions_computed_ahead_serve_the_split_and_the_preview_as_if_computed_ther
     let negated: Vec<f64> = plain.coordinates.iter().map(|c| -c).collect();
     assert_eq!(followed.coordinates, negated);
     // Directions of another rule's count are not taken.
-    let two = RuleSpec::new(
-        "pddp",
-        &Params {
-            l: 2,
-            ..Params::default()
-        },
-    )
-    .expect("a rule");
+    let two = pddp_with_two_directions();
     let of_two = split_directions(&tree, &data, child, &two, None).expect("a leaf");
     assert_eq!(first(Some(&of_two)), plain);
 }
@@ -409,4 +395,16 @@ fn no_directions_are_computed_ahead_for_a_rule_that_takes_none() {
     let tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
     let kmeans = RuleSpec::named("bisecting-kmeans").expect("a rule");
     let _ = split_directions(&tree, &data, 0, &kmeans, None);
+}
+
+/// PDDP(2): two principal directions per split.
+fn pddp_with_two_directions() -> RuleSpec {
+    RuleSpec::new(
+        "pddp",
+        &Params {
+            l: 2,
+            ..Params::default()
+        },
+    )
+    .expect("a rule")
 }

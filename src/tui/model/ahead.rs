@@ -226,7 +226,10 @@ impl Model {
                         rule,
                         known: None,
                     } => key.node == *node && key.rule == *rule,
-                    Work::Grow { rule, .. } => key.rule == *rule,
+                    // A growth splits the policy's leaf first: the directions serve it if that is theirs.
+                    Work::Grow { rule, .. } => {
+                        key.rule == *rule && self.derived.suggestion == Some(key.node)
+                    }
                     Work::Split { known: Some(_), .. } => false,
                 }
         });

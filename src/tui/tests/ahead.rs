@@ -233,3 +233,29 @@ fn directions_a_split_waits_for_are_not_stopped_by_moving_on() {
     let effects = update(&mut model, done);
     assert!(split_job(&effects), "the split starts with them");
 }
+
+#[test]
+fn a_growth_does_not_wait_for_directions_of_a_leaf_it_does_not_split_first() {
+    let mut model = eager();
+    key(&mut model, KeyCode::Char('s'));
+    let next = model.derived().suggestion.expect("a leaf to split next");
+    let other = model
+        .derived()
+        .leaves
+        .iter()
+        .copied()
+        .find(|&leaf| leaf != next)
+        .expect("two leaves");
+    select(&mut model, other);
+    let Some(Effect::Ahead(job)) = model.request_ahead() else {
+        panic!("the other leaf's directions");
+    };
+    assert_eq!(job.key.node, other);
+    key(&mut model, KeyCode::Char('a'));
+    type_text(&mut model, "3");
+    let effects = press(&mut model, KeyCode::Enter);
+    assert!(
+        matches!(effects.as_slice(), [Effect::Run(_)]),
+        "the growth starts at once: {effects:?}"
+    );
+}

@@ -32,15 +32,10 @@ pub(crate) fn run_all(model: &mut Model, effects: Vec<Effect>) {
     }
 }
 
-/// [`act`] but for the detail pane's, the Preview tab's and the directions computed ahead, returned unrun: in the
-/// app every job runs on a worker thread of its own, and the frame that shows a split does not wait for them.
+/// [`act`] but for the detail pane's and the Preview tab's jobs, returned unrun: in the app every job runs on a
+/// worker thread of its own, and the frame that shows a split does not wait for them.
 pub(crate) fn act_but_side_jobs(model: &mut Model, action: Action) -> Vec<Effect> {
-    let side_job = |effect: &Effect| {
-        matches!(
-            effect,
-            Effect::Detail(_) | Effect::Preview(_) | Effect::Ahead(_)
-        )
-    };
+    let side_job = |effect: &Effect| matches!(effect, Effect::Detail(_) | Effect::Preview(_));
     act_but_then(model, action, side_job, |_| {})
 }
 
@@ -128,11 +123,11 @@ pub(crate) fn press(
         .draw(|frame| view::view(frame, model))
         .expect("draw");
     let elapsed = ms(start);
-    // The detail pane's jobs and the directions computed ahead finish, untimed, as a worker would finish them:
-    // the next key finds their results kept. Other jobs (a preview) are not run.
+    // The detail pane's jobs finish, untimed, as a worker would finish them: the next key finds their results
+    // kept. Other jobs (a preview) are not run.
     let detail: Vec<Effect> = jobs
         .into_iter()
-        .filter(|e| matches!(e, Effect::Detail(_) | Effect::Ahead(_)))
+        .filter(|e| matches!(e, Effect::Detail(_)))
         .collect();
     run_all(model, detail);
     elapsed
@@ -255,7 +250,8 @@ pub(crate) fn redraw_only_keys(
 /// The root split's key to its frame on a fresh model, where the app computes the root's directions ahead once
 /// the first frame has been shown for a moment ([`Model::request_ahead`]): `read_first` lets them finish before
 /// the key (an analyst who reads the first frame for longer than they take), else the key is pressed as they
-/// start, on a worker of their own, and the split waits for them and takes them.
+/// start, on a worker of their own, and the split waits for them and takes them. The milliseconds, and the tree
+/// the split made.
 pub(crate) fn split_with_ahead(
     data: &Arc<Dataset>,
     terminal: &mut Terminal<TestBackend>,

@@ -43,7 +43,6 @@ pub(crate) fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits)
     let mut scatters = Vec::new();
     let mut after_previews = Vec::new();
     let mut made_previews = Vec::new();
-    let mut cold_tree = None;
     for run in 1..=runs {
         // A fresh model for each, so that neither reuses what the other computed.
         let mut model = Model::new(Start::new(Arc::clone(&data), true));
@@ -51,7 +50,6 @@ pub(crate) fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits)
         splits.push(elapsed);
         run_all(&mut model, deferred);
         let shown = model.derived().leaves.len();
-        cold_tree.get_or_insert_with(|| model.tree().clone());
         let mut model = Model::new(Start::new(Arc::clone(&data), true));
         let frames = preview_frames(&mut model, &mut terminal);
         println!(
@@ -101,23 +99,6 @@ pub(crate) fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits)
         .collect();
 
     let sampled_splits = steps::sampled_root_splits(&data, &mut terminal, runs);
-
-    let (mut after_ahead, mut during_ahead) = (Vec::new(), Vec::new());
-    for run in 1..=runs {
-        for (read_first, times) in [(true, &mut after_ahead), (false, &mut during_ahead)] {
-            let (elapsed, tree) = steps::split_with_ahead(&data, &mut terminal, read_first);
-            assert!(
-                cold_tree.as_ref() == Some(&tree),
-                "the directions computed ahead make the cold split's tree"
-            );
-            times.push(elapsed);
-        }
-        println!(
-            "run {run}     TUI root split after its directions computed ahead {:.0} ms, pressed as they start {:.0} ms",
-            after_ahead[run - 1],
-            during_ahead[run - 1]
-        );
-    }
 
     // Grown in stages, so that a growth past the time limit stops at a stage (and says so) rather than running on.
     let mut model = Model::new(Start::new(Arc::clone(&data), true));
@@ -172,18 +153,6 @@ pub(crate) fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits)
             "<= 1.5 s",
         ),
         Row::timed(
-            "TUI: root split, the first frame read (directions ahead)",
-            &after_ahead,
-            1.5,
-            "<= 1.5 s",
-        ),
-        Row::timed(
-            "TUI: root split, pressed as the directions ahead start",
-            &during_ahead,
-            1.5,
-            "<= 1.5 s",
-        ),
-        Row::timed(
             &format!(
                 "TUI: root split, sample={} (approximate; an option)",
                 steps::SAMPLE_STRIDE
@@ -225,8 +194,6 @@ pub(crate) fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits)
         "root_made_preview_after_split_ms": made_previews,
         "root_split_while_indexing_ms": busy_splits,
         "root_split_sampled_ms": sampled_splits,
-        "root_split_after_ahead_ms": after_ahead,
-        "root_split_during_ahead_ms": during_ahead,
         "grow_leaves": grown,
         "grow_ms": grow_ms,
         "keys": keys.iter().map(|(what, times)| json!({

@@ -11,7 +11,7 @@ use crate::common::median;
 use crate::keys::Command;
 use crate::model::{Action, Effect, Model, Start, update};
 use crate::{effects, max, ms, view};
-use pdx::cluster::{Params, RuleSpec, Tree};
+use pdx::cluster::{Params, RuleSpec};
 use pdx::dataset::Dataset;
 
 /// Apply an action and run the jobs it starts synchronously with the app's effect runner, as the worker threads
@@ -245,51 +245,4 @@ pub(crate) fn redraw_only_keys(
         results.push((what.to_string(), times));
     }
     results
-}
-
-/// The root split's key to its frame on a fresh model, where the app computes the root's directions ahead once
-/// the first frame has been shown for a moment ([`Model::request_ahead`]): `read_first` lets them finish before
-/// the key (an analyst who reads the first frame for longer than they take), else the key is pressed as they
-/// start, on a worker of their own, and the split waits for them and takes them. The milliseconds, and the tree
-/// the split made.
-pub(crate) fn split_with_ahead(
-    data: &Arc<Dataset>,
-    terminal: &mut Terminal<TestBackend>,
-    read_first: bool,
-) -> (f64, Tree) {
-    let mut model = Model::new(Start::new(Arc::clone(data), true));
-    // As the app's event loop asks, at every turn, until the selection has rested.
-    let asked = Instant::now();
-    let ahead = loop {
-        if let Some(ahead) = model.request_ahead() {
-            break ahead;
-        }
-        assert!(
-            asked.elapsed() < Duration::from_secs(10),
-            "the root of a large collection gets its directions computed ahead"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    if read_first {
-        run_all(&mut model, vec![ahead]);
-        let (elapsed, deferred) = split_to_frame(&mut model, terminal);
-        run_all(&mut model, deferred);
-        return (elapsed, model.tree().clone());
-    }
-    let worker = {
-        let data = Arc::clone(data);
-        std::thread::spawn(move || effects::perform(ahead, &data))
-    };
-    let start = Instant::now();
-    let mut deferred = act_but_side_jobs(&mut model, Action::Command(Command::Split));
-    assert!(model.busy().is_some(), "the split waits for the directions");
-    let directions = worker.join().expect("the directions' worker");
-    deferred.extend(act_but_side_jobs(&mut model, directions));
-    terminal
-        .draw(|frame| view::view(frame, &model))
-        .expect("draw");
-    let elapsed = ms(start);
-    assert!(model.busy().is_none(), "the split is shown");
-    run_all(&mut model, deferred);
-    (elapsed, model.tree().clone())
 }

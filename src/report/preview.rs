@@ -24,12 +24,11 @@ use serde::Serialize;
 use super::metrics;
 use super::terms::{self, TermWeight};
 use crate::cluster::rules::{
-    Directions, KnownDirections, Partition, SPLIT_TOLERANCE, SplitContext, SplitEnv, directions_by,
+    Directions, KnownDirections, Partition, SPLIT_TOLERANCE, SplitContext, directions_by,
     refined_directions, sampling_stride, split_all_along,
 };
 use crate::cluster::{CheckedParams, ClusterError, Node, Params, RuleSpec, Tree, registry};
 use crate::matrix::DataMatrix;
-use crate::progress::Progress;
 
 /// What a rule's split of the node would give.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -124,59 +123,8 @@ pub fn preview(
     second_direction: bool,
     names: Option<&[String]>,
 ) -> Result<SplitPreview, ClusterError> {
-    let stage = FirstStage {
-        second_direction,
-        known: None,
-    };
-    let first = preview_first(tree, data, node, rules, labels, names, stage)?;
+    let first = preview_first(tree, data, node, rules, labels, second_direction, names)?;
     preview_rest(tree, data, node, &first, labels, names)
-}
-
-/// What a preview's first stage computes besides the rows it fills.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct FirstStage<'a> {
-    /// The second principal coordinate too, for a scatter plot.
-    pub second_direction: bool,
-    /// Directions computed for the node already ([`split_directions`]): the stage takes them when they are the
-    /// very ones it would compute ([`KnownDirections`]), and computes its own otherwise.
-    pub known: Option<&'a KnownDirections>,
-}
-
-/// The principal directions `rule`'s split of leaf `node` computes, for that split to take later
-/// ([`SplitEnv::known`](crate::cluster::rules::SplitEnv::known)) and for a preview's first stage
-/// ([`FirstStage::known`]): an interface computes them while the analyst reads the node, before either is asked
-/// for. The split then gives the same tree, bit for bit, as one that computed them itself. Cancelling `progress`
-/// stops the computation within a Lanczos step (a cancelled run's [`ClusterError::Linalg`]).
-///
-/// # Panics
-/// If `rule` cuts along no principal direction: there is nothing to compute ahead.
-pub fn split_directions(
-    tree: &Tree,
-    data: &DataMatrix,
-    node: usize,
-    rule: &RuleSpec,
-    progress: Option<&Progress>,
-) -> Result<KnownDirections, ClusterError> {
-    let split = rule.rule();
-    let count = split.directions_needed();
-    assert!(
-        count > 0,
-        "{} cuts along no principal direction",
-        rule.name()
-    );
-    let tolerance = split.direction_tolerance();
-    let start = tree.start_guess(node);
-    with_leaf_context(tree, data, node, start.as_deref(), |_, _, context| {
-        let context = &SplitContext {
-            env: SplitEnv {
-                progress,
-                ..context.env
-            },
-            ..*context
-        };
-        let directions = directions_by(context, count, tolerance, split.direction_sample())?;
-        Ok(KnownDirections::new(context, count, tolerance, directions))
-    })
 }
 
 /// Whether a preview's first stage gives `rule`'s row: the rule's direction needs no stricter tolerance than
@@ -190,9 +138,9 @@ pub fn in_first_stage(rule: &RuleSpec) -> bool {
 /// The first stage of the preview of `rules` on leaf `node`: the coordinates from one Lanczos run to
 /// [`SPLIT_TOLERANCE`] and the rows of the rules [`in_first_stage`]; the other rows, in their place in the order
 /// of `rules`, have no outcome yet. `labels` gives each column's label index and the number of labels. With
-/// [`FirstStage::second_direction`], the second principal coordinate is computed too (for a scatter plot); it
-/// costs a larger Lanczos run, so an interface can ask for the histogram and the rule table first and the plot
-/// after ([`second_coordinates`]). With the term names `names` (one per row of `data`), each rule's
+/// `second_direction`, the second principal coordinate is computed too (for a scatter plot); it costs a larger
+/// Lanczos run, so an interface can ask for the histogram and the rule table first and the plot after
+/// ([`second_coordinates`]). With the term names `names` (one per row of `data`), each rule's
 /// [`RuleOutcome::sides`] holds [`SIDE_TERMS`] distinctive terms per side.
 ///
 /// The rules run in parallel (each on its own data, so the results do not depend on the scheduling).
@@ -202,13 +150,9 @@ pub fn preview_first(
     node: usize,
     rules: &[RuleSpec],
     labels: Option<(&[Option<u32>], usize)>,
+    second_direction: bool,
     names: Option<&[String]>,
-    stage: FirstStage,
 ) -> Result<SplitPreview, ClusterError> {
-    let FirstStage {
-        second_direction,
-        known,
-    } = stage;
     let first: Vec<RuleSpec> = rules
         .iter()
         .filter(|r| in_first_stage(r))
@@ -222,13 +166,8 @@ pub fn preview_first(
         node,
         start.as_deref(),
         |leaf, centroid, context| {
-            let sample = direction_sample(rules);
-            let directions = match known
-                .and_then(|known| known.for_split(context, wanted, SPLIT_TOLERANCE, sample))
-            {
-                Some(directions) => directions.clone(),
-                None => directions_by(context, wanted, SPLIT_TOLERANCE, sample)?,
-            };
+            let directions =
+                directions_by(context, wanted, SPLIT_TOLERANCE, direction_sample(rules))?;
             let mut preview = preview_along(
                 &first,
                 leaf,

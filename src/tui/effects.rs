@@ -31,7 +31,6 @@ pub(super) fn perform(effect: Effect, data: &Dataset) -> Action {
         Effect::Detail(job) => {
             Action::Detailed(WAITED_FOR.run(|| model::perform_detail(data, job)))
         }
-        Effect::Ahead(job) => Action::Ahead(WAITED_FOR.run(|| model::perform_ahead(data, job))),
         Effect::Index(job) => {
             let reading = model::search::Reading {
                 read: &job.read,

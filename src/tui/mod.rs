@@ -322,10 +322,6 @@ fn event_loop(
             dispatch(model, *action, sender);
             redraw = true;
         }
-        // Resting on a large leaf is no action: its split's directions start from here once it has lasted.
-        if let Some(effect) = model.request_ahead() {
-            spawn(effect, model.data(), sender);
-        }
         if signals.poll_input(Duration::from_millis(50))? {
             match event::read()? {
                 Event::Key(key) if key.kind != KeyEventKind::Release => {

@@ -226,8 +226,7 @@ fn a_split_takes_its_previews_directions_when_they_are_the_ones_it_would_compute
     let data = sparse_topics(1_500, 5);
     let tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
     let rules = compared_rules(&checked_defaults());
-    let first = preview_first(&tree, &data, 0, &rules, None, None, FirstStage::default())
-        .expect("previews");
+    let first = preview_first(&tree, &data, 0, &rules, None, false, None).expect("previews");
     let known = first
         .known
         .as_deref()
@@ -312,8 +311,7 @@ fn a_sampled_rules_preview_shows_the_split_it_would_make() {
     .check()
     .expect("valid");
     let rules = compared_rules(&sampled);
-    let first = preview_first(&tree, &data, 0, &rules, None, None, FirstStage::default())
-        .expect("previews");
+    let first = preview_first(&tree, &data, 0, &rules, None, false, None).expect("previews");
     let known = first.known.as_deref().expect("kept");
     assert_eq!(known.directions().sample_stride, Some(2));
     let whole = preview_rest(&tree, &data, 0, &first, None, None).expect("previews");
@@ -337,67 +335,6 @@ fn a_sampled_rules_preview_shows_the_split_it_would_make() {
     assert_eq!(taken, computed);
 }
 
-#[test]
-fn directions_computed_ahead_serve_the_split_and_the_preview_as_if_computed_there() {
-    use crate::cluster::rules::SplitEnv;
-    let data = sparse_topics(1_500, 5);
-    let mut tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
-    let pddp = RuleSpec::named("pddp").expect("a rule");
-    tree.split(&data, 0, &pddp).expect("splits");
-    // A child: its directions start from its parent's, which the ahead computation must use as the split does.
-    let child = tree.leaves()[0];
-    let ahead = split_directions(&tree, &data, child, &pddp, None).expect("a leaf");
-    let split = |known: Option<&KnownDirections>| {
-        let mut tree = tree.clone();
-        let env = SplitEnv {
-            known,
-            ..SplitEnv::default()
-        };
-        tree.split_in(&data, child, &pddp, env).expect("splits");
-        tree
-    };
-    assert_eq!(split(Some(&ahead)), split(None));
-
-    let rules = compared_rules(&checked_defaults());
-    let stage = |known| FirstStage {
-        second_direction: false,
-        known,
-    };
-    let first = |known| {
-        preview_first(&tree, &data, child, &rules, None, None, stage(known)).expect("previews")
-    };
-    assert_eq!(first(Some(&ahead)), first(None));
-    // Taken, not computed again: made-up directions of the same node are followed.
-    let mut flipped = ahead.directions().clone();
-    flipped.right[0].iter_mut().for_each(|v| *v = -*v);
-    let made_up = with_leaf_context(
-        &tree,
-        &data,
-        child,
-        tree.start_guess(child).as_deref(),
-        |_, _, context| Ok(KnownDirections::new(context, 1, SPLIT_TOLERANCE, flipped)),
-    )
-    .expect("a leaf");
-    let followed = first(Some(&made_up));
-    let plain = first(None);
-    let negated: Vec<f64> = plain.coordinates.iter().map(|c| -c).collect();
-    assert_eq!(followed.coordinates, negated);
-    // Directions of another rule's count are not taken.
-    let two = pddp_with_two_directions();
-    let of_two = split_directions(&tree, &data, child, &two, None).expect("a leaf");
-    assert_eq!(first(Some(&of_two)), plain);
-}
-
-#[test]
-#[should_panic(expected = "cuts along no principal direction")]
-fn no_directions_are_computed_ahead_for_a_rule_that_takes_none() {
-    let data = sparse_topics(300, 3);
-    let tree = Tree::new(&data, (0..data.cols()).collect(), Vec::new());
-    let kmeans = RuleSpec::named("bisecting-kmeans").expect("a rule");
-    let _ = split_directions(&tree, &data, 0, &kmeans, None);
-}
-
-/// PDDP(2): two principal directions per split.
 fn pddp_with_two_directions() -> RuleSpec {
     RuleSpec::new(
         "pddp",

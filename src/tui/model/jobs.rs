@@ -23,8 +23,6 @@ pub(crate) enum Effect {
     Preview(PreviewJob),
     /// The detail pane's passes over a large node.
     Detail(super::detail_job::DetailJob),
-    /// The selected leaf's split directions, computed while the analyst reads it.
-    Ahead(super::ahead::AheadJob),
     /// The documents' search index.
     Index(super::search::IndexJob),
     /// Delete a recovered session's file: it was reopened (`accepted`) or discarded.
@@ -49,8 +47,6 @@ pub(crate) enum Work {
         k: usize,
         rule: RuleSpec,
         policy: SelectPolicy,
-        /// The selected leaf's directions, computed ahead: the growth's split of that leaf takes them.
-        known: Option<Arc<KnownDirections>>,
     },
 }
 
@@ -96,8 +92,7 @@ pub(crate) struct PreviewJob {
     /// The preview already made of the leaf, which the [`PreviewStep::Rest`] and [`PreviewStep::Second`] steps
     /// complete (they compute their part alone, not every rule's split again).
     pub first: Option<Arc<SplitPreview>>,
-    /// For [`PreviewStep::Made`]: the directions the node's split took from its preview, when it did. For
-    /// [`PreviewStep::First`]: the leaf's directions computed ahead, when they were.
+    /// For [`PreviewStep::Made`]: the directions the node's split took from its preview, when it did.
     pub known: Option<Arc<KnownDirections>>,
 }
 
@@ -170,7 +165,8 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
         memory_budget,
     } = job;
     let known = match &work {
-        Work::Split { known, .. } | Work::Grow { known, .. } => known.clone(),
+        Work::Split { known, .. } => known.clone(),
+        Work::Grow { .. } => None,
     };
     let env = SplitEnv {
         texts: Some(data),
@@ -219,7 +215,7 @@ pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
                 }
             })
             .map_err(|e| e.to_string()),
-        Work::Grow { k, rule, policy, .. } => tree
+        Work::Grow { k, rule, policy } => tree
             .grow_in(&data.matrix, &rule, k, policy, env)
             .map(|report| {
                 let mut message = format!(
@@ -279,11 +275,8 @@ pub(crate) fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
             node,
             &job.rules,
             labels,
+            second_direction,
             names,
-            preview::FirstStage {
-                second_direction,
-                known: job.known.as_deref(),
-            },
         )),
         PreviewStep::Rest => leaf(preview::preview_rest(
             tree,

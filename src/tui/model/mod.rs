@@ -3,7 +3,6 @@
 //! here touches a terminal, so the whole of it is tested with actions in and state out. The fields are private:
 //! the view reads them through the methods below, and only `update` writes them.
 
-mod ahead;
 mod alternatives;
 mod detail_cache;
 mod detail_job;
@@ -37,7 +36,6 @@ use super::keymap::KeyMap;
 use super::keys::{Command, Context};
 use super::session::Source;
 
-pub(super) use ahead::{AheadDone, perform_ahead};
 pub(super) use alternatives::{AlternativesView, ComparisonView};
 pub(super) use detail_job::{DetailDone, perform_detail};
 pub(super) use jobs::{Effect, Finished, PreviewDone, perform, perform_preview};
@@ -149,8 +147,6 @@ pub(super) enum Action {
     },
     /// A split preview computed on a worker thread.
     Previewed(PreviewDone),
-    /// The selected leaf's split directions, computed ahead on a worker thread.
-    Ahead(AheadDone),
     /// The detail pane's passes over a large node, made on a worker thread.
     Detailed(DetailDone),
     /// The search index, built on a worker thread.
@@ -346,8 +342,6 @@ pub(super) struct Model {
     detail_running: Option<usize>,
     /// Passes over more stored entries than this go to a detail job ([`detail_job::DETAIL_INLINE_ENTRIES`]).
     detail_inline: usize,
-    /// The selected leaf's split directions, computed while the analyst reads it.
-    ahead: ahead::Ahead,
 }
 
 impl Model {
@@ -423,7 +417,6 @@ impl Model {
             detail_cache: detail_cache::DetailCache::default(),
             detail_running: None,
             detail_inline: detail_job::DETAIL_INLINE_ENTRIES,
-            ahead: ahead::Ahead::default(),
         };
         model.tree_changed();
         model.record_status();
@@ -656,9 +649,6 @@ impl Model {
     }
 
     fn selection_changed(&mut self) {
-        let busy = self.busy.as_ref().map(|(id, _)| *id);
-        self.ahead
-            .selection_moved(self.selected, self.history.revision, busy);
         self.document_cursor = 0;
         self.detail_scroll = 0;
         self.compute_detail();

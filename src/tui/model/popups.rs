@@ -251,12 +251,11 @@ pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Comman
             }
             Ok(k) if k >= 1 => {
                 let what = format!("growing to {k} leaves with {}", model.rule_text());
-                effects = model.start_taking_ahead(
+                effects = model.start(
                     Work::Grow {
                         k,
                         rule: model.rule.clone(),
                         policy: model.policy,
-                        known: model.known_directions(model.selected),
                     },
                     what,
                 );

@@ -104,11 +104,6 @@ impl Model {
         }
     }
 
-    /// Whether a preview is being computed.
-    pub(super) fn preview_running(&self) -> bool {
-        self.previews.running.is_some()
-    }
-
     /// The selected node's preview, if computed.
     pub(crate) fn current_preview(&self) -> Option<&PreviewEntry> {
         self.previews.entries.get(&self.preview_key())
@@ -154,11 +149,7 @@ impl Model {
     /// complete (its steps in order: [`PreviewStep`]) or a split node whose split is not shown yet, and no preview
     /// is running.
     pub(super) fn request_preview(&mut self) -> Option<Effect> {
-        // A leaf whose directions are computed ahead waits for them, and takes them.
-        if self.tab != DetailTab::Preview
-            || self.previews.running.is_some()
-            || self.ahead_running_for(self.selected)
-        {
+        if self.tab != DetailTab::Preview || self.previews.running.is_some() {
             return None;
         }
         let key = self.preview_key();
@@ -188,7 +179,6 @@ impl Model {
                         .preview_rules()
                         .iter()
                         .any(|rule| rule.rule().directions_needed() >= 2);
-                    known = self.ahead_directions(self.selected);
                     (PreviewStep::First { second_direction }, None)
                 }
                 Some(entry) => {

@@ -74,17 +74,9 @@ impl Model {
 
     /// Start `work` on a worker thread, unless a job runs already.
     pub(super) fn start(&mut self, work: Work, what: String) -> Vec<Effect> {
-        self.begin(work, what)
-            .map(Effect::Run)
-            .into_iter()
-            .collect()
-    }
-
-    /// `work` as the running job, which the status line shows and Esc cancels; none when a job runs already.
-    pub(super) fn begin(&mut self, work: Work, what: String) -> Option<Job> {
         if let Some((_, running)) = &self.busy {
             self.status = format!("busy: {running} (Esc cancels)");
-            return None;
+            return Vec::new();
         }
         let id = self.next_job;
         self.next_job += 1;
@@ -92,13 +84,13 @@ impl Model {
         self.busy = Some((id, what));
         let progress = Arc::new(Progress::default());
         self.job_progress = Some(Arc::clone(&progress));
-        Some(Job {
+        vec![Effect::Run(Job {
             id,
             tree: self.tree.clone(),
             work,
             progress,
             memory_budget: self.memory_budget,
-        })
+        })]
     }
 
     /// Split `node` with the current rule.
@@ -122,8 +114,8 @@ impl Model {
             }
             Ok(None) => {
                 let what = format!("splitting {} with {}", self.label(node), rule.text());
-                let known = self.known_directions(node);
-                self.start_taking_ahead(Work::Split { node, rule, known }, what)
+                let known = self.preview_directions(node);
+                self.start(Work::Split { node, rule, known }, what)
             }
             Err(error) => {
                 self.status = error.to_string();

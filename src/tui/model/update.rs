@@ -144,7 +144,6 @@ fn apply(model: &mut Model, action: Action) -> Vec<Effect> {
             model.previewed(done);
             Vec::new()
         }
-        Action::Ahead(done) => model.ahead_done(done),
         Action::Indexed(index) => {
             model.indexed(index.0);
             Vec::new()

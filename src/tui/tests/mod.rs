@@ -2,7 +2,6 @@
 //! screens drawn on ratatui's TestBackend. One file per part of the interface; the helpers they share are here.
 
 mod actions;
-mod ahead;
 mod alternatives;
 mod config;
 mod detail_jobs;

@@ -13,41 +13,8 @@
 //! `PDX_SCALE_ONLY=tui` runs only the TUI's steps (on the cache the commands left, or a fresh load).
 //!
 //! The commands are the `pdx` binary's (`stats`, `cluster`); the TUI's steps run in this process, as
-//! `benches/tui.rs` drives it: the TUI's modules compiled here, `update` then `view` on a 160x48 TestBackend, the
-//! jobs run on this thread as the worker threads run them.
-
-// The TUI's modules but its terminal setup (`mod.rs`) and its tests, which belong to the binary; at the root, so
-// that their `super::` paths find each other.
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/effects.rs"]
-mod effects;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/export.rs"]
-mod export;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/help.rs"]
-mod help;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/keymap.rs"]
-mod keymap;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/keys.rs"]
-mod keys;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/loading.rs"]
-mod loading;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/model/mod.rs"]
-mod model;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/recovery.rs"]
-mod recovery;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/session.rs"]
-mod session;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/view/mod.rs"]
-mod view;
+//! `benches/tui.rs` drives it: the library's interface (`pdx::tui`), `update` then `view` on a 160x48 TestBackend,
+//! the jobs run on this thread as the worker threads run them.
 
 mod common;
 #[path = "scale_tui/rows.rs"]

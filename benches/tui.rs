@@ -1,45 +1,11 @@
 //! TUI speed on 20 Newsgroups (train + test), against the targets: a key press that only moves the selection or
 //! changes what is shown redraws in under 50 ms with a 64-leaf tree, and so does switching between two
 //! alternative splits of its root; the split preview of the root (linear rules, each side's terms included)
-//! appears in under 200 ms. The TUI lives in the binary crate, so this bench compiles its modules directly (they only use `pdx::`
-//! paths) and drives it as the event loop does: `update(model, action)`, then `view` on a TestBackend, and the
-//! preview job as the worker thread runs it.
+//! appears in under 200 ms. It drives the library's interface (`pdx::tui`) as the event loop does: `update(model,
+//! action)`, then `view` on a TestBackend, and the jobs as the worker threads run them.
 //!
 //! Run: `PDX_DATA=/work/corpora PDX_CACHE_DIR=/tmp/pdxcache cargo bench --bench tui` (`PDX_BENCH_RUNS`, default
 //! 41 key presses per size, 7 previews).
-
-// The TUI's modules but its terminal setup (`mod.rs`) and its tests, which belong to the binary; at the root, so
-// that their `super::` paths find each other.
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/effects.rs"]
-mod effects;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/export.rs"]
-mod export;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/help.rs"]
-mod help;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/keymap.rs"]
-mod keymap;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/keys.rs"]
-mod keys;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/loading.rs"]
-mod loading;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/model/mod.rs"]
-mod model;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/recovery.rs"]
-mod recovery;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/session.rs"]
-mod session;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/view/mod.rs"]
-mod view;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -48,8 +14,9 @@ use pdx::dataset::{self, DatasetOptions};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use keys::Command;
-use model::{Action, Effect, Model, Start, perform_preview, update};
+use pdx::tui::effects::{self, JobKind};
+use pdx::tui::keys::Command;
+use pdx::tui::{Action, DetailTab, Model, Start, update, view};
 
 mod common;
 
@@ -102,16 +69,19 @@ fn main() {
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("test terminal");
     for _ in 0..runs.min(7) {
         let mut model = Model::new(Start::new(Arc::clone(&data), true));
-        let mut effects = update(&mut model, Action::Command(Command::Tab(3)));
+        let mut effects = update(
+            &mut model,
+            Action::Command(Command::Tab(DetailTab::Preview)),
+        );
         for times in [&mut first, &mut second] {
-            let Some(Effect::Preview(job)) = effects.pop() else {
+            let Some(job) = effects.pop().filter(|job| job.kind() == JobKind::Preview) else {
                 eprintln!("no preview job");
                 std::process::exit(2);
             };
             let start = Instant::now();
-            let done = perform_preview(&data, job);
+            let done = effects::perform(job, &data);
             times.push(ms(start));
-            effects = update(&mut model, Action::Previewed(done));
+            effects = update(&mut model, done);
         }
         let start = Instant::now();
         terminal
@@ -248,12 +218,12 @@ fn main() {
     act(&mut model, Action::Command(Command::Confirm));
     println!(
         "grew to {} leaves in {:.0} ms",
-        model.derived().leaves.len(),
+        model.leaves().len(),
         ms(start)
     );
     for (width, height) in [(160, 48), (80, 24)] {
         let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-        for tab in [0u8, 2, 3] {
+        for tab in [DetailTab::Terms, DetailTab::Documents, DetailTab::Preview] {
             act(&mut model, Action::Command(Command::Tab(tab)));
             act(&mut model, Action::Command(Command::Top));
             let mut updates = Vec::new();
@@ -279,7 +249,7 @@ fn main() {
             }
             println!(
                 "{width}x{height} tab {}: move + redraw median {:.2} ms, max {:.2} ms (update alone median {:.2} ms)",
-                tab + 1,
+                tab.index() + 1,
                 median(totals.clone()),
                 max(&totals),
                 median(updates)
@@ -307,8 +277,16 @@ fn redraw_only_keys(model: &mut Model, runs: usize) {
     act(model, Action::Command(Command::Top));
     // Pairs that undo each other, so that each press starts from the same screen.
     let pairs: [(&str, Command, Command); 7] = [
-        ("tab Terms / Labels", Command::Tab(1), Command::Tab(0)),
-        ("tab Documents / Terms", Command::Tab(2), Command::Tab(0)),
+        (
+            "tab Terms / Labels",
+            Command::Tab(DetailTab::Labels),
+            Command::Tab(DetailTab::Terms),
+        ),
+        (
+            "tab Documents / Terms",
+            Command::Tab(DetailTab::Documents),
+            Command::Tab(DetailTab::Terms),
+        ),
         ("pane switch", Command::NextPane, Command::NextPane),
         ("collapse / expand", Command::Collapse, Command::Expand),
         ("help open / close", Command::Help, Command::Cancel),
@@ -335,7 +313,7 @@ fn redraw_only_keys(model: &mut Model, runs: usize) {
     }
     println!(
         "redraw-only keys on the {}-leaf tree: worst {worst:.2} ms",
-        model.derived().leaves.len()
+        model.leaves().len()
     );
 }
 
@@ -349,7 +327,7 @@ fn alternatives(model: &mut Model, runs: usize) {
     println!(
         "alternative split of the root (PDDP again): {:.0} ms, {} leaves active, {} splits on the root",
         ms(start),
-        model.derived().leaves.len(),
+        model.leaves().len(),
         model.tree().split_count(model.tree().root())
     );
     let mut switches = Vec::new();
@@ -394,7 +372,7 @@ fn scale(path: std::path::PathBuf) {
     );
     // The search index (built on the loading thread in the app), then the model (built after loading).
     let start = Instant::now();
-    let index = Arc::new(model::search::build_index(&data, None));
+    let index = Arc::new(effects::search_index(&data));
     println!("search index built in {:.0} ms", ms(start));
     let start = Instant::now();
     let mut model = Model::new(Start {
@@ -406,18 +384,21 @@ fn scale(path: std::path::PathBuf) {
 
     // The root's Preview (every rule on the leaf, then the scatter plot's direction), then its split and the
     // Preview of the split it had, as a user first sees them.
-    let mut effects = update(&mut model, Action::Command(Command::Tab(3)));
+    let mut effects = update(
+        &mut model,
+        Action::Command(Command::Tab(DetailTab::Preview)),
+    );
     for what in [
         "first job (histogram, table, sides)",
         "second job (scatter plot)",
     ] {
-        let Some(Effect::Preview(job)) = effects.pop() else {
+        let Some(job) = effects.pop().filter(|job| job.kind() == JobKind::Preview) else {
             eprintln!("no preview job");
             std::process::exit(2);
         };
         let start = Instant::now();
-        let done = perform_preview(&data, job);
-        effects = update(&mut model, Action::Previewed(done));
+        let done = effects::perform(job, &data);
+        effects = update(&mut model, done);
         terminal
             .draw(|frame| view::view(frame, &model))
             .expect("draw");
@@ -435,7 +416,7 @@ fn scale(path: std::path::PathBuf) {
     let frame = press(&mut model, &mut terminal, Command::NextPane);
     println!("a frame of the root's split Preview: {frame:.1} ms");
     act(&mut model, Action::Command(Command::NextPane));
-    act(&mut model, Action::Command(Command::Tab(0)));
+    act(&mut model, Action::Command(Command::Tab(DetailTab::Terms)));
     act(&mut model, Action::Command(Command::Undo));
     let mut copy = model.tree().clone();
     let library = Instant::now();
@@ -465,7 +446,7 @@ fn scale(path: std::path::PathBuf) {
     act(&mut model, Action::Command(Command::Confirm));
     println!(
         "grew to {} leaves in {:.0} ms",
-        model.derived().leaves.len(),
+        model.leaves().len(),
         ms(start)
     );
 
@@ -475,7 +456,11 @@ fn scale(path: std::path::PathBuf) {
         .tree()
         .node(model.tree().root())
         .map_or(0, |n| n.size());
-    let open = press(&mut model, &mut terminal, Command::Tab(2));
+    let open = press(
+        &mut model,
+        &mut terminal,
+        Command::Tab(DetailTab::Documents),
+    );
     act(&mut model, Action::Command(Command::NextPane));
     let mut pages = Vec::new();
     for _ in 0..runs {
@@ -489,11 +474,11 @@ fn scale(path: std::path::PathBuf) {
         median(pages)
     );
     act(&mut model, Action::Command(Command::NextPane));
-    act(&mut model, Action::Command(Command::Tab(0)));
+    act(&mut model, Action::Command(Command::Tab(DetailTab::Terms)));
 
     // Moves through the tree on each tab, down and back up (the preview a move asks for runs on a worker thread:
     // not part of the key press).
-    for tab in [0u8, 1, 2, 3] {
+    for tab in DetailTab::ALL {
         act(&mut model, Action::Command(Command::Tab(tab)));
         act(&mut model, Action::Command(Command::Top));
         let mut down = Vec::new();
@@ -508,14 +493,14 @@ fn scale(path: std::path::PathBuf) {
         up.push(move_and_draw(&mut model, &mut terminal, Command::Top));
         println!(
             "tab {}: move + redraw, down median {:.2} ms, max {:.2} ms; back up median {:.2} ms, max {:.2} ms",
-            tab + 1,
+            tab.index() + 1,
             median(down.clone()),
             max(&down),
             median(up.clone()),
             max(&up)
         );
     }
-    act(&mut model, Action::Command(Command::Tab(0)));
+    act(&mut model, Action::Command(Command::Tab(DetailTab::Terms)));
     redraw_only_keys(&mut model, runs);
 }
 

@@ -1,6 +1,7 @@
 //! pdx, the principal direction explorer: read a document collection, build a weighted term-document matrix, grow
-//! a divisive cluster tree over it and report on it. This library knows nothing about terminals; the binary
-//! (`src/main.rs`) parses the command line and prints.
+//! a divisive cluster tree over it and report on it; and [`tui`], the terminal interface's model, keys and
+//! screens. Below `tui`, the library knows nothing about terminals; the binary (`src/main.rs`) parses the command
+//! line, prints, and owns the terminal.
 
 // Items are visible to the crate only unless the crate's users need them.
 #![warn(unreachable_pub)]
@@ -21,4 +22,5 @@ pub mod report;
 pub mod rng;
 pub mod stats;
 pub mod text;
+pub mod tui;
 pub mod weighting;

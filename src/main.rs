@@ -9,7 +9,6 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
-mod tui;
 
 fn main() -> ExitCode {
     quiet_for_caught_reader_panics();

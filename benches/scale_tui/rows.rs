@@ -11,10 +11,11 @@ use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 
 use crate::common::{self, median};
-use crate::keys::Command;
-use crate::model::{Action, Effect, Model, Start};
 use crate::steps::{self, act, preview_frames, redraw_only_keys, run_all, split_to_frame};
-use crate::{Limits, Row, effects, max, memory_kb, ms, own_peak_mb, view};
+use crate::{Limits, Row, max, memory_kb, ms, own_peak_mb};
+use pdx::tui::effects::{self, JobKind};
+use pdx::tui::keys::Command;
+use pdx::tui::{Action, Effect, Model, Start, view};
 
 /// The TUI's rows and the details behind them.
 pub(crate) struct Tui {
@@ -49,7 +50,7 @@ pub(crate) fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits)
         let (elapsed, deferred) = split_to_frame(&mut model, &mut terminal);
         splits.push(elapsed);
         run_all(&mut model, deferred);
-        let shown = model.derived().leaves.len();
+        let shown = model.leaves().len();
         let mut model = Model::new(Start::new(Arc::clone(&data), true));
         let frames = preview_frames(&mut model, &mut terminal);
         println!(
@@ -70,7 +71,7 @@ pub(crate) fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits)
         // Then the Preview tab's "split it had", which takes the same directions, on its own worker in the app.
         let (previews_of_split, others): (Vec<Effect>, Vec<Effect>) = deferred
             .into_iter()
-            .partition(|effect| matches!(effect, Effect::Preview(_)));
+            .partition(|effect| effect.kind() == JobKind::Preview);
         let start = Instant::now();
         run_all(&mut model, previews_of_split);
         terminal
@@ -105,14 +106,14 @@ pub(crate) fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits)
     let start = Instant::now();
     for stage in [40, 200, leaves] {
         let target = stage.min(leaves);
-        if model.derived().leaves.len() >= target {
+        if model.leaves().len() >= target {
             continue;
         }
         let (rss_kb, _) = memory_kb(std::process::id());
         if start.elapsed().as_secs_f64() > limits.seconds || rss_kb * 1024 > limits.bytes {
             println!(
                 "tui       growth stopped at {} leaves: past {:.0} s or {} GB",
-                model.derived().leaves.len(),
+                model.leaves().len(),
                 limits.seconds,
                 limits.bytes >> 30
             );
@@ -125,7 +126,7 @@ pub(crate) fn tui_rows(file: &Path, runs: usize, leaves: usize, limits: &Limits)
         act(&mut model, Action::Command(Command::Confirm));
     }
     let grow_ms = ms(start);
-    let grown = model.derived().leaves.len();
+    let grown = model.leaves().len();
     // What the process holds now, against its peak: the memory a tree of `grown` leaves keeps.
     let (rss_after_growth_kb, _) = memory_kb(std::process::id());
     println!(

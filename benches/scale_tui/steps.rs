@@ -8,11 +8,12 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use crate::common::median;
-use crate::keys::Command;
-use crate::model::{Action, Effect, Model, Start, update};
-use crate::{effects, max, ms, view};
+use crate::{max, ms};
 use pdx::cluster::{Params, RuleSpec};
 use pdx::dataset::Dataset;
+use pdx::tui::effects::{self, JobKind};
+use pdx::tui::keys::Command;
+use pdx::tui::{Action, DetailTab, Effect, Model, Start, update, view};
 
 /// Apply an action and run the jobs it starts synchronously with the app's effect runner, as the worker threads
 /// would.
@@ -35,7 +36,7 @@ pub(crate) fn run_all(model: &mut Model, effects: Vec<Effect>) {
 /// [`act`] but for the detail pane's and the Preview tab's jobs, returned unrun: in the app every job runs on a
 /// worker thread of its own, and the frame that shows a split does not wait for them.
 pub(crate) fn act_but_side_jobs(model: &mut Model, action: Action) -> Vec<Effect> {
-    let side_job = |effect: &Effect| matches!(effect, Effect::Detail(_) | Effect::Preview(_));
+    let side_job = |effect: &Effect| matches!(effect.kind(), JobKind::Detail | JobKind::Preview);
     act_but_then(model, action, side_job, |_| {})
 }
 
@@ -81,22 +82,26 @@ pub(crate) fn preview_frames(
 ) -> PreviewFrames {
     let start = Instant::now();
     let (mut first, mut table) = (None, None);
-    let detail = |effect: &Effect| matches!(effect, Effect::Detail(_));
-    let deferred = act_but_then(model, Action::Command(Command::Tab(3)), detail, |model| {
-        let Some(entry) = model.current_preview() else {
-            return;
-        };
-        let whole = !entry.rows_pending;
-        if first.is_none() || (whole && table.is_none()) {
-            terminal
-                .draw(|frame| view::view(frame, model))
-                .expect("draw");
-            first.get_or_insert_with(|| ms(start));
-            if whole {
-                table.get_or_insert_with(|| ms(start));
+    let detail = |effect: &Effect| effect.kind() == JobKind::Detail;
+    let deferred = act_but_then(
+        model,
+        Action::Command(Command::Tab(DetailTab::Preview)),
+        detail,
+        |model| {
+            let Some(whole) = model.preview_table_complete() else {
+                return;
+            };
+            if first.is_none() || (whole && table.is_none()) {
+                terminal
+                    .draw(|frame| view::view(frame, model))
+                    .expect("draw");
+                first.get_or_insert_with(|| ms(start));
+                if whole {
+                    table.get_or_insert_with(|| ms(start));
+                }
             }
-        }
-    });
+        },
+    );
     terminal
         .draw(|frame| view::view(frame, model))
         .expect("draw");
@@ -127,7 +132,7 @@ pub(crate) fn press(
     // kept. Other jobs (a preview) are not run.
     let detail: Vec<Effect> = jobs
         .into_iter()
-        .filter(|e| matches!(e, Effect::Detail(_)))
+        .filter(|e| e.kind() == JobKind::Detail)
         .collect();
     run_all(model, detail);
     elapsed
@@ -140,13 +145,10 @@ pub(crate) fn split_while_indexing(
     data: &Arc<Dataset>,
     terminal: &mut Terminal<TestBackend>,
 ) -> f64 {
-    let mut model = Model::new(Start {
-        index_in_background: true,
-        ..Start::new(Arc::clone(data), true)
-    });
-    let indexing = model
-        .start_indexing()
-        .expect("a model told to index in the background has no index yet");
+    let mut model = Model::new(Start::without_index(Arc::clone(data), true));
+    let Some(indexing) = update(&mut model, Action::Opened(None)).pop() else {
+        panic!("a model started without an index builds it in the background");
+    };
     let worker = {
         let data = Arc::clone(data);
         std::thread::spawn(move || effects::perform(indexing, &data))
@@ -218,8 +220,16 @@ pub(crate) fn redraw_only_keys(
     let pairs: [(&str, Command, Command); 9] = [
         ("move down / up", Command::Down, Command::Up),
         ("page down / up", Command::PageDown, Command::PageUp),
-        ("tab Terms / Labels", Command::Tab(1), Command::Tab(0)),
-        ("tab Documents / Terms", Command::Tab(2), Command::Tab(0)),
+        (
+            "tab Terms / Labels",
+            Command::Tab(DetailTab::Labels),
+            Command::Tab(DetailTab::Terms),
+        ),
+        (
+            "tab Documents / Terms",
+            Command::Tab(DetailTab::Documents),
+            Command::Tab(DetailTab::Terms),
+        ),
         ("pane switch", Command::NextPane, Command::NextPane),
         ("collapse / expand", Command::Collapse, Command::Expand),
         ("help open / close", Command::Help, Command::Cancel),

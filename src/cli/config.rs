@@ -11,7 +11,7 @@ use clap::{ArgMatches, CommandFactory};
 use toml::de::{DeTable, DeValue};
 
 use super::Cli;
-use crate::tui::keymap::KeyMap;
+use pdx::tui::keymap::KeyMap;
 
 /// The environment variable that names the config file (empty: none).
 pub(crate) const CONFIG_ENV: &str = "PDX_CONFIG";

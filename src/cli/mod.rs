@@ -5,6 +5,8 @@ mod cluster;
 pub(crate) mod config;
 mod corpus;
 pub(crate) mod flags;
+mod signals;
+mod terminal;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -14,9 +16,9 @@ use clap::{Parser, Subcommand};
 use pdx::cluster::rules::DEFAULT_MEMORY_BUDGET;
 use pdx::stats::Stats;
 
-use crate::tui;
 use corpus::CorpusArgs;
 use flags::{MemorySize, memory_size};
+use pdx::tui;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -92,13 +94,13 @@ pub(crate) fn run(cli: Cli, keys: tui::keymap::KeyMap) -> anyhow::Result<()> {
         Some(Command::Cluster(args)) => cluster::run(&args),
         // On a terminal, open the collection in the TUI; otherwise (a pipe, a test) print its statistics.
         None if std::io::stdout().is_terminal() => {
-            let source = tui::Source {
+            let source = tui::session::Source {
                 paths: cli.corpus.paths.clone(),
                 options: cli.corpus.options()?,
                 use_cache: !cli.corpus.no_cache,
             };
             let memory_budget = cli.mem_budget.map_or(DEFAULT_MEMORY_BUDGET, |size| size.0);
-            tui::run(source, cli.session, memory_budget, cli.hide_labels, keys)
+            terminal::run(source, cli.session, memory_budget, cli.hide_labels, keys)
         }
         // The statistics use neither flag: refused rather than ignored.
         None if cli.session.is_some() || cli.mem_budget.is_some() || cli.hide_labels => {
@@ -115,5 +117,18 @@ pub(crate) fn run(cli: Cli, keys: tui::keymap::KeyMap) -> anyhow::Result<()> {
             )
         }
         None => print_stats(&cli.corpus, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::Cli;
+
+    #[test]
+    fn the_hide_labels_flag_is_parsed() {
+        let cli = Cli::try_parse_from(["pdx", "--hide-labels", "corpus"]).expect("parses");
+        assert!(cli.hide_labels);
     }
 }

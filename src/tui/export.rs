@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use pdx::cluster::Tree;
-use pdx::dataset::Dataset;
-use pdx::report;
+use crate::cluster::Tree;
+use crate::dataset::Dataset;
+use crate::report;
 
 /// The folder exports go to: `PDX_EXPORT_DIR` if set (and not empty), else the current directory.
-pub(super) fn default_dir() -> PathBuf {
+pub fn default_dir() -> PathBuf {
     std::env::var_os("PDX_EXPORT_DIR")
         .filter(|dir| !dir.is_empty())
         .map_or_else(|| PathBuf::from("."), PathBuf::from)
@@ -82,7 +82,7 @@ pub(super) fn write_new_files(
         }
         let mut written = Vec::new();
         for (path, (_, bytes)) in paths.iter().zip(files) {
-            match pdx::files::write_new(path, bytes) {
+            match crate::files::write_new(path, bytes) {
                 Ok(()) => written.push(path.clone()),
                 Err(error) => {
                     // Taken since the check (another pdx writing the same names): take the next number, and the
@@ -107,18 +107,29 @@ pub(super) fn write_new_files(
     ))
 }
 
-/// Write the four files into `dir`, under names no file has yet, the JSON with `timings` as its `timings_ms`;
-/// returns their paths.
-pub(super) fn export(
-    data: &Dataset,
-    tree: &Tree,
-    dir: &Path,
-    settings: &report::html::Settings,
-    timings: BTreeMap<String, f64>,
-) -> Result<Vec<PathBuf>, String> {
+/// An export to make: `tree` as JSON, CSV, Newick and HTML into `dir`.
+#[derive(Debug, Clone)]
+pub(crate) struct Export {
+    pub tree: Tree,
+    pub dir: PathBuf,
+    /// What the HTML report says of the corpus's options and the rule.
+    pub settings: report::html::Settings,
+    /// The JSON report's `timings_ms`.
+    pub timings: BTreeMap<String, f64>,
+}
+
+/// Write the four files into the export's folder, under names no file has yet, the JSON with its timings as its
+/// `timings_ms`; returns their paths.
+pub(crate) fn export(data: &Dataset, job: &Export) -> Result<Vec<PathBuf>, String> {
+    let Export {
+        tree,
+        dir,
+        settings,
+        timings,
+    } = job;
     let stem = file_stem(&data.source, tree.leaves().len());
     let mut report = report::build(data, tree);
-    report.timings_ms = timings;
+    report.timings_ms = timings.clone();
     let json = serde_json::to_string(&report).map_err(|e| format!("cannot export: {e}"))?;
     let csv = report::to_csv(data, tree);
     let newick = report::to_newick(tree);

@@ -1,7 +1,7 @@
 //! The `?` screen's text, generated from data: what the tree's columns and figures mean, the key table of
 //! [`KeyMap`] (the keys in effect), the mouse, and one line per rule from the registry, wrapped to the screen's width.
 
-use pdx::cluster::registry;
+use crate::cluster::registry;
 
 use super::keymap::KeyMap;
 

@@ -7,75 +7,6 @@ use super::keys::{BINDINGS, Command, Context, Key, MOUSE, MOUSE_TITLE};
 use Key::{Ctrl, Digits, Letters, Plain, Text};
 use KeyCode::{Backspace, Char, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Up};
 
-impl Command {
-    /// The command's stable name, as the config file's `[keys]` table names it (`split = "S"`).
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Command::Up => "up",
-            Command::Down => "down",
-            Command::PageUp => "page-up",
-            Command::PageDown => "page-down",
-            Command::Top => "top",
-            Command::Bottom => "bottom",
-            Command::Collapse => "collapse",
-            Command::Expand => "expand",
-            Command::NextPane => "next-pane",
-            Command::PrevTab => "prev-tab",
-            Command::NextTab => "next-tab",
-            Command::Tab(0) => "tab-terms",
-            Command::Tab(1) => "tab-labels",
-            Command::Tab(2) => "tab-documents",
-            Command::Tab(3) => "tab-preview",
-            Command::Tab(_) => "tab",
-            Command::Split => "split",
-            Command::SplitSuggested => "split-suggested",
-            Command::AutoSplit => "auto-split",
-            Command::Merge => "merge",
-            Command::Undo => "undo",
-            Command::Redo => "redo",
-            Command::RulePicker => "rule-picker",
-            Command::CyclePolicy => "cycle-policy",
-            Command::Confusion => "confusion",
-            Command::OpenDocument => "open-document",
-            Command::Export => "export",
-            Command::Rename => "rename",
-            Command::Find => "find",
-            Command::Save => "save",
-            Command::NextSplit => "next-split",
-            Command::PrevSplit => "prev-split",
-            Command::CompareSplits => "compare-splits",
-            Command::KeepSplit => "keep-split",
-            Command::Mark => "mark",
-            Command::CompareNodes => "compare-nodes",
-            Command::Help => "help",
-            Command::Quit => "quit",
-            Command::Cancel => "cancel",
-            Command::Interrupt => "interrupt",
-            Command::Confirm => "confirm",
-            Command::Yes => "yes",
-            Command::No => "no",
-            Command::Increase => "increase",
-            Command::Decrease => "decrease",
-            Command::Type => "type",
-            Command::Backspace => "backspace",
-            Command::Choose => "choose",
-            Command::ToggleLabels => "toggle-labels",
-            Command::MessageLog => "message-log",
-            Command::Left => "left",
-            Command::Right => "right",
-            Command::SplitWithRow => "split-with-row",
-            Command::UseRow => "use-row",
-            Command::MarkDocument => "mark-document",
-            Command::MoveDocuments => "move-documents",
-            Command::DropWord => "drop-word",
-            Command::WeightingForm => "weighting-form",
-            Command::NextHit => "next-hit",
-            Command::PrevHit => "prev-hit",
-            Command::Filter => "filter",
-        }
-    }
-}
-
 /// The keys a config file may name, besides single characters and `ctrl-` + a character.
 const NAMED_KEYS: &[(&str, KeyCode)] = &[
     ("space", Char(' ')),
@@ -166,7 +97,7 @@ pub(crate) struct ActiveBinding {
 
 /// Why a remap cannot be applied; the caller names the config file's line.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub(crate) enum RemapError {
+pub enum RemapError {
     #[error("no command named {0:?} (commands: {1})")]
     UnknownCommand(String, String),
     #[error("{command}: {key:?} is not a key (a character, ctrl-x, or one of {named})")]
@@ -190,7 +121,7 @@ pub(crate) enum RemapError {
 
 /// The key table in effect: [`BINDINGS`] with the config file's remaps applied.
 #[derive(Debug, Clone)]
-pub(crate) struct KeyMap {
+pub struct KeyMap {
     bindings: Vec<ActiveBinding>,
 }
 
@@ -226,7 +157,7 @@ impl KeyMap {
     /// Give the command named `name` the keys `specs` (each as [`Key::from_spec`] reads it), in every context it
     /// is bound in. A key that another command of the same context (or of a context looked up with it) already
     /// has is refused, unless the default table has the two share it.
-    pub(crate) fn remap(&mut self, name: &str, specs: &[String]) -> Result<(), RemapError> {
+    pub fn remap(&mut self, name: &str, specs: &[String]) -> Result<(), RemapError> {
         let commands = KeyMap::commands();
         let Some(&command) = commands.iter().find(|c| c.name() == name) else {
             let names: Vec<&str> = commands.iter().map(|c| c.name()).collect();
@@ -339,7 +270,7 @@ impl KeyMap {
 
     /// Each command with its keys as a config file names them, when every binding of the command has the same
     /// keys and each can be named (`None` otherwise: its keys differ by context, or are a class such as digits).
-    pub(crate) fn specs(&self) -> Vec<(&'static str, Option<Vec<String>>)> {
+    pub fn specs(&self) -> Vec<(&'static str, Option<Vec<String>>)> {
         KeyMap::commands()
             .into_iter()
             .map(|command| {

@@ -1,11 +1,73 @@
 //! The key map, declared once as data: [`BINDINGS`] decides what a key does in each context, and the same table
 //! generates the `?` help screen and the key hint of the status line.
 
+use std::sync::OnceLock;
+
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// What a key asks for. Keys become commands through [`BINDINGS`]; commands become model changes in `update`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Command {
+use super::model::DetailTab;
+
+/// Declares [`Command`] once, as rows: each variant with its doc comment. Its stable name, by which a config
+/// file remaps it, is generated from the variant (kebab case: `PageUp` is `page-up`; a variant that takes a
+/// value adds the value's name: `Tab(DetailTab::Terms)` is `tab-terms`), and so is [`Command::ALL`].
+macro_rules! commands {
+    ($( $(#[$doc:meta])* $variant:ident $(($value:ty))? ),* $(,)?) => {
+        /// What a key asks for. Keys become commands through [`BINDINGS`]; commands become model changes in
+        /// `update`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Command {
+            $( $(#[$doc])* $variant $(($value))? ),*
+        }
+
+        impl Command {
+            /// Every command, each value of a command that takes one.
+            // One push per row of the declaration, as the macro writes them.
+            #[allow(clippy::vec_init_then_push)]
+            pub(crate) fn all() -> Vec<Command> {
+                let mut all = Vec::new();
+                $( commands!(@push all $variant $(($value))?); )*
+                all
+            }
+
+            /// The variant's name as declared (`PageUp`), and its value's name (`terms`) if it takes one.
+            fn declared(self) -> (&'static str, Option<&'static str>) {
+                match self {
+                    $( commands!(@pattern $variant value $(($value))?) =>
+                        (stringify!($variant), commands!(@value value $(($value))?)) ),*
+                }
+            }
+        }
+    };
+    (@push $all:ident $variant:ident ($value:ty)) => {
+        $all.extend(<$value as CommandValue>::ALL.iter().map(|&value| Command::$variant(value)))
+    };
+    (@push $all:ident $variant:ident) => { $all.push(Command::$variant) };
+    (@pattern $variant:ident $bound:ident ($value:ty)) => { Command::$variant($bound) };
+    (@pattern $variant:ident $bound:ident) => { Command::$variant };
+    (@value $bound:ident ($value:ty)) => { Some(CommandValue::name($bound)) };
+    (@value $bound:ident) => { None };
+}
+
+/// A value a command takes (the detail tab of [`Command::Tab`]): every value, and each one's name in the
+/// command's stable name.
+pub(crate) trait CommandValue: Copy + 'static {
+    const ALL: &'static [Self];
+    fn name(self) -> &'static str;
+}
+
+impl CommandValue for DetailTab {
+    const ALL: &'static [DetailTab] = &DetailTab::ALL;
+    fn name(self) -> &'static str {
+        match self {
+            DetailTab::Terms => "terms",
+            DetailTab::Labels => "labels",
+            DetailTab::Documents => "documents",
+            DetailTab::Preview => "preview",
+        }
+    }
+}
+
+commands! {
     Up,
     Down,
     PageUp,
@@ -17,7 +79,8 @@ pub(crate) enum Command {
     NextPane,
     PrevTab,
     NextTab,
-    Tab(u8),
+    /// Show a tab of the detail pane.
+    Tab(DetailTab),
     Split,
     SplitSuggested,
     AutoSplit,
@@ -88,6 +151,51 @@ pub(crate) enum Command {
     DropWord,
     /// The weighting and filters form.
     WeightingForm,
+}
+
+impl Command {
+    /// The command's stable name, as the config file's `[keys]` table names it (`split = "S"`): the kebab case
+    /// of its variant, and of its value's name when it takes one.
+    pub(crate) fn name(self) -> &'static str {
+        static NAMES: OnceLock<Vec<(Command, String)>> = OnceLock::new();
+        let names = NAMES.get_or_init(|| {
+            Command::all()
+                .into_iter()
+                .map(|command| {
+                    let (variant, value) = command.declared();
+                    let mut name = kebab_case(variant);
+                    if let Some(value) = value {
+                        name.push('-');
+                        name.push_str(value);
+                    }
+                    (command, name)
+                })
+                .collect()
+        });
+        names
+            .iter()
+            .find(|(command, _)| *command == self)
+            .map_or_else(
+                || panic!("{self:?} is in Command::all"),
+                |(_, name)| name.as_str(),
+            )
+    }
+}
+
+/// `PageUp` as `page-up`.
+fn kebab_case(variant: &str) -> String {
+    let mut name = String::new();
+    for (i, c) in variant.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                name.push('-');
+            }
+            name.push(c.to_ascii_lowercase());
+        } else {
+            name.push(c);
+        }
+    }
+    name
 }
 
 /// Where a binding applies: the main screen (either pane, or one of them) or one popup.
@@ -269,10 +377,10 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Char('N'))], Command::PrevHit, Context::Main, "the search's previous hit"),
     bind(&[Plain(Char('w'))], Command::Save, Context::Main, "save the session (reopen with pdx --session FILE)"),
     bind(&[Plain(KeyCode::Tab)], Command::NextPane, Context::Main, "switch between the tree and the detail pane"),
-    bind(&[Plain(Char('1'))], Command::Tab(0), Context::Main, "detail tab: Terms"),
-    bind(&[Plain(Char('2'))], Command::Tab(1), Context::Main, "detail tab: Labels"),
-    bind(&[Plain(Char('3'))], Command::Tab(2), Context::Main, "detail tab: Documents"),
-    bind(&[Plain(Char('4'))], Command::Tab(3), Context::Main, "detail tab: Preview (each rule's split, or the split made)"),
+    bind(&[Plain(Char('1'))], Command::Tab(DetailTab::Terms), Context::Main, "detail tab: Terms"),
+    bind(&[Plain(Char('2'))], Command::Tab(DetailTab::Labels), Context::Main, "detail tab: Labels"),
+    bind(&[Plain(Char('3'))], Command::Tab(DetailTab::Documents), Context::Main, "detail tab: Documents"),
+    bind(&[Plain(Char('4'))], Command::Tab(DetailTab::Preview), Context::Main, "detail tab: Preview (each rule's split, or the split made)"),
     bind(&[Plain(Esc)], Command::Cancel, Context::Main, "cancel the running split; else clear filter or search"),
     hint(&[Plain(Char('q'))], Command::Quit, Context::Main, "quit (asks first if the tree changed)", "quit"),
     bind(&[Ctrl('c')], Command::Interrupt, Context::Main, "cancel the running split or preview; else quit as q"),

@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use pdx::dataset::{DatasetError, Opened, PendingCache};
-use pdx::progress::{Progress, ProgressSnapshot};
+use crate::dataset::{DatasetError, Opened, PendingCache};
+use crate::progress::{Progress, ProgressSnapshot};
 use ratatui::crossterm::event::KeyEvent;
 
 use super::keys::{self, Command, Context};
 
-pub(super) struct Loading {
+pub struct Loading {
     /// What is loading, as the screen names it.
     pub what: String,
     pub progress: Arc<Progress>,
@@ -21,21 +21,21 @@ pub(super) struct Loading {
 /// A corpus opened on the loading thread. Its documents' full-text index is built after, on a worker, while the
 /// interface already answers ([`super::model::Model::start_indexing`]), and so is its cache entry, when it was
 /// built from the files (`pending`).
-pub(super) struct Loaded {
+pub struct Loaded {
     pub opened: Opened,
     pub pending: Option<PendingCache>,
 }
 
 /// How loading ended (with what was loaded: [`Loaded`] in the app).
-pub(super) enum LoadEnd<T = Loaded> {
+pub enum LoadEnd<T = Loaded> {
     Loaded(Box<T>),
     /// The user cancelled: pdx quits, saying so.
     Cancelled,
-    Failed(anyhow::Error),
+    Failed(DatasetError),
 }
 
 impl Loading {
-    pub(super) fn new(what: String, progress: Arc<Progress>) -> Loading {
+    pub fn new(what: String, progress: Arc<Progress>) -> Loading {
         Loading {
             what,
             progress,
@@ -44,11 +44,11 @@ impl Loading {
     }
 
     /// The command a key means on the loading screen.
-    pub(super) fn command_for(&self, key: &KeyEvent) -> Option<Command> {
+    pub fn command_for(&self, key: &KeyEvent) -> Option<Command> {
         keys::lookup(&[Context::Loading], key)
     }
 
-    pub(super) fn update(&mut self, command: Command) {
+    pub fn update(&mut self, command: Command) {
         if command == Command::Cancel {
             self.progress.cancel();
             self.cancelling = true;
@@ -57,18 +57,11 @@ impl Loading {
 
     /// What the loader's result means: a cancel shows up as [`DatasetError::Cancelled`] (or, if the load ended
     /// before it saw the cancel, as a dataset the user no longer wants).
-    pub(super) fn finished<T>(&self, result: anyhow::Result<T>) -> LoadEnd<T> {
+    pub fn finished<T>(&self, result: Result<T, DatasetError>) -> LoadEnd<T> {
         match result {
             _ if self.cancelling => LoadEnd::Cancelled,
             Ok(opened) => LoadEnd::Loaded(Box::new(opened)),
-            Err(error)
-                if matches!(
-                    error.downcast_ref::<DatasetError>(),
-                    Some(DatasetError::Cancelled)
-                ) =>
-            {
-                LoadEnd::Cancelled
-            }
+            Err(DatasetError::Cancelled) => LoadEnd::Cancelled,
             Err(error) => LoadEnd::Failed(error),
         }
     }
@@ -85,9 +78,9 @@ impl Loading {
         if phase.is_empty() {
             return (String::new(), None);
         }
-        let unit = if phase == pdx::corpus::PHASE_READING {
+        let unit = if phase == crate::corpus::PHASE_READING {
             " files"
-        } else if phase == pdx::dataset::PHASE_TOKENISING {
+        } else if phase == crate::dataset::PHASE_TOKENISING {
             " documents"
         } else {
             ""

@@ -1,6 +1,5 @@
-//! What survives a signal: the signals pdx catches while it owns the terminal, the unsaved tree kept as a
-//! recovery session when one of them stops it, and the offer to reopen that session at the next start on the
-//! same corpus.
+//! What survives a signal: the unsaved tree kept as a recovery session when a signal stops pdx, and the offer to
+//! reopen that session at the next start on the same corpus.
 //!
 //! Each recovery gets a folder of its own under the recovery folder (`<seconds>-<pid>-<attempt>-<signal>`, made
 //! with `create_dir`, which fails rather than reuse one), and the session writer writes into it: so a recovery
@@ -9,28 +8,12 @@
 //! leaves it there (and says where).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use pdx::text::StoplistChoice;
-use signal_hook::SigId;
-use signal_hook::consts::{SIGINT, SIGTERM};
-use signal_hook::flag;
+use crate::text::StoplistChoice;
 
 use super::model::Model;
 use super::session::{self, Session, Source};
-
-/// The signals that end a program and can be caught (SIGKILL and SIGSTOP cannot).
-#[cfg(unix)]
-const CAUGHT: &[i32] = &[
-    SIGTERM,
-    SIGINT,
-    signal_hook::consts::SIGHUP,
-    signal_hook::consts::SIGQUIT,
-];
-#[cfg(not(unix))]
-const CAUGHT: &[i32] = &[SIGTERM, SIGINT];
 
 /// The folder of recoveries already offered once.
 const OFFERED: &str = "offered";
@@ -38,117 +21,15 @@ const OFFERED: &str = "offered";
 /// How many folder names a recovery tries within one second and process before it gives up.
 const ATTEMPTS: u32 = 1000;
 
-/// The caught signals, as flags the event loop polls: a handler may do nothing but set a flag, so the loop does
-/// the work (keep the tree, restore the terminal, exit with 128 + the signal's number).
-pub(super) struct Signals {
-    /// The number of the first signal caught (0: none yet).
-    caught: Arc<AtomicUsize>,
-    registered: Vec<SigId>,
-}
-
-impl Signals {
-    /// Catch [`CAUGHT`] from now until the value is dropped. A second signal while pdx handles the first ends it
-    /// at once with 128 + its number, so that a stuck recovery never keeps pdx from stopping.
-    pub(super) fn catch() -> std::io::Result<Signals> {
-        let caught = Arc::new(AtomicUsize::new(0));
-        let handling = Arc::new(AtomicBool::new(false));
-        let mut registered = Vec::new();
-        for &signal in CAUGHT {
-            // Registered first, so it runs before this signal sets `handling`: only a second signal exits here.
-            registered.push(flag::register_conditional_shutdown(
-                signal,
-                128 + signal,
-                Arc::clone(&handling),
-            )?);
-            let number = usize::try_from(signal).unwrap_or_else(|_| panic!("signal {signal} > 0"));
-            registered.push(flag::register_usize(signal, Arc::clone(&caught), number)?);
-            registered.push(flag::register(signal, Arc::clone(&handling))?);
-        }
-        Ok(Signals { caught, registered })
-    }
-
-    /// The signal caught, if any.
-    pub(super) fn caught(&self) -> Option<i32> {
-        match self.caught.load(Ordering::SeqCst) {
-            0 => None,
-            number => i32::try_from(number).ok(),
-        }
-    }
-
-    /// Whether the terminal has an event for crossterm to read, waiting at most `timeout`; a terminal that went
-    /// away (its window closed, its tmux server killed) counts as SIGHUP, its usual signal. Once the terminal is
-    /// gone, crossterm's own poll never returns, whatever its timeout: its reader retries a read that gives 0 bytes
-    /// or EIO, spinning a core (crossterm issue #793). So the terminal is polled here first, and crossterm is only
-    /// asked, without waiting, when the terminal is still there.
-    #[cfg(unix)]
-    pub(super) fn poll_input(&self, timeout: std::time::Duration) -> std::io::Result<bool> {
-        use std::io::IsTerminal;
-        use std::os::fd::AsFd;
-
-        use ratatui::crossterm::event;
-        use rustix::event::{PollFd, PollFlags, Timespec};
-
-        let stdin = std::io::stdin();
-        // crossterm reads standard input when it is the terminal (else /dev/tty, left to crossterm).
-        if !stdin.is_terminal() {
-            return event::poll(timeout);
-        }
-        let hung_up = |wait: std::time::Duration| -> std::io::Result<bool> {
-            let fd = stdin.as_fd();
-            let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-            let wait = Timespec::try_from(wait).map_err(std::io::Error::other)?;
-            match rustix::event::poll(&mut fds, Some(&wait)) {
-                // A signal: the caller looks at the flags next.
-                Ok(_) | Err(rustix::io::Errno::INTR) => {}
-                Err(error) => return Err(error.into()),
-            }
-            Ok(fds[0]
-                .revents()
-                .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL))
-        };
-        let hang_up = || {
-            let hangup = usize::try_from(signal_hook::consts::SIGHUP).unwrap_or(1);
-            let _ = self
-                .caught
-                .compare_exchange(0, hangup, Ordering::SeqCst, Ordering::SeqCst);
-            Ok(false)
-        };
-        if hung_up(std::time::Duration::ZERO)? {
-            return hang_up();
-        }
-        // Events crossterm already holds (a burst of keys) are handed out at once, not after a wait.
-        if event::poll(std::time::Duration::ZERO)? {
-            return Ok(true);
-        }
-        if hung_up(timeout)? {
-            return hang_up();
-        }
-        event::poll(std::time::Duration::ZERO)
-    }
-
-    #[cfg(not(unix))]
-    pub(super) fn poll_input(&self, timeout: std::time::Duration) -> std::io::Result<bool> {
-        ratatui::crossterm::event::poll(timeout)
-    }
-}
-
-impl Drop for Signals {
-    fn drop(&mut self) {
-        for id in self.registered.drain(..) {
-            signal_hook::low_level::unregister(id);
-        }
-    }
-}
-
 /// A signal's name, e.g. `SIGTERM`.
-pub(super) fn signal_name(signal: i32) -> String {
+pub fn signal_name(signal: i32) -> String {
     signal_hook::low_level::signal_name(signal)
         .map_or_else(|| format!("signal {signal}"), str::to_string)
 }
 
 /// The recovery folder: `PDX_STATE_DIR` if set, else pdx's state folder (`$XDG_STATE_HOME/pdx`, by default
 /// `~/.local/state/pdx`, on Linux; the local data folder where there is no state folder), then `recovery`.
-pub(super) fn default_dir() -> Option<PathBuf> {
+pub fn default_dir() -> Option<PathBuf> {
     let base = match std::env::var_os("PDX_STATE_DIR").filter(|d| !d.is_empty()) {
         Some(dir) => PathBuf::from(dir),
         None => {
@@ -163,11 +44,7 @@ pub(super) fn default_dir() -> Option<PathBuf> {
 
 /// Keep `model`'s tree in `dir` if it is not saved: the file written, none when there was nothing to keep; the
 /// error is one line naming the folder or file.
-pub(super) fn keep(
-    model: &Model,
-    dir: Option<&Path>,
-    signal: i32,
-) -> Result<Option<PathBuf>, String> {
+pub fn keep(model: &Model, dir: Option<&Path>, signal: i32) -> Result<Option<PathBuf>, String> {
     let Some(session) = model.unsaved_session() else {
         return Ok(None);
     };
@@ -210,7 +87,7 @@ pub(super) fn write(
 /// A recovered session offered at start: its file (already moved into `offered/`), the session, and the signal
 /// that stopped pdx.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Offer {
+pub struct Offer {
     pub path: PathBuf,
     pub session: Box<Session>,
     pub signal: String,
@@ -219,7 +96,7 @@ pub(crate) struct Offer {
 /// The newest recovery in `dir` of the corpus `source` loads, moved into `offered/` so that no later start
 /// offers it again. Recoveries of other corpora stay for a start on theirs. A recovery file that cannot be read
 /// is moved too, and the error (one line naming it) says where it went.
-pub(super) fn claim(dir: &Path, source: &Source) -> Result<Option<Offer>, String> {
+pub fn claim(dir: &Path, source: &Source) -> Result<Option<Offer>, String> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -336,7 +213,7 @@ fn absolute_source(source: &Source) -> Source {
 }
 
 /// What pdx says as it exits after `signal`: the signal, and where the unsaved tree went.
-pub(super) fn farewell(signal: i32, kept: &Result<Option<PathBuf>, String>) -> String {
+pub fn farewell(signal: i32, kept: &Result<Option<PathBuf>, String>) -> String {
     let name = signal_name(signal);
     match kept {
         Ok(None) => format!("stopped by {name}"),

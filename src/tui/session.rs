@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use pdx::cluster::{CheckedParams, Params, RuleSpec, SelectPolicy, Tree, TreeError};
-use pdx::dataset::{self, Dataset, DatasetOptions, Opened, PendingCache, Reweigh};
-use pdx::progress::Progress;
-use pdx::text::StoplistChoice;
+use crate::cluster::{CheckedParams, Params, RuleSpec, SelectPolicy, Tree, TreeError};
+use crate::dataset::{self, Dataset, DatasetError, DatasetOptions, Opened, PendingCache, Reweigh};
+use crate::progress::Progress;
+use crate::text::StoplistChoice;
 use serde::{Deserialize, Serialize};
 
 use super::export;
@@ -19,7 +19,7 @@ pub(super) const VERSION: u32 = 1;
 
 /// Where a corpus comes from and how it becomes a matrix: what it takes to load it again.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Source {
+pub struct Source {
     /// None: the embedded demo corpus.
     pub paths: Vec<PathBuf>,
     pub options: DatasetOptions,
@@ -28,7 +28,7 @@ pub(crate) struct Source {
 
 impl Source {
     /// The corpus as the loading screen names it.
-    pub(crate) fn what(&self) -> String {
+    pub fn what(&self) -> String {
         if self.paths.is_empty() {
             "the demo corpus".into()
         } else {
@@ -42,10 +42,10 @@ impl Source {
 
     /// Load the corpus, reporting to `progress` (the demo corpus is too small to report anything), with its cache
     /// entry left to write when it was built from the files.
-    pub(crate) fn open(
+    pub fn open(
         &self,
         progress: &Progress,
-    ) -> anyhow::Result<(Opened, Option<PendingCache>)> {
+    ) -> Result<(Opened, Option<PendingCache>), DatasetError> {
         Ok(if self.paths.is_empty() {
             (dataset::open_demo(&self.options)?, None)
         } else {
@@ -62,7 +62,7 @@ impl Source {
 /// The rule picker's numeric parameters as a session file keeps them. The kernel parameters are not kept here:
 /// a session restores those of its rule and the defaults for the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub(super) struct PickerNumbers {
+pub(crate) struct PickerNumbers {
     pub l: usize,
     pub tau: f64,
     pub trials: usize,
@@ -83,23 +83,23 @@ impl From<&Params> for PickerNumbers {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct Session {
-    pub format: String,
-    pub version: u32,
+pub struct Session {
+    pub(crate) format: String,
+    pub(crate) version: u32,
     /// The corpus paths; empty for the demo corpus.
-    pub paths: Vec<PathBuf>,
-    pub options: DatasetOptions,
+    pub(crate) paths: Vec<PathBuf>,
+    pub(crate) options: DatasetOptions,
     /// The matrix's shape when saved: documents (columns) and terms (rows).
-    pub documents: usize,
-    pub terms: usize,
-    pub rule: RuleSpec,
-    pub params: PickerNumbers,
-    pub policy: SelectPolicy,
-    pub tree: Tree,
+    pub(crate) documents: usize,
+    pub(crate) terms: usize,
+    pub(crate) rule: RuleSpec,
+    pub(crate) params: PickerNumbers,
+    pub(crate) policy: SelectPolicy,
+    pub(crate) tree: Tree,
     /// The stop words added and the weighting and df limits changed after loading (`d`, `W`): the matrix is
     /// rebuilt with them before the tree is restored. Absent when nothing changed (and in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reweigh: Option<Reweigh>,
+    pub(crate) reweigh: Option<Reweigh>,
 }
 
 /// What a session gives a model that can use it.
@@ -130,13 +130,13 @@ impl Session {
             &options.text,
             options
                 .weighting
-                .unwrap_or(pdx::weighting::Weighting::TEXT_DEFAULT),
+                .unwrap_or(crate::weighting::Weighting::TEXT_DEFAULT),
         );
         (*applied != loaded).then(|| applied.clone())
     }
 
     /// The source to load the session's corpus from (the cache use comes from the command line).
-    pub(super) fn source(&self, use_cache: bool) -> Source {
+    pub fn source(&self, use_cache: bool) -> Source {
         Source {
             paths: self.paths.clone(),
             options: self.options.clone(),
@@ -146,7 +146,7 @@ impl Session {
 }
 
 /// The folder `w` saves to: `PDX_SESSION_DIR` if set, else pdx's data folder (`~/.local/share/pdx` on Linux).
-pub(super) fn default_dir() -> Option<PathBuf> {
+pub fn default_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("PDX_SESSION_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
@@ -161,6 +161,14 @@ fn file_name(source: &str, leaves: usize) -> (String, &'static str) {
 /// `path` made absolute against the current directory, so that the session reopens from anywhere.
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// A session to save into `dir`; `revision` is the tree's, to mark the model clean once saved.
+#[derive(Debug, Clone)]
+pub(crate) struct Save {
+    pub session: Session,
+    pub dir: PathBuf,
+    pub revision: u64,
 }
 
 /// Write `session` into `dir` (created if needed) under a name no file has yet (`pdx-demo-3leaves.session.json`,
@@ -204,7 +212,7 @@ struct Header {
 
 /// Read a session file; the error is one line naming the file. Only a regular file (or a link to one) of at most
 /// [`MAX_SESSION_BYTES`] is read: a pipe would block, a device never end.
-pub(super) fn read(path: &Path) -> Result<Session, String> {
+pub fn read(path: &Path) -> Result<Session, String> {
     let name = path.display();
     let text = read_regular(path, MAX_SESSION_BYTES).map_err(|e| format!("{name}: {e}"))?;
     let header: Header = serde_json::from_str(&text).map_err(|error| {
@@ -233,16 +241,16 @@ pub(super) fn read(path: &Path) -> Result<Session, String> {
 fn read_regular(path: &Path, limit: u64) -> Result<String, String> {
     use std::io::Read;
     let cannot_read = |e: std::io::Error| format!("cannot read: {e}");
-    let file = pdx::input::open_regular(path).map_err(|error| match error {
-        pdx::input::InputError::NotRegular(kind) => format!("not a session file: it is {kind}"),
+    let file = crate::input::open_regular(path).map_err(|error| match error {
+        crate::input::InputError::NotRegular(kind) => format!("not a session file: it is {kind}"),
         other => format!("cannot read: {other}"),
     })?;
     let metadata = file.metadata().map_err(cannot_read)?;
     if metadata.len() > limit {
         return Err(format!(
             "too large for a session ({}; sessions are at most {})",
-            pdx::linalg::kernel::format_bytes(metadata.len()),
-            pdx::linalg::kernel::format_bytes(limit)
+            crate::linalg::kernel::format_bytes(metadata.len()),
+            crate::linalg::kernel::format_bytes(limit)
         ));
     }
     // Bounded again while reading, in case the file grows meanwhile.
@@ -253,7 +261,7 @@ fn read_regular(path: &Path, limit: u64) -> Result<String, String> {
     if bytes.len() as u64 > limit {
         return Err(format!(
             "too large for a session (sessions are at most {})",
-            pdx::linalg::kernel::format_bytes(limit)
+            crate::linalg::kernel::format_bytes(limit)
         ));
     }
     String::from_utf8(bytes).map_err(|_| "not a pdx session (not text)".to_string())
@@ -284,7 +292,7 @@ impl Session {
         };
         // The file's numbers are checked as they stand, before the rule's values cover some of them: a value out
         // of range is damage, even where the rule would hide it.
-        let damaged = |error: pdx::cluster::ParamError| format!("damaged session: {error}");
+        let damaged = |error: crate::cluster::ParamError| format!("damaged session: {error}");
         let numbers = numbers.check().map_err(damaged)?;
         let params = self
             .rule

@@ -1,301 +1,409 @@
-//! Work the model hands to other threads ([`Effect`]s) and what comes back. The engine's part of a job (a split, a
-//! growth, a preview) is here too, so that the worker threads and the tests run exactly the same code.
+//! The root's side of the jobs: what starts each kind (a change of the tree, a preview step, the detail pane's
+//! passes, the search index, an export, a save, the cache entry), what Esc and Ctrl-C cancel, and what each
+//! result does to the model. Every result passes [`Jobs::finish`](super::super::jobs::Jobs::finish) first: a
+//! result whose job was cancelled or replaced is dropped there.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 
-use pdx::cluster::rules::{KnownDirections, SplitEnv};
-use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
-use pdx::dataset::Dataset;
-use pdx::progress::Progress;
-use pdx::report::preview::{self, MadeSplit, SplitPreview};
+use crate::cluster::RuleSpec;
+use crate::dataset::PendingCache;
 
-use super::super::session::Session;
-use super::preview_cache::PreviewKey;
+use super::super::effects::{
+    Done, Effect, Outcome, PreviewKey, Replayed, TreeChange, TreeJob, TreeWork, Work, index,
+};
+use super::super::export::Export;
+use super::super::jobs::Priority;
+use super::super::recovery::Offer;
+use super::super::session::{Save, Session};
+use super::popups::Popup;
+use super::preview::Asked;
+use super::search::Indexing;
+use super::update::exported_text;
+use super::{DetailTab, JobKey, Model, replay};
 
-/// Something to do away from the event loop.
-#[derive(Debug, Clone)]
-pub(crate) enum Effect {
-    Run(Job),
-    Export(Export),
-    Save(Save),
-    Preview(PreviewJob),
-    /// The detail pane's passes over a large node.
-    Detail(super::detail_job::DetailJob),
-    /// The documents' search index.
-    Index(super::search::IndexJob),
-    /// Delete a recovered session's file: it was reopened (`accepted`) or discarded.
-    RemoveRecovery {
-        path: PathBuf,
-        accepted: bool,
-    },
-    /// Rebuild the matrix from its counts and replay the tree on it.
-    Replay(Box<super::ReplayJob>),
-}
+impl Model {
+    /// Start `work` under `key` at `priority`; `what` is what the status line says it does.
+    fn start(&mut self, key: JobKey, priority: Priority, what: String, work: Work) -> Effect {
+        let ticket = self.jobs.start(key, priority, what);
+        Effect { ticket, work }
+    }
 
-/// Engine work for a worker thread.
-#[derive(Debug, Clone)]
-pub(crate) enum Work {
-    Split {
-        node: usize,
-        rule: RuleSpec,
-        /// The node's directions, when its preview computed them ([`KnownDirections`]).
-        known: Option<Arc<KnownDirections>>,
-    },
-    Grow {
-        k: usize,
-        rule: RuleSpec,
-        policy: SelectPolicy,
-    },
-}
+    /// The background jobs of a freshly opened collection: its search index, when the start gave none, and its
+    /// cache entry, when it was built from the files (`pending`).
+    pub(super) fn start_background(&mut self, pending: Option<Box<PendingCache>>) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if !self.search.has_index() {
+            let what = index::INDEXING.to_string();
+            effects.push(self.start(JobKey::Index, Priority::Background, what, Work::Index));
+        }
+        if let Some(pending) = pending {
+            let what = "writing the cache entry".to_string();
+            let work = Work::WriteCache(pending);
+            effects.push(self.start(JobKey::CacheWrite, Priority::Deferred, what, work));
+        }
+        effects
+    }
 
-/// A job: work on a copy of the tree; the result replaces the tree if the job is still the current one.
-#[derive(Debug, Clone)]
-pub(crate) struct Job {
-    pub id: u64,
-    pub tree: Tree,
-    pub work: Work,
-    /// Shared with the model, which shows it and cancels through it.
-    pub progress: Arc<Progress>,
-    pub memory_budget: u64,
-}
+    /// How far the search index's job is: texts read, of how many.
+    pub(super) fn index_progress(&self) -> Indexing {
+        let total = self.analysis.data().documents.len() as u64;
+        let read = self
+            .jobs
+            .progress(JobKey::Index)
+            .map_or(0, |progress| progress.snapshot().done);
+        (read, total)
+    }
 
-/// An export: write `tree` as JSON, CSV, Newick and HTML into `dir`.
-#[derive(Debug, Clone)]
-pub(crate) struct Export {
-    pub tree: Tree,
-    pub dir: PathBuf,
-    /// What the HTML report says of the corpus's options and the rule (boxed: the options are large, and every
-    /// effect would be as large as the largest).
-    pub settings: Box<pdx::report::html::Settings>,
-    /// The JSON report's `timings_ms`.
-    pub timings: BTreeMap<String, f64>,
-}
+    /// Start a change of the tree, unless one runs already.
+    pub(super) fn start_tree_job(&mut self, work: TreeWork, what: String) -> Vec<Effect> {
+        if let Some(running) = self.jobs.what(JobKey::Tree) {
+            let busy = format!("busy: {running} (Esc cancels)");
+            self.messages.say(busy);
+            return Vec::new();
+        }
+        self.messages.say(format!("{what}…"));
+        let job = TreeJob {
+            tree: self.analysis.tree().clone(),
+            work,
+            memory_budget: self.settings.memory_budget(),
+        };
+        vec![self.start(
+            JobKey::Tree,
+            Priority::Analyst,
+            what,
+            Work::Tree(Box::new(job)),
+        )]
+    }
 
-/// A session to save into `dir`; `revision` is the tree's, to mark the model clean once saved.
-#[derive(Debug, Clone)]
-pub(crate) struct Save {
-    pub session: Box<Session>,
-    pub dir: PathBuf,
-    pub revision: u64,
-}
+    /// Split `node` with the current rule.
+    pub(super) fn split(&mut self, node: usize) -> Vec<Effect> {
+        self.split_with(node, self.analysis.rule().clone())
+    }
 
-/// A split preview to compute on a worker thread: `rules` on leaf `key.node` of `tree` (the model's tree at
-/// `key.revision`), or, when that node is split, the split it had (`rules` is then empty).
-#[derive(Debug, Clone)]
-pub(crate) struct PreviewJob {
-    pub key: PreviewKey,
-    pub tree: Tree,
-    pub rules: Vec<RuleSpec>,
-    pub step: PreviewStep,
-    /// The preview already made of the leaf, which the [`PreviewStep::Rest`] and [`PreviewStep::Second`] steps
-    /// complete (they compute their part alone, not every rule's split again).
-    pub first: Option<Arc<SplitPreview>>,
-    /// For [`PreviewStep::Made`]: the directions the node's split took from its preview, when it did.
-    pub known: Option<Arc<KnownDirections>>,
-}
+    /// Split `node` with `rule`: a leaf, or a node already split, which keeps its split as an alternative. A leaf
+    /// whose preview computed its directions hands them to the split.
+    pub(super) fn split_with(&mut self, node: usize, rule: RuleSpec) -> Vec<Effect> {
+        let tree = self.analysis.tree();
+        let label = self.analysis.label(node);
+        if tree.node(node).is_some_and(|n| !n.is_leaf()) {
+            let what = format!("splitting {label} again with {}", rule.text());
+            let work = TreeWork::Split {
+                node,
+                rule,
+                known: None,
+            };
+            return self.start_tree_job(work, what);
+        }
+        match tree.unsplittable_reason(node) {
+            Ok(Some(reason)) => {
+                self.messages
+                    .say(format!("{label} cannot be split: {reason}"));
+                Vec::new()
+            }
+            Ok(None) => {
+                let what = format!("splitting {label} with {}", rule.text());
+                let known = self.preview.directions(self.preview_key_of(node));
+                self.start_tree_job(TreeWork::Split { node, rule, known }, what)
+            }
+            Err(error) => {
+                self.messages.say(error.to_string());
+                Vec::new()
+            }
+        }
+    }
 
-/// Which part of a preview a job computes, in the order the Preview tab asks for them: a leaf's histogram and
-/// quick rows first (at the root of a large collection, in about the time of the split itself), the other rows
-/// next, the scatter plot's second coordinate last.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PreviewStep {
-    /// The split a split node had.
-    Made,
-    /// A leaf's coordinates and the rows of the first stage ([`preview::preview_first`]), with the second
-    /// coordinate too when `second_direction`.
-    First { second_direction: bool },
-    /// The rows the first stage left ([`preview::preview_rest`]).
-    Rest,
-    /// The second principal coordinate, for the scatter plot ([`preview::second_coordinates`]).
-    Second,
-}
+    /// Esc: stop the change of the tree that runs. Kernel work and Lanczos runs stop at their next check; the
+    /// result, whenever it comes, is dropped.
+    pub(super) fn cancel_tree_job(&mut self) {
+        if let Some(what) = self.jobs.cancel(JobKey::Tree) {
+            self.messages.say(format!("cancelled: {what}"));
+        }
+    }
 
-/// A preview's result, sent back by the worker.
-#[derive(Debug, Clone)]
-pub(crate) struct PreviewDone {
-    pub key: PreviewKey,
-    pub step: PreviewStep,
-    pub result: PreviewResult,
-}
+    /// The key of the selected node's preview as the tree and the rule stand.
+    pub(crate) fn preview_key(&self) -> PreviewKey {
+        self.preview_key_of(self.tree_pane.selected())
+    }
 
-/// What a preview job found: a leaf's preview of every rule, or the split an inner node had.
-#[derive(Debug, Clone)]
-pub(crate) enum PreviewResult {
-    Leaf(Result<SplitPreview, String>),
-    Made(Result<Box<MadeSplit>, String>),
-}
+    fn preview_key_of(&self, node: usize) -> PreviewKey {
+        self.preview.key(node, self.analysis.revision())
+    }
 
-/// The names previews show terms by: the one place to change what a term is shown as. None over precomputed
-/// vectors, whose rows are dimensions, not terms: a preview's sides are then shown without words.
-pub(crate) fn term_names(data: &Dataset) -> Option<&[String]> {
-    data.clusters_terms().then(|| data.matrix.row_words())
-}
+    /// The preview step the Preview tab wants now, if it shows and no preview job runs.
+    pub(super) fn request_preview(&mut self) -> Option<Effect> {
+        let previewing = self
+            .jobs
+            .keys()
+            .any(|key| matches!(key, JobKey::Preview(..)));
+        if self.detail.tab() != DetailTab::Preview || previewing {
+            return None;
+        }
+        let key = self.preview_key();
+        let job = self.preview.request(Asked {
+            tree: self.analysis.tree(),
+            key,
+            rules: self.analysis.preview_rules(),
+        })?;
+        let what = format!("previewing {}", self.analysis.label(key.node));
+        let job_key = JobKey::Preview(key, job.step);
+        Some(self.start(job_key, Priority::Analyst, what, Work::Preview(job)))
+    }
 
-#[derive(Debug, Clone)]
-pub(crate) struct Outcome {
-    pub tree: Tree,
-    /// The node to select and show afterwards (none: keep the selection).
-    pub select: Option<usize>,
-    pub message: String,
-    /// The change in a few words, for undo and redo to say what they did.
-    pub change: String,
-    /// How long the work took, in milliseconds.
-    pub millis: f64,
-    /// The node split and the directions its split took from the node's preview: the split node's own Preview
-    /// ("the split it had") takes them too rather than compute them again.
-    pub split_directions: Option<(usize, Arc<KnownDirections>)>,
-}
+    /// Cancel the preview the Preview tab is computing for the selected node: the tab says so until `4` asks
+    /// again, and the job's result is dropped. Returns whether there was one to cancel.
+    pub(super) fn cancel_preview(&mut self) -> bool {
+        let key = self.preview_key();
+        let running = self.jobs.keys().find_map(|job| match job {
+            JobKey::Preview(of, step) if of == key => Some(step),
+            _ => None,
+        });
+        let Some(step) = running.filter(|_| self.detail.tab() == DetailTab::Preview) else {
+            return false;
+        };
+        self.jobs.cancel(JobKey::Preview(key, step));
+        self.preview.cancelled(key, step);
+        true
+    }
 
-/// A job's result, sent back by the worker.
-#[derive(Debug, Clone)]
-pub(crate) struct Finished {
-    pub job: u64,
-    pub outcome: Result<Outcome, String>,
-}
+    /// The detail pane's passes, when it waits for some and no detail job runs.
+    pub(super) fn request_detail(&mut self) -> Option<Effect> {
+        if self.jobs.is_running(JobKey::Detail) {
+            return None;
+        }
+        let job = self.detail.request(&shown!(self))?;
+        let what = format!("reading the members of {}", self.analysis.label(job.node));
+        Some(self.start(JobKey::Detail, Priority::Analyst, what, Work::Detail(job)))
+    }
 
-/// Run a job: the engine's work, on whatever thread calls it.
-pub(crate) fn perform(data: &Dataset, job: Job) -> Finished {
-    let Job {
-        id,
-        mut tree,
-        work,
-        progress,
-        memory_budget,
-    } = job;
-    let known = match &work {
-        Work::Split { known, .. } => known.clone(),
-        Work::Grow { .. } => None,
-    };
-    let env = SplitEnv {
-        texts: Some(data),
-        labels: Some(data),
-        progress: Some(&progress),
-        memory_budget,
-        known: known.as_deref(),
-    };
-    let started = std::time::Instant::now();
-    let outcome = match work {
-        Work::Split { node, rule, .. } => tree
-            .split_alternative_in(&data.matrix, node, &rule, env)
-            .map(|children| {
-                let record = tree.node(node).and_then(|n| n.split.as_ref());
-                let (before, after) =
-                    record.map_or((0.0, 0.0), |r| (r.objective_before, r.objective_after));
-                let ids: Vec<String> = children.iter().map(|c| format!("#{c}")).collect();
-                let split = tree
-                    .node(node)
-                    .and_then(|n| n.name.clone())
-                    .unwrap_or_else(|| format!("#{node}"));
-                let kernel = record
-                    .and_then(|r| r.detail.kernel_summary())
-                    .map_or(String::new(), |summary| format!(" · {summary}"));
-                let sampled = record
-                    .and_then(|r| r.detail.sampling_summary())
-                    .map_or(String::new(), |summary| format!(" · {summary}"));
-                // A node split again: say which alternative this is and how to reach the others.
-                let splits = tree.split_count(node);
-                let alternative = if splits > 1 {
-                    format!(" · split {splits} of {splits} ([ ] switch, A compare, K keep)")
-                } else {
-                    String::new()
-                };
-                Outcome {
-                    millis: started.elapsed().as_secs_f64() * 1000.0,
-                    change: format!("split {split} with {}", rule.name()),
-                    message: format!(
-                        "split {split} into {} with {}: scatter {before:.3} → {after:.3}{kernel}{sampled}{alternative}",
-                        ids.join(" "),
-                        rule.name()
-                    ),
-                    tree,
-                    select: Some(node),
-                    split_directions: known.clone().map(|known| (node, known)),
+    /// `x`: the tree as JSON, CSV, Newick and HTML into the export folder.
+    pub(super) fn export(&mut self) -> Vec<Effect> {
+        let dir = self.settings.export_dir().clone();
+        self.messages
+            .say(format!("exporting to {}…", dir.display()));
+        let job = Export {
+            tree: self.analysis.tree().clone(),
+            dir,
+            settings: crate::report::html::Settings {
+                options: self.settings.source().map(|s| s.options.clone()),
+                rule: Some(self.analysis.rule().clone()),
+            },
+            timings: self.analysis.export_timings(),
+        };
+        let what = "exporting".to_string();
+        vec![self.start(
+            JobKey::Export,
+            Priority::Analyst,
+            what,
+            Work::Export(Box::new(job)),
+        )]
+    }
+
+    /// `w`: the session into the session folder.
+    pub(super) fn save(&mut self) -> Vec<Effect> {
+        let (Some(source), Some(dir)) = (self.settings.source(), self.settings.session_dir())
+        else {
+            self.messages
+                .say("cannot save: no folder for sessions (set PDX_SESSION_DIR)");
+            return Vec::new();
+        };
+        let save = Save {
+            session: self.analysis.session(source),
+            dir: dir.clone(),
+            revision: self.analysis.revision(),
+        };
+        self.messages
+            .say(format!("saving the session to {}…", dir.display()));
+        let what = "saving the session".to_string();
+        vec![self.start(
+            JobKey::Save,
+            Priority::Analyst,
+            what,
+            Work::Save(Box::new(save)),
+        )]
+    }
+
+    /// A job's result: dropped when stale, else taken by the part it is for.
+    pub(super) fn finished(&mut self, done: Done) -> Vec<Effect> {
+        if self.jobs.finish(done.id).is_none() {
+            // Cancelled, or replaced: the result is for a state the analyst has left.
+            return Vec::new();
+        }
+        match done.outcome {
+            Outcome::Tree(result) => self.tree_job_done(result),
+            Outcome::Replayed(result) => self.replayed(result),
+            Outcome::Preview(preview) => {
+                self.preview
+                    .done(preview, self.analysis.tree(), self.analysis.data())
+            }
+            Outcome::Detail(detail) => self.detail.done(detail, &shown!(self)),
+            Outcome::Index(index) => {
+                if let Some(message) = self.search.indexed(index) {
+                    self.messages.say(message);
                 }
-            })
-            .map_err(|e| e.to_string()),
-        Work::Grow { k, rule, policy } => tree
-            .grow_in(&data.matrix, &rule, k, policy, env)
-            .map(|report| {
-                let mut message = format!(
-                    "{} splits with {}: {} leaves",
-                    report.splits,
-                    rule.name(),
-                    tree.leaves().len()
-                );
-                if !report.refused.is_empty() {
-                    message.push_str(&format!(", {} refused", report.refused.len()));
-                }
-                if let Some(reason) = &report.stopped_early {
-                    message.push_str(&format!("; stopped early: {reason}"));
-                }
-                if let Some(count) = &report.leaf_count {
-                    message.push_str(&format!("; {}", count.describe(&rule, report.splits)));
-                }
-                Outcome {
-                    millis: started.elapsed().as_secs_f64() * 1000.0,
-                    change: format!("{} splits with {}", report.splits, rule.name()),
-                    tree,
-                    select: None,
-                    message,
-                    split_directions: None,
-                }
-            })
-            .map_err(|e| e.to_string()),
-    };
-    Finished { job: id, outcome }
-}
-
-/// Compute a split preview, on whatever thread calls it.
-pub(crate) fn perform_preview(data: &Dataset, job: PreviewJob) -> PreviewDone {
-    let labels: Vec<Option<u32>> = data.documents.iter().map(|d| d.label).collect();
-    let label_count = data.label_names.len();
-    let labels = (label_count > 0).then_some((labels.as_slice(), label_count));
-    let names = term_names(data);
-    let first = || {
-        job.first
-            .as_deref()
-            .expect("the later steps complete a first preview")
-    };
-    let leaf = |result: Result<SplitPreview, pdx::cluster::ClusterError>| {
-        PreviewResult::Leaf(result.map_err(|e| e.to_string()))
-    };
-    let (tree, matrix, node) = (&job.tree, &data.matrix, job.key.node);
-    let result = match job.step {
-        PreviewStep::Made => PreviewResult::Made(
-            preview::preview_made(tree, matrix, node, labels, names, job.known.as_deref())
-                .map_err(|e| e.to_string())
-                .and_then(|made| made.ok_or_else(|| format!("#{node} is a leaf")))
-                .map(Box::new),
-        ),
-        PreviewStep::First { second_direction } => leaf(preview::preview_first(
-            tree,
-            matrix,
-            node,
-            &job.rules,
-            labels,
-            second_direction,
-            names,
-        )),
-        PreviewStep::Rest => leaf(preview::preview_rest(
-            tree,
-            matrix,
-            node,
-            first(),
-            labels,
-            names,
-        )),
-        PreviewStep::Second => leaf(
-            preview::second_coordinates(tree, matrix, node, first()).map(|second| SplitPreview {
-                second,
-                ..first().clone()
+            }
+            Outcome::Exported(result) => self.messages.say(match result {
+                Ok(paths) => exported_text(&paths),
+                Err(error) => error,
             }),
-        ),
-    };
-    PreviewDone {
-        key: job.key,
-        step: job.step,
-        result,
+            Outcome::Saved { revision, result } => match result {
+                Ok(path) => {
+                    self.analysis.saved(revision);
+                    self.messages
+                        .say(format!("session saved to {}", path.display()));
+                }
+                Err(error) => self.messages.say(error),
+            },
+            Outcome::CacheWritten(written) => self.messages.say(match written {
+                Ok(file) => format!("cache entry written for the next open: {}", file.display()),
+                Err(warning) => format!("warning: {warning}"),
+            }),
+            Outcome::RecoveryRemoved { accepted, result } => match result {
+                // The status line already says what was reopened.
+                Ok(_) if accepted => {}
+                Ok(path) => self.messages.say(format!(
+                    "recovered tree discarded: {} deleted",
+                    path.display()
+                )),
+                Err(error) => self.messages.say(error),
+            },
+        }
+        Vec::new()
+    }
+
+    fn tree_job_done(&mut self, result: Result<TreeChange, String>) {
+        let change = match result {
+            Ok(change) => change,
+            Err(error) => return self.messages.say(error),
+        };
+        self.analysis.add_split_time(change.millis);
+        self.replace_tree(change.tree, change.change);
+        if let Some((node, directions)) = change.split_directions {
+            let key = self.preview_key_of(node);
+            self.preview.keep_split_directions(key, directions);
+        }
+        if let Some(id) = change.select {
+            self.tree_pane.expand(id);
+            self.select(id);
+        }
+        self.messages.say(change.message);
+    }
+
+    /// A rebuild and replay: the dataset and the tree replaced together (one undo step), the status line saying
+    /// what changed, and the report popup listing the leaves.
+    fn replayed(&mut self, result: Result<Box<Replayed>, String>) {
+        let replayed = match result {
+            Ok(replayed) => *replayed,
+            Err(error) => return self.messages.say(error),
+        };
+        let Replayed {
+            change,
+            data,
+            tree,
+            reweigh,
+            replay,
+        } = replayed;
+        let path = self.analysis.tree().path_of(self.tree_pane.selected());
+        let old_labels: Vec<String> = replay
+            .leaves
+            .iter()
+            .map(|l| self.analysis.label(l.old_node))
+            .collect();
+        self.analysis.replace(data, tree, change.clone());
+        self.tree_changed(&[]);
+        if let Some(id) = self.analysis.tree().node_at(&path) {
+            self.select(id);
+        }
+        let summary = replay::summary(&change, &reweigh, &replay, old_labels, |id| {
+            self.analysis.label(id)
+        });
+        self.messages.say(summary.headline[0].clone());
+        self.popup = Some(Popup::Replayed {
+            summary: Arc::new(summary),
+            scroll: 0,
+        });
+    }
+
+    /// Take `session` (read from `path`) if it fits the data: its tree (the start of undo history, and the clean
+    /// state), rule and parameters. The status line says what happened; returns whether the session was taken.
+    pub(super) fn open_session(&mut self, path: &Path, session: Session) -> bool {
+        let refused =
+            |error: String| format!("started without the session: {}: {error}", path.display());
+        let data = match session.rebuild(self.analysis.data()) {
+            Ok(rebuilt) => rebuilt.map_or_else(|| Arc::clone(self.analysis.data()), Arc::new),
+            Err(error) => {
+                self.messages.say(refused(error));
+                return false;
+            }
+        };
+        match session.restore(&data) {
+            Ok(restored) => {
+                self.analysis.restore(data, restored);
+                self.tree_pane.reset(self.analysis.tree());
+                self.tree_changed(&[]);
+                let leaves = self.analysis.derived().leaves.len();
+                self.messages.say(format!(
+                    "session {} restored: {leaves} leaves",
+                    path.display()
+                ));
+                true
+            }
+            Err(error) => {
+                self.messages.say(refused(error));
+                false
+            }
+        }
+    }
+
+    /// What the start found of a tree kept by a signal: offer it (a popup), or say why it cannot be offered.
+    pub(super) fn recovery_found(&mut self, found: Result<Box<Offer>, String>) {
+        match found {
+            Ok(offer) => self.popup = Some(Popup::Recovery(offer)),
+            Err(error) => self.messages.say(error),
+        }
+    }
+
+    /// The answer to the recovery offer: `Yes` reopens the tree (unsaved: `q` asks, a signal keeps it again) and
+    /// deletes the file, `No` deletes it, `Cancel` leaves it where it is and says where.
+    pub(super) fn answer_recovery(
+        &mut self,
+        offer: &Offer,
+        command: super::super::keys::Command,
+    ) -> Vec<Effect> {
+        use super::super::keys::Command;
+        let path = offer.path.clone();
+        let accepted = match command {
+            Command::Yes => {
+                if !self.open_session(&path, Session::clone(&offer.session)) {
+                    // The status line names the file and why; the file stays.
+                    return Vec::new();
+                }
+                self.analysis.mark_unsaved();
+                let leaves = self.analysis.derived().leaves.len();
+                self.messages.say(format!(
+                    "reopened the tree {} stopped: {leaves} leaves, not saved (w saves it)",
+                    offer.signal
+                ));
+                true
+            }
+            Command::No => false,
+            _ => {
+                self.messages.say(format!(
+                    "recovered tree kept in {} (pdx --session FILE reopens it)",
+                    path.display()
+                ));
+                return Vec::new();
+            }
+        };
+        let work = Work::RemoveRecovery { path, accepted };
+        let what = "deleting the recovered session".to_string();
+        vec![self.start(JobKey::Recovery, Priority::Analyst, what, work)]
+    }
+
+    /// The session to keep when a signal stops pdx: the tree if it is not saved (none when it is, or when the
+    /// model has no source to save a session of).
+    pub fn unsaved_session(&self) -> Option<Session> {
+        let source = self.settings.source().filter(|_| self.analysis.dirty())?;
+        Some(self.analysis.session(source))
     }
 }

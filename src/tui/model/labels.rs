@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Weak};
 
-use pdx::dataset::Dataset;
+use crate::dataset::Dataset;
 
 /// The labels of one dataset's documents, in column order.
 #[derive(Default)]

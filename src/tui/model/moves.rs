@@ -1,12 +1,10 @@
-//! Moving documents by hand: marking documents in the Documents tab, the leaf picker that chooses where they
-//! go, and the move itself, an undoable change of the tree like a split; and the timings an export carries.
+//! Moving documents by hand: the leaf picker that chooses where the marked documents go, and how a refused move
+//! is said. The move itself is a change of the tree like a split, made by the root.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use pdx::cluster::MoveError;
+use crate::cluster::MoveError;
 
 use super::super::keys::Command;
-use super::{DetailTab, Model, Popup};
+use super::analysis::Analysis;
 
 /// The leaf picker: where the documents `columns` go. Typing jumps to a leaf by its name, `#id` or a top word.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,170 +28,114 @@ pub(crate) struct LeafRow {
     pub words: Vec<String>,
 }
 
-impl Model {
-    /// The documents marked for a move (columns of the matrix).
-    pub(crate) fn marked_documents(&self) -> &BTreeSet<usize> {
-        &self.marked_documents
-    }
+/// What a key in the leaf picker asks for.
+pub(crate) enum PickerOutcome {
+    Stay,
+    /// Move the documents into this leaf.
+    MoveTo(usize),
+}
 
-    /// Mark the document under the Documents tab's cursor, or unmark it.
-    pub(super) fn toggle_document_mark(&mut self) {
-        let Some(&document) = self.document_under_cursor() else {
-            self.status = "no document under the cursor (3 shows the Documents tab)".into();
-            return;
-        };
-        if !self.marked_documents.remove(&document) {
-            self.marked_documents.insert(document);
-        }
-        let count = self.marked_documents.len();
-        self.status = match count {
-            0 => "no document marked".into(),
-            1 => "1 document marked (M moves it to a leaf; Space unmarks)".into(),
-            n => format!("{n} documents marked (M moves them to a leaf; Space unmarks)"),
-        };
-    }
-
-    fn document_under_cursor(&self) -> Option<&usize> {
-        (self.tab == DetailTab::Documents)
-            .then(|| self.detail.documents.get(self.document_cursor))
-            .flatten()
-    }
-
-    /// Open the leaf picker for the marked documents, or the one under the cursor when none is marked.
-    pub(super) fn open_leaf_picker(&mut self) {
-        let columns: Vec<usize> = if self.marked_documents.is_empty() {
-            self.document_under_cursor().copied().into_iter().collect()
-        } else {
-            self.marked_documents.iter().copied().collect()
-        };
-        if columns.is_empty() {
-            self.status = "no document to move: Space marks documents in the Documents tab".into();
-            return;
-        }
-        // Start on the first leaf that is not where the documents are.
-        let rows = self.leaf_rows(&columns);
+impl LeafPicker {
+    /// The picker for `columns`, its cursor on the first leaf that is not where the documents are.
+    pub(super) fn new(columns: Vec<usize>, analysis: &Analysis) -> LeafPicker {
+        let rows = leaf_rows(analysis, &columns);
         let cursor = rows
             .iter()
             .position(|row| row.holds < columns.len())
             .unwrap_or(0);
-        self.popup = Some(Popup::Leaves(LeafPicker {
+        LeafPicker {
             columns,
             cursor,
             query: String::new(),
-        }));
-    }
-
-    /// The leaf picker's rows: every leaf, in the tree's order.
-    pub(crate) fn leaf_rows(&self, columns: &[usize]) -> Vec<LeafRow> {
-        self.derived
-            .leaves
-            .iter()
-            .filter_map(|&id| {
-                let node = self.tree.node(id)?;
-                let holds = columns
-                    .iter()
-                    .filter(|c| node.members.binary_search(c).is_ok())
-                    .count();
-                Some(LeafRow {
-                    id,
-                    label: self.label(id),
-                    size: node.size(),
-                    holds,
-                    words: self.node_words(id).iter().take(4).cloned().collect(),
-                })
-            })
-            .collect()
-    }
-
-    /// A character typed in the leaf picker: jump to the first leaf whose name, `#id` or top word holds what is
-    /// typed so far.
-    pub(super) fn type_in_leaf_picker(&mut self, c: char) {
-        let Some(Popup::Leaves(picker)) = &self.popup else {
-            return;
-        };
-        let mut query = picker.query.clone();
-        if query.chars().count() < 40 {
-            query.push(c);
         }
-        let found = self.find_leaf_row(&picker.columns, &query);
-        if let Some(Popup::Leaves(picker)) = &mut self.popup {
-            picker.query = query;
-            if let Some(row) = found {
-                picker.cursor = row;
+    }
+
+    /// A key in the picker.
+    pub(super) fn command(&mut self, command: Command, analysis: &Analysis) -> PickerOutcome {
+        let rows = analysis.derived().leaves.len().max(1);
+        match command {
+            Command::Up => {
+                self.query.clear();
+                self.cursor = (self.cursor + rows - 1) % rows;
             }
+            Command::Down => {
+                self.query.clear();
+                self.cursor = (self.cursor + 1) % rows;
+            }
+            Command::Backspace => {
+                self.query.pop();
+            }
+            Command::Confirm => {
+                if let Some(&to) = analysis.derived().leaves.get(self.cursor) {
+                    return PickerOutcome::MoveTo(to);
+                }
+            }
+            _ => {}
         }
+        PickerOutcome::Stay
     }
 
-    fn find_leaf_row(&self, columns: &[usize], query: &str) -> Option<usize> {
-        let query = query.trim().to_lowercase();
-        if query.is_empty() {
-            return None;
+    /// A character typed: jump to the first leaf whose name, `#id` or top word holds what is typed so far.
+    pub(super) fn type_char(&mut self, c: char, analysis: &Analysis) {
+        if self.query.chars().count() < 40 {
+            self.query.push(c);
         }
-        let rows = self.leaf_rows(columns);
-        let id_query = query.trim_start_matches('#');
-        // The leaf's id first (`7` or `#7`), then names, then words.
-        rows.iter()
-            .position(|row| !id_query.is_empty() && row.id.to_string() == id_query)
-            .or_else(|| {
-                rows.iter()
-                    .position(|row| row.label.to_lowercase().contains(&query))
-            })
-            .or_else(|| {
-                rows.iter()
-                    .position(|row| row.words.iter().any(|w| w.starts_with(&query)))
-            })
-    }
-
-    /// Move `columns` into leaf `to`: an undoable change of the tree; the marks go.
-    pub(super) fn move_documents(&mut self, columns: &[usize], to: usize) {
-        if self.busy.is_some() {
-            self.status = "busy: wait for the split or cancel it (Esc)".into();
-            return;
-        }
-        let mut tree = self.tree.clone();
-        match tree.move_documents(&self.data.matrix, columns, to) {
-            Ok(moves) if moves.is_empty() => {
-                self.status = format!("nothing moved: already in {}", self.label(to));
-            }
-            Ok(moves) => {
-                let sources: BTreeSet<usize> = moves.iter().map(|m| m.from).collect();
-                let sources: Vec<String> = sources.into_iter().map(|id| self.label(id)).collect();
-                let documents = match moves.len() {
-                    1 => "1 document".to_string(),
-                    n => format!("{n} documents"),
-                };
-                let change = format!(
-                    "moved {documents} from {} to {}",
-                    sources.join(", "),
-                    self.label(to)
-                );
-                self.marked_documents.clear();
-                self.replace_tree(tree, change.clone());
-                self.status = change;
-            }
-            Err(error) => self.status = move_refusal(&error, |id| self.label(id)),
+        if let Some(row) = find_leaf_row(analysis, &self.columns, &self.query) {
+            self.cursor = row;
         }
     }
 }
 
-impl Model {
-    /// The JSON report's `timings_ms`, under the keys `pdx cluster` uses: `load` (reading the files) and
-    /// `matrix` (tokenising and weighting) when the load was measured (a cache hit reads instead), and
-    /// `cluster`, the time of every split and growth run in this session (a reopened session's earlier ones
-    /// are not known).
-    pub(super) fn export_timings(&self) -> BTreeMap<String, f64> {
-        let mut timings = BTreeMap::new();
-        if let Some(load) = &self.load_timings {
-            timings.insert("load".to_string(), load.read);
-            timings.insert("matrix".to_string(), load.tokenise + load.weight);
-        }
-        timings.insert("cluster".to_string(), self.split_ms);
-        timings
+/// The leaf picker's rows for moving `columns`: every leaf, in the tree's order.
+pub(crate) fn leaf_rows(analysis: &Analysis, columns: &[usize]) -> Vec<LeafRow> {
+    let tree = analysis.tree();
+    let derived = analysis.derived();
+    derived
+        .leaves
+        .iter()
+        .filter_map(|&id| {
+            let node = tree.node(id)?;
+            let holds = columns
+                .iter()
+                .filter(|c| node.members.binary_search(c).is_ok())
+                .count();
+            let words = derived
+                .words
+                .get(&id)
+                .map_or(&[][..], |known| known.words.as_slice());
+            Some(LeafRow {
+                id,
+                label: analysis.label(id),
+                size: node.size(),
+                holds,
+                words: words.iter().take(4).cloned().collect(),
+            })
+        })
+        .collect()
+}
+
+fn find_leaf_row(analysis: &Analysis, columns: &[usize], query: &str) -> Option<usize> {
+    let query = query.trim().to_lowercase();
+    if query.is_empty() {
+        return None;
     }
+    let rows = leaf_rows(analysis, columns);
+    let id_query = query.trim_start_matches('#');
+    // The leaf's id first (`7` or `#7`), then names, then words.
+    rows.iter()
+        .position(|row| !id_query.is_empty() && row.id.to_string() == id_query)
+        .or_else(|| {
+            rows.iter()
+                .position(|row| row.label.to_lowercase().contains(&query))
+        })
+        .or_else(|| {
+            rows.iter()
+                .position(|row| row.words.iter().any(|w| w.starts_with(&query)))
+        })
 }
 
 /// Why a move was refused, as the TUI says it (nodes by their names, and the key that helps).
-fn move_refusal(error: &MoveError, label: impl Fn(usize) -> String) -> String {
+pub(super) fn move_refusal(error: &MoveError, label: impl Fn(usize) -> String) -> String {
     match error {
         MoveError::WouldEmpty { leaf, moved, size } => format!(
             "not moved: {} would be left empty ({moved} of its {size} documents); m merges it instead",
@@ -207,36 +149,4 @@ fn move_refusal(error: &MoveError, label: impl Fn(usize) -> String) -> String {
         MoveError::NotALeaf(id) => format!("not moved: {} is not a leaf", label(*id)),
         other => format!("not moved: {other}"),
     }
-}
-
-/// A command while the leaf picker is open; returns whether it stays open.
-pub(super) fn leaf_picker_command(
-    model: &mut Model,
-    picker: &mut LeafPicker,
-    command: Command,
-) -> bool {
-    let rows = model.derived.leaves.len().max(1);
-    match command {
-        Command::Up => {
-            picker.query.clear();
-            picker.cursor = (picker.cursor + rows - 1) % rows;
-        }
-        Command::Down => {
-            picker.query.clear();
-            picker.cursor = (picker.cursor + 1) % rows;
-        }
-        Command::Backspace => {
-            picker.query.pop();
-        }
-        Command::Confirm => {
-            let Some(&to) = model.derived.leaves.get(picker.cursor) else {
-                return true;
-            };
-            let columns = picker.columns.clone();
-            model.move_documents(&columns, to);
-            return false;
-        }
-        _ => {}
-    }
-    true
 }

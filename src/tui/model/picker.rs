@@ -2,10 +2,10 @@
 //! use it and whether its value is valid come from the library ([`Param`], [`registry`]); this file only says how
 //! each field steps with the arrow keys and reads typed text, and what it is called on screen.
 
-use pdx::choice::Choice;
-use pdx::cluster::registry::{self, Family, RuleDef};
-use pdx::cluster::{MAX_L, Param, ParamError, Params};
-use pdx::linalg::kernel::{GeodesicMetric, KernelSpec};
+use crate::choice::Choice;
+use crate::cluster::registry::{self, Family, RuleDef};
+use crate::cluster::{MAX_L, Param, ParamError, Params};
+use crate::linalg::kernel::{GeodesicMetric, KernelSpec};
 
 /// How one parameter's field behaves.
 pub(crate) struct Field {

@@ -1,17 +1,19 @@
-//! Popups: what each one holds, which keys it takes, and what a key does while it is open (the rule picker's
-//! keys included).
+//! Popups: what each one holds, which keys it takes, and what a command does while one is open (the rule
+//! picker's included).
 
+use std::sync::Arc;
+
+use crate::cluster::{ClusterError, Params, RuleSpec};
+use crate::report::preview;
+
+use super::super::effects::{Effect, TreeWork};
 use super::super::help::{HELP_WIDTH, help_rows_for};
 use super::super::keys::{Command, Context};
 use super::super::recovery::Offer;
-use super::jobs::{Effect, Work};
-use super::moves::{LeafPicker, leaf_picker_command};
+use super::moves::{LeafPicker, PickerOutcome};
 use super::picker::{RulePicker, field_message, row_of, rule_at, rule_count};
-use super::update::scrolled;
-use super::{AlternativesView, ComparisonView, DetailTab, Model};
-use pdx::cluster::{ClusterError, Params, RuleSpec};
-use pdx::report::preview;
-use std::sync::Arc;
+use super::replay::FormOutcome;
+use super::{AlternativesView, ComparisonView, Model, scrolled};
 
 /// An open popup and what it holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,12 +108,13 @@ impl Model {
                 input: String::new(),
             }),
             Command::RulePicker => {
-                let row = row_of(self.rule.name())
-                    .unwrap_or_else(|| panic!("{} is a rule of the registry", self.rule.name()));
+                let name = self.analysis.rule().name();
+                let row =
+                    row_of(name).unwrap_or_else(|| panic!("{name} is a rule of the registry"));
                 Some(Popup::Rules(RulePicker {
                     cursor: row,
                     rule_index: row,
-                    params: Params::clone(&self.params),
+                    params: Params::clone(self.analysis.params()),
                     typed: None,
                     error: None,
                 }))
@@ -120,31 +123,34 @@ impl Model {
                 scroll: 0,
                 column: 0,
             }),
-            Command::Confusion if self.blind() => {
-                self.status = "labels are hidden (b shows them): no confusion view".into();
+            Command::Confusion if self.settings.blind() => {
+                self.messages
+                    .say("labels are hidden (b shows them): no confusion view");
                 None
             }
             Command::Confusion => {
-                self.status = "the corpus has no labels: no confusion view".into();
+                self.messages
+                    .say("the corpus has no labels: no confusion view");
                 None
             }
-            Command::OpenDocument => self
-                .detail
-                .documents
-                .get(self.document_cursor)
-                .filter(|_| self.tab == DetailTab::Documents)
-                .map(|&document| Popup::Viewer {
-                    document,
-                    scroll: self.first_marked_line(document),
-                }),
-            Command::Rename => Some(Popup::Name {
-                node: self.selected,
-                input: self
-                    .tree
-                    .node(self.selected)
+            Command::OpenDocument => {
+                self.detail
+                    .document_under_cursor()
+                    .map(|document| Popup::Viewer {
+                        document,
+                        scroll: self.first_marked_line(document),
+                    })
+            }
+            Command::Rename => {
+                let node = self.tree_pane.selected();
+                let input = self
+                    .analysis
+                    .tree()
+                    .node(node)
                     .and_then(|n| n.name.clone())
-                    .unwrap_or_default(),
-            }),
+                    .unwrap_or_default();
+                Some(Popup::Name { node, input })
+            }
             Command::Find => Some(Popup::Find {
                 input: String::new(),
             }),
@@ -155,11 +161,13 @@ impl Model {
     }
 
     /// Lines a scrollable popup holds, to bound its scrolling.
-    pub(super) fn popup_lines(&self, popup: &Popup) -> usize {
+    fn popup_lines(&self, popup: &Popup) -> usize {
         match popup {
-            Popup::Help { .. } => help_rows_for(&self.keys, usize::from(HELP_WIDTH - 2)).len(),
+            Popup::Help { .. } => {
+                help_rows_for(self.settings.keys(), usize::from(HELP_WIDTH - 2)).len()
+            }
             Popup::Confusion { .. } => self.confusion_grid().rows.len(),
-            Popup::Log { .. } => self.log().len(),
+            Popup::Log { .. } => self.messages.log().len(),
             Popup::Viewer { document, .. } => self
                 .document_text(*document)
                 .map_or(0, |text| text.lines().count() + 4),
@@ -177,166 +185,239 @@ impl Model {
             _ => 0,
         }
     }
-}
 
-/// A command while `popup` is open (it has been taken out of the model; put it back to keep it open).
-pub(super) fn popup_command(model: &mut Model, mut popup: Popup, command: Command) -> Vec<Effect> {
-    let lines = model.popup_lines(&popup);
-    let mut effects = Vec::new();
-    let keep = match (&mut popup, command) {
-        (Popup::Recovery(offer), Command::Yes | Command::No | Command::Cancel) => {
-            effects = model.answer_recovery(offer, command);
-            false
-        }
-        (_, Command::Cancel) => false,
-        (Popup::ConfirmQuit, Command::Yes) => {
-            model.quit = true;
-            false
-        }
-        (Popup::ConfirmQuit, Command::No) => false,
-        (Popup::Confusion { column, .. }, Command::Left | Command::Right) => {
-            let last = model.confusion_grid().columns.len().saturating_sub(1);
-            *column = if command == Command::Left {
-                column.saturating_sub(1)
-            } else {
-                (*column + 1).min(last)
-            };
-            true
-        }
-        (
-            Popup::Help { scroll }
-            | Popup::Confusion { scroll, .. }
-            | Popup::Log { scroll }
-            | Popup::Viewer { scroll, .. }
-            | Popup::Alternatives { scroll, .. }
-            | Popup::Compare { scroll, .. }
-            | Popup::Replayed { scroll, .. },
-            _,
-        ) => {
-            *scroll = scrolled(*scroll, command, lines.saturating_sub(1));
-            true
-        }
-        (
-            Popup::AutoSplit { input }
-            | Popup::Name { input, .. }
-            | Popup::Find { input }
-            | Popup::Filter { input },
-            Command::Backspace,
-        ) => {
-            input.pop();
-            true
-        }
-        (Popup::Name { node, input }, Command::Confirm) => {
-            model.rename(*node, input);
-            false
-        }
-        (Popup::Find { input }, Command::Confirm) => {
-            model.run_search(input);
-            false
-        }
-        (Popup::Filter { input }, Command::Confirm) => {
-            model.apply_filter(input);
-            false
-        }
-        (Popup::Hits, command) => model.hits_command(command),
-        (Popup::AutoSplit { input }, Command::Confirm) => match input.parse::<usize>() {
-            // Growing never merges: a K the tree has reached already would do nothing, so say so.
-            Ok(k) if k >= 1 && k <= model.derived.leaves.len() => {
-                let leaves = model.derived.leaves.len();
-                model.status = format!(
-                    "the tree has {leaves} leaves already: growing to {k} splits nothing (type more than \
-                     {leaves}; m merges)"
-                );
-                true
-            }
-            Ok(k) if k >= 1 => {
-                let what = format!("growing to {k} leaves with {}", model.rule_text());
-                effects = model.start(
-                    Work::Grow {
-                        k,
-                        rule: model.rule.clone(),
-                        policy: model.policy,
-                    },
-                    what,
-                );
+    /// A command while `popup` is open (it has been taken out of the model; it is put back to stay open).
+    pub(super) fn popup_command(&mut self, mut popup: Popup, command: Command) -> Vec<Effect> {
+        let lines = self.popup_lines(&popup);
+        let mut effects = Vec::new();
+        let keep = match (&mut popup, command) {
+            (Popup::Recovery(offer), Command::Yes | Command::No | Command::Cancel) => {
+                effects = self.answer_recovery(offer, command);
                 false
             }
-            _ => {
-                model.status = "type a number of leaves, at least 1".into();
+            (_, Command::Cancel) => false,
+            (Popup::ConfirmQuit, Command::Yes) => {
+                self.quit = true;
+                false
+            }
+            (Popup::ConfirmQuit, Command::No) => false,
+            (Popup::Confusion { column, .. }, Command::Left | Command::Right) => {
+                let last = self.confusion_grid().columns.len().saturating_sub(1);
+                *column = if command == Command::Left {
+                    column.saturating_sub(1)
+                } else {
+                    (*column + 1).min(last)
+                };
                 true
             }
-        },
-        (Popup::Rules(picker), command) => rule_picker_command(model, picker, command),
-        (Popup::Leaves(picker), command) => leaf_picker_command(model, picker, command),
-        (Popup::Weighting(form), command) => {
-            let (keep, started) = model.weighting_form_command(form, command);
-            effects = started;
-            keep
-        }
-        _ => true,
-    };
-    if keep {
-        model.popup = Some(popup);
-    }
-    effects
-}
-
-/// Returns whether the picker stays open.
-fn rule_picker_command(model: &mut Model, picker: &mut RulePicker, command: Command) -> bool {
-    let rows = RulePicker::rows();
-    match command {
-        Command::Up | Command::Down => {
-            picker.typed = None;
-            picker.cursor = if command == Command::Up {
-                (picker.cursor + rows - 1) % rows
-            } else {
-                (picker.cursor + 1) % rows
-            };
-        }
-        Command::Increase | Command::Decrease => picker.step(command == Command::Increase),
-        Command::Backspace => {
-            if let Some(typed) = &mut picker.typed {
-                typed.pop();
+            (
+                Popup::Help { scroll }
+                | Popup::Confusion { scroll, .. }
+                | Popup::Log { scroll }
+                | Popup::Viewer { scroll, .. }
+                | Popup::Alternatives { scroll, .. }
+                | Popup::Compare { scroll, .. }
+                | Popup::Replayed { scroll, .. },
+                _,
+            ) => {
+                *scroll = scrolled(*scroll, command, lines.saturating_sub(1));
+                true
             }
-            picker.apply_typed();
+            (
+                Popup::AutoSplit { input }
+                | Popup::Name { input, .. }
+                | Popup::Find { input }
+                | Popup::Filter { input },
+                Command::Backspace,
+            ) => {
+                input.pop();
+                true
+            }
+            (Popup::Name { node, input }, Command::Confirm) => {
+                self.rename(*node, input);
+                false
+            }
+            (Popup::Find { input }, Command::Confirm) => {
+                let indexing = self.index_progress();
+                let (message, found) = self.search.run(input, self.analysis.data(), indexing);
+                self.messages.say(message);
+                if found {
+                    self.popup = Some(Popup::Hits);
+                }
+                false
+            }
+            (Popup::Filter { input }, Command::Confirm) => {
+                self.apply_filter(input);
+                false
+            }
+            (Popup::Hits, Command::Confirm) => {
+                if let Some(current) = self.search.search().map(|s| s.current) {
+                    self.select_hit(current);
+                }
+                false
+            }
+            (Popup::Hits, command) => {
+                self.search.move_cursor(command);
+                self.search.search().is_some()
+            }
+            (Popup::AutoSplit { input }, Command::Confirm) => match input.parse::<usize>() {
+                // Growing never merges: a K the tree has reached already would do nothing, so say so.
+                Ok(k) if k >= 1 && k <= self.analysis.derived().leaves.len() => {
+                    let leaves = self.analysis.derived().leaves.len();
+                    self.messages.say(format!(
+                        "the tree has {leaves} leaves already: growing to {k} splits nothing (type more than \
+                         {leaves}; m merges)"
+                    ));
+                    true
+                }
+                Ok(k) if k >= 1 => {
+                    let rule = self.analysis.rule().clone();
+                    let what = format!("growing to {k} leaves with {}", rule.text());
+                    let policy = self.analysis.policy();
+                    effects = self.start_tree_job(TreeWork::Grow { k, rule, policy }, what);
+                    false
+                }
+                _ => {
+                    self.messages.say("type a number of leaves, at least 1");
+                    true
+                }
+            },
+            (Popup::Rules(picker), command) => self.rule_picker_command(picker, command),
+            (Popup::Leaves(picker), command) => match picker.command(command, &self.analysis) {
+                PickerOutcome::Stay => true,
+                PickerOutcome::MoveTo(to) => {
+                    let columns = picker.columns.clone();
+                    self.move_documents(&columns, to);
+                    false
+                }
+            },
+            (Popup::Weighting(form), command) => match form.command(command) {
+                FormOutcome::Stay => true,
+                FormOutcome::Unchanged => {
+                    self.messages.say("weighting and filters unchanged");
+                    false
+                }
+                FormOutcome::Apply(settings, change) => {
+                    effects = self.start_replay(settings, change);
+                    false
+                }
+            },
+            _ => true,
+        };
+        if keep {
+            self.popup = Some(popup);
         }
-        Command::Choose if picker.cursor < rule_count() => {
-            picker.rule_index = picker.cursor;
-        }
-        Command::Confirm => {
-            if picker.cursor < rule_count() {
+        effects
+    }
+
+    /// A command in the rule picker; returns whether it stays open.
+    fn rule_picker_command(&mut self, picker: &mut RulePicker, command: Command) -> bool {
+        let rows = RulePicker::rows();
+        match command {
+            Command::Up | Command::Down => {
+                picker.typed = None;
+                picker.cursor = if command == Command::Up {
+                    (picker.cursor + rows - 1) % rows
+                } else {
+                    (picker.cursor + 1) % rows
+                };
+            }
+            Command::Increase | Command::Decrease => picker.step(command == Command::Increase),
+            Command::Backspace => {
+                if let Some(typed) = &mut picker.typed {
+                    typed.pop();
+                }
+                picker.apply_typed();
+            }
+            Command::Choose if picker.cursor < rule_count() => {
                 picker.rule_index = picker.cursor;
             }
-            let checked = match picker.params.check() {
-                Ok(checked) => checked,
-                Err(error) => {
-                    picker.error = Some(field_message(&error));
-                    return true;
+            Command::Confirm => {
+                if picker.cursor < rule_count() {
+                    picker.rule_index = picker.cursor;
                 }
-            };
-            let Some(def) = rule_at(picker.rule_index) else {
-                panic!("the picker's rule row {} is a rule", picker.rule_index);
-            };
-            match RuleSpec::new(def.name, &checked) {
-                Ok(rule) => {
-                    // Previews compare the current rule and the registry's previewed rules: when either changes,
-                    // the cached ones compare something else.
-                    if rule != model.rule
-                        || preview::compared_rules(&checked)
-                            != preview::compared_rules(&model.params)
-                    {
-                        model.previews.outdate();
+                let checked = match picker.params.check() {
+                    Ok(checked) => checked,
+                    Err(error) => {
+                        picker.error = Some(field_message(&error));
+                        return true;
                     }
-                    model.rule = rule;
-                    model.params = checked;
-                    model.status = format!("rule: {}", model.rule_text());
-                    return false;
+                };
+                let Some(def) = rule_at(picker.rule_index) else {
+                    panic!("the picker's rule row {} is a rule", picker.rule_index);
+                };
+                match RuleSpec::new(def.name, &checked) {
+                    Ok(rule) => {
+                        // Previews compare the current rule and the registry's previewed rules: when either
+                        // changes, the kept ones compare something else.
+                        let outdated = rule != *self.analysis.rule()
+                            || preview::compared_rules(&checked)
+                                != preview::compared_rules(self.analysis.params());
+                        self.analysis.set_rule(rule, checked);
+                        if outdated {
+                            self.outdate_previews();
+                        }
+                        let text = self.analysis.rule().text();
+                        self.messages.say(format!("rule: {text}"));
+                        return false;
+                    }
+                    Err(ClusterError::Param(error)) => picker.error = Some(field_message(&error)),
+                    Err(other) => picker.error = Some(other.to_string()),
                 }
-                Err(ClusterError::Param(error)) => picker.error = Some(field_message(&error)),
-                Err(other) => picker.error = Some(other.to_string()),
             }
+            _ => {}
         }
-        _ => {}
+        true
     }
-    true
+
+    /// Name `node` (an empty name clears it): a tree change, undoable.
+    fn rename(&mut self, node: usize, input: &str) {
+        if self.refuse_while_busy() {
+            return;
+        }
+        let name = Some(input.trim())
+            .filter(|n| !n.is_empty())
+            .map(str::to_string);
+        let Some(current) = self.analysis.tree().node(node) else {
+            return;
+        };
+        if current.name == name {
+            self.messages.say("name unchanged");
+            return;
+        }
+        let mut tree = self.analysis.tree().clone();
+        if let Err(error) = tree.set_name(node, name.clone()) {
+            self.messages.say(error.to_string());
+            return;
+        }
+        let change = match name {
+            Some(name) => format!("named #{node} \"{name}\""),
+            None => format!("cleared the name of #{node}"),
+        };
+        self.replace_tree(tree, change.clone());
+        self.messages.say(change);
+    }
+
+    /// The filter typed after `f`: an empty one clears it.
+    fn apply_filter(&mut self, input: &str) {
+        let indexing = self.index_progress();
+        let (message, changed) = self
+            .search
+            .apply_filter(input, self.analysis.data(), indexing);
+        if changed {
+            self.show_selection();
+        }
+        match self.search.filter().filter(|_| changed) {
+            Some(_) => {
+                let node = self.tree_pane.selected();
+                let size = self.analysis.tree().node(node).map_or(0, |n| n.size());
+                let listed = self.detail.shown().documents.len();
+                let label = self.analysis.label(node);
+                self.messages.say(format!(
+                    "{message}: {listed} of {size} documents of {label} (Esc or an empty filter clears it)"
+                ));
+            }
+            None => self.messages.say(message),
+        }
+    }
 }

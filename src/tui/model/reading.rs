@@ -1,40 +1,15 @@
-//! What the model offers for reading the tree: label-blind figures, each node's short description and path, the
-//! message log with its injectable clock, and the confusion view's grid in a layout that suits its labels.
+//! What the screen reads a tree by: each node's top words (its short description when it has no name), a node's
+//! path cut to fit, and the confusion view's grid.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use pdx::cluster::Tree;
-use pdx::linalg::SparseCentroid;
-use pdx::report::metrics::{ClusterFigures, GlobalFigures};
-use pdx::report::{summary, terms};
-
-use super::Model;
+use crate::cluster::Tree;
+use crate::linalg::SparseCentroid;
+use crate::report::terms;
 
 /// How many words describe a node without a name.
 pub(crate) const DESCRIPTION_WORDS: usize = 3;
-
-/// What the message log's times are read from: the wall clock in the app, a fixed time in tests.
-pub(crate) type Clock = fn() -> SystemTime;
-
-/// One status message of the session and when it was shown (`HH:MM:SS`, UTC).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LogEntry {
-    pub time: String,
-    pub message: String,
-}
-
-/// `time` as `HH:MM:SS` of its day in UTC (the standard library knows no time zone; the log says UTC).
-pub(crate) fn clock_text(time: SystemTime) -> String {
-    let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) % 86_400;
-    format!(
-        "{:02}:{:02}:{:02}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    )
-}
 
 /// The `count` largest positive entries of `(row, value)` pairs, largest first (ties: the lower row first).
 fn largest_rows(entries: impl Iterator<Item = (usize, f64)>, count: usize) -> Vec<usize> {
@@ -197,130 +172,7 @@ pub(crate) fn shorten_path(parts: &[String], width: usize) -> String {
 }
 
 // The confusion view's table is the batch report's: one layout, written once in the library.
-pub(crate) use pdx::report::summary::ConfusionGrid;
-
-impl Model {
-    /// True when the corpus has labels and they are not hidden: every label, purity, entropy, NMI and the
-    /// confusion view show only then.
-    pub(crate) fn labels_shown(&self) -> bool {
-        self.has_labels() && !self.blind
-    }
-
-    /// True when labels are hidden (label-blind exploration), whether or not the corpus has any.
-    pub(crate) fn blind(&self) -> bool {
-        self.blind
-    }
-
-    /// The clustering against the labels, when labels are shown.
-    pub(crate) fn global_figures(&self) -> Option<&GlobalFigures> {
-        self.derived.global.as_ref().filter(|_| !self.blind)
-    }
-
-    /// A node's figures against the labels, when labels are shown.
-    pub(crate) fn node_figures(&self, id: usize) -> Option<&ClusterFigures> {
-        self.derived.node_figures.get(&id).filter(|_| !self.blind)
-    }
-
-    /// A node's members per label, when labels are shown.
-    pub(crate) fn label_counts(&self, id: usize) -> Option<&[usize]> {
-        self.derived
-            .label_counts
-            .get(&id)
-            .filter(|_| !self.blind)
-            .map(Vec::as_slice)
-    }
-
-    /// A document's label name, when labels are shown.
-    pub(crate) fn document_label(&self, document: usize) -> Option<&str> {
-        if self.blind {
-            return None;
-        }
-        let label = self.data.documents.get(document)?.label?;
-        self.data
-            .label_names
-            .get(label as usize)
-            .map(String::as_str)
-    }
-
-    /// What the Documents tab lists a document by: its title, else its text's first non-empty line (a CSV or
-    /// JSON Lines collection without titles), else its id.
-    pub(crate) fn document_heading(&self, document: usize) -> String {
-        self.data
-            .documents
-            .get(document)
-            .map(|doc| doc.heading())
-            .unwrap_or_default()
-    }
-
-    /// A node's top words (computed when the tree changes).
-    pub(crate) fn node_words(&self, id: usize) -> &[String] {
-        self.derived
-            .words
-            .get(&id)
-            .map_or(&[], |known| known.words.as_slice())
-    }
-
-    /// A node's short description: its name if given, else its top words.
-    pub(crate) fn description(&self, id: usize) -> String {
-        match self.tree.node(id).and_then(|n| n.name.as_deref()) {
-            Some(name) => name.to_string(),
-            None => terms::words_line(self.node_words(id)),
-        }
-    }
-
-    /// The labels ([`Model::label`]) of the nodes from the root down to `id`.
-    pub(crate) fn path(&self, id: usize) -> Vec<String> {
-        self.tree
-            .path_to(id)
-            .into_iter()
-            .map(|node| self.label(node))
-            .collect()
-    }
-
-    /// Every status message of the session, oldest first.
-    pub(crate) fn log(&self) -> &[LogEntry] {
-        &self.log
-    }
-
-    /// Log the status message if it is not the one logged last (called after every action).
-    pub(crate) fn record_status(&mut self) {
-        if self.status.is_empty() || self.log.last().is_some_and(|e| e.message == self.status) {
-            return;
-        }
-        self.log.push(LogEntry {
-            time: clock_text((self.clock)()),
-            message: self.status.clone(),
-        });
-    }
-
-    /// Hide the labels, or show them again.
-    pub(crate) fn toggle_labels(&mut self) {
-        self.blind = !self.blind;
-        self.status = match (self.blind, self.has_labels()) {
-            (true, true) => {
-                "labels hidden: no purity, entropy, NMI or confusion (b shows them)".into()
-            }
-            (true, false) => "labels hidden (the corpus has none)".into(),
-            (false, true) => "labels shown".into(),
-            (false, false) => "labels shown, but the corpus has none".into(),
-        };
-    }
-
-    /// The confusion view's table (see [`ConfusionGrid`]).
-    pub(crate) fn confusion_grid(&self) -> ConfusionGrid {
-        let derived = &self.derived;
-        let matched: Vec<Option<usize>> = (0..derived.leaves.len())
-            .map(|leaf| derived.leaf_figures.get(leaf).and_then(|f| f.matched_label))
-            .collect();
-        let leaf_names = derived.leaves.iter().map(|&id| self.label(id)).collect();
-        summary::confusion_grid(
-            &derived.confusion.counts,
-            &matched,
-            leaf_names,
-            &self.data.label_names,
-        )
-    }
-}
+pub(crate) use crate::report::summary::ConfusionGrid;
 
 #[cfg(test)]
 mod tests {
@@ -332,11 +184,5 @@ mod tests {
         assert_eq!(largest_rows(entries.into_iter(), 3), vec![2, 7, 9]);
         assert_eq!(largest_rows(entries.into_iter(), 1), vec![2]);
         assert!(largest_rows([(0, 0.0)].into_iter(), 3).is_empty());
-    }
-
-    #[test]
-    fn the_clock_reads_hours_minutes_seconds() {
-        let time = UNIX_EPOCH + std::time::Duration::from_secs(3 * 86_400 + 13 * 3600 + 5 * 60 + 9);
-        assert_eq!(clock_text(time), "13:05:09");
     }
 }

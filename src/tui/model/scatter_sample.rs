@@ -1,8 +1,8 @@
 //! Which members a Preview's scatter plot draws: all of them for a node of up to [`SCATTER_POINTS`], else a fixed
 //! seeded sample of that many, chosen once when the plot's coordinates arrive, so that no frame walks a huge node.
 
-use pdx::dataset::Dataset;
-use pdx::rng::SplitMix64;
+use crate::dataset::Dataset;
+use crate::rng::SplitMix64;
 
 /// The most points a scatter plot draws (a 160x48 terminal's plot has about 25,000 Braille dots).
 pub(crate) const SCATTER_POINTS: usize = 5_000;

@@ -1,60 +1,110 @@
-//! [`update`]: an action in, the model changed, the effects to run out. Keys on the main screen, clicks and the
-//! wheel, finished jobs; what a key does inside a popup is in `popups`.
+//! [`update`]: an action in, the model changed, the effects to run out. This file routes the main screen's
+//! commands, clicks and the wheel to the parts; `popups.rs` routes a command while a popup is open, `jobs.rs`
+//! starts the jobs and takes their results.
 
-use std::path::PathBuf;
+use crate::choice::Choice;
+use crate::dataset::Reweigh;
 
-use pdx::choice::Choice;
-
+use super::super::effects::{Effect, TreeWork};
 use super::super::keys::{Command, Context};
-use super::super::recovery::Offer;
-use super::super::session::Session;
-use super::jobs::{Effect, Export, Finished};
-use super::popups::{Popup, popup_command};
-use super::{Action, DETAIL_TERMS, DetailTab, Model, Pane, Region};
+use super::popups::Popup;
+use super::{Action, DetailTab, JobKey, Model, Pane, Region, alternatives, moves};
 
 /// Rows a wheel notch scrolls text by (a selection moves by one).
 const WHEEL_LINES: usize = 3;
 
-/// Rows a page key moves a cursor or a scroll by.
-const PAGE_LINES: usize = 10;
-
-/// A cursor or scroll position in `0..=last` after a movement command (other commands leave it).
-pub(super) fn scrolled(value: usize, command: Command, last: usize) -> usize {
-    match command {
-        Command::Up => value.saturating_sub(1),
-        Command::Down => (value + 1).min(last),
-        Command::PageUp => value.saturating_sub(PAGE_LINES),
-        Command::PageDown => (value + PAGE_LINES).min(last),
-        Command::Top => 0,
-        Command::Bottom => last,
-        _ => value,
-    }
+/// Apply `action` to the model; returns the work to run elsewhere.
+pub fn update(model: &mut Model, action: Action) -> Vec<Effect> {
+    let mut effects = model.apply(action);
+    // Whatever showed the Documents tab (a key, a click, a search hit) or set a filter, the ranking it lists.
+    model.detail.rank(&shown!(model));
+    // Whatever changed the selection, the tree or the tab, the Preview tab asks for its preview here, and the
+    // detail pane for the passes it waits for.
+    effects.extend(model.request_preview());
+    effects.extend(model.request_detail());
+    // The one place messages are logged: whatever set the status line, the new message goes in the log.
+    model.messages.record();
+    effects
 }
 
 impl Model {
-    fn move_in_tree(&mut self, command: Command) {
-        let rows = self.visible();
-        let position = rows.iter().position(|&(id, _)| id == self.selected);
-        let last = rows.len().saturating_sub(1);
-        // A selection that is not on screen (hidden under a collapsed node) starts again from the root.
-        let target = position.map_or(0, |p| scrolled(p, command, last));
-        if let Some(&(id, _)) = rows.get(target) {
-            self.select(id);
+    fn apply(&mut self, action: Action) -> Vec<Effect> {
+        match action {
+            Action::Click(region) => self.click(region),
+            Action::Scroll { region, down } => self.scroll(region, down),
+            Action::Tick(now) => self.messages.tick(now),
+            Action::Done(done) => return self.finished(done),
+            Action::Opened(pending) => return self.start_background(pending),
+            Action::OpenSession { path, session } => {
+                self.open_session(&path, *session);
+            }
+            Action::Recovered(found) => self.recovery_found(found),
+            Action::Type(c) => self.type_char(c),
+            Action::Command(command) => {
+                return match self.popup.take() {
+                    Some(popup) => self.popup_command(popup, command),
+                    None => self.main_command(command),
+                };
+            }
+        }
+        Vec::new()
+    }
+
+    /// The selection moved, or the tree or the filter changed under it: the detail pane shows it anew.
+    pub(super) fn show_selection(&mut self) {
+        self.detail.show_anew(&shown!(self));
+    }
+
+    pub(super) fn select(&mut self, id: usize) {
+        if self.tree_pane.select(self.analysis.tree(), id) {
+            self.show_selection();
         }
     }
 
-    fn move_in_detail(&mut self, command: Command) {
-        let (value, last) = match self.tab {
-            DetailTab::Documents => (
-                &mut self.document_cursor,
-                self.detail.documents.len().saturating_sub(1),
-            ),
-            DetailTab::Terms => (&mut self.detail_scroll, DETAIL_TERMS * 2),
-            DetailTab::Labels => (&mut self.detail_scroll, self.data.label_names.len() + 4),
-            // The arrows move the rule table's cursor, the page keys scroll.
-            DetailTab::Preview => return self.move_in_preview(command),
-        };
-        *value = scrolled(*value, command, last);
+    /// Select `id`, expanding its ancestors so that it shows.
+    pub(super) fn reveal(&mut self, id: usize) {
+        if self.tree_pane.reveal(self.analysis.tree(), id) {
+            self.show_selection();
+        }
+    }
+
+    /// The tree changed: the selection stays on the deepest node of `path` still in it (or where it is, or the
+    /// root), and the panes show it anew.
+    pub(super) fn tree_changed(&mut self, path: &[usize]) {
+        self.tree_pane.keep_within(self.analysis.tree(), path);
+        self.show_selection();
+    }
+
+    /// Replace the tree after `change` (what undo will say it undid), keeping the old one for undo.
+    pub(super) fn replace_tree(&mut self, tree: crate::cluster::Tree, change: String) {
+        self.analysis.replace_tree(tree, change);
+        self.tree_changed(&[]);
+    }
+
+    /// Say so and return true while a change of the tree runs: another change now would be lost when it ends.
+    pub(super) fn refuse_while_busy(&mut self) -> bool {
+        let busy = self.jobs.is_running(JobKey::Tree);
+        if busy {
+            self.messages
+                .say("busy: wait for the split or cancel it (Esc)");
+        }
+        busy
+    }
+
+    fn type_char(&mut self, c: char) {
+        match &mut self.popup {
+            Some(Popup::Leaves(picker)) => picker.type_char(c, &self.analysis),
+            Some(Popup::AutoSplit { input }) if c.is_ascii_digit() && input.len() < 6 => {
+                input.push(c)
+            }
+            Some(Popup::Name { input, .. } | Popup::Find { input } | Popup::Filter { input })
+                if input.chars().count() < 60 =>
+            {
+                input.push(c)
+            }
+            Some(Popup::Rules(picker)) => picker.type_char(c),
+            _ => {}
+        }
     }
 
     /// A click: select the tree row or the document, switch to the tab, and focus the pane clicked.
@@ -67,13 +117,11 @@ impl Model {
             Region::Tree => self.focus = Pane::Tree,
             Region::Tab(tab) => {
                 self.focus = Pane::Detail;
-                self.tab = tab;
+                self.detail.set_tab(tab);
             }
             Region::DocumentRow(index) => {
                 self.focus = Pane::Detail;
-                if index < self.detail.documents.len() {
-                    self.document_cursor = index;
-                }
+                self.detail.point_at(index);
             }
             Region::Detail => self.focus = Pane::Detail,
             // A popup takes keys, not clicks; the status line is not clickable.
@@ -83,312 +131,261 @@ impl Model {
 
     /// A wheel notch: move the tree selection or the document cursor by one, scroll text by [`WHEEL_LINES`]. The
     /// focus stays where it was.
-    fn scroll(&mut self, region: Region, down: bool) -> Vec<Effect> {
+    fn scroll(&mut self, region: Region, down: bool) {
         let step = if down { Command::Down } else { Command::Up };
         match region {
             Region::TreeRow(_) | Region::Tree => self.move_in_tree(step),
             Region::Tab(_) | Region::DocumentRow(_) | Region::Detail => {
-                let times = if self.tab == DetailTab::Documents {
-                    1
-                } else {
-                    WHEEL_LINES
+                let times = match self.detail.tab() {
+                    DetailTab::Documents => 1,
+                    _ => WHEEL_LINES,
                 };
                 for _ in 0..times {
                     self.move_in_detail(step);
                 }
             }
             Region::Popup => {
-                if let Some(popup) = self.popup.take() {
-                    if popup.context() != Context::Reader {
-                        self.popup = Some(popup);
-                        return Vec::new();
-                    }
-                    let mut popup = Some(popup);
+                if self.popup.as_ref().map(Popup::context) == Some(Context::Reader) {
                     for _ in 0..WHEEL_LINES {
-                        if let Some(open) = popup.take() {
-                            popup_command(self, open, step);
-                            popup = self.popup.take();
+                        if let Some(popup) = self.popup.take() {
+                            self.popup_command(popup, step);
                         }
                     }
-                    self.popup = popup;
                 }
             }
             Region::Elsewhere => {}
         }
+    }
+
+    fn move_in_tree(&mut self, command: Command) {
+        if self.tree_pane.move_by(self.analysis.tree(), command) {
+            self.show_selection();
+        }
+    }
+
+    fn move_in_detail(&mut self, command: Command) {
+        match self.detail.tab() {
+            DetailTab::Preview => self.move_in_preview(command),
+            _ => self
+                .detail
+                .move_by(command, self.analysis.data().label_names.len()),
+        }
+    }
+
+    /// A movement key on the Preview tab: the arrows move the table's cursor (the view scrolls to keep it in
+    /// sight), the page keys scroll; without a table (a split node, a preview computing) they all scroll.
+    fn move_in_preview(&mut self, command: Command) {
+        let key = self.preview_key();
+        let table = self.preview.has_table(key);
+        match command {
+            Command::PageUp | Command::PageDown => {
+                self.detail.scroll_by(command, super::PREVIEW_LINES)
+            }
+            _ if !table => self.detail.scroll_by(command, super::PREVIEW_LINES),
+            _ => self.preview.move_cursor(key, self.analysis.rule(), command),
+        }
+    }
+
+    fn main_command(&mut self, command: Command) -> Vec<Effect> {
+        match command {
+            Command::Up
+            | Command::Down
+            | Command::PageUp
+            | Command::PageDown
+            | Command::Top
+            | Command::Bottom => match self.focus {
+                Pane::Tree => self.move_in_tree(command),
+                Pane::Detail if self.detail.tab() == DetailTab::Terms => {
+                    self.detail.move_term_cursor(command)
+                }
+                Pane::Detail => self.move_in_detail(command),
+            },
+            Command::Collapse => {
+                if self.tree_pane.collapse(self.analysis.tree()) {
+                    self.show_selection();
+                }
+            }
+            Command::Expand => self.tree_pane.expand(self.tree_pane.selected()),
+            Command::NextPane => {
+                self.focus = match self.focus {
+                    Pane::Tree => Pane::Detail,
+                    Pane::Detail => Pane::Tree,
+                }
+            }
+            Command::Tab(tab) => {
+                // The Preview tab's key again, after a cancel: compute it this time.
+                if tab == DetailTab::Preview
+                    && self.detail.tab() == tab
+                    && self.preview.retry(self.preview_key())
+                {
+                    self.messages.say("computing the split preview again");
+                }
+                self.detail.set_tab(tab);
+            }
+            Command::PrevTab | Command::NextTab => {
+                self.detail.cycle_tab(command == Command::NextTab)
+            }
+            Command::Split => return self.split(self.tree_pane.selected()),
+            Command::SplitSuggested => match self.analysis.derived().suggestion {
+                Some(id) => {
+                    self.select(id);
+                    return self.split(id);
+                }
+                None => self.messages.say("no leaf left to split"),
+            },
+            Command::SplitWithRow => {
+                let key = self.preview_key();
+                let rule = self
+                    .preview
+                    .row(key, self.analysis.rule())
+                    .map_or_else(|| self.analysis.rule().clone(), |row| row.rule.clone());
+                return self.split_with(self.tree_pane.selected(), rule);
+            }
+            Command::UseRow => self.use_preview_row(),
+            Command::Merge => self.merge_selected(),
+            Command::NextSplit | Command::PrevSplit => {
+                self.step_split(command == Command::NextSplit)
+            }
+            Command::CompareSplits => {
+                let id = self.tree_pane.selected();
+                let shown = self.labels_shown();
+                match alternatives::alternatives(&mut self.analysis, id, shown) {
+                    Ok(view) => {
+                        self.popup = Some(Popup::Alternatives {
+                            view: std::sync::Arc::new(view),
+                            scroll: 0,
+                        })
+                    }
+                    Err(error) => self.messages.say(error),
+                }
+            }
+            Command::KeepSplit => self.keep_split(),
+            Command::Mark => {
+                let id = self.tree_pane.selected();
+                let label = self.analysis.label(id);
+                match self.tree_pane.toggle_mark(self.analysis.tree()) {
+                    true => self.messages.say(format!(
+                        "{label} marked: select another node and press v to compare"
+                    )),
+                    false => self.messages.say(format!("{label} unmarked")),
+                }
+            }
+            Command::CompareNodes => self.open_comparison(),
+            Command::Undo => self.step_history(true),
+            Command::Redo => self.step_history(false),
+            Command::CyclePolicy => {
+                self.analysis.cycle_policy();
+                let policy = self.analysis.policy();
+                self.messages
+                    .say(format!("next split: the leaf of largest {}", policy.name()));
+            }
+            Command::Export => return self.export(),
+            Command::Save => return self.save(),
+            Command::Quit => {
+                if self.analysis.dirty() {
+                    self.popup = Some(Popup::ConfirmQuit);
+                } else {
+                    self.quit = true;
+                }
+            }
+            Command::Cancel => {
+                if self.jobs.is_running(JobKey::Tree) || !self.clear_search() {
+                    self.cancel_tree_job();
+                }
+            }
+            Command::NextHit | Command::PrevHit => self.step_hit(command == Command::NextHit),
+            Command::Filter => self.open_filter(),
+            Command::Interrupt => {
+                if self.jobs.is_running(JobKey::Tree) {
+                    self.cancel_tree_job();
+                } else if self.cancel_preview() {
+                    let label = self.analysis.label(self.tree_pane.selected());
+                    self.messages
+                        .say(format!("cancelled: the split preview of {label}"));
+                } else {
+                    return self.main_command(Command::Quit);
+                }
+            }
+            Command::AutoSplit
+            | Command::RulePicker
+            | Command::Confusion
+            | Command::OpenDocument
+            | Command::Rename
+            | Command::Find
+            | Command::MessageLog
+            | Command::Help => self.open_popup(command),
+            Command::ToggleLabels => self.toggle_labels(),
+            Command::MarkDocument => self.toggle_document_mark(),
+            Command::MoveDocuments => self.open_leaf_picker(),
+            Command::DropWord => return self.drop_word_under_cursor(),
+            Command::WeightingForm => match self.analysis.data().reweighing() {
+                Some(current) => {
+                    self.popup = Some(Popup::Weighting(super::WeightingForm::new(current)))
+                }
+                None => self
+                    .messages
+                    .say("this dataset keeps no term counts (numeric data): nothing to reweigh"),
+            },
+            Command::Confirm
+            | Command::Yes
+            | Command::No
+            | Command::Increase
+            | Command::Decrease
+            | Command::Type
+            | Command::Backspace
+            | Command::Choose
+            | Command::Left
+            | Command::Right => {}
+        }
         Vec::new()
     }
-}
 
-/// Apply `action` to the model; returns the work to run elsewhere.
-pub(crate) fn update(model: &mut Model, action: Action) -> Vec<Effect> {
-    let mut effects = apply(model, action);
-    // Whatever showed the Documents tab (a key, a click, a search hit) or set a filter, the ranking it lists.
-    model.rank_documents();
-    // Whatever changed the selection, the tree or the tab, the Preview tab asks for its preview here.
-    effects.extend(model.request_preview());
-    // Whatever selected a large node or showed its documents, the passes the detail pane waits for.
-    effects.extend(model.request_detail());
-    // The one place messages are logged: whatever set the status line, the new message goes in the log.
-    model.record_status();
-    effects
-}
-
-fn apply(model: &mut Model, action: Action) -> Vec<Effect> {
-    match action {
-        Action::Click(region) => {
-            model.click(region);
-            Vec::new()
-        }
-        Action::Scroll { region, down } => model.scroll(region, down),
-        Action::Previewed(done) => {
-            model.previewed(done);
-            Vec::new()
-        }
-        Action::Indexed(index) => {
-            model.indexed(index.0);
-            Vec::new()
-        }
-        Action::CacheWritten(written) => {
-            model.status = match written {
-                Ok(file) => format!("cache entry written for the next open: {}", file.display()),
-                Err(warning) => format!("warning: {warning}"),
-            };
-            Vec::new()
-        }
-        Action::Detailed(done) => {
-            model.detail_done(done);
-            Vec::new()
-        }
-        Action::Finished(finished) => {
-            finish(model, finished);
-            Vec::new()
-        }
-        Action::Replayed(done) => {
-            model.replayed(*done);
-            Vec::new()
-        }
-        Action::Saved { revision, result } => {
-            match result {
-                Ok(path) => {
-                    model.history.saved_revision = revision;
-                    model.status = format!("session saved to {}", path.display());
+    /// Enter on the Preview tab: the rule under the cursor becomes the current rule, with its parameters; the tree
+    /// stays as it is.
+    fn use_preview_row(&mut self) {
+        let key = self.preview_key();
+        let Some(rule) = self
+            .preview
+            .row(key, self.analysis.rule())
+            .map(|row| row.rule.clone())
+        else {
+            self.messages
+                .say("no rule under the cursor: the Preview shows a leaf's table");
+            return;
+        };
+        match rule.params().check() {
+            Ok(params) => {
+                let compared = self.analysis.preview_rules();
+                self.analysis.set_rule(rule, params);
+                // The previews kept stay good when they compare the same rules (the current one among them).
+                if self.analysis.preview_rules() != compared {
+                    self.outdate_previews();
                 }
-                Err(error) => model.status = error,
+                let text = self.analysis.rule().text();
+                self.messages
+                    .say(format!("rule: {text} (s splits with it)"));
             }
-            Vec::new()
+            Err(error) => self.messages.say(error.to_string()),
         }
-        Action::Exported(result) => {
-            model.status = match result {
-                Ok(paths) => exported_text(&paths),
-                Err(error) => error,
-            };
-            Vec::new()
-        }
-        Action::RecoveryRemoved { accepted, result } => {
-            match result {
-                // The status line already says what was reopened.
-                Ok(_) if accepted => {}
-                Ok(path) => {
-                    model.status = format!("recovered tree discarded: {} deleted", path.display())
-                }
-                Err(error) => model.status = error,
-            }
-            Vec::new()
-        }
-        Action::Type(c) if matches!(model.popup, Some(Popup::Leaves(_))) => {
-            model.type_in_leaf_picker(c);
-            Vec::new()
-        }
-        Action::Type(c) => {
-            match &mut model.popup {
-                Some(Popup::AutoSplit { input }) if c.is_ascii_digit() && input.len() < 6 => {
-                    input.push(c);
-                }
-                Some(
-                    Popup::Name { input, .. } | Popup::Find { input } | Popup::Filter { input },
-                ) if input.chars().count() < 60 => {
-                    input.push(c);
-                }
-                Some(Popup::Rules(picker)) => picker.type_char(c),
-                _ => {}
-            }
-            Vec::new()
-        }
-        Action::Command(command) => match model.popup.take() {
-            Some(popup) => popup_command(model, popup, command),
-            None => main_command(model, command),
-        },
     }
-}
 
-fn finish(model: &mut Model, finished: Finished) {
-    if model.busy.as_ref().map(|(id, _)| *id) != Some(finished.job) {
-        // Cancelled, or superseded: the result is for a tree that is no longer current.
-        return;
-    }
-    model.busy = None;
-    model.job_progress = None;
-    match finished.outcome {
-        Ok(outcome) => {
-            model.split_ms += outcome.millis;
-            model.replace_tree(outcome.tree, outcome.change);
-            if let Some((node, directions)) = outcome.split_directions {
-                model.keep_split_directions(node, directions);
-            }
-            if let Some(id) = outcome.select {
-                model.collapsed.remove(&id);
-                model.select(id);
-            }
-            model.status = outcome.message;
-        }
-        Err(error) => model.status = error,
-    }
-}
-
-fn main_command(model: &mut Model, command: Command) -> Vec<Effect> {
-    match command {
-        Command::Up
-        | Command::Down
-        | Command::PageUp
-        | Command::PageDown
-        | Command::Top
-        | Command::Bottom => match model.focus {
-            Pane::Tree => model.move_in_tree(command),
-            Pane::Detail if model.tab == DetailTab::Terms => model.move_term_cursor(command),
-            Pane::Detail => model.move_in_detail(command),
-        },
-        Command::Collapse => model.collapse(),
-        Command::Expand => {
-            model.collapsed.remove(&model.selected);
-        }
-        Command::NextPane => {
-            model.focus = match model.focus {
-                Pane::Tree => Pane::Detail,
-                Pane::Detail => Pane::Tree,
-            }
-        }
-        Command::Tab(index) => {
-            if let Some(&tab) = DetailTab::ALL.get(usize::from(index)) {
-                // The Preview tab's key again, after a cancel: compute it this time.
-                if tab == DetailTab::Preview && model.tab == tab && model.retry_preview() {
-                    model.status = "computing the split preview again".into();
-                }
-                model.tab = tab;
-            }
-        }
-        Command::PrevTab | Command::NextTab => {
-            let n = DetailTab::ALL.len();
-            let step = if command == Command::NextTab {
-                1
-            } else {
-                n - 1
-            };
-            model.tab = DetailTab::ALL[(model.tab.index() + step) % n];
-        }
-        Command::Split => return model.split(model.selected),
-        Command::SplitSuggested => match model.tree.suggest(model.policy) {
-            Some(id) => {
-                model.select(id);
-                return model.split(id);
-            }
-            None => model.status = "no leaf left to split".into(),
-        },
-        Command::SplitWithRow => return model.split_with_row(),
-        Command::UseRow => model.use_preview_row(),
-        Command::Merge => model.merge_selected(),
-        Command::NextSplit | Command::PrevSplit => model.step_split(command == Command::NextSplit),
-        Command::CompareSplits => model.open_alternatives(),
-        Command::KeepSplit => model.keep_split(),
-        Command::Mark => model.toggle_mark(),
-        Command::CompareNodes => model.open_comparison(),
-        Command::Undo => model.step_history(true),
-        Command::Redo => model.step_history(false),
-        Command::CyclePolicy => {
-            model.policy = model.policy.cycled(1);
-            model.derived.suggestion = model.tree.suggest(model.policy);
-            model.status = format!("next split: the leaf of largest {}", model.policy.name());
-        }
-        Command::Export => {
-            model.status = format!("exporting to {}…", model.export_dir.display());
-            return vec![Effect::Export(Export {
-                tree: model.tree.clone(),
-                dir: model.export_dir.clone(),
-                settings: Box::new(pdx::report::html::Settings {
-                    options: model.source.as_ref().map(|s| s.options.clone()),
-                    rule: Some(model.rule.clone()),
-                }),
-                timings: model.export_timings(),
-            })];
-        }
-        Command::Save => return model.save(),
-        Command::Quit => {
-            if model.dirty() {
-                model.popup = Some(Popup::ConfirmQuit);
-            } else {
-                model.quit = true;
-            }
-        }
-        Command::Cancel => {
-            if model.busy.is_some() || !model.clear_search() {
-                model.cancel_job();
-            }
-        }
-        Command::NextHit | Command::PrevHit => model.step_hit(command == Command::NextHit),
-        Command::Filter => model.open_filter(),
-        Command::Interrupt => {
-            if model.busy.is_some() {
-                model.cancel_job();
-            } else if model.cancel_preview() {
-                model.status = format!(
-                    "cancelled: the split preview of {}",
-                    model.label(model.selected)
-                );
-            } else {
-                return main_command(model, Command::Quit);
-            }
-        }
-        Command::AutoSplit
-        | Command::RulePicker
-        | Command::Confusion
-        | Command::OpenDocument
-        | Command::Rename
-        | Command::Find
-        | Command::MessageLog
-        | Command::Help => model.open_popup(command),
-        Command::ToggleLabels => model.toggle_labels(),
-        Command::MarkDocument => model.toggle_document_mark(),
-        Command::MoveDocuments => model.open_leaf_picker(),
-        Command::DropWord => return model.drop_word_under_cursor(),
-        Command::WeightingForm => model.open_weighting_form(),
-        Command::Confirm
-        | Command::Yes
-        | Command::No
-        | Command::Increase
-        | Command::Decrease
-        | Command::Type
-        | Command::Backspace
-        | Command::Choose
-        | Command::Left
-        | Command::Right => {}
-    }
-    Vec::new()
-}
-
-impl Model {
-    /// Collapse the selected node, or when it has no open children, go to its parent.
-    fn collapse(&mut self) {
-        let id = self.selected;
-        let has_children = self.tree.node(id).is_some_and(|n| !n.is_leaf());
-        if has_children && !self.collapsed.contains(&id) {
-            self.collapsed.insert(id);
-        } else if let Some(parent) = self.tree.node(id).and_then(|n| n.parent) {
-            self.select(parent);
+    /// Forget the previews kept and stop the one computing: the rule or its parameters changed, so they compare
+    /// other rules.
+    pub(super) fn outdate_previews(&mut self) {
+        self.preview.outdate();
+        let running: Vec<JobKey> = self
+            .jobs
+            .keys()
+            .filter(|key| matches!(key, JobKey::Preview(..)))
+            .collect();
+        for key in running {
+            self.jobs.cancel(key);
         }
     }
 
     /// Merge the selected split node back into a leaf (a leaf: its parent).
     fn merge_selected(&mut self) {
-        let Some(node) = self.tree.node(self.selected) else {
+        let Some(node) = self.analysis.tree().node(self.tree_pane.selected()) else {
             return;
         };
         let target = if node.is_leaf() {
@@ -396,115 +393,308 @@ impl Model {
         } else {
             Some(node.id)
         };
-        match target {
-            Some(_) if self.busy.is_some() => {
-                self.status = "busy: wait for the split or cancel it (Esc)".into()
+        let Some(id) = target else {
+            self.messages.say("the root is a leaf: nothing to merge");
+            return;
+        };
+        if self.refuse_while_busy() {
+            return;
+        }
+        let mut tree = self.analysis.tree().clone();
+        match tree.merge(id) {
+            Ok(()) => {
+                let change = format!("merged {} back into a leaf", self.analysis.label(id));
+                self.analysis.replace_tree(tree, change.clone());
+                self.tree_changed(&[id]);
+                self.messages.say(change);
             }
-            Some(id) => {
-                let mut tree = self.tree.clone();
-                match tree.merge(id) {
-                    Ok(()) => {
-                        self.selected = id;
-                        let change = format!("merged {} back into a leaf", self.label(id));
-                        self.replace_tree(tree, change.clone());
-                        self.status = change;
-                    }
-                    Err(error) => self.status = error.to_string(),
-                }
-            }
-            None => self.status = "the root is a leaf: nothing to merge".into(),
+            Err(error) => self.messages.say(error.to_string()),
         }
     }
 
     /// Undo (or redo) one change of the tree.
     fn step_history(&mut self, undo: bool) {
-        if self.busy.is_some() {
-            self.status = "busy: wait for the split or cancel it (Esc)".into();
+        if self.refuse_while_busy() {
             return;
         }
-        let snapshot = if undo {
-            self.history.undo.pop()
-        } else {
-            self.history.redo.pop()
-        };
-        match snapshot {
-            Some(snapshot) => {
-                let change = self.restore(snapshot, undo);
+        let path = self.analysis.tree().path_to(self.tree_pane.selected());
+        match self.analysis.step_history(undo) {
+            Some(change) => {
+                // Keep the deepest node of the old selection's path that still exists.
+                self.tree_changed(&path);
                 let done = if undo { "undone" } else { "redone" };
-                self.status = format!("{done}: {change}");
+                self.messages.say(format!("{done}: {change}"));
             }
-            None => self.status = format!("nothing to {}", if undo { "undo" } else { "redo" }),
+            None => self
+                .messages
+                .say(format!("nothing to {}", if undo { "undo" } else { "redo" })),
         }
     }
 
-    /// Stop the running job: kernel work stops at its next check; a linear split finishes in its own time and
-    /// its result is dropped.
-    fn cancel_job(&mut self) {
-        if let Some((_, what)) = self.busy.take() {
-            if let Some(progress) = self.job_progress.take() {
-                progress.cancel();
+    /// Make the selected node's next (or previous) split the active one; undoable.
+    fn step_split(&mut self, forward: bool) {
+        let id = self.tree_pane.selected();
+        let count = self.analysis.tree().split_count(id);
+        if count < 2 {
+            let label = self.analysis.label(id);
+            self.messages.say(format!(
+                "{label} has no alternative splits (s on a split node makes one)"
+            ));
+            return;
+        }
+        if self.refuse_while_busy() {
+            return;
+        }
+        let active = self.analysis.tree().active_split(id);
+        let target = match forward {
+            true => (active + 1) % count,
+            false => (active + count - 1) % count,
+        };
+        let mut tree = self.analysis.tree().clone();
+        if let Err(error) = tree.switch_split(&self.analysis.data().matrix, id, target) {
+            self.messages.say(error.to_string());
+            return;
+        }
+        let label = self.analysis.label(id);
+        self.replace_tree(tree, format!("switched {label} to split {}", target + 1));
+        let rule = self
+            .analysis
+            .tree()
+            .node(id)
+            .and_then(|n| n.split.as_ref())
+            .map_or(String::new(), |s| s.rule.text());
+        self.messages.say(format!(
+            "{label}: split {} of {count} active ({rule})",
+            target + 1
+        ));
+    }
+
+    /// Keep the selected node's active split and drop the others; undoable.
+    fn keep_split(&mut self) {
+        let id = self.tree_pane.selected();
+        let label = self.analysis.label(id);
+        if self.analysis.tree().split_count(id) < 2 {
+            self.messages
+                .say(format!("{label} has no alternative splits to drop"));
+            return;
+        }
+        if self.refuse_while_busy() {
+            return;
+        }
+        let mut tree = self.analysis.tree().clone();
+        match tree.keep_active_split(id) {
+            Ok(dropped) => {
+                self.replace_tree(tree, format!("kept {label}'s active split"));
+                self.messages.say(format!(
+                    "{label}: kept the active split, dropped {dropped} alternative{} (u undoes)",
+                    if dropped == 1 { "" } else { "s" }
+                ));
             }
-            self.status = format!("cancelled: {what}");
-        }
-    }
-}
-
-impl Model {
-    /// The session to keep when a signal stops pdx: the tree if it is not saved (none when it is, or when the
-    /// model has no source to save a session of).
-    pub(crate) fn unsaved_session(&self) -> Option<Session> {
-        let source = self.source.as_ref().filter(|_| self.dirty())?;
-        Some(self.session(source))
-    }
-
-    /// What the start found of a tree kept by a signal: offer it (a popup), or say why it cannot be offered.
-    pub(crate) fn recovery_found(&mut self, found: Result<Offer, String>) {
-        match found {
-            Ok(offer) => self.popup = Some(Popup::Recovery(Box::new(offer))),
-            Err(error) => self.status = error,
+            Err(error) => self.messages.say(error.to_string()),
         }
     }
 
-    /// The answer to the recovery offer: `Yes` reopens the tree (unsaved: `q` asks, a signal keeps it again) and
-    /// deletes the file, `No` deletes it, `Cancel` leaves it where it is and says where.
-    pub(super) fn answer_recovery(&mut self, offer: &Offer, command: Command) -> Vec<Effect> {
-        let path = offer.path.clone();
-        match command {
-            Command::Yes => {
-                if !self.open_session(&path, Session::clone(&offer.session)) {
-                    // The status line names the file and why; the file stays.
-                    return Vec::new();
+    /// Open the comparison of the marked node (A) with the selected one (B).
+    fn open_comparison(&mut self) {
+        let Some(a) = self.tree_pane.mark(self.analysis.tree()) else {
+            self.messages
+                .say("mark a node first (Space), then select another and press v");
+            return;
+        };
+        let b = self.tree_pane.selected();
+        match alternatives::comparison(&self.analysis, a, b, self.labels_shown()) {
+            Ok(view) => {
+                self.popup = Some(Popup::Compare {
+                    view: std::sync::Arc::new(view),
+                    scroll: 0,
+                })
+            }
+            Err(error) => self.messages.say(error),
+        }
+    }
+
+    /// Hide the labels, or show them again.
+    fn toggle_labels(&mut self) {
+        let blind = self.settings.toggle_blind();
+        self.messages
+            .say(match (blind, self.analysis.has_labels()) {
+                (true, true) => {
+                    "labels hidden: no purity, entropy, NMI or confusion (b shows them)"
                 }
-                // Not saved anywhere the user chose: a new revision, so the tree counts as changed.
-                self.history.revision = self.history.next_revision;
-                self.history.next_revision += 1;
-                self.status = format!(
-                    "reopened the tree {} stopped: {} leaves, not saved (w saves it)",
-                    offer.signal,
-                    self.derived.leaves.len()
-                );
-                vec![Effect::RemoveRecovery {
-                    path,
-                    accepted: true,
-                }]
+                (true, false) => "labels hidden (the corpus has none)",
+                (false, true) => "labels shown",
+                (false, false) => "labels shown, but the corpus has none",
+            });
+    }
+
+    /// Mark the document under the Documents tab's cursor, or unmark it.
+    fn toggle_document_mark(&mut self) {
+        let Some(document) = self.detail.document_under_cursor() else {
+            self.messages
+                .say("no document under the cursor (3 shows the Documents tab)");
+            return;
+        };
+        self.messages
+            .say(match self.detail.toggle_marked(document) {
+                0 => "no document marked".into(),
+                1 => "1 document marked (M moves it to a leaf; Space unmarks)".into(),
+                n => format!("{n} documents marked (M moves them to a leaf; Space unmarks)"),
+            });
+    }
+
+    /// Open the leaf picker for the marked documents, or the one under the cursor when none is marked.
+    fn open_leaf_picker(&mut self) {
+        let columns: Vec<usize> = match self.detail.marked().is_empty() {
+            true => self.detail.document_under_cursor().into_iter().collect(),
+            false => self.detail.marked().iter().copied().collect(),
+        };
+        if columns.is_empty() {
+            self.messages
+                .say("no document to move: Space marks documents in the Documents tab");
+            return;
+        }
+        self.popup = Some(Popup::Leaves(moves::LeafPicker::new(
+            columns,
+            &self.analysis,
+        )));
+    }
+
+    /// Move `columns` into leaf `to`: an undoable change of the tree; the marks go.
+    pub(super) fn move_documents(&mut self, columns: &[usize], to: usize) {
+        if self.refuse_while_busy() {
+            return;
+        }
+        let mut tree = self.analysis.tree().clone();
+        let label = |id| self.analysis.label(id);
+        match tree.move_documents(&self.analysis.data().matrix, columns, to) {
+            Ok(moves) if moves.is_empty() => {
+                let to = label(to);
+                self.messages.say(format!("nothing moved: already in {to}"));
             }
-            Command::No => vec![Effect::RemoveRecovery {
-                path,
-                accepted: false,
-            }],
-            _ => {
-                self.status = format!(
-                    "recovered tree kept in {} (pdx --session FILE reopens it)",
-                    path.display()
+            Ok(moves) => {
+                let sources: std::collections::BTreeSet<usize> =
+                    moves.iter().map(|m| m.from).collect();
+                let sources: Vec<String> = sources.into_iter().map(label).collect();
+                let documents = match moves.len() {
+                    1 => "1 document".to_string(),
+                    n => format!("{n} documents"),
+                };
+                let change = format!(
+                    "moved {documents} from {} to {}",
+                    sources.join(", "),
+                    label(to)
                 );
-                Vec::new()
+                self.detail.clear_marked();
+                self.replace_tree(tree, change.clone());
+                self.messages.say(change);
+            }
+            Err(error) => {
+                let refusal = moves::move_refusal(&error, label);
+                self.messages.say(refusal);
             }
         }
+    }
+
+    /// `d`: add the word under the Terms tab's cursor to the stop words, rebuild the matrix and replay the tree.
+    fn drop_word_under_cursor(&mut self) -> Vec<Effect> {
+        if self.detail.tab() != DetailTab::Terms {
+            self.messages
+                .say("d drops a word from the Terms tab (1): move its cursor with ↑↓");
+            return Vec::new();
+        }
+        let Some(word) = self.detail.term_under_cursor() else {
+            self.messages.say("no term listed to drop");
+            return Vec::new();
+        };
+        let Some(current) = self.analysis.data().reweighing().cloned() else {
+            self.messages
+                .say("this dataset keeps no term counts: stop words need a reload");
+            return Vec::new();
+        };
+        let mut settings = current;
+        settings.extra_stop_words.push(word.clone());
+        self.start_replay(settings, format!("dropped the word \"{word}\""))
+    }
+
+    /// Start the rebuild and replay of `settings`, unless a change of the tree runs already.
+    pub(super) fn start_replay(&mut self, settings: Reweigh, change: String) -> Vec<Effect> {
+        let what = format!("{change}: rebuilding the matrix and replaying the tree");
+        let work = TreeWork::Replay {
+            data: std::sync::Arc::clone(self.analysis.data()),
+            settings,
+            change,
+        };
+        self.start_tree_job(work, what)
+    }
+
+    /// Esc on the main screen with no job running: clear the filter (on the Documents tab) or the search.
+    /// Returns whether it cleared something.
+    fn clear_search(&mut self) -> bool {
+        let on_documents = self.detail.tab() == DetailTab::Documents && self.focus == Pane::Detail;
+        let Some((message, filter_changed)) = self.search.clear(on_documents) else {
+            return false;
+        };
+        if filter_changed {
+            self.show_selection();
+        }
+        self.messages.say(message);
+        true
+    }
+
+    /// Open the filter prompt, on the Documents tab.
+    fn open_filter(&mut self) {
+        self.focus = Pane::Detail;
+        self.detail.set_tab(DetailTab::Documents);
+        let input = self
+            .search
+            .filter()
+            .map(|f| f.query.to_string())
+            .unwrap_or_default();
+        self.popup = Some(Popup::Filter { input });
+    }
+
+    /// n (or N): the next (or previous) hit, wrapping around, selected in its leaf.
+    fn step_hit(&mut self, forward: bool) {
+        match self.search.step(forward) {
+            Some(hit) => self.select_hit(hit),
+            None => self
+                .messages
+                .say("no search: / searches the documents' texts"),
+        }
+    }
+
+    /// Select hit `index`'s document in its leaf: the leaf in the tree, the Documents tab, the cursor on it.
+    pub(super) fn select_hit(&mut self, index: usize) {
+        let Some((document, total)) = self.search.hit(index) else {
+            return;
+        };
+        let id = &self.analysis.data().documents[document].id;
+        let Some(leaf) = self.analysis.leaf_of(document) else {
+            self.messages.say(format!("{id} is in no leaf"));
+            return;
+        };
+        let id = id.clone();
+        self.reveal(leaf);
+        let mut note = String::new();
+        if self.search.filter_hides(document) {
+            self.search.drop_filter();
+            self.show_selection();
+            note = " (filter cleared: it hid the document)".into();
+        }
+        self.focus = Pane::Detail;
+        self.detail.set_tab(DetailTab::Documents);
+        self.detail.rank(&shown!(self));
+        self.detail.point_at_document(document);
+        let label = self.analysis.label(leaf);
+        self.messages.say(format!(
+            "hit {} of {total}: {id} in {label}{note}",
+            index + 1
+        ));
     }
 }
 
 /// The status line after an export: the folder and the files' common name.
-fn exported_text(paths: &[PathBuf]) -> String {
+pub(super) fn exported_text(paths: &[std::path::PathBuf]) -> String {
     let Some(first) = paths.first() else {
         return "nothing exported".into();
     };

@@ -135,9 +135,8 @@ fn a_cancelled_split_is_ignored_when_it_finishes() {
     key(&mut model, KeyCode::Esc);
     assert!(model.busy().is_none());
     for effect in effects {
-        if let Effect::Run(job) = effect {
-            let finished = perform(model.data(), job);
-            update(&mut model, Action::Finished(finished));
+        if tree_work(&effect).is_some() {
+            finish(&mut model, effect);
         }
     }
     assert_eq!(model.derived().leaves.len(), 1);
@@ -266,13 +265,13 @@ fn naming_a_node_shows_in_the_tree_goes_into_exports_and_undoes() {
     let screen = screen_text(&model, 120, 40);
     assert!(screen.contains("▾ sports"), "{screen}");
     assert!(!screen.contains(&format!("▾ #{node} ")), "{screen}");
-    assert!(pdx::report::to_newick(model.tree()).contains("'sports'"));
-    let report = pdx::report::build(model.data(), model.tree());
+    assert!(crate::report::to_newick(model.tree()).contains("'sports'"));
+    let report = crate::report::build(model.data(), model.tree());
     let json = serde_json::to_string(&report).expect("json");
     assert!(json.contains("\"sports\""), "{json}");
     // The CSV names each document's leaf and the path of names from the root; the named node is inner here,
     // so it shows in the paths of its leaves.
-    let csv = pdx::report::to_csv(model.data(), model.tree());
+    let csv = crate::report::to_csv(model.data(), model.tree());
     assert!(csv.starts_with("id,leaf,path,node,name,names\n"), "{csv}");
     let child = model
         .tree()

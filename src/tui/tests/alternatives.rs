@@ -173,13 +173,13 @@ fn a_saved_session_keeps_every_alternative_and_exports_the_active_one() {
     let root = model.tree().root();
     let path = session::save(&model.session(&demo_source()), "demo", dir.path()).expect("saved");
     let mut reopened = super::model();
-    reopened.open_session(&path, session::read(&path).expect("reads"));
+    open_session(&mut reopened, &path, session::read(&path).expect("reads"));
     assert_eq!(reopened.tree().split_count(root), 2);
     assert_eq!(leaf_members(&reopened), leaf_members(&model));
     key(&mut reopened, KeyCode::Char('['));
     assert_eq!(reopened.derived().leaves.len(), 3);
     // Exports write the active tree: its leaves, not the shelved ones.
-    let csv = pdx::report::to_csv(model.data(), model.tree());
+    let csv = crate::report::to_csv(model.data(), model.tree());
     let leaf_ids: std::collections::BTreeSet<String> = csv
         .lines()
         .skip(1)

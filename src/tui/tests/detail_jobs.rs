@@ -32,7 +32,7 @@ fn a_new_inner_node_shows_a_placeholder_until_its_centroid_arrives() {
     assert!(model.detail().pending, "the root's terms wait for a worker");
     assert!(model.detail().top_terms.is_empty());
     assert!(
-        jobs.iter().any(|e| matches!(e, Effect::Detail(_))),
+        jobs.iter().any(|e| matches!(e.work, Work::Detail(_))),
         "the key asked for a detail job"
     );
     let text = screen_text(&model, 80, 24);
@@ -72,7 +72,7 @@ fn a_result_for_a_node_left_meanwhile_is_kept_not_shown() {
     let mut jobs = press(&mut model, KeyCode::Char('g'));
     // Leave the root before its job's result comes back: one job at a time, so this key asks for none.
     let more = press(&mut model, KeyCode::Char('j'));
-    assert!(!more.iter().any(|e| matches!(e, Effect::Detail(_))));
+    assert!(!more.iter().any(|e| matches!(e.work, Work::Detail(_))));
     jobs.extend(more);
     let now = model.selected();
     assert_ne!(now, 0);
@@ -86,7 +86,7 @@ fn a_result_for_a_node_left_meanwhile_is_kept_not_shown() {
     assert_eq!(model.detail().top_terms, plain.detail().top_terms);
     // The root's centroid was kept: going back asks no worker.
     let back = press(&mut model, KeyCode::Char('g'));
-    assert!(!back.iter().any(|e| matches!(e, Effect::Detail(_))));
+    assert!(!back.iter().any(|e| matches!(e.work, Work::Detail(_))));
     assert!(!model.detail().pending);
 }
 
@@ -104,7 +104,7 @@ fn a_pass_is_made_at_once_by_the_entries_it_reads_not_its_members() {
     model.set_detail_inline(documents);
     let jobs = press(&mut model, KeyCode::Char('g'));
     assert!(model.detail().pending, "the root's pass waits for a worker");
-    assert!(jobs.iter().any(|e| matches!(e, Effect::Detail(_))));
+    assert!(jobs.iter().any(|e| matches!(e.work, Work::Detail(_))));
     // A limit of its members times the mean entries per document makes it at once.
     let mut model = two_splits();
     model.set_detail_inline(documents * entries.div_ceil(documents));
@@ -113,6 +113,6 @@ fn a_pass_is_made_at_once_by_the_entries_it_reads_not_its_members() {
         !model.detail().pending,
         "the root's pass is made as the key is handled"
     );
-    assert!(!jobs.iter().any(|e| matches!(e, Effect::Detail(_))));
+    assert!(!jobs.iter().any(|e| matches!(e.work, Work::Detail(_))));
     assert!(!model.detail().top_terms.is_empty());
 }

@@ -95,13 +95,13 @@ fn a_saved_session_reopens_with_its_tree_rule_and_names() {
     let source = saved.source(false);
     let data = Arc::new(
         source
-            .open(&pdx::progress::Progress::default())
+            .open(&crate::progress::Progress::default())
             .expect("the corpus reloads")
             .0
             .dataset,
     );
     let mut reopened = Model::new(Start::new(data, false));
-    reopened.open_session(&path, saved);
+    open_session(&mut reopened, &path, saved);
     assert!(
         reopened.status().contains("restored: 3 leaves"),
         "{}",
@@ -168,7 +168,7 @@ fn a_damaged_foreign_or_mismatched_session_is_refused_with_one_message() {
     let mut other = model.session(&demo_source());
     other.terms += 1;
     let before = model.tree().clone();
-    model.open_session(std::path::Path::new("other.json"), other);
+    open_session(&mut model, std::path::Path::new("other.json"), other);
     assert_eq!(*model.tree(), before);
     assert!(
         model.status().starts_with(
@@ -179,9 +179,9 @@ fn a_damaged_foreign_or_mismatched_session_is_refused_with_one_message() {
     );
     // Right shape, but a tree of other data (here: with a node that does not fit).
     let mut other = model.session(&demo_source());
-    other.tree = pdx::cluster::Tree::new(&model.data().matrix, vec![0, 1, 2], Vec::new());
+    other.tree = crate::cluster::Tree::new(&model.data().matrix, vec![0, 1, 2], Vec::new());
     let mut fresh = Model::new(start());
-    fresh.open_session(std::path::Path::new("x.json"), other);
+    open_session(&mut fresh, std::path::Path::new("x.json"), other);
     assert!(
         fresh.status().contains("made for other data"),
         "{}",
@@ -196,7 +196,7 @@ fn a_session_stores_its_paths_absolute() {
     let model = two_splits();
     let mut source = demo_source();
     source.paths = vec!["corpus/news".into()];
-    source.options.text.stoplist = pdx::text::StoplistChoice::File("stop.txt".into());
+    source.options.text.stoplist = crate::text::StoplistChoice::File("stop.txt".into());
     let path = session::save(&model.session(&source), "corpus/news", dir.path()).expect("saved");
     assert!(
         path.ends_with("pdx-news-3leaves.session.json"),
@@ -208,7 +208,7 @@ fn a_session_stores_its_paths_absolute() {
     assert_eq!(saved.paths, vec![here.join("corpus/news")]);
     assert_eq!(
         saved.options.text.stoplist,
-        pdx::text::StoplistChoice::File(here.join("stop.txt"))
+        crate::text::StoplistChoice::File(here.join("stop.txt"))
     );
 }
 

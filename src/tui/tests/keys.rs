@@ -1,7 +1,7 @@
 //! Keys that must not surprise: Enter never changes the tree (it looks into a node, opens a document), `s` splits;
 //! and the help screen, generated from the key table, the tree's columns and the registry.
 
-use pdx::cluster::registry;
+use crate::cluster::registry;
 
 use super::*;
 use crate::tui::help::{FIGURES, TREE_COLUMNS, help_rows};

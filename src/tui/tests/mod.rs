@@ -24,8 +24,8 @@ mod words;
 
 use std::sync::{Arc, OnceLock};
 
-use pdx::cluster::{Params, RuleSpec};
-use pdx::dataset::Dataset;
+use crate::cluster::{Params, RuleSpec};
+use crate::dataset::Dataset;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -35,10 +35,9 @@ use super::export;
 use super::keys::Command;
 use super::session::{self, Source};
 use super::view;
-use crate::tui::model::{
-    Action, DetailTab, Effect, Model, Pane, Popup, PreviewStep, Region, Start, Work, perform,
-    perform_preview, update,
-};
+use crate::tui::Effect;
+use crate::tui::effects::{PreviewJob, PreviewStep, TreeWork, Work};
+use crate::tui::model::{Action, DetailTab, Model, Pane, Popup, Region, Start, update};
 
 /// The demo corpus with the command line's defaults, loaded once for all tests.
 pub(super) fn demo() -> Arc<Dataset> {
@@ -97,6 +96,55 @@ fn run_effects(model: &mut Model, effects: Vec<Effect>) {
         let action = effects::perform(effect, model.data());
         pending.extend(update(model, action));
     }
+}
+
+/// Run `effect` as a worker would and hand its result to the model; the effects that asks for.
+fn finish(model: &mut Model, effect: Effect) -> Vec<Effect> {
+    let action = effects::perform(effect, model.data());
+    update(model, action)
+}
+
+/// The preview step `effect` asks for, if it is one.
+fn preview_job(effect: &Effect) -> Option<&PreviewJob> {
+    match &effect.work {
+        Work::Preview(job) => Some(job),
+        _ => None,
+    }
+}
+
+/// The one effect of `effects`, a preview step.
+fn the_preview(effects: Vec<Effect>) -> Effect {
+    match <[Effect; 1]>::try_from(effects) {
+        Ok([effect]) if preview_job(&effect).is_some() => effect,
+        Ok([other]) => panic!("a preview step expected: {other:?}"),
+        Err(effects) => panic!("one preview step expected: {effects:?}"),
+    }
+}
+
+/// The step of preview effect `effect`.
+fn step_of(effect: &Effect) -> PreviewStep {
+    preview_job(effect).expect("a preview step").step
+}
+
+/// The work of the change of the tree `effect` asks for, if it is one.
+fn tree_work(effect: &Effect) -> Option<&TreeWork> {
+    match &effect.work {
+        Work::Tree(job) => Some(&job.work),
+        _ => None,
+    }
+}
+
+/// Hand the model a session read from `path`, as `pdx --session` does; whether it was taken.
+fn open_session(model: &mut Model, path: &std::path::Path, session: session::Session) -> bool {
+    let path = path.to_path_buf();
+    act(
+        model,
+        Action::OpenSession {
+            path,
+            session: Box::new(session),
+        },
+    );
+    model.status().starts_with("session ")
 }
 
 /// Press a key as the terminal would deliver it.
@@ -208,13 +256,13 @@ fn find_on_screen(model: &Model, width: u16, height: u16, needle: &str) -> Optio
 fn demo_source() -> Source {
     Source {
         paths: Vec::new(),
-        options: pdx::dataset::DatasetOptions::default(),
+        options: crate::dataset::DatasetOptions::default(),
         use_cache: false,
     }
 }
 
 /// The same tree up to the last bit of its floats (serde_json's default float parsing may differ by an ulp).
-fn assert_same_tree(a: &pdx::cluster::Tree, b: &pdx::cluster::Tree) {
+fn assert_same_tree(a: &crate::cluster::Tree, b: &crate::cluster::Tree) {
     let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * (1.0 + y.abs());
     assert_eq!(a.depth_first(), b.depth_first());
     assert_eq!(a.excluded, b.excluded);

@@ -94,7 +94,7 @@ fn without_marks_the_document_under_the_cursor_moves() {
     assert_eq!(model.tree().leaf_of(document), Some(to));
     assert_eq!(
         model.tree().manual_moves(),
-        &[pdx::cluster::ManualMove {
+        &[crate::cluster::ManualMove {
             column: document,
             from,
             to
@@ -192,7 +192,7 @@ fn a_session_keeps_the_moves_and_the_export_lists_them_with_timings() {
         source: Some(demo_source()),
         session_dir: Some(dir.path().join("sessions")),
         export_dir: dir.path().to_path_buf(),
-        timings: Some(pdx::dataset::Timings {
+        timings: Some(crate::dataset::Timings {
             read: 1.5,
             tokenise: 2.0,
             weight: 0.5,
@@ -214,7 +214,7 @@ fn a_session_keeps_the_moves_and_the_export_lists_them_with_timings() {
     let path = dir.path().join("sessions/pdx-demo-3leaves.session.json");
     let saved = session::read(&path).expect("the session reads");
     let mut reopened = Model::new(Start::new(demo(), false));
-    assert!(reopened.open_session(&path, saved));
+    assert!(open_session(&mut reopened, &path, saved));
     assert_eq!(reopened.tree(), model.tree());
     assert_eq!(reopened.tree().manual_moves().len(), 1);
 

@@ -1,8 +1,8 @@
 //! The rule picker and the rules it chooses, kernel rules included.
 
-use pdx::cluster::registry::{self, Family};
+use crate::cluster::registry::{self, Family};
 
-use pdx::cluster::Param;
+use crate::cluster::Param;
 
 use super::*;
 use crate::tui::model::picker::{FIELDS, field_of, row_of, rule_at, rule_count, used_by};
@@ -207,22 +207,29 @@ fn kernel_rules_are_chosen_in_the_picker_with_their_kernel_and_split_the_node() 
 fn esc_cancels_a_running_kernel_split_through_its_progress() {
     let mut model = model_with_rule(spec("kernel-kmeans"));
     let effects = update(&mut model, Action::Command(Command::Split));
-    let [Effect::Run(job)] = effects.as_slice() else {
-        panic!("{effects:?}");
+    let Ok([job]) = <[Effect; 1]>::try_from(effects) else {
+        panic!("one split job");
     };
+    assert!(tree_work(&job).is_some(), "{job:?}");
     let shared = model
         .job_progress()
         .cloned()
         .expect("the model keeps the report");
-    assert!(Arc::ptr_eq(&shared, &job.progress));
+    assert!(Arc::ptr_eq(&shared, &job.ticket.progress));
     key(&mut model, KeyCode::Esc);
     assert!(model.busy().is_none());
     assert!(shared.is_cancelled(), "Esc reaches the worker");
     // The worker stops with an error rather than a tree, and the model ignores it.
-    let finished = perform(model.data(), job.clone());
-    let message = finished.outcome.as_ref().err().cloned().unwrap_or_default();
+    let finished = effects::perform(job, model.data());
+    let message = match &finished {
+        Action::Done(done) => match &done.outcome {
+            crate::tui::effects::Outcome::Tree(Err(message)) => message.clone(),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    };
     assert!(message.contains("cancelled"), "{message}");
-    update(&mut model, Action::Finished(finished));
+    update(&mut model, finished);
     assert_eq!(model.derived().leaves.len(), 1);
 }
 

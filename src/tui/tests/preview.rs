@@ -5,7 +5,7 @@ use super::*;
 
 /// How many rules the registry gives a preview symbol (six linear rules as pdx stands).
 fn previewed_rules() -> usize {
-    pdx::cluster::registry::all()
+    crate::cluster::registry::all()
         .iter()
         .filter(|rule| rule.preview_symbol.is_some())
         .count()
@@ -15,16 +15,18 @@ fn previewed_rules() -> usize {
 fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
     let mut model = model();
     // Not on the Preview tab: nothing to compute.
-    assert!(update(&mut model, Action::Command(Command::Tab(0))).is_empty());
-    let effects = update(&mut model, Action::Command(Command::Tab(3)));
+    assert!(update(&mut model, Action::Command(Command::Tab(DetailTab::Terms))).is_empty());
+    let job = the_preview(update(
+        &mut model,
+        Action::Command(Command::Tab(DetailTab::Preview)),
+    ));
     assert_eq!(model.tab(), DetailTab::Preview);
-    let job = match effects.as_slice() {
-        [Effect::Preview(job)] => job.clone(),
-        other => panic!("one preview job expected: {other:?}"),
-    };
-    assert_eq!(job.key, model.preview_key());
     assert_eq!(
-        job.step,
+        preview_job(&job).map(|job| job.key),
+        Some(model.preview_key())
+    );
+    assert_eq!(
+        step_of(&job),
         PreviewStep::First {
             second_direction: false
         },
@@ -37,19 +39,20 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
         screen_text(&model, 80, 24)
     );
     // While it runs, nothing else starts.
-    assert!(update(&mut model, Action::Command(Command::Tab(3))).is_empty());
+    assert!(
+        update(
+            &mut model,
+            Action::Command(Command::Tab(DetailTab::Preview))
+        )
+        .is_empty()
+    );
 
     // The first step arrives: the histogram and the quick rows show, the others say they are computing, and
     // the model asks for them.
     let run = |model: &mut Model, job| {
-        let done = perform_preview(model.data(), job);
-        let effects = update(model, Action::Previewed(done));
+        let effects = finish(model, job);
         let entry = model.current_preview().expect("cached").clone();
-        let next = match effects.as_slice() {
-            [Effect::Preview(job)] => Some(job.clone()),
-            [] => None,
-            other => panic!("at most one preview job: {other:?}"),
-        };
+        let next = (!effects.is_empty()).then(|| the_preview(effects));
         (entry, next)
     };
     let (entry, next) = run(&mut model, job);
@@ -64,7 +67,7 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
     for row in &first.rules {
         assert_eq!(
             row.outcome.is_some(),
-            pdx::report::preview::in_first_stage(&row.rule),
+            crate::report::preview::in_first_stage(&row.rule),
             "{}",
             row.rule.name()
         );
@@ -73,8 +76,9 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
     assert!(screen.contains("computing…"), "{screen}");
     assert!(screen.contains("pddp-oc"), "{screen}");
     let job = next.expect("the other rows' job");
-    assert_eq!(job.step, PreviewStep::Rest);
-    assert!(job.first.as_ref().is_some_and(|f| Arc::ptr_eq(f, &first)));
+    assert_eq!(step_of(&job), PreviewStep::Rest);
+    let carried = preview_job(&job).and_then(|job| job.first.as_ref());
+    assert!(carried.is_some_and(|f| Arc::ptr_eq(f, &first)));
 
     // The other rows arrive, as the whole preview computes them; then the scatter plot's direction is asked for.
     let (entry, next) = run(&mut model, job);
@@ -82,7 +86,7 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
     let rows = entry.result.as_ref().expect("a preview").clone();
     assert!(rows.rules.iter().all(|row| row.outcome.is_some()));
     assert_eq!(rows.coordinates, first.coordinates);
-    let whole = pdx::report::preview::preview(
+    let whole = crate::report::preview::preview(
         model.tree(),
         &model.data().matrix,
         0,
@@ -92,7 +96,7 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
         None,
     )
     .expect("a preview");
-    let sizes = |p: &pdx::report::preview::SplitPreview| -> Vec<Vec<usize>> {
+    let sizes = |p: &crate::report::preview::SplitPreview| -> Vec<Vec<usize>> {
         p.rules
             .iter()
             .map(|r| r.split().map_or(Vec::new(), |o| o.child_sizes.clone()))
@@ -101,7 +105,7 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
     assert_eq!(sizes(&rows), sizes(&whole));
     assert!(!screen_text(&model, 100, 40).contains("computing…"));
     let job = next.expect("the scatter plot's job");
-    assert_eq!(job.step, PreviewStep::Second);
+    assert_eq!(step_of(&job), PreviewStep::Second);
 
     let (entry, next) = run(&mut model, job);
     assert!(next.is_none());
@@ -111,8 +115,14 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
     assert_eq!(full.rules, rows.rules);
 
     // Cached: leaving the tab and coming back computes nothing.
-    assert!(update(&mut model, Action::Command(Command::Tab(0))).is_empty());
-    assert!(update(&mut model, Action::Command(Command::Tab(3))).is_empty());
+    assert!(update(&mut model, Action::Command(Command::Tab(DetailTab::Terms))).is_empty());
+    assert!(
+        update(
+            &mut model,
+            Action::Command(Command::Tab(DetailTab::Preview))
+        )
+        .is_empty()
+    );
 
     // A split changes the tree: the root is no leaf any more, a child gets its own preview.
     act(&mut model, Action::Command(Command::Split));
@@ -138,21 +148,18 @@ fn the_preview_tab_asks_for_a_preview_once_per_node_and_tree() {
     }
     key(&mut model, KeyCode::Char('+'));
     let effects = update(&mut model, Action::Command(Command::Confirm));
-    assert!(
-        matches!(effects.as_slice(), [Effect::Preview(_)]),
-        "{effects:?}"
-    );
+    the_preview(effects);
 }
 
 #[test]
 fn a_preview_arriving_late_is_cached_for_its_own_node() {
     let mut model = two_splits();
     key(&mut model, KeyCode::Char('G'));
-    let effects = update(&mut model, Action::Command(Command::Tab(3)));
-    let Some(Effect::Preview(job)) = effects.into_iter().next() else {
-        panic!("a preview job");
-    };
-    let asked_for = job.key;
+    let job = the_preview(update(
+        &mut model,
+        Action::Command(Command::Tab(DetailTab::Preview)),
+    ));
+    let asked_for = preview_job(&job).expect("a preview step").key;
     // The user moves on to another leaf before it arrives; no second job starts meanwhile.
     loop {
         assert!(update(&mut model, Action::Command(Command::Up)).is_empty());
@@ -164,27 +171,20 @@ fn a_preview_arriving_late_is_cached_for_its_own_node() {
             break;
         }
     }
-    let effects = {
-        let done = perform_preview(model.data(), job);
-        update(&mut model, Action::Previewed(done))
-    };
     // The new selection's preview starts now that the worker is free.
-    let next = match effects.as_slice() {
-        [Effect::Preview(next)] => next.clone(),
-        other => panic!("{other:?}"),
-    };
-    assert_eq!(next.key, model.preview_key());
-    let done = perform_preview(model.data(), next);
-    act(&mut model, Action::Previewed(done));
+    let next = the_preview(finish(&mut model, job));
+    assert_eq!(
+        preview_job(&next).map(|job| job.key),
+        Some(model.preview_key())
+    );
+    let more = finish(&mut model, next);
+    run_effects(&mut model, more);
     // Back on the first leaf, its preview is there: the only job left for it is the scatter plot's direction.
     loop {
         let asked = update(&mut model, Action::Command(Command::Down));
         if model.selected() == asked_for.node {
             assert!(model.current_preview().is_some(), "kept for its own node");
-            match asked.as_slice() {
-                [Effect::Preview(job)] => assert_eq!(job.step, PreviewStep::Rest),
-                other => panic!("{other:?}"),
-            }
+            assert_eq!(step_of(&the_preview(asked)), PreviewStep::Rest);
             break;
         }
         for effect in asked {
@@ -197,30 +197,26 @@ fn a_preview_arriving_late_is_cached_for_its_own_node() {
 #[test]
 fn a_rule_with_two_directions_previews_in_one_job() {
     let mut model = model_with_rule(spec_with("pddp", |p| p.l = 2));
-    let effects = update(&mut model, Action::Command(Command::Tab(3)));
-    let [Effect::Preview(job)] = effects.as_slice() else {
-        panic!("{effects:?}");
-    };
+    let job = the_preview(update(
+        &mut model,
+        Action::Command(Command::Tab(DetailTab::Preview)),
+    ));
     assert_eq!(
-        job.step,
+        step_of(&job),
         PreviewStep::First {
             second_direction: true
         },
         "two directions are computed anyway"
     );
     assert!(
-        job.rules.contains(&spec_with("pddp", |p| p.l = 2)),
+        preview_job(&job).is_some_and(|job| job.rules.contains(&spec_with("pddp", |p| p.l = 2))),
         "the current rule is compared too"
     );
-    let done = perform_preview(model.data(), job.clone());
-    let effects = update(&mut model, Action::Previewed(done));
+    let effects = finish(&mut model, job);
     let entry = model.current_preview().expect("cached");
     assert!(!entry.second_pending);
     // Only the other rows are left to compute.
-    let [Effect::Preview(rest)] = effects.as_slice() else {
-        panic!("{effects:?}");
-    };
-    assert_eq!(rest.step, PreviewStep::Rest);
+    assert_eq!(step_of(&the_preview(effects)), PreviewStep::Rest);
     let preview = entry.result.as_ref().expect("a preview");
     assert!(preview.second.is_some());
     assert_eq!(
@@ -232,7 +228,7 @@ fn a_rule_with_two_directions_previews_in_one_job() {
 
 /// The demo's model after a split of the root with `rule`, the root selected, on the Preview tab, its preview
 /// computed.
-fn split_root_previewed(rule: pdx::cluster::RuleSpec) -> Model {
+fn split_root_previewed(rule: crate::cluster::RuleSpec) -> Model {
     let mut model = model_with_rule(rule);
     key(&mut model, KeyCode::Char('s'));
     assert_eq!(model.tree().leaves().len(), 2, "{}", model.status());
@@ -242,7 +238,7 @@ fn split_root_previewed(rule: pdx::cluster::RuleSpec) -> Model {
 }
 
 /// The selected split node's preview, computed.
-fn made_preview(model: &Model) -> pdx::report::preview::MadeSplit {
+fn made_preview(model: &Model) -> crate::report::preview::MadeSplit {
     model
         .current_made()
         .expect("computed")
@@ -321,7 +317,7 @@ fn table_focused() -> Model {
 #[test]
 fn the_arrows_move_the_rule_tables_cursor_and_its_sides_follow() {
     let mut model = table_focused();
-    let rules: Vec<pdx::cluster::RuleSpec> = {
+    let rules: Vec<crate::cluster::RuleSpec> = {
         let entry = model.current_preview().expect("cached");
         let preview = entry.result.as_ref().expect("a preview");
         preview.rules.iter().map(|r| r.rule.clone()).collect()
@@ -433,24 +429,27 @@ fn snapshot_a_split_nodes_preview() {
 #[test]
 fn a_split_after_its_preview_takes_the_previews_directions() {
     let mut previewed = model();
-    act(&mut previewed, Action::Command(Command::Tab(3)));
+    act(
+        &mut previewed,
+        Action::Command(Command::Tab(DetailTab::Preview)),
+    );
     assert!(
         previewed
             .current_preview()
             .is_some_and(|e| e.result.is_ok())
     );
     let effects = update(&mut previewed, Action::Command(Command::Split));
-    let job = match effects.as_slice() {
-        [Effect::Run(job)] => job.clone(),
-        other => panic!("one split job expected: {other:?}"),
+    let Ok([job]) = <[Effect; 1]>::try_from(effects) else {
+        panic!("one split job expected");
     };
     assert!(
-        matches!(&job.work, Work::Split { known: Some(_), .. }),
-        "{:?}",
-        job.work
+        matches!(
+            tree_work(&job),
+            Some(TreeWork::Split { known: Some(_), .. })
+        ),
+        "{job:?}"
     );
-    let done = perform(previewed.data(), job);
-    let effects = update(&mut previewed, Action::Finished(done));
+    let effects = finish(&mut previewed, job);
     // The split made without a preview is the same, bit for bit.
     let mut plain = model();
     act(&mut plain, Action::Command(Command::Split));
@@ -459,15 +458,12 @@ fn a_split_after_its_preview_takes_the_previews_directions() {
 
     // The split node's Preview (the split it had) takes them too, and shows what it shows without them.
     let made = effects
-        .iter()
-        .find_map(|effect| match effect {
-            Effect::Preview(job) => Some(job.clone()),
-            _ => None,
-        })
+        .into_iter()
+        .find(|effect| preview_job(effect).is_some())
         .expect("the split node's preview");
-    assert_eq!(made.step, PreviewStep::Made);
-    assert!(made.known.is_some());
-    let without = pdx::report::preview::preview_made(
+    assert_eq!(step_of(&made), PreviewStep::Made);
+    assert!(preview_job(&made).is_some_and(|job| job.known.is_some()));
+    let without = crate::report::preview::preview_made(
         previewed.tree(),
         &previewed.data().matrix,
         0,
@@ -477,8 +473,7 @@ fn a_split_after_its_preview_takes_the_previews_directions() {
     )
     .expect("a preview")
     .expect("a split node");
-    let done = perform_preview(previewed.data(), made);
-    update(&mut previewed, Action::Previewed(done));
+    finish(&mut previewed, made);
     let shown = previewed
         .current_made()
         .and_then(|made| made.as_ref().ok())
@@ -489,21 +484,16 @@ fn a_split_after_its_preview_takes_the_previews_directions() {
 #[test]
 fn rows_cancelled_while_computing_say_so_and_4_computes_them() {
     let mut model = model();
-    let effects = update(&mut model, Action::Command(Command::Tab(3)));
-    let [Effect::Preview(first)] = effects.as_slice() else {
-        panic!("{effects:?}");
-    };
-    let done = perform_preview(model.data(), first.clone());
-    let effects = update(&mut model, Action::Previewed(done));
-    let [Effect::Preview(rest)] = effects.as_slice() else {
-        panic!("{effects:?}");
-    };
-    assert_eq!(rest.step, PreviewStep::Rest);
+    let first = the_preview(update(
+        &mut model,
+        Action::Command(Command::Tab(DetailTab::Preview)),
+    ));
+    let rest = the_preview(finish(&mut model, first));
+    assert_eq!(step_of(&rest), PreviewStep::Rest);
     // Ctrl-C while the other rows compute: the quick rows stay, the others say they were cancelled.
     ctrl(&mut model, 'c');
     assert!(!model.quit_requested());
-    let late = perform_preview(model.data(), rest.clone());
-    assert!(update(&mut model, Action::Previewed(late)).is_empty());
+    assert!(finish(&mut model, rest).is_empty());
     let entry = model.current_preview().expect("kept");
     assert!(!entry.rows_pending && !entry.second_pending);
     let preview = entry.result.as_ref().expect("the first step's preview");
@@ -515,13 +505,13 @@ fn rows_cancelled_while_computing_say_so_and_4_computes_them() {
     );
     assert!(!screen.contains("computing…"), "{screen}");
     // 4 asks again: only the rows are computed, then the scatter plot.
-    let effects = update(&mut model, Action::Command(Command::Tab(3)));
-    let [Effect::Preview(again)] = effects.as_slice() else {
-        panic!("{effects:?}");
-    };
-    assert_eq!(again.step, PreviewStep::Rest);
-    let done = perform_preview(model.data(), again.clone());
-    act(&mut model, Action::Previewed(done));
+    let again = the_preview(update(
+        &mut model,
+        Action::Command(Command::Tab(DetailTab::Preview)),
+    ));
+    assert_eq!(step_of(&again), PreviewStep::Rest);
+    let more = finish(&mut model, again);
+    run_effects(&mut model, more);
     let entry = model.current_preview().expect("kept");
     let preview = entry.result.as_ref().expect("a preview");
     assert!(preview.rules.iter().all(|row| row.outcome.is_some()));

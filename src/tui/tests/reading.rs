@@ -13,7 +13,7 @@ fn fixed_time() -> SystemTime {
 
 fn fixed_start() -> Start {
     Start {
-        clock: fixed_time,
+        now: fixed_time(),
         ..start()
     }
 }
@@ -50,7 +50,7 @@ fn newsgroups_model() -> Model {
         document.label = Some(u32::try_from(j % NEWSGROUPS.len()).expect("a label index"));
     }
     let mut model = Model::new(Start {
-        clock: fixed_time,
+        now: fixed_time(),
         ..Start::new(Arc::new(data), false)
     });
     key(&mut model, KeyCode::Char('a'));
@@ -125,13 +125,6 @@ fn the_flag_starts_blind() {
 }
 
 #[test]
-fn the_command_line_flag_is_parsed() {
-    use clap::Parser;
-    let cli = crate::cli::Cli::try_parse_from(["pdx", "--hide-labels", "corpus"]).expect("parses");
-    assert!(format!("{cli:?}").contains("hide_labels: true"));
-}
-
-#[test]
 fn the_log_records_each_message_once_with_its_time() {
     let mut model = two_splits_from(fixed_start());
     let before = model.log().len();
@@ -183,7 +176,7 @@ fn descriptions_are_the_name_else_the_top_three_words() {
             .tree()
             .dense_centroid(&model.data().matrix, id)
             .expect("a node");
-        let top = pdx::report::terms::top_terms(&centroid, model.data().matrix.row_words(), 3);
+        let top = crate::report::terms::top_terms(&centroid, model.data().matrix.row_words(), 3);
         let top: Vec<String> = top.into_iter().map(|t| t.term).collect();
         assert_eq!(model.node_words(id), top.as_slice(), "node {id}");
     }
@@ -275,13 +268,13 @@ fn long_messages_wrap() {
 fn wide_numbers_model() -> Model {
     let mut data = Dataset::clone(&demo());
     data.matrix = match data.matrix {
-        pdx::matrix::DataMatrix::Sparse { matrix, terms, .. } => {
-            pdx::matrix::DataMatrix::sparse(matrix.map_values(|v| v * 10_000.0), terms)
+        crate::matrix::DataMatrix::Sparse { matrix, terms, .. } => {
+            crate::matrix::DataMatrix::sparse(matrix.map_values(|v| v * 10_000.0), terms)
         }
         other => other,
     };
     two_splits_from(Start {
-        clock: fixed_time,
+        now: fixed_time(),
         ..Start::new(Arc::new(data), false)
     })
 }
@@ -477,7 +470,7 @@ fn a_split_keeps_the_other_nodes_words_and_describes_its_children() {
             .tree()
             .dense_centroid(&model.data().matrix, leaf)
             .expect("a leaf");
-        let top = pdx::report::terms::top_terms(&centroid, model.data().matrix.row_words(), 3);
+        let top = crate::report::terms::top_terms(&centroid, model.data().matrix.row_words(), 3);
         let top: Vec<String> = top.into_iter().map(|t| t.term).collect();
         assert_eq!(model.node_words(leaf), top.as_slice(), "leaf {leaf}");
     }
@@ -500,7 +493,7 @@ fn documents_without_titles_are_listed_by_their_first_line() {
         ));
     }
     std::fs::write(&path, csv).expect("write");
-    let opened = pdx::dataset::open(&[path], &Default::default(), false).expect("opens");
+    let opened = crate::dataset::open(&[path], &Default::default(), false).expect("opens");
     let mut model = Model::new(Start::new(Arc::new(opened.dataset), false));
     key(&mut model, KeyCode::Char('3'));
     let text = screen_text(&model, 100, 30);

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::tui::recovery::{self, Offer, Signals};
+use crate::tui::recovery::{self, Offer};
 use crate::tui::session::Session;
 
 /// A model on the demo corpus that can write sessions, split `splits` times.
@@ -111,7 +111,7 @@ fn offered(dir: &Path) -> (Model, PathBuf) {
         source: Some(demo_source()),
         ..start()
     });
-    model.recovery_found(Ok(offer));
+    act(&mut model, Action::Recovered(Ok(Box::new(offer))));
     assert!(matches!(model.popup(), Some(Popup::Recovery(_))));
     (model, path)
 }
@@ -176,11 +176,12 @@ fn a_kept_tree_that_no_longer_fits_stays_and_says_why() {
     let mut session: Session = session::read(&path).expect("a session");
     session.documents += 1;
     let mut model = model();
-    model.recovery_found(Ok(Offer {
+    let offer = Box::new(Offer {
         path: path.clone(),
         session: Box::new(session),
         signal: "SIGHUP".into(),
-    }));
+    });
+    act(&mut model, Action::Recovered(Ok(offer)));
     key(&mut model, KeyCode::Char('y'));
     assert_eq!(model.derived().leaves.len(), 1);
     assert!(path.is_file());
@@ -189,13 +190,4 @@ fn a_kept_tree_that_no_longer_fits_stays_and_says_why() {
         "{}",
         model.status()
     );
-}
-
-#[test]
-fn a_caught_signal_is_a_flag_the_loop_polls() {
-    let signals = Signals::catch().expect("signals caught");
-    assert_eq!(signals.caught(), None);
-    signal_hook::low_level::raise(signal_hook::consts::SIGHUP).expect("raised");
-    assert_eq!(signals.caught(), Some(signal_hook::consts::SIGHUP));
-    assert_eq!(recovery::signal_name(signal_hook::consts::SIGHUP), "SIGHUP");
 }

@@ -166,7 +166,7 @@ fn a_session_keeps_the_stop_words_and_reopens_the_same_matrix() {
     let read: session::Session = serde_json::from_str(&json).expect("read back");
     let mut reopened = Model::new(start());
     assert!(
-        reopened.open_session(Path::new("s.json"), read),
+        open_session(&mut reopened, Path::new("s.json"), read),
         "{}",
         reopened.status()
     );
@@ -180,7 +180,7 @@ fn a_session_keeps_the_stop_words_and_reopens_the_same_matrix() {
     let mut old = Model::new(start());
     let read: session::Session = serde_json::from_str(&json).expect("read back");
     assert!(
-        old.open_session(Path::new("old.json"), read),
+        open_session(&mut old, Path::new("old.json"), read),
         "{}",
         old.status()
     );

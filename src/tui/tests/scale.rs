@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use pdx::dataset::{Dataset, DatasetOptions};
-use pdx::rng::SplitMix64;
+use crate::dataset::{Dataset, DatasetOptions};
+use crate::rng::SplitMix64;
 
 use super::*;
 use crate::tui::model::SCATTER_POINTS;
@@ -38,7 +38,7 @@ fn synthetic(count: usize, topics: usize) -> Arc<Dataset> {
     }
     file.flush().expect("flush");
     drop(file);
-    let mut dataset = pdx::dataset::open(&[path], &DatasetOptions::default(), false)
+    let mut dataset = crate::dataset::open(&[path], &DatasetOptions::default(), false)
         .expect("the collection opens")
         .dataset;
     // The status line names the source: the same in every run, not the temporary folder's name.
@@ -151,32 +151,25 @@ fn a_thousand_leaf_tree_draws_with_the_same_columns_at_its_top_and_bottom() {
 #[test]
 fn the_scatter_plots_job_adds_the_second_coordinate_to_the_preview_already_made() {
     let mut model = model_of(3_000, 5);
-    let mut effects = update(&mut model, Action::Command(Command::Tab(3)));
-    let Some(Effect::Preview(job)) = effects.pop() else {
-        panic!("the first preview job");
-    };
-    assert!(job.first.is_none());
-    let done = perform_preview(model.data(), job);
-    let mut effects = update(&mut model, Action::Previewed(done));
-    let Some(Effect::Preview(rest)) = effects.pop() else {
-        panic!("the other rows' job");
-    };
-    assert_eq!(rest.step, PreviewStep::Rest);
-    let done = perform_preview(model.data(), rest);
-    let mut effects = update(&mut model, Action::Previewed(done));
+    let job = the_preview(update(
+        &mut model,
+        Action::Command(Command::Tab(DetailTab::Preview)),
+    ));
+    assert!(preview_job(&job).is_some_and(|job| job.first.is_none()));
+    let rest = the_preview(finish(&mut model, job));
+    assert_eq!(step_of(&rest), PreviewStep::Rest);
+    let effects = finish(&mut model, rest);
     let first = model
         .current_preview()
         .and_then(|e| e.result.clone().ok())
         .expect("the first preview");
     assert!(first.second.is_none());
-    let Some(Effect::Preview(job)) = effects.pop() else {
-        panic!("the scatter plot's job");
-    };
+    let job = the_preview(effects);
     // It carries the first preview, so that every rule's split is not computed again.
-    assert_eq!(job.step, PreviewStep::Second);
-    assert!(job.first.as_ref().is_some_and(|f| Arc::ptr_eq(f, &first)));
-    let done = perform_preview(model.data(), job);
-    update(&mut model, Action::Previewed(done));
+    assert_eq!(step_of(&job), PreviewStep::Second);
+    let carried = preview_job(&job).and_then(|job| job.first.as_ref());
+    assert!(carried.is_some_and(|f| Arc::ptr_eq(f, &first)));
+    finish(&mut model, job);
     let both = model
         .current_preview()
         .and_then(|e| e.result.clone().ok())

@@ -94,10 +94,10 @@ fn snapshot_preview_tab() {
 
 #[test]
 fn snapshot_loading_screen_80x24() {
+    use crate::progress::Progress;
     use crate::tui::loading::Loading;
-    use pdx::progress::Progress;
     let progress = Arc::new(Progress::default());
-    progress.start_phase(pdx::corpus::PHASE_READING, 18846);
+    progress.start_phase(crate::corpus::PHASE_READING, 18846);
     progress.advance(7530);
     let loading = Loading::new("20news-bydate-train 20news-bydate-test".into(), progress);
     assert_eq!(
@@ -109,7 +109,7 @@ fn snapshot_loading_screen_80x24() {
     );
     loading
         .progress
-        .start_phase(pdx::dataset::PHASE_TOKENISING, 18846);
+        .start_phase(crate::dataset::PHASE_TOKENISING, 18846);
     loading.progress.advance(100);
     loading.progress.add_tokens(123_456);
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("test terminal");
@@ -121,8 +121,8 @@ fn snapshot_loading_screen_80x24() {
 
 #[test]
 fn esc_while_loading_cancels_the_load_and_pdx_quits() {
+    use crate::progress::Progress;
     use crate::tui::loading::{LoadEnd, Loading};
-    use pdx::progress::Progress;
     let source = Source {
         paths: ["folder", "news", "mini.sgm", "docs.csv"]
             .iter()

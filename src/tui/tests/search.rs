@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
-use pdx::dataset::Dataset;
-use pdx::text::index::Query;
+use crate::dataset::Dataset;
+use crate::text::index::Query;
 use ratatui::crossterm::event::KeyCode;
 
 use super::{
-    Model, Pane, Popup, Start, demo, draw, key, screen_text, two_splits, two_splits_from, type_text,
+    Action, Model, Pane, Popup, Start, Work, demo, draw, key, screen_text, two_splits,
+    two_splits_from, type_text, update,
 };
 use crate::tui::model::DetailTab;
 
@@ -216,7 +217,7 @@ fn with_a_late_match(line: usize) -> (Model, usize) {
         text.push_str(&format!("\nfiller line {i}"));
     }
     text.push_str("\nthe word zanzibar is here");
-    data.documents[document].source = pdx::corpus::TextSource::Inline(text);
+    data.documents[document].source = crate::corpus::TextSource::Inline(text);
     (two_splits_from(Start::new(Arc::new(data), false)), document)
 }
 
@@ -274,12 +275,12 @@ fn snapshot_hits_list_and_documents_with_snippets() {
 #[test]
 fn a_search_before_the_background_index_is_built_says_so_then_works() {
     let mut model = Model::new(Start {
-        index_in_background: true,
+        index: None,
         ..super::start()
     });
-    let job = model
-        .start_indexing()
-        .expect("the index is built on a worker");
+    let mut jobs = update(&mut model, Action::Opened(None));
+    let job = jobs.pop().expect("the index is built by a background job");
+    assert!(matches!(job.work, Work::Index), "{job:?}");
     assert!(
         screen_text(&model, 160, 48).contains("indexing the texts for search 0%"),
         "the status line shows the index's progress"
@@ -298,55 +299,10 @@ fn a_search_before_the_background_index_is_built_says_so_then_works() {
         "{}",
         model.status()
     );
-    assert!(model.start_indexing().is_none(), "built once");
+    assert!(
+        update(&mut model, Action::Opened(None)).is_empty(),
+        "built once"
+    );
     search(&mut model, "planet");
     assert!(model.search().is_some(), "{}", model.status());
-}
-
-/// The nice value of the calling thread.
-#[cfg(target_os = "linux")]
-fn own_nice() -> i32 {
-    // SAFETY: neither call takes a pointer; errno is cleared first, as `getpriority` may return -1 on success.
-    unsafe {
-        *libc::__errno_location() = 0;
-        libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t)
-    }
-}
-
-#[cfg(target_os = "linux")]
-#[test]
-fn the_index_is_built_on_threads_of_lower_priority() {
-    let here = own_nice();
-    let (background, spread) = super::effects::in_background(|| {
-        use rayon::prelude::*;
-        // The work's own parallel parts run on the same threads.
-        let nices: Vec<i32> = (0..64).into_par_iter().map(|_| own_nice()).collect();
-        (own_nice(), nices)
-    });
-    // The lowest priority; a thread cannot be nicer than 19.
-    assert_eq!(background, 19, "{background} from {here}");
-    assert!(spread.iter().all(|&nice| nice == 19), "{spread:?}");
-    assert_eq!(own_nice(), here, "the caller's thread keeps its priority");
-}
-
-#[cfg(target_os = "linux")]
-#[test]
-fn the_cache_entry_is_written_at_the_writer_priority_on_every_thread() {
-    let here = own_nice();
-    if here >= 10 {
-        // Already as nice as the writer: nothing this test could tell apart.
-        return;
-    }
-    let nices = std::thread::spawn(|| {
-        super::effects::as_cache_writer(|| {
-            use rayon::prelude::*;
-            // The writer's copies go to all cores: each thread they run on is at the writer's priority.
-            let mut nices: Vec<i32> = (0..64).into_par_iter().map(|_| own_nice()).collect();
-            nices.push(own_nice());
-            nices
-        })
-    })
-    .join()
-    .expect("the writer's thread ends");
-    assert!(nices.iter().all(|&nice| nice == 10), "{nices:?}");
 }

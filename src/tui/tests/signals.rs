@@ -78,9 +78,12 @@ fn ctrl_c_cancels_a_running_split_and_its_result_is_dropped() {
 #[test]
 fn ctrl_c_cancels_the_preview_being_computed_and_4_asks_again() {
     let mut model = model();
-    let preview = start_work(&mut model, Action::Command(Command::Tab(3)));
+    let preview = start_work(
+        &mut model,
+        Action::Command(Command::Tab(DetailTab::Preview)),
+    );
     assert!(
-        preview.iter().any(|e| matches!(e, Effect::Preview(_))),
+        preview.iter().any(|e| preview_job(e).is_some()),
         "{preview:?}"
     );
     ctrl(&mut model, 'c');
@@ -101,11 +104,11 @@ fn ctrl_c_cancels_the_preview_being_computed_and_4_asks_again() {
     assert!(cancelled(&model), "the late result is dropped");
 
     // 4 on the Preview tab computes it this time.
-    let again = start_work(&mut model, Action::Command(Command::Tab(3)));
-    assert!(
-        again.iter().any(|e| matches!(e, Effect::Preview(_))),
-        "{again:?}"
+    let again = start_work(
+        &mut model,
+        Action::Command(Command::Tab(DetailTab::Preview)),
     );
+    assert!(again.iter().any(|e| preview_job(e).is_some()), "{again:?}");
     run_effects(&mut model, again);
     assert!(
         model.current_preview().is_some_and(|e| e.result.is_ok()),

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use crate::corpus::VectorsSource;
+use crate::dataset::{self, DatasetOptions};
 use npyz::WriterBuilder;
-use pdx::corpus::VectorsSource;
-use pdx::dataset::{self, DatasetOptions};
 use ratatui::crossterm::event::KeyCode;
 
 use super::{key, screen_text, two_splits_from};
@@ -13,7 +13,7 @@ use crate::tui::model::Start;
 
 /// The demo corpus clustered on one-hot vectors of its labels (with a small per-document offset), written as a
 /// float32 `.npy` in `dir`.
-fn demo_on_label_vectors(dir: &std::path::Path) -> Arc<pdx::dataset::Dataset> {
+fn demo_on_label_vectors(dir: &std::path::Path) -> Arc<crate::dataset::Dataset> {
     let text = dataset::open_demo(&DatasetOptions::default())
         .expect("the demo opens")
         .dataset;

@@ -6,7 +6,7 @@ use ratatui::layout::{Constraint, Layout};
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph};
 
-use pdx::report::compare::SharedTerm;
+use crate::report::compare::SharedTerm;
 
 use super::super::model::{AlternativesView, ComparisonView, Model};
 use super::popups::{popup_area, popup_block};
@@ -23,7 +23,7 @@ fn scroll_offset(scroll: usize) -> (u16, u16) {
 fn split_lines(
     model: &Model,
     theme: Theme,
-    split: &pdx::report::compare::SplitSummary,
+    split: &crate::report::compare::SplitSummary,
     width: usize,
 ) -> Vec<Line<'static>> {
     let mark = if split.active { "● active" } else { "○" };

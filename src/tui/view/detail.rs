@@ -7,7 +7,7 @@ use ratatui::style::Color;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tabs};
 
-use pdx::report::terms::TermWeight;
+use crate::report::terms::TermWeight;
 
 use super::super::model::shorten_path;
 use super::super::model::{DetailTab, Model, Pane};

@@ -1,6 +1,6 @@
 //! The figures a rule recorded of a split, one per line, for the Preview tab's account of a split node.
 
-use pdx::cluster::rules::SplitDetail;
+use crate::cluster::rules::SplitDetail;
 
 /// The figures `detail` has, one per line; those measured against the labels only when `labels_shown` (not in
 /// label-blind mode).

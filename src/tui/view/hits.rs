@@ -9,7 +9,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, List, ListItem, ListState, Paragraph};
 
-use pdx::text::index::{Snippet, snippet};
+use crate::text::index::{Snippet, snippet};
 
 use super::super::model::{Mark, MarkKind, Model, count};
 use super::popups::{popup_area, popup_block};

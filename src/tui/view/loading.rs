@@ -11,7 +11,7 @@ use super::{Theme, bar, fit};
 
 /// The screen while the corpus loads: what, for how long, the loader's phase and counts with a bar, and the key.
 /// `tick` counts tenths of a second since loading started.
-pub(crate) fn view_loading(frame: &mut Frame, loading: &Loading, tick: usize, colors: bool) {
+pub fn view_loading(frame: &mut Frame, loading: &Loading, tick: usize, colors: bool) {
     let theme = Theme { color: colors };
     let spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"][tick % 10];
     let area = popup_area(frame.area(), 64, 7);

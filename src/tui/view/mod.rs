@@ -24,7 +24,7 @@ use popups::draw_popup;
 use status::{draw_status, status_height};
 use tree::draw_tree;
 
-pub(super) use loading::view_loading;
+pub use loading::view_loading;
 // What the tests check directly: the status area's wrapping and the tree's column widths.
 #[cfg(test)]
 pub(super) use status::wrap;
@@ -198,7 +198,7 @@ fn tab_titles() -> [String; 4] {
 
 /// What the mouse at (`column`, `row`) points at on the main screen drawn in `area` (the popups cover it: with
 /// a popup open, everything is [`Region::Popup`]).
-pub(super) fn hit(model: &Model, area: Rect, column: u16, row: u16) -> Region {
+pub fn hit(model: &Model, area: Rect, column: u16, row: u16) -> Region {
     if model.popup().is_some() {
         return Region::Popup;
     }
@@ -244,7 +244,7 @@ pub(super) fn hit(model: &Model, area: Rect, column: u16, row: u16) -> Region {
     Region::Elsewhere
 }
 
-pub(super) fn view(frame: &mut Frame, model: &Model) {
+pub fn view(frame: &mut Frame, model: &Model) {
     let theme = Theme {
         color: model.colors(),
     };

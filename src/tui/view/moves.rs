@@ -62,7 +62,7 @@ pub(super) fn draw_leaf_picker(
                 here
             );
             let words = fit(
-                &pdx::report::terms::words_line(&row.words),
+                &crate::report::terms::words_line(&row.words),
                 inner_width.saturating_sub(text.chars().count()),
             );
             let text = format!("{text}{words}");

@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Wrap}
 
 use super::super::help::{HELP_WIDTH, help_rows_for, wrap};
 use super::super::model::{FIELDS, Model, Popup, RulePicker, rule_at, rule_count, used_by};
-use pdx::cluster::registry::Family;
+use crate::cluster::registry::Family;
 
 use super::hits::{draw_hits, marked_lines};
 use super::{Theme, fit, number_width, percent};

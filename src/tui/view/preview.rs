@@ -8,8 +8,8 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use pdx::cluster::Param;
-use pdx::report::preview::{MadeSplit, RulePreview, Side, SplitPreview};
+use crate::cluster::Param;
+use crate::report::preview::{MadeSplit, RulePreview, Side, SplitPreview};
 
 use super::super::model::{Model, PREVIEW_CANCELLED, Pane};
 use super::figures::split_figures;

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::widgets::canvas::{Canvas, Points};
 
-use pdx::report::preview::SplitPreview;
+use crate::report::preview::SplitPreview;
 
 use super::super::loading::thousands;
 use super::super::model::{Model, ScatterSample};

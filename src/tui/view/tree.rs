@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Row, Table, TableState};
 
-use pdx::choice::Choice;
+use crate::choice::Choice;
 
 use super::super::model::{Model, Pane};
 use super::{Theme, leaves_text, list_offset, node_label, percent};
@@ -119,7 +119,7 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         }
     };
     let marked = |id: usize| if model.mark() == Some(id) { " (A)" } else { "" };
-    let node_text = |node: &pdx::cluster::Node, depth: usize| {
+    let node_text = |node: &crate::cluster::Node, depth: usize| {
         let marker = if node.is_leaf() {
             "•"
         } else if model.is_collapsed(node.id) {
@@ -142,7 +142,7 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         (head, words)
     };
     // The width `node_text` takes written as one (head, a space, the words), counted from its parts.
-    let node_text_width = |node: &pdx::cluster::Node, depth: usize| {
+    let node_text_width = |node: &crate::cluster::Node, depth: usize| {
         let label = match node.name.as_deref() {
             Some(name) => name.chars().count(),
             None => 1 + node.id.to_string().len(),

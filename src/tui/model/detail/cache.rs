@@ -5,9 +5,9 @@
 use std::cell::RefCell;
 use std::sync::{Arc, Weak};
 
-use pdx::cluster::Tree;
-use pdx::dataset::Dataset;
-use pdx::report::terms;
+use crate::cluster::Tree;
+use crate::dataset::Dataset;
+use crate::report::terms;
 
 /// How many values the kept centroids may hold together: 128 MB, a hundred centroids at 120,000 terms, so that
 /// a walk up and down a large tree finds the nodes it passed. The latest is kept whatever its size.

@@ -1,0 +1,100 @@
+//! The status line's message and the message log: every message of the session with the time it was shown. The
+//! time is the last one the event loop gave ([`super::Action::Tick`]): the model reads no clock.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// One status message of the session and when it was shown (`HH:MM:SS`, UTC).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LogEntry {
+    pub time: String,
+    pub message: String,
+}
+
+#[derive(Debug)]
+pub(crate) struct Messages {
+    status: String,
+    /// Every status message of the session, oldest first.
+    log: Vec<LogEntry>,
+    /// The time the event loop last gave.
+    now: SystemTime,
+}
+
+impl Messages {
+    pub(super) fn new(first: String, now: SystemTime) -> Messages {
+        Messages {
+            status: first,
+            log: Vec::new(),
+            now,
+        }
+    }
+
+    pub(crate) fn status(&self) -> &str {
+        &self.status
+    }
+
+    pub(crate) fn log(&self) -> &[LogEntry] {
+        &self.log
+    }
+
+    /// Show `message` on the status line (it goes in the log at the end of the action).
+    pub(super) fn say(&mut self, message: impl Into<String>) {
+        self.status = message.into();
+    }
+
+    pub(super) fn tick(&mut self, now: SystemTime) {
+        self.now = now;
+    }
+
+    /// Log the status message if it is not the one logged last (called after every action).
+    pub(super) fn record(&mut self) {
+        if self.status.is_empty() || self.log.last().is_some_and(|e| e.message == self.status) {
+            return;
+        }
+        self.log.push(LogEntry {
+            time: clock_text(self.now),
+            message: self.status.clone(),
+        });
+    }
+}
+
+/// `time` as `HH:MM:SS` of its day in UTC (the standard library knows no time zone; the log says UTC).
+pub(crate) fn clock_text(time: SystemTime) -> String {
+    let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) % 86_400;
+    format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_reads_hours_minutes_seconds() {
+        let time = UNIX_EPOCH + std::time::Duration::from_secs(3 * 86_400 + 13 * 3600 + 5 * 60 + 9);
+        assert_eq!(clock_text(time), "13:05:09");
+    }
+
+    #[test]
+    fn a_message_is_logged_once_at_the_time_last_given() {
+        let start = UNIX_EPOCH + std::time::Duration::from_secs(3600);
+        let mut messages = Messages::new("? for help".into(), start);
+        messages.record();
+        messages.record();
+        messages.tick(start + std::time::Duration::from_secs(61));
+        messages.say("split #0");
+        messages.record();
+        let times: Vec<(&str, &str)> = messages
+            .log()
+            .iter()
+            .map(|e| (e.time.as_str(), e.message.as_str()))
+            .collect();
+        assert_eq!(
+            times,
+            [("01:00:00", "? for help"), ("01:01:01", "split #0")]
+        );
+    }
+}

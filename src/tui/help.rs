@@ -4,34 +4,10 @@
 use crate::cluster::registry;
 
 use super::keymap::KeyMap;
+use super::view::tree_columns;
 
 /// The help popup's widest width: the model bounds its scrolling by the lines at this width.
 pub(super) const HELP_WIDTH: u16 = 76;
-
-/// The tree pane's columns (drawn by `view/tree.rs`) and what each shows.
-pub(super) static TREE_COLUMNS: &[(&str, &str)] = &[
-    (
-        "node",
-        "• a leaf, ▾ a split node, ▸ a collapsed one, ◆ the suggested next split, (A) the node marked for v; \
-         then its name, or #id and its top three words",
-    ),
-    ("size", "how many documents the node holds"),
-    (
-        "scatter",
-        "the spread of its documents (see the figures below); on wide screens",
-    ),
-    ("share", "its scatter as a share of the root's"),
-    (
-        "split by",
-        "the rule that split the node (empty on a leaf); pddp 2/3: the second of its three alternative splits \
-         is active",
-    ),
-    (
-        "label",
-        "the most frequent label among its documents (corpora with labels)",
-    ),
-    ("purity", "the share of its documents that carry that label"),
-];
 
 /// The figures the tree and the status line show, and what they mean.
 pub(super) static FIGURES: &[(&str, &str)] = &[
@@ -77,7 +53,12 @@ fn sections(keys: &KeyMap) -> Vec<Section> {
             .collect()
     };
     let mut sections: Vec<Section> = vec![
-        ("The tree's columns", entries(TREE_COLUMNS)),
+        (
+            "The tree's columns",
+            tree_columns()
+                .map(|(heading, help)| (heading.to_string(), help))
+                .collect(),
+        ),
         ("What the figures mean", entries(FIGURES)),
     ];
     for (heading, label, text) in keys.help_lines() {

@@ -4,8 +4,9 @@
 use crate::cluster::registry;
 
 use super::*;
-use crate::tui::help::{FIGURES, TREE_COLUMNS, help_rows};
+use crate::tui::help::{FIGURES, help_rows};
 use crate::tui::keys::{BINDINGS, Context, lookup};
+use crate::tui::view::tree_columns;
 
 /// Commands that change the tree.
 const TREE_CHANGES: [Command; 6] = [
@@ -112,7 +113,8 @@ fn the_help_explains_every_column_figure_and_rule() {
         let line = format!("{:<20}{}", rule.name, rule.summary);
         assert!(text.contains(&line), "{line:?} not in the help");
     }
-    for (name, meaning) in TREE_COLUMNS.iter().chain(FIGURES) {
+    let columns: Vec<(&str, &str)> = tree_columns().collect();
+    for (name, meaning) in columns.iter().chain(FIGURES) {
         assert!(text.contains(name), "{name}");
         // Wrapping keeps the words, not the spaces between them.
         let words = meaning.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -124,7 +126,7 @@ fn the_help_explains_every_column_figure_and_rule() {
     let header = screen.lines().nth(1).expect("a header row");
     let tree_header = header.split('│').nth(1).expect("the tree pane's header");
     let mut left = tree_header.to_string();
-    for (column, _) in TREE_COLUMNS {
+    for (column, _) in &columns {
         assert!(
             left.contains(column),
             "{column} is not a column: {tree_header}"
@@ -177,4 +179,80 @@ fn snapshot_help_popup_160x48() {
     let mut model = two_splits();
     key(&mut model, KeyCode::Char('?'));
     insta::assert_snapshot!(draw(&model, 160, 48).backend());
+}
+
+#[test]
+fn every_command_has_one_name_the_config_files_already_use() {
+    let all = Command::all();
+    let mut names: Vec<&str> = all.iter().map(|command| command.name()).collect();
+    names.sort_unstable();
+    let count = names.len();
+    names.dedup();
+    assert_eq!(names.len(), count, "a name twice: {names:?}");
+    // The names config files were written with, before they were generated from the declaration.
+    for name in [
+        "up",
+        "down",
+        "page-up",
+        "page-down",
+        "top",
+        "bottom",
+        "collapse",
+        "expand",
+        "next-pane",
+        "prev-tab",
+        "next-tab",
+        "split",
+        "split-suggested",
+        "auto-split",
+        "merge",
+        "undo",
+        "redo",
+        "rule-picker",
+        "cycle-policy",
+        "confusion",
+        "open-document",
+        "export",
+        "rename",
+        "find",
+        "save",
+        "next-split",
+        "prev-split",
+        "compare-splits",
+        "keep-split",
+        "mark",
+        "compare-nodes",
+        "help",
+        "quit",
+        "cancel",
+        "interrupt",
+        "confirm",
+        "yes",
+        "no",
+        "increase",
+        "decrease",
+        "type",
+        "backspace",
+        "choose",
+        "toggle-labels",
+        "message-log",
+        "left",
+        "right",
+        "split-with-row",
+        "use-row",
+        "mark-document",
+        "move-documents",
+        "drop-word",
+        "weighting-form",
+        "next-hit",
+        "prev-hit",
+        "filter",
+        "tab-terms",
+        "tab-labels",
+        "tab-documents",
+        "tab-preview",
+    ] {
+        assert!(names.contains(&name), "{name}");
+    }
+    assert_eq!(count, 60, "every command, each detail tab of Tab");
 }

@@ -4,7 +4,8 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::*;
-use crate::tui::view::{TreeWidths, wrap};
+use crate::tui::view::tree::{NodeRow, fit};
+use crate::tui::view::wrap;
 
 /// 13:05:09 UTC on the fourth day of 1970: the log's times in snapshots.
 fn fixed_time() -> SystemTime {
@@ -248,12 +249,97 @@ fn a_long_path_is_cut_from_the_left() {
 
 #[test]
 fn tree_columns_are_as_wide_as_their_numbers() {
-    let widths = TreeWidths::of([(1_000_000, 123_456.789, "pddp"), (3, 0.5, "")].into_iter());
-    assert_eq!(widths.size, 7, "1000000");
-    assert_eq!(widths.scatter, 10, "123456.789");
-    assert_eq!(widths.split, 8, "the heading 'split by'");
-    let small = TreeWidths::of([(12, 1.0, "kernel-kmeans-cut")].into_iter());
-    assert_eq!((small.size, small.scatter, small.split), (4, 7, 17));
+    let model = model();
+    let root = model.tree().node(model.tree().root()).expect("a root");
+    let row = |size, scatter, rule: &str| NodeRow {
+        node: root,
+        depth: 0,
+        size,
+        scatter,
+        rule: rule.to_string(),
+        share: 0.5,
+        label: None,
+    };
+    let width = |rows: &[NodeRow], heading: &str| {
+        fit(rows, false, 200, 20)
+            .iter()
+            .find(|(column, _)| column.heading == heading)
+            .map(|&(_, width)| width)
+    };
+    let wide = [row(1_000_000, 123_456.789, "pddp"), row(3, 0.5, "")];
+    assert_eq!(width(&wide, "size"), Some(7), "1000000");
+    assert_eq!(width(&wide, "scatter"), Some(10), "123456.789");
+    assert_eq!(width(&wide, "split by"), Some(8), "the heading 'split by'");
+    let small = [row(12, 1.0, "kernel-kmeans-cut")];
+    assert_eq!(
+        ["size", "scatter", "split by"].map(|heading| width(&small, heading)),
+        [Some(4), Some(7), Some(17)]
+    );
+}
+
+#[test]
+fn on_a_narrow_pane_the_scatter_is_the_last_column_to_give_way() {
+    let model = model();
+    let root = model.tree().node(model.tree().root()).expect("a root");
+    let rows = [NodeRow {
+        node: root,
+        depth: 0,
+        size: 18_846,
+        scatter: 17_631.042,
+        rule: "pddp-oc-2means 2/3".to_string(),
+        share: 1.0,
+        label: Some(("comp.os.ms-windows.misc", 0.05)),
+    }];
+    let shown = |width: usize| -> Vec<&str> {
+        fit(&rows, true, width, 40)
+            .iter()
+            .map(|(column, _)| column.heading)
+            .collect()
+    };
+    // The tree pane of a 120-column terminal: every column, the scatter among them.
+    assert_eq!(
+        shown(64),
+        [
+            "node", "size", "scatter", "share", "split by", "label", "purity"
+        ]
+    );
+    // Narrower, the columns give way in one order, the scatter last: each width shows a subset of the wider's.
+    let mut wider = shown(64);
+    for width in (8..64).rev() {
+        let narrower = shown(width);
+        assert!(
+            narrower.iter().all(|column| wider.contains(column)),
+            "{width}: {narrower:?} within {wider:?}"
+        );
+        if narrower.len() > 1 {
+            assert!(narrower.contains(&"scatter"), "{width}: {narrower:?}");
+        }
+        wider = narrower;
+    }
+    assert_eq!(shown(24), ["node", "scatter"]);
+}
+
+/// The main screen at the two usual terminal sizes, the tree split twice: the tree pane keeps every node's
+/// scatter.
+#[test]
+fn snapshot_the_tree_pane_keeps_the_scatter_at_120x36_and_80x24() {
+    let model = two_splits_from(fixed_start());
+    for (width, height) in [(120, 36), (80, 24)] {
+        let text = screen_text(&model, width, height);
+        let header = text.lines().nth(1).expect("a header row");
+        assert!(header.contains("scatter"), "{width}x{height}: {header}");
+        for id in model.visible().into_iter().map(|(id, _)| id) {
+            let scatter = model.tree().node(id).expect("a node").scatter;
+            assert!(
+                text.contains(&format!(" {scatter:.3} ")),
+                "{width}x{height}: #{id}"
+            );
+        }
+        insta::assert_snapshot!(
+            format!("tree_scatter_{width}x{height}"),
+            draw(&model, width, height).backend()
+        );
+    }
 }
 
 #[test]

@@ -12,7 +12,7 @@ mod preview;
 mod replay;
 mod scatter;
 mod status;
-mod tree;
+pub(crate) mod tree;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -28,9 +28,14 @@ pub use loading::view_loading;
 // What the tests check directly: the status area's wrapping and the tree's column widths.
 #[cfg(test)]
 pub(super) use status::wrap;
-#[cfg(test)]
-pub(super) use tree::TreeWidths;
 use tree::number_width;
+
+/// The tree pane's columns, in the order it draws them, each with what the help screen says of it.
+pub(crate) fn tree_columns() -> impl Iterator<Item = (&'static str, &'static str)> {
+    tree::COLUMNS
+        .iter()
+        .map(|column| (column.heading, column.help))
+}
 
 /// Styles, or plain text attributes when colours are off (NO_COLOR).
 #[derive(Clone, Copy)]

@@ -1,5 +1,6 @@
-//! The tree pane: a table of the visible nodes with their description, size, scatter, share, rule and label
-//! figures, each column as wide as what it shows.
+//! The tree pane: a table of the visible nodes, one row of [`COLUMNS`] per column, each as wide as what it shows.
+//! On a pane too narrow for them all, the columns of lowest rank give way first; the scatter, what pdx is for,
+//! goes last.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -8,12 +9,132 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Row, Table, TableState};
 
 use crate::choice::Choice;
+use crate::cluster::Node;
 
 use super::super::model::{Model, Pane};
 use super::{Theme, leaves_text, list_offset, node_label, percent};
 
-/// The narrowest the node column gets before the label column takes what is left.
+/// The narrowest the node column gets before other columns give way (and before the label column takes what is
+/// left).
 const NODE_MIN: usize = 10;
+
+/// One column of the tree pane: its heading, what the help screen says of it, how wide it is, what its cell
+/// shows, and its rank: on a narrow pane the columns of lowest rank give way first.
+pub(crate) struct Column {
+    pub heading: &'static str,
+    pub help: &'static str,
+    width: Width,
+    /// Shown only while labels are.
+    labels_only: bool,
+    /// The node column has none: it always shows.
+    rank: Option<u8>,
+    /// Numbers are right-aligned, words left-aligned.
+    right_aligned: bool,
+    /// The cell's text.
+    cell: fn(&NodeRow) -> String,
+}
+
+/// How wide a column is.
+#[derive(Clone, Copy, PartialEq)]
+enum Width {
+    /// The node's marker, name and words: what the other columns leave.
+    Node,
+    /// The widest of its values and its heading.
+    Values,
+    /// At most as wide as its widest value; it shares what is left with the node column.
+    Shared,
+    /// Always this wide.
+    Fixed(usize),
+}
+
+/// What a row of the tree pane shows of a node.
+pub(crate) struct NodeRow<'a> {
+    pub node: &'a Node,
+    pub depth: usize,
+    pub size: usize,
+    pub scatter: f64,
+    /// The rule that split the node; with alternatives, which of its splits is active: `pddp 2/3`.
+    pub rule: String,
+    /// Its scatter over the root's.
+    pub share: f64,
+    /// Its most frequent label and its purity, when labels are shown.
+    pub label: Option<(&'a str, f64)>,
+}
+
+/// The tree pane's columns, in the order they are drawn; the help screen lists them from here.
+pub(crate) static COLUMNS: &[Column] = &[
+    Column {
+        heading: "node",
+        help: "• a leaf, ▾ a split node, ▸ a collapsed one, ◆ the suggested next split, (A) the node marked for v; \
+               then its name, or #id and its top three words",
+        width: Width::Node,
+        labels_only: false,
+        rank: None,
+        right_aligned: false,
+        cell: |_| String::new(),
+    },
+    Column {
+        heading: "size",
+        help: "how many documents the node holds",
+        width: Width::Values,
+        labels_only: false,
+        rank: Some(5),
+        right_aligned: true,
+        cell: |row| row.size.to_string(),
+    },
+    Column {
+        heading: "scatter",
+        help: "the spread of its documents (see the figures below); the last column to give way on a narrow pane",
+        width: Width::Values,
+        labels_only: false,
+        rank: Some(6),
+        right_aligned: true,
+        cell: |row| scatter_text(row.scatter),
+    },
+    Column {
+        heading: "share",
+        help: "its scatter as a share of the root's",
+        width: Width::Fixed(5),
+        labels_only: false,
+        rank: Some(3),
+        right_aligned: true,
+        cell: |row| percent(row.share),
+    },
+    Column {
+        heading: "split by",
+        help: "the rule that split the node (empty on a leaf); pddp 2/3: the second of its three alternative splits \
+               is active",
+        width: Width::Values,
+        labels_only: false,
+        rank: Some(1),
+        right_aligned: false,
+        cell: |row| row.rule.clone(),
+    },
+    Column {
+        heading: "label",
+        help: "the most frequent label among its documents (corpora with labels)",
+        width: Width::Shared,
+        labels_only: true,
+        rank: Some(2),
+        right_aligned: false,
+        cell: |row| {
+            row.label
+                .map_or(String::new(), |(name, _)| name.to_string())
+        },
+    },
+    Column {
+        heading: "purity",
+        help: "the share of its documents that carry that label",
+        width: Width::Fixed(6),
+        labels_only: true,
+        rank: Some(4),
+        right_aligned: true,
+        cell: |row| {
+            row.label
+                .map_or(String::new(), |(_, purity)| percent(purity))
+        },
+    },
+];
 
 /// The width of a column of `texts` under `heading`: the longest of them.
 pub(crate) fn number_width(texts: impl Iterator<Item = String>, heading: &str) -> usize {
@@ -24,31 +145,87 @@ pub(crate) fn number_width(texts: impl Iterator<Item = String>, heading: &str) -
         .max(heading.chars().count())
 }
 
-/// The widths of the tree pane's value columns, from the values shown: a root of a million documents gets a
-/// seven-digit size column, a scatter of 123456.789 a ten-character one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TreeWidths {
-    pub size: usize,
-    pub scatter: usize,
-    pub split: usize,
-}
-
-impl TreeWidths {
-    /// The widths for rows of (size, scatter, rule name).
-    pub(crate) fn of<'a>(rows: impl Iterator<Item = (usize, f64, &'a str)> + Clone) -> TreeWidths {
-        TreeWidths {
-            size: number_width(rows.clone().map(|(size, _, _)| size.to_string()), "size"),
-            scatter: number_width(
-                rows.clone().map(|(_, scatter, _)| scatter_text(scatter)),
-                "scatter",
-            ),
-            split: number_width(rows.map(|(_, _, rule)| rule.to_string()), "split by"),
-        }
-    }
-}
-
 fn scatter_text(scatter: f64) -> String {
     format!("{scatter:.3}")
+}
+
+/// The columns shown on a pane `inner_width` wide and the width of each (the node column's and the label
+/// column's what is left), for `rows`, as wide as their values; `natural_node` is the node column's widest text.
+pub(crate) fn fit(
+    rows: &[NodeRow],
+    labels: bool,
+    inner_width: usize,
+    natural_node: usize,
+) -> Vec<(&'static Column, usize)> {
+    let mut shown: Vec<(&'static Column, usize)> = COLUMNS
+        .iter()
+        .filter(|column| labels || !column.labels_only)
+        .map(|column| {
+            let width = match column.width {
+                Width::Node => 0,
+                Width::Fixed(width) => width,
+                Width::Values | Width::Shared => {
+                    number_width(rows.iter().map(column.cell), column.heading)
+                }
+            };
+            (column, width)
+        })
+        .collect();
+    // The room the node column and a shared column would have: the pane less the others and the gaps.
+    let room = |shown: &[(&Column, usize)]| {
+        let others: usize = shown
+            .iter()
+            .filter(|(column, _)| !matches!(column.width, Width::Node | Width::Shared))
+            .map(|(_, width)| width)
+            .sum();
+        let shared_min: usize = shown
+            .iter()
+            .filter(|(column, _)| column.width == Width::Shared)
+            .map(|(column, _)| column.heading.chars().count())
+            .sum();
+        inner_width.saturating_sub(others + shown.len().saturating_sub(1) + shared_min)
+    };
+    while room(&shown) < NODE_MIN {
+        let lowest = shown
+            .iter()
+            .enumerate()
+            .filter_map(|(at, (column, _))| column.rank.map(|rank| (rank, at)))
+            .min();
+        match lowest {
+            Some((_, at)) => {
+                shown.remove(at);
+            }
+            None => break,
+        }
+    }
+    // The node and the shared (label) column split what is left: the label as wide as its widest value, unless
+    // that leaves the node column less than three fifths of the room (and at least its minimum).
+    let others: usize = shown
+        .iter()
+        .filter(|(column, _)| !matches!(column.width, Width::Node | Width::Shared))
+        .map(|(_, width)| width)
+        .sum();
+    let left = inner_width.saturating_sub(others + shown.len().saturating_sub(1));
+    let node_claim = natural_node
+        .max("node".len())
+        .min(left * 3 / 5)
+        .max(NODE_MIN);
+    for (column, width) in shown.iter_mut() {
+        if column.width == Width::Shared {
+            *width = (*width).min(left.saturating_sub(node_claim));
+        }
+    }
+    let shared: usize = shown
+        .iter()
+        .filter(|(column, _)| column.width == Width::Shared)
+        .map(|(_, width)| width)
+        .sum();
+    for (column, width) in shown.iter_mut() {
+        if column.width == Width::Node {
+            *width = left.saturating_sub(shared);
+        }
+    }
+    shown
 }
 
 pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
@@ -63,63 +240,58 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         .border_style(theme.border(focused))
         .title(title);
     let inner_width = usize::from(area.width.saturating_sub(2));
-    let wide = inner_width >= 72;
     let labels = model.labels_shown();
-    let total = model
-        .tree()
-        .node(model.tree().root())
-        .map_or(0.0, |root| root.scatter);
+    let tree = model.tree();
+    let total = tree.node(tree.root()).map_or(0.0, |root| root.scatter);
 
-    let rows_data = model.visible();
-    let nodes: Vec<_> = rows_data
+    let visible = model.visible();
+    let rows: Vec<NodeRow> = visible
         .iter()
-        .filter_map(|&(id, depth)| Some((model.tree().node(id)?, depth)))
-        .collect();
-    // The rule that split each node; with alternatives, which of its splits is active: `pddp 2/3`.
-    let rules: Vec<String> = nodes
-        .iter()
-        .map(|(node, _)| {
-            let Some(split) = &node.split else {
-                return String::new();
+        .filter_map(|&(id, depth)| {
+            let node = tree.node(id)?;
+            let rule = match &node.split {
+                None => String::new(),
+                Some(split) => match tree.split_count(id) {
+                    count if count > 1 => format!(
+                        "{} {}/{count}",
+                        split.rule.name(),
+                        tree.active_split(id) + 1
+                    ),
+                    _ => split.rule.name().to_string(),
+                },
             };
-            match model.tree().split_count(node.id) {
-                count if count > 1 => format!(
-                    "{} {}/{count}",
-                    split.rule.name(),
-                    model.tree().active_split(node.id) + 1
-                ),
-                _ => split.rule.name().to_string(),
-            }
+            let label = model.node_figures(id).map(|figures| {
+                let name = figures
+                    .dominant_label
+                    .and_then(|l| model.data().label_names.get(l))
+                    .map_or("", String::as_str);
+                (name, figures.purity)
+            });
+            Some(NodeRow {
+                node,
+                depth,
+                size: node.size(),
+                scatter: node.scatter,
+                rule,
+                share: if total > 0.0 {
+                    node.scatter / total
+                } else {
+                    0.0
+                },
+                label,
+            })
         })
         .collect();
-    let value_widths = TreeWidths::of(
-        nodes
-            .iter()
-            .zip(&rules)
-            .map(|((node, _), rule)| (node.size(), node.scatter, rule.as_str())),
-    );
-    let dominant_name = |id: usize| {
-        model
-            .node_figures(id)
-            .and_then(|f| f.dominant_label)
-            .and_then(|l| model.data().label_names.get(l))
-            .map_or("", String::as_str)
-    };
-    let dominant = |id: usize| dominant_name(id).to_string();
-    let dominant_width = |id: usize| dominant_name(id).chars().count();
 
     // Each node's first part (indent, marker, name or #id, suggestion) and, for a node without a name, its words;
     // made only for the rows on screen (a 1,000-leaf tree has 2,000 rows), measured without being made for the
     // others.
-    let suggestion = |id: usize| {
-        if model.derived().suggestion == Some(id) {
-            " ◆"
-        } else {
-            ""
-        }
+    let suggestion = |id: usize| match model.derived().suggestion == Some(id) {
+        true => " ◆",
+        false => "",
     };
     let marked = |id: usize| if model.mark() == Some(id) { " (A)" } else { "" };
-    let node_text = |node: &crate::cluster::Node, depth: usize| {
+    let node_text = |node: &Node, depth: usize| {
         let marker = if node.is_leaf() {
             "•"
         } else if model.is_collapsed(node.id) {
@@ -134,15 +306,14 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
             suggestion(node.id),
             marked(node.id)
         );
-        let words = if node.name.is_some() {
-            String::new()
-        } else {
-            model.description(node.id)
+        let words = match node.name {
+            Some(_) => String::new(),
+            None => model.description(node.id),
         };
         (head, words)
     };
     // The width `node_text` takes written as one (head, a space, the words), counted from its parts.
-    let node_text_width = |node: &crate::cluster::Node, depth: usize| {
+    let node_text_width = |node: &Node, depth: usize| {
         let label = match node.name.as_deref() {
             Some(name) => name.chars().count(),
             None => 1 + node.id.to_string().len(),
@@ -152,111 +323,56 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
             + label
             + suggestion(node.id).chars().count()
             + marked(node.id).chars().count();
-        let words = if node.name.is_some() {
-            0
-        } else {
-            let words = model.node_words(node.id);
-            words.iter().map(|w| w.chars().count()).sum::<usize>() + words.len().saturating_sub(1)
+        let words = match node.name {
+            Some(_) => 0,
+            None => {
+                let words = model.node_words(node.id);
+                words.iter().map(|w| w.chars().count()).sum::<usize>()
+                    + words.len().saturating_sub(1)
+            }
         };
         head + if words > 0 { 1 + words } else { 0 }
     };
-
-    let mut header = vec!["node", "size"];
-    let mut fixed = vec![value_widths.size];
-    if wide {
-        header.push("scatter");
-        fixed.push(value_widths.scatter);
-    }
-    header.extend(["share", "split by"]);
-    fixed.extend([5, value_widths.split]);
-    if labels {
-        header.extend(["label", "purity"]);
-        fixed.push(6);
-    }
-    // What the node and label columns share: the pane less the value columns and the gaps between columns.
-    let columns = fixed.len() + 1 + usize::from(labels);
-    let room = inner_width.saturating_sub(fixed.iter().sum::<usize>() + columns - 1);
-    let node_natural = nodes
+    let natural_node = rows
         .iter()
-        .map(|&(node, depth)| node_text_width(node, depth))
+        .map(|row| node_text_width(row.node, row.depth))
         .max()
-        .unwrap_or(0)
-        .max("node".len());
-    let label_width = if labels {
-        let natural = nodes
-            .iter()
-            .map(|(node, _)| dominant_width(node.id))
-            .max()
-            .unwrap_or(0)
-            .max("label".len());
-        let node_claim = node_natural.min(room * 3 / 5).max(NODE_MIN);
-        natural.min(room.saturating_sub(node_claim))
-    } else {
-        0
-    };
-    let node_width = room.saturating_sub(label_width);
+        .unwrap_or(0);
+    let columns = fit(&rows, labels, inner_width, natural_node);
     let length = |width: usize| Constraint::Length(u16::try_from(width).unwrap_or(u16::MAX));
-    let mut widths = vec![length(node_width), length(value_widths.size)];
-    if wide {
-        widths.push(length(value_widths.scatter));
-    }
-    widths.extend([length(5), length(value_widths.split)]);
-    if labels {
-        widths.extend([length(label_width), length(6)]);
-    }
+    let widths: Vec<Constraint> = columns.iter().map(|&(_, width)| length(width)).collect();
+    let header: Vec<&str> = columns.iter().map(|(column, _)| column.heading).collect();
 
-    let selected = rows_data.iter().position(|&(id, _)| id == model.selected());
+    let selected = visible.iter().position(|&(id, _)| id == model.selected());
     // The offset is set here, not left to the table, so that `hit` knows which node a click lands on; only the
     // rows from it down to the pane's bottom are built.
     let rows_height = area.height.saturating_sub(3);
     let offset = list_offset(selected.unwrap_or(0), rows_height);
-    let rows: Vec<Row> = nodes
+    let table_rows: Vec<Row> = rows
         .iter()
-        .zip(rules)
         .skip(offset)
         .take(usize::from(rows_height))
-        .map(|(&(node, depth), rule)| {
-            let (head, words) = node_text(node, depth);
-            let mut line = vec![Span::raw(head)];
-            if !words.is_empty() {
-                line.push(Span::styled(format!(" {words}"), theme.dim()));
-            }
-            let mut cells = vec![
-                Cell::from(Line::from(line)),
-                Cell::from(format!("{:>w$}", node.size(), w = value_widths.size)),
-            ];
-            if wide {
-                cells.push(Cell::from(format!(
-                    "{:>w$}",
-                    scatter_text(node.scatter),
-                    w = value_widths.scatter
-                )));
-            }
-            let share = if total > 0.0 {
-                node.scatter / total
-            } else {
-                0.0
-            };
-            cells.push(Cell::from(format!("{:>5}", percent(share))));
-            cells.push(Cell::from(rule));
-            if labels {
-                match model.node_figures(node.id) {
-                    Some(f) => {
-                        cells.push(Cell::from(dominant(node.id)));
-                        cells.push(Cell::from(format!("{:>6}", percent(f.purity))));
+        .map(|row| {
+            let cells = columns.iter().map(|&(column, width)| match column.width {
+                Width::Node => {
+                    let (head, words) = node_text(row.node, row.depth);
+                    let mut line = vec![Span::raw(head)];
+                    if !words.is_empty() {
+                        line.push(Span::styled(format!(" {words}"), theme.dim()));
                     }
-                    None => cells.extend([Cell::from(""), Cell::from("")]),
+                    Cell::from(Line::from(line))
                 }
-            }
-            let style = if node.is_leaf() {
-                Style::new()
-            } else {
-                theme.dim()
+                _ if column.right_aligned => Cell::from(format!("{:>width$}", (column.cell)(row))),
+                _ => Cell::from((column.cell)(row)),
+            });
+            let style = match row.node.is_leaf() {
+                true => Style::new(),
+                false => theme.dim(),
             };
-            Row::new(cells).style(style)
+            Row::new(cells.collect::<Vec<_>>()).style(style)
         })
         .collect();
-    let table = Table::new(rows, widths)
+    let table = Table::new(table_rows, widths)
         .header(Row::new(header).style(theme.heading()))
         .column_spacing(1)
         .block(block)

@@ -360,7 +360,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
         });
     }
     let table = if args.brief {
-        report::leaf_table(&report, &dataset.label_names)
+        summary::brief_table(&report, &dataset.label_names)
     } else {
         let context = BatchContext {
             heading: heading.clone(),

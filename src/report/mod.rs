@@ -1,7 +1,8 @@
 //! Reports on a cluster tree: metrics against labels, top and discriminating terms, representative documents, and
-//! the export formats of `pdx cluster` (JSON, CSV, Newick).
+//! the export formats (JSON, CSV, Newick here, the HTML page in `html.rs`; [`export::FORMATS`] lists them).
 
 pub mod compare;
+pub mod export;
 pub mod html;
 pub mod metrics;
 pub mod preview;

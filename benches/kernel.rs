@@ -18,7 +18,7 @@ use pdx::cluster::rules::soft_kernel_kmeans::SoftKernelKmeans;
 use pdx::cluster::rules::{SplitContext, SplitEnv, SplitRule};
 use pdx::cluster::{RuleSpec, Tree};
 use pdx::dataset::DatasetOptions;
-use pdx::linalg::kernel::DocumentTexts;
+use pdx::document_texts::DocumentTexts;
 use pdx::linalg::kernel::{GeodesicMetric, KernelMatrix, KernelSpec, kernel_matrix};
 use pdx::progress::Progress;
 use pdx::rng::SplitMix64;

@@ -14,14 +14,15 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use nalgebra::DMatrix;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::cache;
 use crate::corpus::{self, CorpusError, LoadOptions, LoadReport, Loaded, SourceFile, TextSource};
 use crate::demo;
+use crate::document_texts::DocumentTexts;
 use crate::input::{self, InputKind};
-use crate::linalg::kernel::DocumentTexts;
 use crate::matrix::DataMatrix;
 use crate::progress::Progress;
 use crate::text::{self, ChunkWords, TextError, TextOptions};
@@ -503,7 +504,12 @@ fn build(
             }
             let start = Instant::now();
             let weighting = options.weighting.unwrap_or(Weighting::None);
-            let (matrix, constant) = numeric_matrix(&table, weighting, options.standardize)?;
+            // Features x objects: a column per object, as the text matrix has a column per document.
+            let values = DMatrix::from_fn(table.columns(), table.rows(), |feature, object| {
+                table.row(object)[feature]
+            });
+            let (matrix, constant) =
+                numeric_matrix(values, table.feature_names, weighting, options.standardize)?;
             if !constant.is_empty() {
                 report.notes.push(format!(
                     "standardised: {} constant column{} left at zero ({})",

@@ -6,12 +6,14 @@
 // Items are visible to the crate only unless the crate's users need them.
 #![warn(unreachable_pub)]
 
+pub mod byte_size;
 mod cache;
 pub mod choice;
 pub mod cluster;
 pub mod corpus;
 pub mod dataset;
 mod demo;
+pub mod document_texts;
 pub mod files;
 pub mod input;
 pub mod linalg;

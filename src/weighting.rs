@@ -15,7 +15,6 @@ use nalgebra::DMatrix;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::NumericTable;
 use crate::matrix::{DataMatrix, SparseMatrix, to_single_precision};
 use crate::text::{KeptView, TermCounts};
 
@@ -488,12 +487,15 @@ fn normalise(values: &mut [f64]) {
     }
 }
 
-/// Numeric objects as a dense features x objects matrix, and the names of the features left at zero for being
-/// constant when `standardize`. Numeric data is used raw (as the PDGP paper does) unless `standardize`, which
-/// z-scores each feature first ([`standardize_features`]); `xxc` / `txc` then scale each object to unit length
-/// (the paper's "norm scaling").
+/// Numeric objects as the data matrix, from `matrix`, their values as features x objects (a column per object, as
+/// the text matrix has a column per document) with its rows named by `features`; and the names of the features left
+/// at zero for being constant when `standardize`. Numeric data is used raw (as the PDGP paper does) unless
+/// `standardize`, which z-scores each feature first ([`standardize_features`]); `xxc` / `txc` then scale each
+/// object to unit length (the paper's "norm scaling"). The caller lays the values out, so that weighting needs no
+/// reader's table.
 pub fn numeric_matrix(
-    table: &NumericTable,
+    mut matrix: DMatrix<f64>,
+    features: Vec<String>,
     weighting: Weighting,
     standardize: bool,
 ) -> Result<(DataMatrix, Vec<String>), WeightingError> {
@@ -506,13 +508,10 @@ pub fn numeric_matrix(
         } => cosine,
         other => return Err(WeightingError::NotForNumeric(other.code())),
     };
-    let mut matrix = DMatrix::from_fn(table.columns(), table.rows(), |feature, object| {
-        table.row(object)[feature]
-    });
     let constant = match standardize {
         true => standardize_features(&mut matrix)
             .into_iter()
-            .map(|feature| table.feature_names[feature].clone())
+            .map(|feature| features[feature].clone())
             .collect(),
         false => Vec::new(),
     };
@@ -524,13 +523,7 @@ pub fn numeric_matrix(
             }
         }
     }
-    Ok((
-        DataMatrix::Dense {
-            matrix,
-            features: table.feature_names.clone(),
-        },
-        constant,
-    ))
+    Ok((DataMatrix::Dense { matrix, features }, constant))
 }
 
 /// Z-score each feature (row) of a features x objects matrix in place: `(x - mean) / s`, with `s` the sample

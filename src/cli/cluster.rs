@@ -12,6 +12,7 @@ use pdx::cluster::{Param, Params, RuleSpec, SelectPolicy, Tree};
 use pdx::linalg::kernel::{KernelError, KernelSpec};
 use pdx::report::{
     self,
+    export::{ExportFormat, ExportSource, FORMATS},
     summary::{self, BatchContext, WrittenFile},
 };
 use pdx::stats::Stats;
@@ -70,19 +71,8 @@ pub(crate) struct ClusterArgs {
     /// Which leaf to split next.
     #[arg(long, value_parser = choice::<SelectPolicy>(), default_value = SelectPolicy::default().name(), help_heading = "Clustering")]
     select: SelectPolicy,
-    /// Write the JSON report to FILE, or to standard output with '-'.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    json: Option<PathBuf>,
-    /// Write document id, leaf and node path as CSV to FILE, or to standard output with '-'.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    csv: Option<PathBuf>,
-    /// Write the tree in Newick format to FILE, or to standard output with '-'.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    newick: Option<PathBuf>,
-    /// Write a self-contained HTML report (the tree, its words, documents and labels) to FILE, or to standard
-    /// output with '-'.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    html: Option<PathBuf>,
+    #[command(flatten)]
+    outputs: Outputs,
     /// Print the short leaf table of earlier versions instead of the report (loading notes, leaves with their
     /// labels and words, confusion, figures, files written, legend).
     #[arg(long, help_heading = "Output")]
@@ -123,35 +113,65 @@ impl ClusterArgs {
     }
 }
 
-/// The file outputs asked for, each with its flag: `--json`, `--csv`, `--newick`, `--html`.
-#[derive(Clone, Copy, PartialEq)]
-enum Output {
-    Json,
-    Csv,
-    Newick,
-    Html,
+/// The file outputs asked for: one flag per export format of the library, named after the format (`--json FILE`,
+/// `--csv FILE`, ...), in the formats' order.
+#[derive(Debug, Default)]
+struct Outputs {
+    /// The path given for each of [`FORMATS`], in its order.
+    paths: Vec<Option<PathBuf>>,
 }
 
-impl Output {
-    const ALL: [Output; 4] = [Output::Json, Output::Csv, Output::Newick, Output::Html];
+impl Outputs {
+    /// The formats asked for, each with its path, in the formats' order.
+    fn asked(&self) -> impl Iterator<Item = (&'static ExportFormat, &Path)> {
+        FORMATS
+            .iter()
+            .zip(&self.paths)
+            .filter_map(|(format, path)| Some((format, path.as_deref()?)))
+    }
+}
 
-    fn flag(self) -> &'static str {
-        match self {
-            Output::Json => "--json",
-            Output::Csv => "--csv",
-            Output::Newick => "--newick",
-            Output::Html => "--html",
-        }
+impl clap::Args for Outputs {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        FORMATS.iter().fold(command, |command, format| {
+            command.arg(
+                clap::Arg::new(format.name)
+                    .long(format.name)
+                    .value_name("FILE")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help(format!(
+                        "Write {} to FILE, or to standard output with '-'",
+                        format.description
+                    ))
+                    .help_heading("Output"),
+            )
+        })
     }
 
-    fn path(self, args: &ClusterArgs) -> Option<&Path> {
-        match self {
-            Output::Json => args.json.as_deref(),
-            Output::Csv => args.csv.as_deref(),
-            Output::Newick => args.newick.as_deref(),
-            Output::Html => args.html.as_deref(),
-        }
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
     }
+}
+
+impl clap::FromArgMatches for Outputs {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(Outputs {
+            paths: FORMATS
+                .iter()
+                .map(|format| matches.get_one::<PathBuf>(format.name).cloned())
+                .collect(),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+/// The flag of an export format: its name after `--`.
+fn flag(format: &ExportFormat) -> String {
+    format!("--{}", format.name)
 }
 
 /// The path that means standard output.
@@ -162,21 +182,23 @@ fn is_stdout(path: &Path) -> bool {
 /// The output that goes to standard output, if any. Checked before any work: two outputs cannot share standard
 /// output, and a file output that cannot be written (a folder, a missing folder, a disk device) is refused before
 /// the clustering rather than after it.
-fn check_outputs(args: &ClusterArgs) -> anyhow::Result<Option<Output>> {
-    let to_stdout: Vec<Output> = Output::ALL
-        .into_iter()
-        .filter(|output| output.path(args).is_some_and(is_stdout))
+fn check_outputs(args: &ClusterArgs) -> anyhow::Result<Option<&'static ExportFormat>> {
+    let to_stdout: Vec<&ExportFormat> = args
+        .outputs
+        .asked()
+        .filter(|(_, path)| is_stdout(path))
+        .map(|(format, _)| format)
         .collect();
     if let [first, second, ..] = to_stdout[..] {
         anyhow::bail!(
             "{} - and {} -: only one output can go to standard output; give the other a file",
-            first.flag(),
-            second.flag()
+            flag(first),
+            flag(second)
         );
     }
-    let files: Vec<(Output, &Path)> = Output::ALL
-        .into_iter()
-        .filter_map(|output| Some((output, output.path(args)?)))
+    let files: Vec<(&ExportFormat, &Path)> = args
+        .outputs
+        .asked()
         .filter(|(_, path)| !is_stdout(path))
         .collect();
     for (at, &(output, path)) in files.iter().enumerate() {
@@ -192,8 +214,8 @@ fn check_outputs(args: &ClusterArgs) -> anyhow::Result<Option<Output>> {
             anyhow::bail!(
                 "{}: given to both {} and {}; one would replace the other",
                 path.display(),
-                other.flag(),
-                output.flag()
+                flag(other),
+                flag(output)
             );
         }
         // An output in place of an input, or below an input folder, would destroy or change the corpus.
@@ -205,7 +227,7 @@ fn check_outputs(args: &ClusterArgs) -> anyhow::Result<Option<Output>> {
             anyhow::bail!(
                 "{}: {} would write into the corpus ({}); write it elsewhere",
                 path.display(),
-                output.flag(),
+                flag(output),
                 input.display()
             );
         }
@@ -333,34 +355,30 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
         options: Some(args.corpus.options()?),
         rule: Some(rule.clone()),
     };
-    let text_of = |output: Output| -> anyhow::Result<String> {
-        Ok(match output {
-            Output::Json => serde_json::to_string(&report)?,
-            Output::Csv => report::to_csv(dataset, &tree),
-            Output::Newick => report::to_newick(&tree),
-            Output::Html => report::html::to_html(dataset, &tree, &html_settings),
-        })
+    let source = ExportSource {
+        dataset,
+        tree: &tree,
+        report: &report,
+        html: &html_settings,
     };
     // The files first, so that the report can name them all (a file that cannot be written stops the run before
     // anything is printed).
     let mut written = Vec::new();
-    for output in Output::ALL {
-        if let Some(path) = output.path(args).filter(|path| !is_stdout(path)) {
-            write_output(path, &text_of(output)?)?;
-            written.push(WrittenFile {
-                what: output.flag().into(),
-                place: path.display().to_string(),
-            });
-        }
-    }
-    if let Some(output) = to_stdout {
+    for (format, path) in args.outputs.asked().filter(|(_, path)| !is_stdout(path)) {
+        write_output(path, &(format.write)(&source)?)?;
         written.push(WrittenFile {
-            what: output.flag().into(),
+            what: flag(format),
+            place: path.display().to_string(),
+        });
+    }
+    if let Some(format) = to_stdout {
+        written.push(WrittenFile {
+            what: flag(format),
             place: "to standard output".into(),
         });
     }
     let table = if args.brief {
-        report::leaf_table(&report, &dataset.label_names)
+        summary::brief_table(&report, &dataset.label_names)
     } else {
         let context = BatchContext {
             heading: heading.clone(),
@@ -378,15 +396,15 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     // Standard output carries the report, or the output asked for there (the report then goes to stderr).
     let mut stdout = std::io::stdout().lock();
     match to_stdout {
-        Some(output) => {
+        Some(format) => {
             eprint!("{printed}{notes}");
-            let mut text = text_of(output)?;
+            let mut text = (format.write)(&source)?;
             if !text.ends_with('\n') {
                 text.push('\n');
             }
             stdout
                 .write_all(text.as_bytes())
-                .with_context(|| format!("writing {} to standard output", output.flag()))?;
+                .with_context(|| format!("writing {} to standard output", flag(format)))?;
         }
         None => {
             write!(stdout, "{printed}")?;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory};
+use pdx::report::export::FORMATS;
 use toml::de::{DeTable, DeValue};
 
 use super::Cli;
@@ -16,18 +17,15 @@ use pdx::tui::keymap::KeyMap;
 /// The environment variable that names the config file (empty: none).
 pub(crate) const CONFIG_ENV: &str = "PDX_CONFIG";
 
-/// Options a config file cannot set: the files a run writes or reads as a whole, and the config's own flag. A
-/// default output would replace a file at every run; a default session would reopen it at every start.
-const NOT_SETTABLE: &[&str] = &[
-    "json",
-    "csv",
-    "newick",
-    "html",
-    "session",
-    "print-config",
-    "help",
-    "version",
-];
+/// Options a config file cannot set: the files a run writes or reads as a whole (every export format's output,
+/// and the session), and the config's own flag. A default output would replace a file at every run; a default
+/// session would reopen it at every start.
+const NOT_SETTABLE: &[&str] = &["session", "print-config", "help", "version"];
+
+/// Whether a config file may set the option of long name `long` (see [`NOT_SETTABLE`]).
+fn may_set(long: &str) -> bool {
+    !NOT_SETTABLE.contains(&long) && !FORMATS.iter().any(|format| format.name == long)
+}
 
 /// One option the config file sets: its long name, its value as the flag would take it, and its line.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,8 +78,7 @@ fn settable(command: &clap::Command) -> Vec<(clap::Arg, clap::Command)> {
     for owner in commands {
         for arg in owner.get_arguments() {
             let Some(long) = arg.get_long() else { continue };
-            if NOT_SETTABLE.contains(&long) || args.iter().any(|(a, _)| a.get_long() == Some(long))
-            {
+            if !may_set(long) || args.iter().any(|(a, _)| a.get_long() == Some(long)) {
                 continue;
             }
             args.push((arg.clone(), owner.clone()));

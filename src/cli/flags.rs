@@ -271,7 +271,7 @@ pub(crate) struct MemorySize(pub u64);
 
 impl std::fmt::Display for MemorySize {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&pdx::linalg::kernel::format_bytes(self.0))
+        f.write_str(&pdx::byte_size::format_bytes(self.0))
     }
 }
 

@@ -7,10 +7,12 @@
 //!   parameters.
 //! - [`Tree`] (`tree.rs`): the tree, a split planned and applied; `restore.rs`: a tree read back from a file,
 //!   checked ([`Tree::restore`]); `grow.rs`: growing to K leaves ([`Tree::grow_in`]).
+//! - `members.rs`: what is computed on member lists alone, which the tree and the rules both use.
 
 pub mod cuts;
 mod grow;
 pub mod lloyd;
+mod members;
 pub mod params;
 pub mod registry;
 mod restore;

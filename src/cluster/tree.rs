@@ -27,6 +27,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::ClusterError;
+use super::members::positions_within;
 use super::rules::{Partition, SplitContext, SplitDetail, SplitEnv};
 use super::spec::RuleSpec;
 use crate::linalg::SparseCentroid;
@@ -147,23 +148,6 @@ pub struct Tree {
 ///
 /// [`CentredColumns::scatter`]: crate::linalg::CentredColumns::scatter
 const SCATTER_NOISE_FACTOR: f64 = 1e3;
-
-/// Where each entry of `subset` stands in `superset`, both ascending, in one merge pass; `None` when an entry is
-/// missing from `superset`.
-pub(crate) fn positions_within(subset: &[usize], superset: &[usize]) -> Option<Vec<usize>> {
-    let mut positions = Vec::with_capacity(subset.len());
-    let mut position = 0;
-    for &value in subset {
-        while superset.get(position).is_some_and(|&s| s < value) {
-            position += 1;
-        }
-        if superset.get(position) != Some(&value) {
-            return None;
-        }
-        positions.push(position);
-    }
-    Some(positions)
-}
 
 /// `s_p = sum_j ||a_j||^2 - n_p ||c_p||^2`, from the column norms and the centroid; rounding-level results are 0.
 /// `||c_p||^2` sums the stored entries' squares in row order: the same bits as the sum over the dense centroid,
@@ -568,21 +552,5 @@ impl Tree {
         }
         path.reverse();
         path
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::positions_within;
-
-    #[test]
-    fn positions_within_finds_a_sorted_subset_or_reports_a_stranger() {
-        assert_eq!(
-            positions_within(&[2, 5, 9], &[1, 2, 3, 5, 8, 9]),
-            Some(vec![1, 3, 5])
-        );
-        assert_eq!(positions_within(&[], &[1, 2]), Some(vec![]));
-        assert_eq!(positions_within(&[2, 4], &[1, 2, 3, 5]), None);
-        assert_eq!(positions_within(&[7], &[1, 2]), None);
     }
 }

@@ -1,7 +1,8 @@
 //! Reports on a cluster tree: metrics against labels, top and discriminating terms, representative documents, and
-//! the export formats of `pdx cluster` (JSON, CSV, Newick).
+//! the export formats (JSON, CSV, Newick here, the HTML page in `html.rs`; [`export::FORMATS`] lists them).
 
 pub mod compare;
+pub mod export;
 pub mod html;
 pub mod metrics;
 pub mod preview;
@@ -435,81 +436,5 @@ pub fn to_newick(tree: &Tree) -> String {
     let mut out = String::new();
     write_node(tree, tree.root(), &mut out);
     out.push_str(";\n");
-    out
-}
-
-/// A plain-text table of the leaves and the global figures, for the terminal.
-pub fn leaf_table(report: &ClusterReport, label_names: &[String]) -> String {
-    let mut out = String::new();
-    let with_labels = report.metrics.against_labels.is_some();
-    let dominant_width = label_names
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(8)
-        .clamp(8, 28);
-    if with_labels {
-        let _ = writeln!(
-            out,
-            "{:>4} {:>5} {:>7} {:>11} {:>7} {:>6}  {:<dominant_width$}  top terms",
-            "leaf", "node", "size", "scatter", "entropy", "purity", "dominant"
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "{:>4} {:>5} {:>7} {:>11}  top terms",
-            "leaf", "node", "size", "scatter"
-        );
-    }
-    for leaf in &report.leaves {
-        let top: Vec<&str> = leaf.top_words.iter().take(6).map(String::as_str).collect();
-        match &leaf.figures {
-            Some(f) => {
-                let dominant: String = f
-                    .dominant_label
-                    .as_deref()
-                    .unwrap_or("-")
-                    .chars()
-                    .take(dominant_width)
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "{:>4} {:>5} {:>7} {:>11.4} {:>7.3} {:>6.3}  {:<dominant_width$}  {}",
-                    leaf.index,
-                    leaf.id,
-                    leaf.size,
-                    leaf.scatter,
-                    f.entropy,
-                    f.purity,
-                    dominant,
-                    terms::words_line(&top)
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "{:>4} {:>5} {:>7} {:>11.4}  {}",
-                    leaf.index,
-                    leaf.id,
-                    leaf.size,
-                    leaf.scatter,
-                    terms::words_line(&top)
-                );
-            }
-        }
-    }
-    let m = &report.metrics;
-    let _ = writeln!(
-        out,
-        "leaves {}, k-means objective {:.4}",
-        m.leaves, m.objective
-    );
-    if let Some(g) = &m.against_labels {
-        let _ = writeln!(
-            out,
-            "against {} labels ({} labelled documents): accuracy {:.4} (error {:.4}), NMI {:.4}, ARI {:.4}, purity {:.4}, entropy {:.4}, VI {:.4}",
-            m.labels, g.labelled, g.accuracy, g.error_rate, g.nmi, g.ari, g.purity, g.entropy, g.vi
-        );
-    }
     out
 }

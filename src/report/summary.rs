@@ -8,7 +8,7 @@ use crate::corpus::reason::EMPTY_AFTER_FILTERING;
 use crate::dataset::CacheUse;
 use crate::stats::Stats;
 
-use super::ClusterReport;
+use super::{ClusterReport, LeafReport, terms};
 
 /// The width the report is laid out for.
 pub const REPORT_WIDTH: usize = 80;
@@ -258,81 +258,164 @@ fn word_list(words: &[String], shares: &[f64], width: usize) -> String {
     if line.is_empty() { "-".into() } else { line }
 }
 
-/// The leaves: one line of figures each, then its descriptive and discriminating words.
-fn leaves_section(out: &mut String, report: &ClusterReport) {
+/// The two layouts of the leaf table. Both begin each leaf with the same four figures (its index, node, size and
+/// scatter) in the same columns, so that the short table and the report's read alike; they differ in what follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeafLayout {
+    /// One line per leaf: with labels, its entropy, purity and dominant label; then its top six words (the short
+    /// table of earlier versions).
+    Brief,
+    /// The report's: with labels, the matched label, precision and recall; then the leaf's name, and its
+    /// descriptive and discriminating words with their shares, each on a line of its own.
+    Full,
+}
+
+/// The leaves as a table in `layout`: a heading, then each leaf. `label_names` sets the width of the brief
+/// layout's dominant label.
+pub fn leaf_table(report: &ClusterReport, label_names: &[String], layout: LeafLayout) -> String {
+    let mut out = String::new();
     let with_labels = report.metrics.against_labels.is_some();
-    let label_width = report
-        .leaves
-        .iter()
-        .filter_map(|leaf| leaf.figures.as_ref()?.matched_label.as_ref())
-        .map(|label| label.chars().count())
-        .max()
-        .unwrap_or(0)
-        .clamp(13, NAME_WIDTH);
-    let _ = writeln!(out, "Leaves");
-    if with_labels {
-        let _ = writeln!(
+    // The label column: the brief layout's dominant label, as wide as the longest label name, the full layout's
+    // matched label, as wide as the longest matched one (each within bounds).
+    let label_width = match layout {
+        LeafLayout::Brief => label_names
+            .iter()
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap_or(8)
+            .clamp(8, 28),
+        LeafLayout::Full => report
+            .leaves
+            .iter()
+            .filter_map(|leaf| leaf.figures.as_ref()?.matched_label.as_ref())
+            .map(|label| label.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(13, NAME_WIDTH),
+    };
+    let _ = write!(
+        out,
+        "{:>4} {:>5} {:>7} {:>11}",
+        "leaf", "node", "size", "scatter"
+    );
+    let _ = match (layout, with_labels) {
+        (LeafLayout::Brief, true) => writeln!(
             out,
-            "{:>4} {:>5} {:>7} {:>11}  {:<label_width$} {:>9} {:>6}",
-            "leaf", "node", "size", "scatter", "matched label", "precision", "recall"
-        );
-    } else {
-        let _ = writeln!(
+            " {:>7} {:>6}  {:<label_width$}  top terms",
+            "entropy", "purity", "dominant"
+        ),
+        (LeafLayout::Brief, false) => writeln!(out, "  top terms"),
+        (LeafLayout::Full, true) => writeln!(
             out,
-            "{:>4} {:>5} {:>7} {:>11}",
-            "leaf", "node", "size", "scatter"
+            "  {:<label_width$} {:>9} {:>6}",
+            "matched label", "precision", "recall"
+        ),
+        (LeafLayout::Full, false) => writeln!(out),
+    };
+    for leaf in &report.leaves {
+        let _ = write!(
+            out,
+            "{:>4} {:>5} {:>7} {:>11.4}",
+            leaf.index, leaf.id, leaf.size, leaf.scatter
         );
+        match layout {
+            LeafLayout::Brief => brief_leaf(&mut out, leaf, label_width),
+            LeafLayout::Full => full_leaf(&mut out, leaf, label_width),
+        }
     }
+    out
+}
+
+/// The rest of a leaf's line in the brief layout, after its four figures.
+fn brief_leaf(out: &mut String, leaf: &LeafReport, dominant_width: usize) {
+    let top: Vec<&str> = leaf.top_words.iter().take(6).map(String::as_str).collect();
+    match &leaf.figures {
+        Some(f) => {
+            let dominant: String = f
+                .dominant_label
+                .as_deref()
+                .unwrap_or("-")
+                .chars()
+                .take(dominant_width)
+                .collect();
+            let _ = writeln!(
+                out,
+                " {:>7.3} {:>6.3}  {:<dominant_width$}  {}",
+                f.entropy,
+                f.purity,
+                dominant,
+                terms::words_line(&top)
+            );
+        }
+        None => {
+            let _ = writeln!(out, "  {}", terms::words_line(&top));
+        }
+    }
+}
+
+/// The rest of a leaf in the full layout, after its four figures: the label's figures, then the leaf's name and
+/// words on lines of their own.
+fn full_leaf(out: &mut String, leaf: &LeafReport, label_width: usize) {
     let figure = |value: Option<f64>| value.map_or("-".to_string(), |v| format!("{v:.3}"));
     let words_width = REPORT_WIDTH - 22;
-    for leaf in &report.leaves {
-        let name = leaf
-            .name
-            .as_deref()
-            .map(|name| format!("  {}", cut(name, REPORT_WIDTH - 33)))
-            .unwrap_or_default();
-        match &leaf.figures {
-            Some(figures) => {
-                let label = cut(figures.matched_label.as_deref().unwrap_or("-"), label_width);
-                let _ = writeln!(
-                    out,
-                    "{:>4} {:>5} {:>7} {:>11.4}  {label:<label_width$} {:>9} {:>6}",
-                    leaf.index,
-                    leaf.id,
-                    leaf.size,
-                    leaf.scatter,
-                    figure(figures.precision),
-                    figure(figures.recall),
-                );
-                if !name.is_empty() {
-                    let _ = writeln!(out, "{:>10}{name}", "name");
-                }
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "{:>4} {:>5} {:>7} {:>11.4}{name}",
-                    leaf.index, leaf.id, leaf.size, leaf.scatter
-                );
+    let name = leaf
+        .name
+        .as_deref()
+        .map(|name| format!("  {}", cut(name, REPORT_WIDTH - 33)))
+        .unwrap_or_default();
+    match &leaf.figures {
+        Some(figures) => {
+            let label = cut(figures.matched_label.as_deref().unwrap_or("-"), label_width);
+            let _ = writeln!(
+                out,
+                "  {label:<label_width$} {:>9} {:>6}",
+                figure(figures.precision),
+                figure(figures.recall),
+            );
+            if !name.is_empty() {
+                let _ = writeln!(out, "{:>10}{name}", "name");
             }
         }
+        None => {
+            let _ = writeln!(out, "{name}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "      {:<16}{}",
+        "descriptive",
+        word_list(&leaf.top_words, &leaf.top_shares, words_width)
+    );
+    let _ = writeln!(
+        out,
+        "      {:<16}{}",
+        "discriminating",
+        word_list(
+            &leaf.discriminating_words,
+            &leaf.discriminating_shares,
+            words_width
+        )
+    );
+}
+
+/// The short table of earlier versions: the leaves in the brief layout, then the whole clustering's figures in two
+/// lines.
+pub fn brief_table(report: &ClusterReport, label_names: &[String]) -> String {
+    let mut out = leaf_table(report, label_names, LeafLayout::Brief);
+    let m = &report.metrics;
+    let _ = writeln!(
+        out,
+        "leaves {}, k-means objective {:.4}",
+        m.leaves, m.objective
+    );
+    if let Some(g) = &m.against_labels {
         let _ = writeln!(
             out,
-            "      {:<16}{}",
-            "descriptive",
-            word_list(&leaf.top_words, &leaf.top_shares, words_width)
-        );
-        let _ = writeln!(
-            out,
-            "      {:<16}{}",
-            "discriminating",
-            word_list(
-                &leaf.discriminating_words,
-                &leaf.discriminating_shares,
-                words_width
-            )
+            "against {} labels ({} labelled documents): accuracy {:.4} (error {:.4}), NMI {:.4}, ARI {:.4}, purity {:.4}, entropy {:.4}, VI {:.4}",
+            m.labels, g.labelled, g.accuracy, g.error_rate, g.nmi, g.ari, g.purity, g.entropy, g.vi
         );
     }
+    out
 }
 
 /// The confusion table, in blocks of columns that fit the width, each block with the row headings again.
@@ -565,7 +648,8 @@ pub fn batch_report(
         }
         out.push('\n');
     }
-    leaves_section(&mut out, report);
+    let _ = writeln!(out, "Leaves");
+    out.push_str(&leaf_table(report, label_names, LeafLayout::Full));
     let with_labels = report.metrics.against_labels.is_some();
     if with_labels {
         out.push('\n');

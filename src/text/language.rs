@@ -11,51 +11,177 @@ use rust_stemmers::{Algorithm, Stemmer};
 /// The English stop list shipped with pdx (`assets/stoplist-en.txt`).
 pub const DEFAULT_STOPLIST: &str = include_str!("../../assets/stoplist-en.txt");
 
-/// The stemmers rust-stemmers provides, by the name [`super::TextOptions::stem`] takes.
-pub const STEMMER_NAMES: [&str; 18] = [
-    "arabic",
-    "danish",
-    "dutch",
-    "english",
-    "finnish",
-    "french",
-    "german",
-    "greek",
-    "hungarian",
-    "italian",
-    "norwegian",
-    "portuguese",
-    "romanian",
-    "russian",
-    "spanish",
-    "swedish",
-    "tamil",
-    "turkish",
+/// Where a language's stop list comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StopList {
+    /// The list shipped with pdx, [`DEFAULT_STOPLIST`].
+    Shipped,
+    /// The Snowball list the `stop-words` crate keeps under this ISO 639-1 code.
+    Snowball(&'static str),
+}
+
+/// A language pdx knows: its name (as options take it), its stemmer and its stop list, if it has them.
+struct Language {
+    name: &'static str,
+    stemmer: Option<Algorithm>,
+    stop_list: Option<StopList>,
+}
+
+/// Every language pdx knows, one row each, in alphabetical order: the lists below are taken from these rows, in
+/// this order, so that a language is declared in one place.
+const LANGUAGES: [Language; 19] = [
+    Language {
+        name: "arabic",
+        stemmer: Some(Algorithm::Arabic),
+        stop_list: Some(StopList::Snowball("ar")),
+    },
+    Language {
+        name: "chinese",
+        stemmer: None,
+        stop_list: Some(StopList::Snowball("zh")),
+    },
+    Language {
+        name: "danish",
+        stemmer: Some(Algorithm::Danish),
+        stop_list: Some(StopList::Snowball("da")),
+    },
+    Language {
+        name: "dutch",
+        stemmer: Some(Algorithm::Dutch),
+        stop_list: Some(StopList::Snowball("nl")),
+    },
+    Language {
+        name: "english",
+        stemmer: Some(Algorithm::English),
+        stop_list: Some(StopList::Shipped),
+    },
+    Language {
+        name: "finnish",
+        stemmer: Some(Algorithm::Finnish),
+        stop_list: Some(StopList::Snowball("fi")),
+    },
+    Language {
+        name: "french",
+        stemmer: Some(Algorithm::French),
+        stop_list: Some(StopList::Snowball("fr")),
+    },
+    Language {
+        name: "german",
+        stemmer: Some(Algorithm::German),
+        stop_list: Some(StopList::Snowball("de")),
+    },
+    Language {
+        name: "greek",
+        stemmer: Some(Algorithm::Greek),
+        stop_list: Some(StopList::Snowball("el")),
+    },
+    Language {
+        name: "hungarian",
+        stemmer: Some(Algorithm::Hungarian),
+        stop_list: Some(StopList::Snowball("hu")),
+    },
+    Language {
+        name: "italian",
+        stemmer: Some(Algorithm::Italian),
+        stop_list: Some(StopList::Snowball("it")),
+    },
+    Language {
+        name: "norwegian",
+        stemmer: Some(Algorithm::Norwegian),
+        stop_list: Some(StopList::Snowball("no")),
+    },
+    Language {
+        name: "portuguese",
+        stemmer: Some(Algorithm::Portuguese),
+        stop_list: Some(StopList::Snowball("pt")),
+    },
+    Language {
+        name: "romanian",
+        stemmer: Some(Algorithm::Romanian),
+        stop_list: Some(StopList::Snowball("ro")),
+    },
+    Language {
+        name: "russian",
+        stemmer: Some(Algorithm::Russian),
+        stop_list: Some(StopList::Snowball("ru")),
+    },
+    Language {
+        name: "spanish",
+        stemmer: Some(Algorithm::Spanish),
+        stop_list: Some(StopList::Snowball("es")),
+    },
+    Language {
+        name: "swedish",
+        stemmer: Some(Algorithm::Swedish),
+        stop_list: Some(StopList::Snowball("sv")),
+    },
+    Language {
+        name: "tamil",
+        stemmer: Some(Algorithm::Tamil),
+        stop_list: Some(StopList::Snowball("ta")),
+    },
+    Language {
+        name: "turkish",
+        stemmer: Some(Algorithm::Turkish),
+        stop_list: Some(StopList::Snowball("tr")),
+    },
 ];
+
+/// What a list of language names holds: the languages with a stemmer, or those with a stop list.
+#[derive(Clone, Copy)]
+enum Has {
+    Stemmer,
+    StopList,
+}
+
+const fn has(language: &Language, what: Has) -> bool {
+    match what {
+        Has::Stemmer => language.stemmer.is_some(),
+        Has::StopList => language.stop_list.is_some(),
+    }
+}
+
+/// How many of [`LANGUAGES`] have `what`: the length of [`names`]'s list.
+const fn count(what: Has) -> usize {
+    let mut count = 0;
+    let mut at = 0;
+    while at < LANGUAGES.len() {
+        if has(&LANGUAGES[at], what) {
+            count += 1;
+        }
+        at += 1;
+    }
+    count
+}
+
+/// The names of the languages that have `what`, in the rows' order. `N` is [`count`]`(what)`: any other fails the
+/// assertion below, and so the build.
+const fn names<const N: usize>(what: Has) -> [&'static str; N] {
+    let mut names = [""; N];
+    let mut found = 0;
+    let mut at = 0;
+    while at < LANGUAGES.len() {
+        if has(&LANGUAGES[at], what) {
+            names[found] = LANGUAGES[at].name;
+            found += 1;
+        }
+        at += 1;
+    }
+    assert!(found == N, "one name per language that has it");
+    names
+}
+
+/// The stemmers rust-stemmers provides, by the name [`super::TextOptions::stem`] takes.
+pub const STEMMER_NAMES: [&str; count(Has::Stemmer)] = names(Has::Stemmer);
 
 /// The languages with a stop list ([`super::StoplistChoice::Language`]): every stemmer's, and Chinese, whose
 /// words pdx finds with a dictionary but does not stem.
-pub const STOPLIST_LANGUAGES: [&str; 19] = [
-    "arabic",
-    "chinese",
-    "danish",
-    "dutch",
-    "english",
-    "finnish",
-    "french",
-    "german",
-    "greek",
-    "hungarian",
-    "italian",
-    "norwegian",
-    "portuguese",
-    "romanian",
-    "russian",
-    "spanish",
-    "swedish",
-    "tamil",
-    "turkish",
-];
+pub const STOPLIST_LANGUAGES: [&str; count(Has::StopList)] = names(Has::StopList);
+
+/// The row of the language `name`.
+fn language(name: &str) -> Option<&'static Language> {
+    LANGUAGES.iter().find(|language| language.name == name)
+}
 
 /// `word` as the stemmer `name` (one of [`STEMMER_NAMES`]) stems it (a phrase: each of its words); `None` for
 /// an unknown stemmer.
@@ -75,62 +201,17 @@ pub(super) fn stem_phrase<'w>(stemmer: &Stemmer, phrase: &'w str) -> Cow<'w, str
 }
 
 pub(super) fn stemmer_algorithm(name: &str) -> Option<Algorithm> {
-    Some(match name {
-        "arabic" => Algorithm::Arabic,
-        "danish" => Algorithm::Danish,
-        "dutch" => Algorithm::Dutch,
-        "english" => Algorithm::English,
-        "finnish" => Algorithm::Finnish,
-        "french" => Algorithm::French,
-        "german" => Algorithm::German,
-        "greek" => Algorithm::Greek,
-        "hungarian" => Algorithm::Hungarian,
-        "italian" => Algorithm::Italian,
-        "norwegian" => Algorithm::Norwegian,
-        "portuguese" => Algorithm::Portuguese,
-        "romanian" => Algorithm::Romanian,
-        "russian" => Algorithm::Russian,
-        "spanish" => Algorithm::Spanish,
-        "swedish" => Algorithm::Swedish,
-        "tamil" => Algorithm::Tamil,
-        "turkish" => Algorithm::Turkish,
-        _ => return None,
-    })
+    language(name)?.stemmer
 }
 
-/// The ISO 639-1 code under which the `stop-words` crate keeps a language's list.
-fn iso_code(language: &str) -> Option<&'static str> {
-    Some(match language {
-        "arabic" => "ar",
-        "chinese" => "zh",
-        "danish" => "da",
-        "dutch" => "nl",
-        "english" => "en",
-        "finnish" => "fi",
-        "french" => "fr",
-        "german" => "de",
-        "greek" => "el",
-        "hungarian" => "hu",
-        "italian" => "it",
-        "norwegian" => "no",
-        "portuguese" => "pt",
-        "romanian" => "ro",
-        "russian" => "ru",
-        "spanish" => "es",
-        "swedish" => "sv",
-        "tamil" => "ta",
-        "turkish" => "tr",
-        _ => return None,
-    })
-}
-
-/// The stop words of `language` (one of [`STOPLIST_LANGUAGES`]), lower-cased; `None` for a language without a
-/// list.
-pub fn language_stop_words(language: &str) -> Option<HashSet<String>> {
-    if language == "english" {
-        return Some(parse_stoplist(DEFAULT_STOPLIST));
-    }
-    let words = stop_words::lookup(iso_code(language)?)?;
+/// The stop words of the language `name` (one of [`STOPLIST_LANGUAGES`]), lower-cased; `None` for a language
+/// without a list.
+pub fn language_stop_words(name: &str) -> Option<HashSet<String>> {
+    let code = match language(name)?.stop_list? {
+        StopList::Shipped => return Some(parse_stoplist(DEFAULT_STOPLIST)),
+        StopList::Snowball(code) => code,
+    };
+    let words = stop_words::lookup(code)?;
     Some(
         words
             .iter()
@@ -160,7 +241,15 @@ mod tests {
                 STOPLIST_LANGUAGES.contains(&language),
                 "{language} has a stemmer but no stop list"
             );
+            assert!(stem_word(language, "running").is_some(), "{language}");
         }
+        // Chinese has a stop list and no stemmer: the two lists are not one.
+        assert!(STOPLIST_LANGUAGES.contains(&"chinese"));
+        assert!(stem_word("chinese", "我们").is_none());
+        assert_eq!(STEMMER_NAMES.len(), 18);
+        assert_eq!(STOPLIST_LANGUAGES.len(), 19);
+        // Both lists show in alphabetical order (in errors and in the help).
+        assert!(STEMMER_NAMES.is_sorted() && STOPLIST_LANGUAGES.is_sorted());
         for language in STOPLIST_LANGUAGES {
             let words = language_stop_words(language).expect("a list");
             // The shortest published list (Turkish) has 52 words.

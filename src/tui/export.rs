@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::cluster::Tree;
 use crate::dataset::Dataset;
 use crate::report;
+use crate::report::export::{ExportSource, FORMATS};
 
 /// The folder exports go to: `PDX_EXPORT_DIR` if set (and not empty), else the current directory.
 pub fn default_dir() -> PathBuf {
@@ -118,8 +119,8 @@ pub(crate) struct Export {
     pub timings: BTreeMap<String, f64>,
 }
 
-/// Write the four files into the export's folder, under names no file has yet, the JSON with its timings as its
-/// `timings_ms`; returns their paths.
+/// Write a file of each of the library's export formats into the export's folder, in their order, under names no
+/// file has yet, the JSON with its timings as its `timings_ms`; returns their paths.
 pub(crate) fn export(data: &Dataset, job: &Export) -> Result<Vec<PathBuf>, String> {
     let Export {
         tree,
@@ -130,18 +131,22 @@ pub(crate) fn export(data: &Dataset, job: &Export) -> Result<Vec<PathBuf>, Strin
     let stem = file_stem(&data.source, tree.leaves().len());
     let mut report = report::build(data, tree);
     report.timings_ms = timings.clone();
-    let json = serde_json::to_string(&report).map_err(|e| format!("cannot export: {e}"))?;
-    let csv = report::to_csv(data, tree);
-    let newick = report::to_newick(tree);
-    let html = report::html::to_html(data, tree, settings);
-    write_new_files(
-        dir,
-        &stem,
-        &[
-            ("json", json.as_bytes()),
-            ("csv", csv.as_bytes()),
-            ("nwk", newick.as_bytes()),
-            ("html", html.as_bytes()),
-        ],
-    )
+    let source = ExportSource {
+        dataset: data,
+        tree,
+        report: &report,
+        html: settings,
+    };
+    let texts = FORMATS
+        .iter()
+        .map(|format| {
+            let text = (format.write)(&source).map_err(|e| format!("cannot export: {e}"))?;
+            Ok((format.extension, text))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let files: Vec<(&str, &[u8])> = texts
+        .iter()
+        .map(|(extension, text)| (*extension, text.as_bytes()))
+        .collect();
+    write_new_files(dir, &stem, &files)
 }

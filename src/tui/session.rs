@@ -249,8 +249,8 @@ fn read_regular(path: &Path, limit: u64) -> Result<String, String> {
     if metadata.len() > limit {
         return Err(format!(
             "too large for a session ({}; sessions are at most {})",
-            crate::linalg::kernel::format_bytes(metadata.len()),
-            crate::linalg::kernel::format_bytes(limit)
+            crate::byte_size::format_bytes(metadata.len()),
+            crate::byte_size::format_bytes(limit)
         ));
     }
     // Bounded again while reading, in case the file grows meanwhile.
@@ -261,7 +261,7 @@ fn read_regular(path: &Path, limit: u64) -> Result<String, String> {
     if bytes.len() as u64 > limit {
         return Err(format!(
             "too large for a session (sessions are at most {})",
-            crate::linalg::kernel::format_bytes(limit)
+            crate::byte_size::format_bytes(limit)
         ));
     }
     String::from_utf8(bytes).map_err(|_| "not a pdx session (not text)".to_string())

@@ -4,6 +4,7 @@
 
 use super::SplitContext;
 use crate::cluster::ClusterError;
+use crate::cluster::members::positions_within;
 use crate::linalg::{self, CentredColumns, KnownSummary, LanczosOptions, LinearOperator};
 use crate::matrix::DataMatrix;
 
@@ -102,7 +103,7 @@ fn sample_left(
     match (operator.active_rows(), sample_operator.active_rows()) {
         (Some(rows), Some(sample_rows)) => {
             // The sample's rows are among the node's, since its columns are.
-            for (position, &value) in crate::cluster::tree::positions_within(sample_rows, rows)?
+            for (position, &value) in positions_within(sample_rows, rows)?
                 .into_iter()
                 .zip(sample_left)
             {

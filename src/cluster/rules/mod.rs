@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::ClusterError;
 use super::registry::RuleDef;
 use super::spec::RuleSpec;
-use crate::linalg::kernel::DocumentTexts;
+use crate::document_texts::DocumentTexts;
 use crate::matrix::DataMatrix;
 
 pub use cut_scan::CutScan;

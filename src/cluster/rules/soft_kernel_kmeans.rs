@@ -480,7 +480,7 @@ mod tests {
 
     struct Texts(Vec<String>);
 
-    impl crate::linalg::kernel::DocumentTexts for Texts {
+    impl crate::document_texts::DocumentTexts for Texts {
         fn text(&self, column: usize) -> Result<std::borrow::Cow<'_, str>, String> {
             Ok(std::borrow::Cow::Borrowed(&self.0[column]))
         }

@@ -19,11 +19,12 @@ mod inner;
 mod string;
 
 pub use gaussian::AUTO_WIDTH_FACTORS;
-pub use string::DocumentTexts;
 
 use rayon::prelude::*;
 
 use super::{Column, Gram};
+use crate::byte_size::format_bytes;
+use crate::document_texts::DocumentTexts;
 use crate::matrix::DataMatrix;
 use crate::progress::{Cancelled, Progress};
 
@@ -249,22 +250,6 @@ impl FromStr for KernelSpec {
             }
         };
         Ok(spec)
-    }
-}
-
-/// Bytes as the largest binary unit that keeps at least 1 (e.g. `1.5 GiB`).
-pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
     }
 }
 
@@ -665,12 +650,5 @@ mod tests {
             "the kernel matrix of this node (270 documents) needs 853.2 KiB, which exceeds the memory budget of \
              1.0 KiB: split a smaller node, raise the memory budget, or use a linear rule such as pddp"
         );
-    }
-
-    #[test]
-    fn sizes_show_in_binary_units() {
-        assert_eq!(format_bytes(3 << 30), "3.0 GiB");
-        assert_eq!(format_bytes(873_720), "853.2 KiB");
-        assert_eq!(format_bytes(1000), "1000 B");
     }
 }

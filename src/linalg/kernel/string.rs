@@ -14,7 +14,6 @@
 //!
 //! Memory beyond the Gram matrix: about 20 bytes per (document, distinct substring) pair.
 
-use std::borrow::Cow;
 use std::ops::RangeInclusive;
 
 use rayon::prelude::*;
@@ -22,15 +21,8 @@ use rayon::prelude::*;
 use super::super::Gram;
 use super::KernelError;
 use super::inner::{CompactColumns, sparse_inner_products};
+use crate::document_texts::DocumentTexts;
 use crate::progress::Progress;
-
-/// The raw text of each column, for the kernels that read text rather than the matrix (the string kernels). The
-/// caller supplies it (a dataset implements it, reading its documents' texts on demand), so that linear algebra
-/// needs no dataset.
-pub trait DocumentTexts: Sync {
-    /// The text of `column`, or why it cannot be read (a file gone or changed since the load).
-    fn text(&self, column: usize) -> Result<Cow<'_, str>, String>;
-}
 
 /// Hash of a substring, extended one character at a time.
 #[inline]
@@ -129,6 +121,7 @@ pub(crate) fn string_kernel(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
     use std::collections::HashMap;
 
     struct Texts(Vec<&'static str>);

@@ -1,5 +1,5 @@
-//! The `x` export: the tree as JSON, CSV, Newick and an HTML report, the same files `pdx cluster --json --csv
-//! --newick --html` writes, under names no file has yet.
+//! The `x` export: the tree in every format of `report::export::FORMATS` (JSON, CSV, Newick and an HTML report),
+//! the same files the batch command writes, under names no file has yet.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -370,7 +370,7 @@ pub(super) static BINDINGS: &[Binding] = &[
     hint(&[Plain(Char('r'))], Command::RulePicker, Context::Main, "choose the split rule and its parameters", "rule"),
     bind(&[Plain(Char('p'))], Command::CyclePolicy, Context::Main, "cycle the selection policy (scatter, size, variance)"),
     hint(&[Plain(Char('c'))], Command::Confusion, Context::Main, "confusion view: leaves x labels", "confusion"),
-    hint(&[Plain(Char('x'))], Command::Export, Context::Main, "write JSON, CSV, Newick files to $PDX_EXPORT_DIR or .", "export"),
+    hint(&[Plain(Char('x'))], Command::Export, Context::Main, "write JSON, CSV, Newick, HTML to $PDX_EXPORT_DIR or .", "export"),
     bind(&[Plain(Char('e'))], Command::Rename, Context::Main, "name the selected node (empty clears the name)"),
     bind(&[Plain(Char('/'))], Command::Find, Context::Main, "search the texts for a word or phrase; list the hits"),
     bind(&[Plain(Char('n'))], Command::NextHit, Context::Main, "the search's next hit: its document in its leaf"),

@@ -5,6 +5,7 @@ mod cluster;
 pub(crate) mod config;
 mod corpus;
 pub(crate) mod flags;
+pub(crate) mod params;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -6,36 +6,20 @@ use std::marker::PhantomData;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use pdx::choice::Choice;
-use pdx::cluster::{ClusterError, Param, ParamError, registry};
+use pdx::cluster::{ClusterError, Param, ParamError, ValueKind, registry};
 use pdx::corpus::{ColumnOption, CorpusError, Format};
 use pdx::dataset::DatasetError;
 use pdx::text::{TextError, TextOption};
 
-/// The flag of each rule parameter.
-pub(crate) fn param_flag(param: Param) -> &'static str {
-    match param {
-        Param::L => "--l",
-        Param::Tau => "--tau",
-        Param::Trials => "--trials",
-        Param::Seed => "--seed",
-        Param::KWay => "--k-way",
-        Param::Kernel => "--kernel",
-        Param::Beta => "--beta",
-        Param::Laplacian => "--laplacian",
-        // A switch: present, the parameter is false (its default is true).
-        Param::Normalise => "--no-kernel-normalise",
-        Param::CutScan => "--cut-scan",
-        Param::MinSide => "--min-side",
-        Param::PartialLabels => "--partial-labels",
-        Param::C0 => "--c0",
-        Param::Sample => "--sample",
-    }
+/// The flag of each rule parameter: its long name from the library's table, with the dashes only the command line
+/// knows.
+pub(crate) fn param_flag(param: Param) -> String {
+    format!("--{}", param.long())
 }
 
-/// Whether a parameter's flag is a switch that sets it false, taking no value.
-#[cfg(test)]
+/// Whether a parameter's flag is a switch that turns it from its default, taking no value.
 pub(crate) fn is_switch(param: Param) -> bool {
-    param == Param::Normalise
+    param.kind() == ValueKind::YesNo
 }
 
 fn text_flag(option: TextOption) -> &'static str {
@@ -66,7 +50,7 @@ pub(crate) fn switch_help(param: Param) -> String {
 }
 
 /// The rules that use `param`.
-fn users(param: Param) -> Vec<&'static str> {
+pub(crate) fn users(param: Param) -> Vec<&'static str> {
     registry::all()
         .iter()
         .filter(|rule| rule.uses(param))

@@ -5,6 +5,7 @@ mod cluster;
 pub(crate) mod config;
 mod corpus;
 pub(crate) mod flags;
+pub(crate) mod params;
 mod signals;
 mod terminal;
 

@@ -22,8 +22,8 @@ mod tree;
 
 pub use grow::{GrowReport, LeafCount, SelectPolicy};
 pub use params::{
-    CheckedParams, DEFAULT_BETA, DEFAULT_MIN_SIDE, MAX_L, Param, ParamError, Params,
-    SAMPLED_MIN_SAMPLE,
+    CheckedParams, DEFAULT_BETA, DEFAULT_MIN_SIDE, GivenParams, MAX_L, Param, ParamError,
+    ParamValue, Params, SAMPLED_MIN_SAMPLE, Step, ValueKind,
 };
 pub use restore::TreeError;
 pub use rules::{CutScan, Laplacian};

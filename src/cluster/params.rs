@@ -1,13 +1,20 @@
-//! The parameters a split rule may take, declared once: each one's key, meaning, default and range. Values come in
-//! unchecked ([`Params`], as the command line, the rule picker or a session file give them) and are checked once,
-//! by [`Params::check`], into [`CheckedParams`], the only form a rule is built from; a value out of range is a
+//! The parameters a split rule may take, declared once: one row each in the table below gives a parameter's field,
+//! type and default, key, long name, meaning, range and picker step. `table.rs` makes [`Param`], [`Params`] and every
+//! per-parameter `match` of the rows; `values.rs` says what each type of value brings. Values come in unchecked
+//! ([`Params`], as the command line, the rule picker or a session file give them) and are checked once, by
+//! [`Params::check`], into [`CheckedParams`], the only form a rule is built from; a value out of range is a
 //! [`ParamError`] that names the parameter, which the command line turns into its flag and the TUI into its field.
+
+mod table;
+mod values;
 
 use std::fmt;
 
 use super::rules::{CutScan, Laplacian};
 use crate::choice::Choice;
 use crate::linalg::kernel::KernelSpec;
+use table::{declare_params, holds};
+pub use values::{ParamValue, Step, ValueKind};
 
 /// The largest l of PDDP(l): 2^8 = 256 orthants per split is already more than a tree can use.
 pub const MAX_L: usize = 8;
@@ -31,179 +38,187 @@ pub const DEFAULT_MIN_SIDE: f64 = 0.15;
 /// 10,000, and fewer than that no longer pull the sample's direction as they pull the node's.
 pub const SAMPLED_MIN_SAMPLE: usize = 10_000;
 
-/// One parameter of the split rules. Which rules use which is declared by each rule (see
-/// [`super::registry::RuleDef::params`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Param {
-    /// Principal directions per split.
-    L,
-    /// PDGP's fringe.
-    Tau,
+/// The kernels the rule picker's kernel field steps through; typing a number sets the selected kernel's own number
+/// (Gaussian sigma, polynomial degree, neighbours of the geodesic kernel, substring length).
+const KERNEL_STEPS: [&str; 12] = [
+    "gaussian",
+    "cosine",
+    "linear",
+    "poly:2:1",
+    "poly:3:1",
+    "geodesic:6:euclid",
+    "geodesic:10:cosine",
+    "string:spectrum:3",
+    "string:spectrum:5",
+    "string:boundrange:3",
+    "gaussian:auto",
+    "rbf2",
+];
+
+// The table: one row per parameter, in the order tables and the rule picker list them (see `table.rs` for what a
+// row says). The picker's steps stop short of some ranges' open ends (tau at 0.95, min side at 0.45) and of
+// values nobody steps to (a stride of 1024, beta and c0 of 100); typing takes any value in range.
+declare_params! {
+    /// Principal directions per split, for PDDP(l), PDDP_OCPC, KPDDP(l) and KPDDP_OCPC.
+    L {
+        field: l: usize = 1,
+        key: "l",
+        long: "l",
+        describe: "principal directions per split (2^l-way orthant splits)",
+        range: format!("between 1 and {MAX_L}"),
+        valid: |l| (1..=MAX_L).contains(l),
+        step: Step::By { by: 1, low: 1, high: MAX_L },
+    }
+    /// PDGP's fringe tolerance.
+    Tau {
+        field: tau: f64 = 0.2,
+        key: "tau",
+        long: "tau",
+        negatives: true,
+        describe: "PDGP fringe: the share of projections ignored at the two ends",
+        range: "in [0, 1)",
+        valid: |tau| (0.0..1.0).contains(tau),
+        step: Step::By { by: 0.05, low: 0.0, high: 0.95 },
+    }
     /// Random starts per split.
-    Trials,
+    Trials {
+        field: trials: usize = 5,
+        key: "trials",
+        long: "trials",
+        describe: "random starts per split (the best is kept)",
+        range: "at least 1",
+        valid: |trials| *trials >= 1,
+        step: Step::By { by: 1, low: 1, high: usize::MAX },
+    }
     /// Seed of the random starts.
-    Seed,
+    Seed {
+        field: seed: u64 = 1,
+        key: "seed",
+        long: "seed",
+        describe: "seed of the randomised rules",
+        range: "any whole number",
+        valid: |_| true,
+        step: Step::By { by: 1, low: 0, high: u64::MAX },
+    }
     /// Groups per split of the k-way rules.
-    KWay,
+    KWay {
+        field: k_way: usize = 2,
+        key: "k",
+        long: "k-way",
+        screen: "k-way",
+        describe: "groups per split of the k-way rules",
+        range: "at least 2",
+        valid: |k_way| *k_way >= 2,
+        step: Step::By { by: 1, low: 2, high: usize::MAX },
+    }
     /// The kernel of the kernel rules.
-    Kernel,
-    /// Stiffness of soft kernel k-means.
-    Beta,
+    Kernel {
+        field: kernel: KernelSpec = KernelSpec::default(),
+        key: "kernel",
+        long: "kernel",
+        describe: "kernel of the kernel rules",
+        range: KernelSpec::SYNTAX,
+        valid: values::reads_back,
+        step: Step::Through(&KERNEL_STEPS),
+    }
+    /// Stiffness of `soft-kernel-kmeans`.
+    Beta {
+        field: beta: f64 = DEFAULT_BETA,
+        key: "beta",
+        long: "beta",
+        describe: "stiffness of soft kernel k-means",
+        range: "a positive number",
+        valid: |beta| beta.is_finite() && *beta > 0.0,
+        step: Step::By { by: 0.1, low: 0.1, high: 100.0 },
+    }
     /// The graph Laplacian of spectral clustering.
-    Laplacian,
-    /// Whether `alignment` normalises the kernel in feature space before centring it.
-    Normalise,
-    /// What `cut-cost` minimises over the thresholds.
-    CutScan,
-    /// The smallest side of a `cut-cost` split, as a share of the node.
-    MinSide,
-    /// The share of the labels `cut-cost` is shown (transduction).
-    PartialLabels,
-    /// The weight `C0` of the known labels in `cut-cost`'s transduction.
-    C0,
-    /// The stride of the sample a large node's principal directions are approximated from (0: exact).
-    Sample,
+    Laplacian {
+        field: laplacian: Laplacian = Laplacian::default(),
+        key: "laplacian",
+        long: "laplacian",
+        describe: "graph Laplacian of spectral clustering",
+        range: Laplacian::names().join(", "),
+        valid: |_| true,
+        step: Step::Cycle,
+    }
+    /// `alignment`: normalise the kernel in feature space before centring it (the paper's preprocessing).
+    Normalise {
+        field: normalise: bool = true,
+        key: "normalise",
+        long: "no-kernel-normalise",
+        describe: "normalise the kernel in feature space before centring it",
+        range: "true or false",
+        valid: |_| true,
+        step: Step::Cycle,
+    }
+    /// `cut-cost`: what the threshold scan minimises.
+    CutScan {
+        field: cut_scan: CutScan = CutScan::default(),
+        key: "cut-scan",
+        long: "cut-scan",
+        screen: "cut scan",
+        describe: "what the cut-cost threshold scan minimises",
+        range: CutScan::names().join(", "),
+        valid: |_| true,
+        step: Step::Cycle,
+        // Until it had the parameter, the scan minimised the ratio cut.
+        missing: CutScan::Ratio,
+    }
+    /// `cut-cost`: the smallest side a threshold may leave, as a share of the node.
+    MinSide {
+        field: min_side: f64 = DEFAULT_MIN_SIDE,
+        key: "min-side",
+        long: "min-side",
+        screen: "min side",
+        describe: "smallest side of a cut-cost split, as a share of the node",
+        range: "in [0, 0.5)",
+        valid: |share| (0.0..0.5).contains(share),
+        step: Step::By { by: 0.05, low: 0.0, high: 0.45 },
+        // Until it had the parameter, the scan went over every threshold.
+        missing: 0.0,
+    }
+    /// `cut-cost`: the share of the collection's labels shown to the scan (transduction; 0: none).
+    PartialLabels {
+        field: partial_labels: f64 = 0.0,
+        key: "partial-labels",
+        long: "partial-labels",
+        screen: "labels shown",
+        value_name: "FRACTION",
+        describe: "share of the labels shown to cut-cost (transduction; 0: none), drawn with the seed",
+        range: "in [0, 1]",
+        valid: |share| (0.0..=1.0).contains(share),
+        step: Step::By { by: 0.05, low: 0.0, high: 1.0 },
+    }
+    /// `cut-cost`: the weight `C0` of the shown labels.
+    C0 {
+        // Cristianini, Shawe-Taylor & Kandola's value: "Taking C0 = 1".
+        field: c0: f64 = 1.0,
+        key: "c0",
+        long: "c0",
+        value_name: "C",
+        describe: "weight C0 of the shown labels in the cut-cost of K + C0 z z'",
+        range: "a positive number",
+        valid: |c0| c0.is_finite() && *c0 > 0.0,
+        step: Step::By { by: 0.5, low: 0.5, high: 100.0 },
+    }
+    /// The PDDP family: approximate the principal directions of a node of at least [`SAMPLED_MIN_SAMPLE`] times
+    /// this many members from every `sample`-th of them; 0 computes them exactly.
+    Sample {
+        field: sample: usize = 0,
+        key: "sample",
+        long: "sample",
+        value_name: "S",
+        describe: "approximate the directions of a node of at least 10,000 x s members from every s-th \
+                   member, then one pass over all",
+        range: "0 (exact), or at least 2",
+        // A stride of 1 would be the exact run at a sample's extra cost.
+        valid: |stride| *stride != 1,
+        step: Step::Doubling { low: 2, high: 1024 },
+        quiet_at_default: true,
+    }
 }
 
 impl Param {
-    /// Every parameter, in the order tables and the rule picker list them.
-    pub const ALL: [Param; 14] = [
-        Param::L,
-        Param::Tau,
-        Param::Trials,
-        Param::Seed,
-        Param::KWay,
-        Param::Kernel,
-        Param::Beta,
-        Param::Laplacian,
-        Param::Normalise,
-        Param::CutScan,
-        Param::MinSide,
-        Param::PartialLabels,
-        Param::C0,
-        Param::Sample,
-    ];
-
-    /// The parameter's key in sessions, reports and `name=value` text.
-    pub fn key(self) -> &'static str {
-        match self {
-            Param::L => "l",
-            Param::Tau => "tau",
-            Param::Trials => "trials",
-            Param::Seed => "seed",
-            Param::KWay => "k",
-            Param::Kernel => "kernel",
-            Param::Beta => "beta",
-            Param::Laplacian => "laplacian",
-            Param::Normalise => "normalise",
-            Param::CutScan => "cut-scan",
-            Param::MinSide => "min-side",
-            Param::PartialLabels => "partial-labels",
-            Param::C0 => "c0",
-            Param::Sample => "sample",
-        }
-    }
-
-    /// What the parameter means, in one line.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Param::L => "principal directions per split (2^l-way orthant splits)",
-            Param::Tau => "PDGP fringe: the share of projections ignored at the two ends",
-            Param::Trials => "random starts per split (the best is kept)",
-            Param::Seed => "seed of the randomised rules",
-            Param::KWay => "groups per split of the k-way rules",
-            Param::Kernel => "kernel of the kernel rules",
-            Param::Beta => "stiffness of soft kernel k-means",
-            Param::Laplacian => "graph Laplacian of spectral clustering",
-            Param::Normalise => "normalise the kernel in feature space before centring it",
-            Param::CutScan => "what the cut-cost threshold scan minimises",
-            Param::MinSide => "smallest side of a cut-cost split, as a share of the node",
-            Param::PartialLabels => {
-                "share of the labels shown to cut-cost (transduction; 0: none), drawn with the seed"
-            }
-            Param::C0 => "weight C0 of the shown labels in the cut-cost of K + C0 z z'",
-            Param::Sample => {
-                "approximate the directions of a node of at least 10,000 x s members from every s-th \
-                 member, then one pass over all"
-            }
-        }
-    }
-
-    /// The values the parameter takes, as a phrase ("between 1 and 8").
-    pub fn range(self) -> String {
-        match self {
-            Param::L => format!("between 1 and {MAX_L}"),
-            Param::Tau => "in [0, 1)".into(),
-            Param::Trials => "at least 1".into(),
-            Param::Seed => "any whole number".into(),
-            Param::KWay => "at least 2".into(),
-            Param::Kernel => KernelSpec::SYNTAX.into(),
-            Param::Beta => "a positive number".into(),
-            Param::Laplacian => Laplacian::names().join(", "),
-            Param::Normalise => "true or false".into(),
-            Param::CutScan => CutScan::names().join(", "),
-            Param::MinSide => "in [0, 0.5)".into(),
-            Param::PartialLabels => "in [0, 1]".into(),
-            Param::C0 => "a positive number".into(),
-            Param::Sample => "0 (exact), or at least 2".into(),
-        }
-    }
-
-    /// The parameter's value in `params`, as text (`tau=0.2` shows `0.2`).
-    pub fn value_text(self, params: &Params) -> String {
-        match self {
-            Param::L => params.l.to_string(),
-            Param::Tau => params.tau.to_string(),
-            Param::Trials => params.trials.to_string(),
-            Param::Seed => params.seed.to_string(),
-            Param::KWay => params.k_way.to_string(),
-            Param::Kernel => params.kernel.to_string(),
-            Param::Beta => params.beta.to_string(),
-            Param::Laplacian => params.laplacian.name().to_string(),
-            Param::Normalise => params.normalise.to_string(),
-            Param::CutScan => params.cut_scan.name().to_string(),
-            Param::MinSide => params.min_side.to_string(),
-            Param::PartialLabels => params.partial_labels.to_string(),
-            Param::C0 => params.c0.to_string(),
-            Param::Sample => params.sample.to_string(),
-        }
-    }
-
-    /// Whether a rule's text and files show the parameter at its value in `params`. An option that is off
-    /// (`sample` at 0) says nothing, so that a tree grown without it reads and is written exactly as before the
-    /// option existed; every other parameter always shows.
-    pub fn shown_in(self, params: &Params) -> bool {
-        match self {
-            Param::Sample => params.sample != Params::default().sample,
-            _ => true,
-        }
-    }
-
-    /// Whether the parameter's value in `params` is one it takes.
-    fn is_valid(self, params: &Params) -> bool {
-        match self {
-            Param::L => (1..=MAX_L).contains(&params.l),
-            Param::Tau => (0.0..1.0).contains(&params.tau),
-            Param::Trials => params.trials >= 1,
-            Param::Seed | Param::Laplacian | Param::Normalise | Param::CutScan => true,
-            Param::KWay => params.k_way >= 2,
-            // A kernel is valid when its text reads back as itself: the parser is where kernels are checked
-            // (a degree of 0, a negative sigma or a NaN offset fail it), so a kernel read from a file passes
-            // the same checks as one typed.
-            Param::Kernel => params
-                .kernel
-                .to_string()
-                .parse::<KernelSpec>()
-                .is_ok_and(|parsed| parsed == params.kernel),
-            Param::Beta => params.beta.is_finite() && params.beta > 0.0,
-            Param::MinSide => (0.0..0.5).contains(&params.min_side),
-            Param::PartialLabels => (0.0..=1.0).contains(&params.partial_labels),
-            Param::C0 => params.c0.is_finite() && params.c0 > 0.0,
-            // A stride of 1 would be the exact run at a sample's extra cost.
-            Param::Sample => params.sample != 1,
-        }
-    }
-
     /// `Ok` when the value in `params` is in range, else the error naming the parameter.
     pub fn check(self, params: &Params) -> Result<(), ParamError> {
         if self.is_valid(params) {
@@ -233,58 +248,6 @@ pub struct ParamError {
     pub value: String,
 }
 
-/// Values for every rule parameter, not yet checked. The defaults are pdx's, declared here only.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Params {
-    /// Principal directions for PDDP(l), PDDP_OCPC, KPDDP(l) and KPDDP_OCPC.
-    pub l: usize,
-    /// PDGP fringe tolerance.
-    pub tau: f64,
-    pub trials: usize,
-    pub seed: u64,
-    /// Groups per split of the k-way rules.
-    pub k_way: usize,
-    pub kernel: KernelSpec,
-    /// Stiffness of `soft-kernel-kmeans`.
-    pub beta: f64,
-    pub laplacian: Laplacian,
-    /// `alignment`: normalise the kernel in feature space before centring it (the paper's preprocessing).
-    pub normalise: bool,
-    /// `cut-cost`: what the threshold scan minimises.
-    pub cut_scan: CutScan,
-    /// `cut-cost`: the smallest side a threshold may leave, as a share of the node.
-    pub min_side: f64,
-    /// `cut-cost`: the share of the collection's labels shown to the scan (0: none).
-    pub partial_labels: f64,
-    /// `cut-cost`: the weight `C0` of the shown labels.
-    pub c0: f64,
-    /// The PDDP family: approximate the principal directions of a node of at least [`SAMPLED_MIN_SAMPLE`] times
-    /// this many members from every `sample`-th of them; 0 computes them exactly.
-    pub sample: usize,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            l: 1,
-            tau: 0.2,
-            trials: 5,
-            seed: 1,
-            k_way: 2,
-            kernel: KernelSpec::default(),
-            beta: DEFAULT_BETA,
-            laplacian: Laplacian::default(),
-            normalise: true,
-            cut_scan: CutScan::default(),
-            min_side: DEFAULT_MIN_SIDE,
-            partial_labels: 0.0,
-            // Cristianini, Shawe-Taylor & Kandola's value: "Taking C0 = 1".
-            c0: 1.0,
-            sample: 0,
-        }
-    }
-}
-
 impl Params {
     /// Check every value, the first out of range named in the error. Every parameter is checked, whether or not
     /// the rule chosen uses it: a value no rule can take is a mistake worth reporting.
@@ -293,28 +256,6 @@ impl Params {
             param.check(self)?;
         }
         Ok(CheckedParams(self.clone()))
-    }
-
-    /// A copy with `param` set to its value in `from`.
-    pub fn with(&self, param: Param, from: &Params) -> Params {
-        let mut params = self.clone();
-        match param {
-            Param::L => params.l = from.l,
-            Param::Tau => params.tau = from.tau,
-            Param::Trials => params.trials = from.trials,
-            Param::Seed => params.seed = from.seed,
-            Param::KWay => params.k_way = from.k_way,
-            Param::Kernel => params.kernel = from.kernel.clone(),
-            Param::Beta => params.beta = from.beta,
-            Param::Laplacian => params.laplacian = from.laplacian,
-            Param::Normalise => params.normalise = from.normalise,
-            Param::CutScan => params.cut_scan = from.cut_scan,
-            Param::MinSide => params.min_side = from.min_side,
-            Param::PartialLabels => params.partial_labels = from.partial_labels,
-            Param::C0 => params.c0 = from.c0,
-            Param::Sample => params.sample = from.sample,
-        }
-        params
     }
 }
 
@@ -346,6 +287,17 @@ mod tests {
     #[test]
     fn the_defaults_are_in_range() {
         assert!(Params::default().check().is_ok());
+    }
+
+    #[test]
+    fn the_rows_name_each_parameter_once_in_order() {
+        for (at, param) in Param::ALL.into_iter().enumerate() {
+            assert_eq!(param as usize, at, "{param}");
+        }
+        for name in [Param::key, Param::long, Param::screen_name] {
+            let names: std::collections::HashSet<&str> = Param::ALL.into_iter().map(name).collect();
+            assert_eq!(names.len(), Param::COUNT, "{names:?}");
+        }
     }
 
     #[test]

@@ -7,9 +7,9 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::ClusterError;
-use super::params::{CheckedParams, Param, Params};
+use super::params::{CheckedParams, GivenParams, Param, Params};
 use super::registry::{self, Children, RuleDef};
-use super::rules::{CutScan, Laplacian, SplitRule};
+use super::rules::SplitRule;
 use crate::linalg::kernel::KernelSpec;
 
 /// A split rule and its parameters.
@@ -149,25 +149,8 @@ impl Serialize for RuleSpec {
         let shown: Vec<Param> = self.shown_params().collect();
         let mut map = serializer.serialize_map(Some(1 + shown.len()))?;
         map.serialize_entry("rule", self.def.name)?;
-        let params = &self.params;
         for param in shown {
-            let key = param.key();
-            match param {
-                Param::L => map.serialize_entry(key, &params.l)?,
-                Param::Tau => map.serialize_entry(key, &params.tau)?,
-                Param::Trials => map.serialize_entry(key, &params.trials)?,
-                Param::Seed => map.serialize_entry(key, &params.seed)?,
-                Param::KWay => map.serialize_entry(key, &params.k_way)?,
-                Param::Kernel => map.serialize_entry(key, &params.kernel)?,
-                Param::Beta => map.serialize_entry(key, &params.beta)?,
-                Param::Laplacian => map.serialize_entry(key, &params.laplacian)?,
-                Param::Normalise => map.serialize_entry(key, &params.normalise)?,
-                Param::CutScan => map.serialize_entry(key, &params.cut_scan)?,
-                Param::MinSide => map.serialize_entry(key, &params.min_side)?,
-                Param::PartialLabels => map.serialize_entry(key, &params.partial_labels)?,
-                Param::C0 => map.serialize_entry(key, &params.c0)?,
-                Param::Sample => map.serialize_entry(key, &params.sample)?,
-            }
+            param.serialize_entry(&self.params, &mut map)?;
         }
         map.end()
     }
@@ -177,48 +160,17 @@ impl Serialize for RuleSpec {
 #[derive(Deserialize)]
 struct StoredRule {
     rule: String,
-    l: Option<usize>,
-    tau: Option<f64>,
-    trials: Option<usize>,
-    seed: Option<u64>,
-    k: Option<usize>,
-    kernel: Option<KernelSpec>,
-    beta: Option<f64>,
-    laplacian: Option<Laplacian>,
-    normalise: Option<bool>,
-    #[serde(rename = "cut-scan")]
-    cut_scan: Option<CutScan>,
-    #[serde(rename = "min-side")]
-    min_side: Option<f64>,
-    #[serde(rename = "partial-labels")]
-    partial_labels: Option<f64>,
-    c0: Option<f64>,
-    sample: Option<usize>,
+    #[serde(flatten)]
+    params: GivenParams,
 }
 
 impl<'de> Deserialize<'de> for RuleSpec {
-    /// A parameter missing from the file takes what the rule used before it had the parameter: its default, except
-    /// `cut-cost`'s scan, which minimised the ratio cut over every threshold (`cut-scan` ratio, `min-side` 0) until
-    /// it had those two. Every value goes through the same checks as one typed in.
+    /// A parameter missing from the file takes what the rule did before it had the parameter
+    /// ([`Params::of_older_files`]: its default, except `cut-cost`'s scan, which minimised the ratio cut over every
+    /// threshold until it had `cut-scan` and `min-side`). Every value goes through the same checks as one typed in.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let stored = StoredRule::deserialize(deserializer)?;
-        let defaults = Params::default();
-        let params = Params {
-            l: stored.l.unwrap_or(defaults.l),
-            tau: stored.tau.unwrap_or(defaults.tau),
-            trials: stored.trials.unwrap_or(defaults.trials),
-            seed: stored.seed.unwrap_or(defaults.seed),
-            k_way: stored.k.unwrap_or(defaults.k_way),
-            kernel: stored.kernel.unwrap_or(defaults.kernel),
-            beta: stored.beta.unwrap_or(defaults.beta),
-            laplacian: stored.laplacian.unwrap_or(defaults.laplacian),
-            normalise: stored.normalise.unwrap_or(defaults.normalise),
-            cut_scan: stored.cut_scan.unwrap_or(CutScan::Ratio),
-            min_side: stored.min_side.unwrap_or(0.0),
-            partial_labels: stored.partial_labels.unwrap_or(defaults.partial_labels),
-            c0: stored.c0.unwrap_or(defaults.c0),
-            sample: stored.sample.unwrap_or(defaults.sample),
-        };
+        let params = stored.params.over(Params::of_older_files());
         RuleSpec::new(&stored.rule, &params).map_err(D::Error::custom)
     }
 }

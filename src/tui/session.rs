@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cluster::{CheckedParams, Params, RuleSpec, SelectPolicy, Tree, TreeError};
+use crate::cluster::{CheckedParams, GivenParams, Params, RuleSpec, SelectPolicy, Tree, TreeError};
 use crate::dataset::{self, Dataset, DatasetError, DatasetOptions, Opened, PendingCache, Reweigh};
 use crate::progress::Progress;
 use crate::text::StoplistChoice;
@@ -59,26 +59,35 @@ impl Source {
     }
 }
 
-/// The rule picker's numeric parameters as a session file keeps them. The kernel parameters are not kept here:
-/// a session restores those of its rule and the defaults for the rest.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub(crate) struct PickerNumbers {
-    pub l: usize,
-    pub tau: f64,
-    pub trials: usize,
-    pub seed: u64,
-    pub k_way: usize,
+/// The rule picker's parameters as a session file keeps them: every parameter by its key (the library's table of
+/// parameters), each optional on reading, a missing one at its default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredPickerParams")]
+pub(crate) struct PickerParams(pub Params);
+
+impl From<&Params> for PickerParams {
+    fn from(params: &Params) -> PickerParams {
+        PickerParams(params.clone())
+    }
 }
 
-impl From<&Params> for PickerNumbers {
-    fn from(p: &Params) -> PickerNumbers {
-        PickerNumbers {
-            l: p.l,
-            tau: p.tau,
-            trials: p.trials,
-            seed: p.seed,
-            k_way: p.k_way,
-        }
+/// The picker's parameters as read. Sessions written before the picker kept every parameter hold five numbers,
+/// the k-way groups among them as `k_way` rather than under their key.
+#[derive(Deserialize)]
+struct StoredPickerParams {
+    k_way: Option<usize>,
+    #[serde(flatten)]
+    params: GivenParams,
+}
+
+impl From<StoredPickerParams> for PickerParams {
+    fn from(stored: StoredPickerParams) -> PickerParams {
+        let defaults = Params::default();
+        let base = Params {
+            k_way: stored.k_way.unwrap_or(defaults.k_way),
+            ..defaults
+        };
+        PickerParams(stored.params.over(base))
     }
 }
 
@@ -93,7 +102,7 @@ pub struct Session {
     pub(crate) documents: usize,
     pub(crate) terms: usize,
     pub(crate) rule: RuleSpec,
-    pub(crate) params: PickerNumbers,
+    pub(crate) params: PickerParams,
     pub(crate) policy: SelectPolicy,
     pub(crate) tree: Tree,
     /// The stop words added and the weighting and df limits changed after loading (`d`, `W`): the matrix is
@@ -106,7 +115,7 @@ pub struct Session {
 pub(super) struct Restored {
     pub tree: Tree,
     pub rule: RuleSpec,
-    /// The picker's parameters: the session's numbers, then the values of the parameters its rule uses.
+    /// The picker's parameters: the session's, then the values of the parameters its rule uses.
     pub params: CheckedParams,
     pub policy: SelectPolicy,
 }
@@ -282,24 +291,16 @@ impl Session {
             TreeError::OtherData => "the session's tree was made for other data".to_string(),
             damaged => format!("damaged session: {damaged}"),
         })?;
-        let numbers = Params {
-            l: self.params.l,
-            tau: self.params.tau,
-            trials: self.params.trials,
-            seed: self.params.seed,
-            k_way: self.params.k_way,
-            ..Params::default()
-        };
-        // The file's numbers are checked as they stand, before the rule's values cover some of them: a value out
+        // The file's values are checked as they stand, before the rule's values cover some of them: a value out
         // of range is damage, even where the rule would hide it.
         let damaged = |error: crate::cluster::ParamError| format!("damaged session: {error}");
-        let numbers = numbers.check().map_err(damaged)?;
+        let kept = self.params.0.check().map_err(damaged)?;
         let params = self
             .rule
             .def()
             .params
             .iter()
-            .fold(Params::clone(&numbers), |params, &param| {
+            .fold(Params::clone(&kept), |params, &param| {
                 params.with(param, self.rule.params())
             })
             .check()

@@ -1,13 +1,13 @@
-//! The rule picker: every rule of the registry, then one field per rule parameter. What a field shows, which rules
-//! use it and whether its value is valid come from the library ([`Param`], [`registry`]); this file only says how
-//! each field steps with the arrow keys and reads typed text, and what it is called on screen.
+//! The rule picker: every rule of the registry, then one field per rule parameter. Everything about a field (its
+//! name on screen, what it shows, how it steps with the arrow keys and reads typed text, which rules use it and
+//! whether its value is valid) comes from the library's table of parameters ([`Param`]) and [`registry`]; this
+//! file lays them out and moves the cursor.
 
-use crate::choice::Choice;
 use crate::cluster::registry::{self, Family, RuleDef};
-use crate::cluster::{MAX_L, Param, ParamError, Params};
-use crate::linalg::kernel::{GeodesicMetric, KernelSpec};
+use crate::cluster::{Param, ParamError, Params};
 
-/// How one parameter's field behaves.
+/// How one parameter's field behaves: all of it from the parameter's row in the library's table.
+#[derive(Clone, Copy)]
 pub(crate) struct Field {
     pub param: Param,
     /// The field's name on screen.
@@ -18,154 +18,30 @@ pub(crate) struct Field {
     pub parse: fn(&mut Params, &str) -> bool,
 }
 
-/// Clamp into `low..=high` by one step up or down (`high` = `usize::MAX` for no bound).
-fn step_usize(value: usize, up: bool, low: usize, high: usize) -> usize {
-    if up {
-        value.saturating_add(1)
-    } else {
-        value.saturating_sub(1)
+impl Field {
+    const fn of(param: Param) -> Field {
+        Field {
+            param,
+            name: param.screen_name(),
+            step: param.stepper(),
+            parse: param.reader(),
+        }
     }
-    .clamp(low, high)
 }
 
 /// The most characters a field takes typed.
 const MAX_TYPED: usize = 12;
 
-/// The largest tau the picker steps to (the rule takes any tau in [0, 1)).
-const MAX_TAU_STEP: f64 = 0.95;
-
-/// The picker's fields, one per rule parameter in [`Param::ALL`]'s order.
-pub(crate) static FIELDS: &[Field] = &[
-    Field {
-        param: Param::L,
-        name: "l",
-        step: |p, up| p.l = step_usize(p.l, up, 1, MAX_L),
-        parse: |p, text| text.parse().map(|v| p.l = v).is_ok(),
-    },
-    Field {
-        param: Param::Tau,
-        name: "tau",
-        step: |p, up| {
-            let tau = p.tau + if up { 0.05 } else { -0.05 };
-            p.tau = ((tau * 100.0).round() / 100.0).clamp(0.0, MAX_TAU_STEP);
-        },
-        parse: |p, text| text.parse().map(|v| p.tau = v).is_ok(),
-    },
-    Field {
-        param: Param::Trials,
-        name: "trials",
-        step: |p, up| p.trials = step_usize(p.trials, up, 1, usize::MAX),
-        parse: |p, text| text.parse().map(|v| p.trials = v).is_ok(),
-    },
-    Field {
-        param: Param::Seed,
-        name: "seed",
-        step: |p, up| {
-            p.seed = if up {
-                p.seed.saturating_add(1)
-            } else {
-                p.seed.saturating_sub(1)
-            }
-        },
-        parse: |p, text| text.parse().map(|v| p.seed = v).is_ok(),
-    },
-    Field {
-        param: Param::KWay,
-        name: "k-way",
-        step: |p, up| p.k_way = step_usize(p.k_way, up, 2, usize::MAX),
-        parse: |p, text| text.parse().map(|v| p.k_way = v).is_ok(),
-    },
-    Field {
-        param: Param::Kernel,
-        name: "kernel",
-        step: |p, up| p.kernel = step_kernel(&p.kernel, up),
-        parse: |p, text| match with_kernel_number(&p.kernel, text) {
-            Some(kernel) => {
-                p.kernel = kernel;
-                true
-            }
-            None => false,
-        },
-    },
-    Field {
-        param: Param::Beta,
-        name: "beta",
-        step: |p, up| {
-            let beta = p.beta + if up { 0.1 } else { -0.1 };
-            p.beta = ((beta * 10.0).round() / 10.0).clamp(0.1, 100.0);
-        },
-        parse: |p, text| text.parse().map(|v| p.beta = v).is_ok(),
-    },
-    Field {
-        param: Param::Laplacian,
-        name: "laplacian",
-        step: |p, up| p.laplacian = p.laplacian.cycled(if up { 1 } else { -1 }),
-        parse: |_, _| false,
-    },
-    Field {
-        param: Param::Normalise,
-        name: "normalise",
-        step: |p, _| p.normalise = !p.normalise,
-        parse: |p, text| text.parse().map(|v| p.normalise = v).is_ok(),
-    },
-    Field {
-        param: Param::CutScan,
-        name: "cut scan",
-        step: |p, up| p.cut_scan = p.cut_scan.cycled(if up { 1 } else { -1 }),
-        parse: |_, _| false,
-    },
-    Field {
-        param: Param::MinSide,
-        name: "min side",
-        step: |p, up| p.min_side = step_share(p.min_side, up, MAX_MIN_SIDE_STEP),
-        parse: |p, text| text.parse().map(|v| p.min_side = v).is_ok(),
-    },
-    // The known labels of a transductive cut-cost split: the share of the collection's labels shown, drawn with
-    // the seed field, and their weight.
-    Field {
-        param: Param::PartialLabels,
-        name: "labels shown",
-        step: |p, up| p.partial_labels = step_share(p.partial_labels, up, 1.0),
-        parse: |p, text| text.parse().map(|v| p.partial_labels = v).is_ok(),
-    },
-    Field {
-        param: Param::C0,
-        name: "c0",
-        step: |p, up| {
-            let c0 = p.c0 + if up { 0.5 } else { -0.5 };
-            p.c0 = ((c0 * 10.0).round() / 10.0).clamp(0.5, 100.0);
-        },
-        parse: |p, text| text.parse().map(|v| p.c0 = v).is_ok(),
-    },
-    Field {
-        param: Param::Sample,
-        name: "sample",
-        step: |p, up| p.sample = step_stride(p.sample, up),
-        parse: |p, text| text.parse().map(|v| p.sample = v).is_ok(),
-    },
-];
-
-/// The largest sampling stride the picker steps to (typing takes any).
-const MAX_STRIDE_STEP: usize = 1024;
-
-/// A sampling stride stepped by doubling or halving, through 0 (exact) and 2 (a stride of 1 is not one).
-fn step_stride(value: usize, up: bool) -> usize {
-    match (value, up) {
-        (0, true) => 2,
-        (0..=2, false) => 0,
-        (_, true) => value.saturating_mul(2).min(MAX_STRIDE_STEP),
-        (_, false) => (value / 2).max(2),
+/// The picker's fields, one per rule parameter in [`Param::ALL`]'s order, made at compile time.
+pub(crate) static FIELDS: &[Field] = &{
+    let mut fields = [Field::of(Param::ALL[0]); Param::COUNT];
+    let mut at = 1;
+    while at < Param::COUNT {
+        fields[at] = Field::of(Param::ALL[at]);
+        at += 1;
     }
-}
-
-/// The largest smallest-side share the picker steps to (the rule takes any share below one half).
-const MAX_MIN_SIDE_STEP: f64 = 0.45;
-
-/// A share stepped by 0.05 within `[0, high]`, rounded to the step.
-fn step_share(value: f64, up: bool, high: f64) -> f64 {
-    let value = value + if up { 0.05 } else { -0.05 };
-    ((value * 100.0).round() / 100.0).clamp(0.0, high)
-}
+    fields
+};
 
 /// The field of `param`.
 pub(crate) fn field_of(param: Param) -> &'static Field {
@@ -183,66 +59,6 @@ pub(crate) fn field_message(error: &ParamError) -> String {
         error.value,
         error.param.range()
     )
-}
-
-/// The kernels the kernel field steps through with left / right; typing a number sets the selected kernel's own
-/// number (Gaussian sigma, polynomial degree, neighbours of the geodesic kernel, substring length).
-const KERNEL_CHOICES: [&str; 12] = [
-    "gaussian",
-    "cosine",
-    "linear",
-    "poly:2:1",
-    "poly:3:1",
-    "geodesic:6:euclid",
-    "geodesic:10:cosine",
-    "string:spectrum:3",
-    "string:spectrum:5",
-    "string:boundrange:3",
-    "gaussian:auto",
-    "rbf2",
-];
-
-fn step_kernel(current: &KernelSpec, up: bool) -> KernelSpec {
-    let choices: Vec<KernelSpec> = KERNEL_CHOICES
-        .iter()
-        .filter_map(|text| text.parse().ok())
-        .collect();
-    // A kernel that is not one of the choices (a typed sigma) steps from its family's entry.
-    let family = |k: &KernelSpec| std::mem::discriminant(k);
-    let at = choices
-        .iter()
-        .position(|k| k == current)
-        .or_else(|| choices.iter().position(|k| family(k) == family(current)))
-        .unwrap_or(0);
-    let next = if up { at + 1 } else { at + choices.len() - 1 };
-    choices[next % choices.len()].clone()
-}
-
-/// The kernel's spec around its number, as (before, after): `("poly:", ":1")` for `poly:2:1`. `None` for a kernel
-/// without a number.
-fn kernel_number_frame(current: &KernelSpec) -> Option<(&'static str, String)> {
-    Some(match current {
-        KernelSpec::Gaussian { .. } | KernelSpec::GaussianAuto => ("gaussian:", String::new()),
-        KernelSpec::Rbf2 { .. } => ("rbf2:", String::new()),
-        KernelSpec::Polynomial { offset, .. } => ("poly:", format!(":{offset}")),
-        KernelSpec::Geodesic { metric, .. } => {
-            let metric = match metric {
-                GeodesicMetric::Euclid => "euclid",
-                GeodesicMetric::Cosine => "cosine",
-            };
-            ("geodesic:", format!(":{metric}"))
-        }
-        KernelSpec::Spectrum { .. } => ("string:spectrum:", String::new()),
-        KernelSpec::BoundRange { .. } => ("string:boundrange:", String::new()),
-        KernelSpec::Linear | KernelSpec::Cosine => return None,
-    })
-}
-
-/// `current` with its number replaced by `text`: sigma of a Gaussian, degree of a polynomial, neighbours of a
-/// geodesic kernel, length of a string kernel. `None` when the text is not such a number (or the kernel has none).
-fn with_kernel_number(current: &KernelSpec, text: &str) -> Option<KernelSpec> {
-    let (before, after) = kernel_number_frame(current)?;
-    format!("{before}{text}{after}").parse().ok()
 }
 
 /// The rules that use `param`, or "every kernel rule" when those are exactly the kernel rules.
@@ -364,9 +180,9 @@ impl RulePicker {
             return String::new();
         };
         match (&self.typed, self.cursor == rule_count() + index) {
-            (Some(typed), true) => match (field.param, kernel_number_frame(&self.params.kernel)) {
-                (Param::Kernel, Some((before, after))) => format!("{before}{typed}▏{after}"),
-                _ => format!("{typed}▏"),
+            (Some(typed), true) => match field.param.typed_frame(&self.params) {
+                Some((before, after)) => format!("{before}{typed}▏{after}"),
+                None => format!("{typed}▏"),
             },
             _ => field.param.value_text(&self.params),
         }

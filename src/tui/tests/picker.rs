@@ -448,3 +448,57 @@ fn snapshot_rule_picker_80x24() {
     insta::assert_snapshot!("rule_picker_typing_80x24", draw(&model, 80, 24).backend());
     insta::assert_snapshot!("rule_picker_typing_160x48", draw(&model, 160, 48).backend());
 }
+
+/// Every row of the library's table of parameters reaches the TUI: a picker field and a session key; and no two
+/// rows share a key or a field name. (The command line's flags and help lines: `cli/params.rs`.)
+#[test]
+fn every_parameter_has_a_field_and_a_session_key() {
+    use std::collections::HashSet;
+
+    use crate::tui::session::PickerParams;
+
+    let written =
+        |params: &Params| serde_json::to_value(PickerParams(params.clone())).expect("serialises");
+    let (mut keys, mut fields) = (HashSet::new(), HashSet::new());
+    for param in Param::ALL {
+        assert_eq!(field_of(param).name, param.screen_name(), "{param}");
+        // A session holding only this parameter's key reads its value back into this parameter.
+        let mut changed = Params::default();
+        (field_of(param).step)(&mut changed, true);
+        if changed == Params::default() {
+            (field_of(param).step)(&mut changed, false);
+        }
+        assert_ne!(changed, Params::default(), "{param} steps");
+        let value = written(&changed)[param.key()].clone();
+        assert!(!value.is_null(), "{param}: no key {}", param.key());
+        let one = serde_json::json!({ param.key(): value });
+        let read: PickerParams = serde_json::from_value(one).expect("reads");
+        assert_eq!(read.0, changed, "{param}");
+        assert!(keys.insert(param.key()), "{param}: key taken");
+        assert!(
+            fields.insert(param.screen_name()),
+            "{param}: field name taken"
+        );
+    }
+}
+
+#[test]
+fn sessions_of_the_previous_version_keep_their_five_numbers() {
+    use crate::tui::session::PickerParams;
+
+    let old = serde_json::json!({"l": 3, "tau": 0.3, "trials": 7, "seed": 9, "k_way": 4});
+    let read: PickerParams = serde_json::from_value(old).expect("reads");
+    let expected = Params {
+        l: 3,
+        tau: 0.3,
+        trials: 7,
+        seed: 9,
+        k_way: 4,
+        ..Params::default()
+    };
+    assert_eq!(read.0, expected);
+    let current = serde_json::to_value(PickerParams(expected.clone())).expect("serialises");
+    assert_eq!(current["k"], 4);
+    let back: PickerParams = serde_json::from_value(current).expect("reads");
+    assert_eq!(back.0, expected);
+}

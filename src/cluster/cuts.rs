@@ -63,7 +63,8 @@ const TWO_ENDED_MIN_NNZ: usize = 50_000;
 /// with its own dense running sum. Each end also needs the other group's norm: the front updates `||T - S||^2`
 /// with `S2.a = T.a - S1.a` as in Lemma 1; the back takes `||T - R||^2 = ||T||^2 - 2 T.R + ||R||^2`, with `T.R`
 /// the running sum of the `T.a` computed up front. The sequential loop is the largest part of `pddp-oc`'s time
-/// besides its Lanczos run, and two ends run it in half the wall time (`benches/README.md`). The figures are the
+/// besides its Lanczos run, and running it from two ends side by side cut its share of a `pddp-oc` tree from
+/// 14-15% to 10-11% on 20 Newsgroups (`benches/README.md`). The figures are the
 /// same up to rounding, and so is the cut unless two cuts' objectives tie to rounding (the trees of 20 Newsgroups
 /// come out bit for bit the same).
 fn sweep(

@@ -64,7 +64,7 @@ pub(crate) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(crate) use popups::Popup;
 pub(crate) use preview::{PREVIEW_CANCELLED, PREVIEW_LINES, PreviewEntry};
 pub(crate) use reading::{ConfusionGrid, shorten_path};
-pub(crate) use replay::{GLOBAL_WEIGHTS, LOCAL_WEIGHTS, ReplaySummary, WeightingForm};
+pub(crate) use replay::{ReplaySummary, WeightingForm};
 #[cfg(test)]
 pub(crate) use scatter_sample::SCATTER_POINTS;
 pub(crate) use scatter_sample::ScatterSample;

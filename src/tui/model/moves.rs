@@ -9,11 +9,11 @@ use super::analysis::Analysis;
 /// The leaf picker: where the documents `columns` go. Typing jumps to a leaf by its name, `#id` or a top word.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct LeafPicker {
-    pub columns: Vec<usize>,
+    columns: Vec<usize>,
     /// Row under the cursor, in the order of the tree's leaves.
-    pub cursor: usize,
+    cursor: usize,
     /// What was typed to jump.
-    pub query: String,
+    query: String,
 }
 
 /// One row of the leaf picker.
@@ -36,6 +36,21 @@ pub(crate) enum PickerOutcome {
 }
 
 impl LeafPicker {
+    /// The documents (columns) to move.
+    pub(crate) fn columns(&self) -> &[usize] {
+        &self.columns
+    }
+
+    /// Row under the cursor, in the order of the tree's leaves.
+    pub(crate) fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// What was typed to jump.
+    pub(crate) fn query(&self) -> &str {
+        &self.query
+    }
+
     /// The picker for `columns`, its cursor on the first leaf that is not where the documents are.
     pub(super) fn new(columns: Vec<usize>, analysis: &Analysis) -> LeafPicker {
         let rows = leaf_rows(analysis, &columns);

@@ -4,7 +4,9 @@
 //! file lays them out and moves the cursor.
 
 use crate::cluster::registry::{self, Family, RuleDef};
-use crate::cluster::{Param, ParamError, Params};
+use crate::cluster::{CheckedParams, ClusterError, Param, ParamError, Params, RuleSpec};
+
+use super::super::keys::Command;
 
 /// How one parameter's field behaves: all of it from the parameter's row in the library's table.
 #[derive(Clone, Copy)]
@@ -103,16 +105,105 @@ pub(crate) fn row_of(name: &str) -> Option<usize> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RulePicker {
     /// Row under the cursor: `0..rule_count()` the rules, then [`FIELDS`].
-    pub cursor: usize,
+    cursor: usize,
     /// The rule chosen in the picker (applied on Enter).
-    pub rule_index: usize,
-    pub params: Params,
+    rule_index: usize,
+    params: Params,
     /// Digits typed into the field under the cursor.
-    pub typed: Option<String>,
-    pub error: Option<String>,
+    typed: Option<String>,
+    error: Option<String>,
+}
+
+/// What a key in the rule picker asks for.
+pub(crate) enum PickerAnswer {
+    /// The picker stays open.
+    Stay,
+    /// Use this rule, with these parameters for every rule.
+    Use(Box<(RuleSpec, CheckedParams)>),
 }
 
 impl RulePicker {
+    /// The picker on `rule`, with `params` for every rule.
+    pub(super) fn new(rule: &RuleSpec, params: &Params) -> RulePicker {
+        let row = row_of(rule.name())
+            .unwrap_or_else(|| panic!("{} is a rule of the registry", rule.name()));
+        RulePicker {
+            cursor: row,
+            rule_index: row,
+            params: params.clone(),
+            typed: None,
+            error: None,
+        }
+    }
+
+    /// Row under the cursor: `0..rule_count()` the rules, then [`FIELDS`].
+    pub(crate) fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// The row of the rule chosen (applied on Enter).
+    pub(crate) fn rule_index(&self) -> usize {
+        self.rule_index
+    }
+
+    #[cfg(test)]
+    pub(crate) fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Why the last Enter or the typed value was refused.
+    pub(crate) fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// A key in the picker.
+    pub(super) fn command(&mut self, command: Command) -> PickerAnswer {
+        let rows = RulePicker::rows();
+        match command {
+            Command::Up | Command::Down => {
+                self.typed = None;
+                self.cursor = match command {
+                    Command::Up => (self.cursor + rows - 1) % rows,
+                    _ => (self.cursor + 1) % rows,
+                };
+            }
+            Command::Increase | Command::Decrease => self.step(command == Command::Increase),
+            Command::Backspace => {
+                if let Some(typed) = &mut self.typed {
+                    typed.pop();
+                }
+                self.apply_typed();
+            }
+            Command::Choose if self.cursor < rule_count() => self.rule_index = self.cursor,
+            Command::Confirm => return self.confirm(),
+            _ => {}
+        }
+        PickerAnswer::Stay
+    }
+
+    /// Enter: the rule under the cursor (or the one chosen) with the fields' values, when they are valid.
+    fn confirm(&mut self) -> PickerAnswer {
+        if self.cursor < rule_count() {
+            self.rule_index = self.cursor;
+        }
+        let checked = match self.params.check() {
+            Ok(checked) => checked,
+            Err(error) => {
+                self.error = Some(field_message(&error));
+                return PickerAnswer::Stay;
+            }
+        };
+        let Some(def) = rule_at(self.rule_index) else {
+            panic!("the picker's rule row {} is a rule", self.rule_index);
+        };
+        match RuleSpec::new(def.name, &checked) {
+            Ok(rule) => return PickerAnswer::Use(Box::new((rule, checked))),
+            Err(ClusterError::Param(error)) => self.error = Some(field_message(&error)),
+            Err(other) => self.error = Some(other.to_string()),
+        }
+        PickerAnswer::Stay
+    }
+
     pub(crate) fn rows() -> usize {
         rule_count() + FIELDS.len()
     }
@@ -124,7 +215,7 @@ impl RulePicker {
             .and_then(|i| FIELDS.get(i))
     }
 
-    pub(super) fn step(&mut self, up: bool) {
+    fn step(&mut self, up: bool) {
         let Some(field) = self.field() else {
             return;
         };
@@ -222,7 +313,7 @@ impl RulePicker {
     }
 
     /// Set the field under the cursor from the typed text; say so when it is not a value.
-    pub(super) fn apply_typed(&mut self) {
+    fn apply_typed(&mut self) {
         let (Some(field), Some(text)) = (self.field(), self.typed.as_deref()) else {
             return;
         };

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use crate::cluster::{ClusterError, Params, RuleSpec};
 use crate::report::preview;
 
 use super::super::effects::{Effect, TreeWork};
@@ -11,7 +10,7 @@ use super::super::help::{HELP_WIDTH, help_rows_for};
 use super::super::keys::{Command, Context};
 use super::super::recovery::Offer;
 use super::moves::{LeafPicker, PickerOutcome};
-use super::picker::{RulePicker, field_message, row_of, rule_at, rule_count};
+use super::picker::{PickerAnswer, RulePicker};
 use super::replay::FormOutcome;
 use super::{AlternativesView, ComparisonView, Model, scrolled};
 
@@ -107,18 +106,10 @@ impl Model {
             Command::AutoSplit => Some(Popup::AutoSplit {
                 input: String::new(),
             }),
-            Command::RulePicker => {
-                let name = self.analysis.rule().name();
-                let row =
-                    row_of(name).unwrap_or_else(|| panic!("{name} is a rule of the registry"));
-                Some(Popup::Rules(RulePicker {
-                    cursor: row,
-                    rule_index: row,
-                    params: Params::clone(self.analysis.params()),
-                    typed: None,
-                    error: None,
-                }))
-            }
+            Command::RulePicker => Some(Popup::Rules(RulePicker::new(
+                self.analysis.rule(),
+                self.analysis.params(),
+            ))),
             Command::Confusion if self.labels_shown() => Some(Popup::Confusion {
                 scroll: 0,
                 column: 0,
@@ -286,7 +277,7 @@ impl Model {
             (Popup::Leaves(picker), command) => match picker.command(command, &self.analysis) {
                 PickerOutcome::Stay => true,
                 PickerOutcome::MoveTo(to) => {
-                    let columns = picker.columns.clone();
+                    let columns = picker.columns().to_vec();
                     self.move_documents(&columns, to);
                     false
                 }
@@ -312,62 +303,21 @@ impl Model {
 
     /// A command in the rule picker; returns whether it stays open.
     fn rule_picker_command(&mut self, picker: &mut RulePicker, command: Command) -> bool {
-        let rows = RulePicker::rows();
-        match command {
-            Command::Up | Command::Down => {
-                picker.typed = None;
-                picker.cursor = if command == Command::Up {
-                    (picker.cursor + rows - 1) % rows
-                } else {
-                    (picker.cursor + 1) % rows
-                };
-            }
-            Command::Increase | Command::Decrease => picker.step(command == Command::Increase),
-            Command::Backspace => {
-                if let Some(typed) = &mut picker.typed {
-                    typed.pop();
-                }
-                picker.apply_typed();
-            }
-            Command::Choose if picker.cursor < rule_count() => {
-                picker.rule_index = picker.cursor;
-            }
-            Command::Confirm => {
-                if picker.cursor < rule_count() {
-                    picker.rule_index = picker.cursor;
-                }
-                let checked = match picker.params.check() {
-                    Ok(checked) => checked,
-                    Err(error) => {
-                        picker.error = Some(field_message(&error));
-                        return true;
-                    }
-                };
-                let Some(def) = rule_at(picker.rule_index) else {
-                    panic!("the picker's rule row {} is a rule", picker.rule_index);
-                };
-                match RuleSpec::new(def.name, &checked) {
-                    Ok(rule) => {
-                        // Previews compare the current rule and the registry's previewed rules: when either
-                        // changes, the kept ones compare something else.
-                        let outdated = rule != *self.analysis.rule()
-                            || preview::compared_rules(&checked)
-                                != preview::compared_rules(self.analysis.params());
-                        self.analysis.set_rule(rule, checked);
-                        if outdated {
-                            self.outdate_previews();
-                        }
-                        let text = self.analysis.rule().text();
-                        self.messages.say(format!("rule: {text}"));
-                        return false;
-                    }
-                    Err(ClusterError::Param(error)) => picker.error = Some(field_message(&error)),
-                    Err(other) => picker.error = Some(other.to_string()),
-                }
-            }
-            _ => {}
+        let PickerAnswer::Use(chosen) = picker.command(command) else {
+            return true;
+        };
+        let (rule, checked) = *chosen;
+        // Previews compare the current rule and the registry's previewed rules: when either changes, the kept ones
+        // compare something else.
+        let outdated = rule != *self.analysis.rule()
+            || preview::compared_rules(&checked) != preview::compared_rules(self.analysis.params());
+        self.analysis.set_rule(rule, checked);
+        if outdated {
+            self.outdate_previews();
         }
-        true
+        let text = self.analysis.rule().text();
+        self.messages.say(format!("rule: {text}"));
+        false
     }
 
     /// Name `node` (an empty name clears it): a tree change, undoable.

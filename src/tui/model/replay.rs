@@ -63,17 +63,17 @@ pub(crate) const GLOBAL_WEIGHTS: [(GlobalWeight, &str); 6] = [
 /// The weighting and filters form (`W`): its rows are [`WeightingForm::ROWS`].
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct WeightingForm {
-    pub row: usize,
+    row: usize,
     /// 0: a TMG code, 1: pdgp, 2: none.
-    pub scheme: usize,
-    pub local: usize,
-    pub global: usize,
-    pub cosine: bool,
-    pub min_df: usize,
-    pub max_df: f64,
-    pub stop_words: Vec<String>,
+    scheme: usize,
+    local: usize,
+    global: usize,
+    cosine: bool,
+    min_df: usize,
+    max_df: f64,
+    stop_words: Vec<String>,
     /// The settings the matrix has now, to tell what changed.
-    pub current: Reweigh,
+    current: Reweigh,
 }
 
 impl WeightingForm {
@@ -120,6 +120,38 @@ impl WeightingForm {
             stop_words: current.extra_stop_words.clone(),
             current: current.clone(),
         }
+    }
+
+    /// The row under the cursor.
+    pub(crate) fn row(&self) -> usize {
+        self.row
+    }
+
+    /// Whether the local and global weights and the normalisation mean something (a TMG code is chosen).
+    pub(crate) fn by_code(&self) -> bool {
+        self.scheme == 0
+    }
+
+    /// The settings the matrix has now.
+    pub(crate) fn current(&self) -> &Reweigh {
+        &self.current
+    }
+
+    /// Each row's value as the form shows it, in [`WeightingForm::ROWS`]' order.
+    pub(crate) fn values(&self) -> [String; 7] {
+        let stop_words = match self.stop_words.is_empty() {
+            true => "(none)".to_string(),
+            false => self.stop_words.join(", "),
+        };
+        [
+            WeightingForm::SCHEMES[self.scheme].to_string(),
+            LOCAL_WEIGHTS[self.local].1.to_string(),
+            GLOBAL_WEIGHTS[self.global].1.to_string(),
+            if self.cosine { "c cosine" } else { "x none" }.to_string(),
+            self.min_df.to_string(),
+            format!("{:.2}", self.max_df),
+            stop_words,
+        ]
     }
 
     pub(crate) fn weighting(&self) -> Weighting {

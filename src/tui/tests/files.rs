@@ -112,7 +112,9 @@ fn a_saved_session_reopens_with_its_tree_rule_and_names() {
     // The picker's other values come back too.
     key(&mut reopened, KeyCode::Char('r'));
     match reopened.popup() {
-        Some(Popup::Rules(picker)) => assert_eq!((picker.params.tau, picker.params.l), (0.3, 3)),
+        Some(Popup::Rules(picker)) => {
+            assert_eq!((picker.params().tau, picker.params().l), (0.3, 3))
+        }
         other => panic!("{other:?}"),
     }
     key(&mut reopened, KeyCode::Esc);

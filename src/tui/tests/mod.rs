@@ -195,7 +195,7 @@ fn pick_rule(model: &mut Model, name: &str, fields: &[(&str, &str)]) {
         let Some(Popup::Rules(picker)) = model.popup() else {
             panic!("the picker is open");
         };
-        for _ in 0..(row + rows - picker.cursor) % rows {
+        for _ in 0..(row + rows - picker.cursor()) % rows {
             key(model, KeyCode::Down);
         }
     };
@@ -300,7 +300,7 @@ fn choose_rule(model: &mut Model, rule_row: usize) {
     let Some(Popup::Rules(picker)) = model.popup() else {
         panic!("the picker opens");
     };
-    let from = picker.cursor;
+    let from = picker.cursor();
     for _ in from..rule_row {
         key(model, KeyCode::Down);
     }

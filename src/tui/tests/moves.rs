@@ -143,7 +143,7 @@ fn the_picker_jumps_by_id_name_and_word_and_esc_moves_nothing() {
     let leaves = model.derived().leaves.clone();
     key(&mut model, KeyCode::Char('M'));
     let cursor = |model: &Model| match model.popup() {
-        Some(Popup::Leaves(picker)) => picker.cursor,
+        Some(Popup::Leaves(picker)) => picker.cursor(),
         other => panic!("{other:?}"),
     };
     assert_eq!(cursor(&model), 1, "the first leaf not holding the document");

@@ -44,7 +44,7 @@ fn the_rule_picker_sets_the_rule_and_its_parameters() {
     key(&mut model, KeyCode::Enter);
     match model.popup() {
         Some(Popup::Rules(p)) => assert_eq!(
-            p.error.as_deref(),
+            p.error(),
             Some("l = 9: the l field must be between 1 and 8"),
             "the picker's words, not a flag"
         ),
@@ -131,7 +131,7 @@ fn the_rule_picker_lists_every_rule_and_who_uses_each_parameter() {
         key(&mut model, KeyCode::Esc);
         key(&mut model, KeyCode::Char('r'));
         let at = match model.popup() {
-            Some(Popup::Rules(p)) => p.cursor,
+            Some(Popup::Rules(p)) => p.cursor(),
             other => panic!("{other:?}"),
         };
         let row = row_of(rule.name).expect("listed");
@@ -155,7 +155,7 @@ fn the_rule_picker_lists_every_rule_and_who_uses_each_parameter() {
     key(&mut model, KeyCode::Char('.'));
     match model.popup() {
         Some(Popup::Rules(p)) => {
-            assert_eq!(p.error.as_deref(), Some("field tau: \"..\" is not a value"))
+            assert_eq!(p.error(), Some("field tau: \"..\" is not a value"))
         }
         other => panic!("{other:?}"),
     }
@@ -172,7 +172,7 @@ fn kernel_rules_are_chosen_in_the_picker_with_their_kernel_and_split_the_node() 
     }
     key(&mut model, KeyCode::Right);
     match model.popup() {
-        Some(Popup::Rules(p)) => assert_eq!(p.params.kernel.to_string(), "cosine"),
+        Some(Popup::Rules(p)) => assert_eq!(p.params().kernel.to_string(), "cosine"),
         other => panic!("{other:?}"),
     }
     key(&mut model, KeyCode::Left);
@@ -180,7 +180,7 @@ fn kernel_rules_are_chosen_in_the_picker_with_their_kernel_and_split_the_node() 
     key(&mut model, KeyCode::Char('.'));
     key(&mut model, KeyCode::Char('5'));
     match model.popup() {
-        Some(Popup::Rules(p)) => assert_eq!(p.params.kernel.to_string(), "gaussian:0.5"),
+        Some(Popup::Rules(p)) => assert_eq!(p.params().kernel.to_string(), "gaussian:0.5"),
         other => panic!("{other:?}"),
     }
     key(&mut model, KeyCode::Esc);
@@ -309,7 +309,7 @@ fn picker(model: &Model) -> &crate::tui::model::RulePicker {
 fn a_letter_jumps_to_the_next_rule_that_starts_with_it() {
     let mut model = model();
     key(&mut model, KeyCode::Char('r'));
-    let at = |model: &Model| rule_at(picker(model).cursor).map(|rule| rule.name);
+    let at = |model: &Model| rule_at(picker(model).cursor()).map(|rule| rule.name);
     assert_eq!(at(&model), Some("pddp"));
     // The next k rule after the cursor, in the registry's order, then the one after it; either case.
     let mut expected: Vec<&str> = registry::all()
@@ -329,16 +329,13 @@ fn a_letter_jumps_to_the_next_rule_that_starts_with_it() {
     // No rule starts with z: the cursor stays and the picker says so.
     key(&mut model, KeyCode::Char('z'));
     assert_eq!(at(&model), Some("spectral"));
-    assert_eq!(
-        picker(&model).error.as_deref(),
-        Some("no rule starts with z")
-    );
+    assert_eq!(picker(&model).error(), Some("no rule starts with z"));
     // From a field, a letter goes back to the rules; digits still type values there.
     for _ in 0..(field_row("trials") - row_of("spectral").expect("listed")) {
         key(&mut model, KeyCode::Down);
     }
     key(&mut model, KeyCode::Char('7'));
-    assert_eq!(picker(&model).params.trials, 7);
+    assert_eq!(picker(&model).params().trials, 7);
     key(&mut model, KeyCode::Char('a'));
     assert_eq!(at(&model), Some("alignment"));
     // Enter uses the rule under the cursor, and the typed trials.
@@ -424,10 +421,10 @@ fn the_kernel_field_shows_the_whole_spec_while_typing() {
     for _ in 0..3 {
         key(&mut model, KeyCode::Right);
     }
-    assert_eq!(picker(&model).params.kernel.to_string(), "poly:2:1");
+    assert_eq!(picker(&model).params().kernel.to_string(), "poly:2:1");
     type_text(&mut model, "4");
     assert_eq!(picker(&model).shown_value(kernel), "poly:4▏:1");
-    assert_eq!(picker(&model).params.kernel.to_string(), "poly:4:1");
+    assert_eq!(picker(&model).params().kernel.to_string(), "poly:4:1");
     // Other fields show the typed text alone.
     key(&mut model, KeyCode::Down);
     type_text(&mut model, "2.5");

@@ -19,7 +19,7 @@ pub(super) fn draw_leaf_picker(
     picker: &LeafPicker,
 ) {
     let full = frame.area();
-    let rows = model.leaf_rows(&picker.columns);
+    let rows = model.leaf_rows(picker.columns());
     let width = LEAF_PICKER_WIDTH.min(full.width.saturating_sub(2));
     let inner_width = usize::from(width.saturating_sub(2));
     // The rows, a blank line, what is typed and the keys; the list scrolls to keep the cursor in view.
@@ -28,7 +28,7 @@ pub(super) fn draw_leaf_picker(
         .min(full.height.saturating_sub(2));
     let area = popup_area(full, width, height);
     let list_height = usize::from(area.height.saturating_sub(5)).max(1);
-    let offset = picker.cursor.saturating_sub(list_height - 1);
+    let offset = picker.cursor().saturating_sub(list_height - 1);
     let label_width = rows
         .iter()
         .map(|row| row.label.chars().count())
@@ -46,7 +46,7 @@ pub(super) fn draw_leaf_picker(
         .skip(offset)
         .take(list_height)
         .map(|(index, row)| {
-            let here = if row.holds == picker.columns.len() {
+            let here = if row.holds == picker.columns().len() {
                 "all here"
             } else if row.holds > 0 {
                 "some here"
@@ -54,7 +54,7 @@ pub(super) fn draw_leaf_picker(
                 ""
             };
             // The cursor is marked in text too, for a screen without colours.
-            let pointer = if index == picker.cursor { '›' } else { ' ' };
+            let pointer = if index == picker.cursor() { '›' } else { ' ' };
             let text = format!(
                 "{pointer}{:<label_width$} {:>size_width$}  {:<9} ",
                 fit(&row.label, label_width),
@@ -66,7 +66,7 @@ pub(super) fn draw_leaf_picker(
                 inner_width.saturating_sub(text.chars().count()),
             );
             let text = format!("{text}{words}");
-            if index == picker.cursor {
+            if index == picker.cursor() {
                 Line::styled(format!("{text:<inner_width$}"), theme.selected(true))
             } else {
                 Line::raw(text)
@@ -76,13 +76,13 @@ pub(super) fn draw_leaf_picker(
     lines.push(Line::raw(""));
     lines.push(Line::from(vec![
         Span::raw(" jump to: "),
-        Span::styled(format!("{}▏", picker.query), theme.heading()),
+        Span::styled(format!("{}▏", picker.query()), theme.heading()),
     ]));
     lines.push(Line::styled(
         " ↑↓ choose · type #id, a name or a word · Enter moves · Esc cancels",
         theme.dim(),
     ));
-    let count = picker.columns.len();
+    let count = picker.columns().len();
     let title = if count == 1 {
         " Move 1 document to the leaf ".to_string()
     } else {

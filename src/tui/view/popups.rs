@@ -254,13 +254,13 @@ pub(super) fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePic
         let Some((index, rule)) = index.and_then(|&i| rule_at(i).map(|rule| (i, rule))) else {
             return Span::raw(String::new());
         };
-        let radio = if index == picker.rule_index {
+        let radio = if index == picker.rule_index() {
             "(•)"
         } else {
             "( )"
         };
         let text = format!(" {radio} {:<24}", rule.name);
-        if index == picker.cursor {
+        if index == picker.cursor() {
             Span::styled(text, theme.selected(true))
         } else {
             Span::raw(text)
@@ -291,7 +291,7 @@ pub(super) fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePic
             FIELDS[index].name
         )
     };
-    let selected = |index: usize| rule_count() + index == picker.cursor;
+    let selected = |index: usize| rule_count() + index == picker.cursor();
     if paired {
         let half = text_width / 2;
         for row in 0..field_rows {
@@ -329,8 +329,8 @@ pub(super) fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePic
             .map(|line| Line::styled(line, theme.dim())),
     );
     // An error takes the keys' line: the help (?) lists them too.
-    lines.push(match &picker.error {
-        Some(error) => Line::styled(error.clone(), theme.fg(Color::Red)),
+    lines.push(match picker.error() {
+        Some(error) => Line::styled(error.to_string(), theme.fg(Color::Red)),
         None => Line::styled(
             "a-z jump · Space choose · +/- or digits set · Enter use · Esc cancel",
             theme.dim(),

@@ -5,27 +5,14 @@ use ratatui::style::Color;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
-use super::super::model::{GLOBAL_WEIGHTS, LOCAL_WEIGHTS, ReplaySummary, WeightingForm};
+use super::super::model::{ReplaySummary, WeightingForm};
 use super::popups::{popup_area, popup_block};
 use super::{Theme, fit};
 
 pub(super) fn draw_weighting_form(frame: &mut Frame, theme: Theme, form: &WeightingForm) {
     let area = popup_area(frame.area(), 72, 12);
-    let code = form.scheme == 0;
-    let stop_words = if form.stop_words.is_empty() {
-        "(none)".to_string()
-    } else {
-        form.stop_words.join(", ")
-    };
-    let values = [
-        WeightingForm::SCHEMES[form.scheme].to_string(),
-        LOCAL_WEIGHTS[form.local].1.to_string(),
-        GLOBAL_WEIGHTS[form.global].1.to_string(),
-        if form.cosine { "c cosine" } else { "x none" }.to_string(),
-        form.min_df.to_string(),
-        format!("{:.2}", form.max_df),
-        stop_words,
-    ];
+    let code = form.by_code();
+    let values = form.values();
     let value_width = usize::from(area.width.saturating_sub(26));
     let mut lines: Vec<Line> = WeightingForm::ROWS
         .iter()
@@ -34,7 +21,7 @@ pub(super) fn draw_weighting_form(frame: &mut Frame, theme: Theme, form: &Weight
         .map(|(row, (name, value))| {
             // The letters mean nothing under pdgp or none: shown dim.
             let unused = !code && (1..=3).contains(&row);
-            let value_style = if row == form.row {
+            let value_style = if row == form.row() {
                 theme.selected(true)
             } else if unused {
                 theme.dim()
@@ -51,9 +38,9 @@ pub(super) fn draw_weighting_form(frame: &mut Frame, theme: Theme, form: &Weight
     lines.push(Line::styled(
         format!(
             " now: {} · min df {} · max df {:.2}",
-            form.current.weighting.code(),
-            form.current.min_df,
-            form.current.max_df
+            form.current().weighting.code(),
+            form.current().min_df,
+            form.current().max_df
         ),
         theme.dim(),
     ));

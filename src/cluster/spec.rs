@@ -166,7 +166,7 @@ struct StoredRule {
 
 impl<'de> Deserialize<'de> for RuleSpec {
     /// A parameter missing from the file takes what the rule did before it had the parameter
-    /// ([`Params::of_older_files`]: its default, except `cut-cost`'s scan, which minimised the ratio cut over every
+    /// (`Params::of_older_files`: its default, except `cut-cost`'s scan, which minimised the ratio cut over every
     /// threshold until it had `cut-scan` and `min-side`). Every value goes through the same checks as one typed in.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let stored = StoredRule::deserialize(deserializer)?;

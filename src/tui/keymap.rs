@@ -1,4 +1,4 @@
-//! The key table in effect: [`BINDINGS`] with the keys a config file remapped (`[keys]`, by each command's stable
+//! The key table in effect: `BINDINGS` with the keys a config file remapped (`[keys]`, by each command's stable
 //! name), checked for collisions; the TUI looks keys up, draws its help and its hints from it.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -119,7 +119,7 @@ pub enum RemapError {
     },
 }
 
-/// The key table in effect: [`BINDINGS`] with the config file's remaps applied.
+/// The key table in effect: the key bindings (`keys::BINDINGS`) with the config file's remaps applied.
 #[derive(Debug, Clone)]
 pub struct KeyMap {
     bindings: Vec<ActiveBinding>,
@@ -154,7 +154,7 @@ impl KeyMap {
         commands
     }
 
-    /// Give the command named `name` the keys `specs` (each as [`Key::from_spec`] reads it), in every context it
+    /// Give the command named `name` the keys `specs` (each as `Key::from_spec` reads it), in every context it
     /// is bound in. A key that another command of the same context (or of a context looked up with it) already
     /// has is refused, unless the default table has the two share it.
     pub fn remap(&mut self, name: &str, specs: &[String]) -> Result<(), RemapError> {

@@ -1,4 +1,4 @@
-//! The key map, declared once as data: [`BINDINGS`] decides what a key does in each context, and the same table
+//! The key map, declared once as data: `BINDINGS` decides what a key does in each context, and the same table
 //! generates the `?` help screen and the key hint of the status line.
 
 use std::sync::OnceLock;
@@ -9,10 +9,10 @@ use super::model::DetailTab;
 
 /// Declares [`Command`] once, as rows: each variant with its doc comment. Its stable name, by which a config
 /// file remaps it, is generated from the variant (kebab case: `PageUp` is `page-up`; a variant that takes a
-/// value adds the value's name: `Tab(DetailTab::Terms)` is `tab-terms`), and so is [`Command::ALL`].
+/// value adds the value's name: `Tab(DetailTab::Terms)` is `tab-terms`), and so is [`Command::all`].
 macro_rules! commands {
     ($( $(#[$doc:meta])* $variant:ident $(($value:ty))? ),* $(,)?) => {
-        /// What a key asks for. Keys become commands through [`BINDINGS`]; commands become model changes in
+        /// What a key asks for. Keys become commands through the key table (`BINDINGS`); commands become model changes in
         /// `update`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Command {

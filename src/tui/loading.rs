@@ -1,5 +1,5 @@
 //! The loading screen's state: what is being opened, the loader's progress (shared with the worker thread), and
-//! whether the user cancelled. Keys come through the key table (context [`Context::Loading`]), so the help and
+//! whether the user cancelled. Keys come through the key table (context `Loading`), so the help and
 //! the tests see them like any other.
 
 use std::sync::Arc;
@@ -18,9 +18,9 @@ pub struct Loading {
     pub cancelling: bool,
 }
 
-/// A corpus opened on the loading thread. Its documents' full-text index is built after, on a worker, while the
-/// interface already answers ([`super::model::Model::start_indexing`]), and so is its cache entry, when it was
-/// built from the files (`pending`).
+/// A corpus opened on the loading thread. Its documents' full-text index is built after, by a background job,
+/// while the interface already answers ([`super::Action::Opened`]), and so is its cache entry, when it was built
+/// from the files (`pending`).
 pub struct Loaded {
     pub opened: Opened,
     pub pending: Option<PendingCache>,

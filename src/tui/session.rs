@@ -220,7 +220,7 @@ struct Header {
 }
 
 /// Read a session file; the error is one line naming the file. Only a regular file (or a link to one) of at most
-/// [`MAX_SESSION_BYTES`] is read: a pipe would block, a device never end.
+/// `MAX_SESSION_BYTES` is read: a pipe would block, a device never end.
 pub fn read(path: &Path) -> Result<Session, String> {
     let name = path.display();
     let text = read_regular(path, MAX_SESSION_BYTES).map_err(|e| format!("{name}: {e}"))?;

@@ -1,8 +1,8 @@
 //! The interface's state and the only code that changes it. [`Model`] is a small root of owned parts, each in its
 //! own module with its fields private to it: the analyst's work ([`analysis`]: dataset, tree, history, rule), the
 //! tree pane, the detail pane, the previews, the search, the popup, the messages, the jobs and the settings.
-//! [`update`] is the only way in that changes anything: it takes an [`Action`] (a key's command, a click, a
-//! typed character, the time, a finished job), routes it to the parts, and returns the [`Effect`]s to run away
+//! [`update()`] is the only way in that changes anything: it takes an [`Action`] (a key's command, a click, a
+//! typed character, the time, a finished job), routes it to the parts, and returns the [`Effect`](super::Effect)s to run away
 //! from the event loop. Nothing here touches a terminal or reads a clock, so the whole of it is tested with
 //! actions in and state out; the view reads the parts through `&Model` ([`read`]).
 

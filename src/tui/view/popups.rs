@@ -343,7 +343,7 @@ pub(super) fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePic
     );
 }
 
-/// The confusion view: a table of counts, rows and columns as [`ConfusionGrid`] lays them out, scrolled down
+/// The confusion view: a table of counts, rows and columns as [`ConfusionGrid`](crate::report::summary::ConfusionGrid) lays them out, scrolled down
 /// `scroll` rows and right `column` columns. Every column is wide enough for its heading and its largest `[n]`,
 /// and the title is short enough for an 80-column screen.
 pub(super) fn draw_confusion(

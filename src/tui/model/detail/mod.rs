@@ -114,7 +114,7 @@ impl DetailPane {
         self.tab = tab;
     }
 
-    /// The tab `step` tabs on (backwards from the end for a negative step).
+    /// The next tab, or the previous one (round from the last to the first).
     pub(super) fn cycle_tab(&mut self, forward: bool) {
         let n = DetailTab::ALL.len();
         let step = if forward { 1 } else { n - 1 };

@@ -519,7 +519,7 @@ impl Model {
         self.messages
             .say(match (blind, self.analysis.has_labels()) {
                 (true, true) => {
-                    "labels hidden: no purity, entropy, NMI or confusion (b shows them)"
+                    "labels hidden, and every figure measured against them (b shows them)"
                 }
                 (true, false) => "labels hidden (the corpus has none)",
                 (false, true) => "labels shown",

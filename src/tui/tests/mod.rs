@@ -3,6 +3,7 @@
 
 mod actions;
 mod alternatives;
+mod blind;
 mod config;
 mod detail_jobs;
 mod files;

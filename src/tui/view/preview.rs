@@ -413,8 +413,8 @@ pub(super) fn current_rule_lines(
                 short_number(outcome.objective_after),
             );
             let purity = match (
-                outcome.purity_after,
-                model.derived().node_figures.get(&model.selected()),
+                outcome.purity_after.filter(|_| model.labels_shown()),
+                model.node_figures(model.selected()),
             ) {
                 (Some(after), Some(node)) => format!(
                     "purity {} → {} in the children",
@@ -575,7 +575,8 @@ pub(super) fn made_lines(
         ),
         style,
     )];
-    if let (Some(pb), Some(pa), Some(eb), Some(ea)) = (
+    if let (true, Some(pb), Some(pa), Some(eb), Some(ea)) = (
+        model.labels_shown(),
         made.purity_before,
         made.purity_after,
         made.entropy_before,

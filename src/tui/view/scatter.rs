@@ -39,8 +39,8 @@ pub(super) fn label_symbol(label: Option<usize>) -> char {
     }
 }
 
-/// The members on the first two principal coordinates, by label: Braille dots coloured by label, or without
-/// colours, one letter per label in each cell (the label with most members there). A huge node's plot draws the
+/// The members on the first two principal coordinates, by label while labels are shown: Braille dots coloured by
+/// label, or without colours, one letter per label in each cell (the label with most members there). A huge node's plot draws the
 /// `sample` the model chose (and says so); the legend counts every member.
 pub(super) fn draw_scatter(
     frame: &mut Frame,
@@ -63,15 +63,22 @@ pub(super) fn draw_scatter(
         return;
     };
     let data = &model.data();
+    // Label-blind, every member is drawn alike: no colour, letter or legend tells the labels apart.
+    let labels_shown = model.labels_shown();
     let label_of = |member: usize| -> Option<usize> {
         node.members
             .get(member)
             .and_then(|&j| data.documents.get(j))
             .and_then(|d| d.label)
             .map(|l| l as usize)
+            .filter(|_| labels_shown)
     };
     // The legend: the labels present in the node, most members first.
-    let label_count = data.label_names.len();
+    let label_count = if labels_shown {
+        data.label_names.len()
+    } else {
+        0
+    };
     let mut present = vec![0usize; label_count];
     match sample {
         Some(sample) => present
@@ -133,10 +140,12 @@ pub(super) fn draw_scatter(
         legend.push(Line::from(line));
     }
     legend.truncate(usize::from(area.height / 3));
-    let mut title = vec![Line::styled(
-        "Principal coordinates 1 (→) and 2 (↑), by label",
-        theme.heading(),
-    )];
+    let heading = if label_count > 0 {
+        "Principal coordinates 1 (→) and 2 (↑), by label"
+    } else {
+        "Principal coordinates 1 (→) and 2 (↑)"
+    };
+    let mut title = vec![Line::styled(heading, theme.heading())];
     // A huge node's plot is a sample: a line under the heading says so (the histogram above counts them all).
     if let Some(sample) = sample.filter(|s| s.sampled()) {
         let note = format!(
@@ -231,6 +240,8 @@ pub(super) fn draw_scatter(
                             .unwrap_or((0, &0));
                         match count {
                             0 => ' ',
+                            // No labels to tell apart (none, or hidden): one mark for every member.
+                            _ if label_count == 0 => '•',
                             _ => label_symbol((slot < label_count).then_some(slot)),
                         }
                     })

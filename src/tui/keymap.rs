@@ -260,6 +260,16 @@ impl KeyMap {
         lines
     }
 
+    /// What each key of a question does, as its prompt names them: `y quit without saving · n/Esc stay`.
+    pub(crate) fn prompt_keys(&self, context: Context) -> String {
+        self.bindings
+            .iter()
+            .filter(|b| b.context == context)
+            .map(|b| format!("{} {}", KeyMap::label(b), b.help))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+
     /// The status line's key hint: `key word` pairs of the bindings marked as hints.
     pub(crate) fn hint_pairs(&self) -> Vec<(String, &'static str)> {
         self.bindings

@@ -241,7 +241,7 @@ impl Context {
             Context::RulePicker => "Rule picker",
             Context::Prompt => "Prompt",
             Context::TextPrompt => "Name, search and filter prompts",
-            Context::Confirm => "Question",
+            Context::Confirm => "Quit with the tree not saved",
             Context::Recovery => "Recovered tree (offered at start)",
             Context::Reader => "Read-only popups: help, confusion, log, viewer, comparisons",
             Context::Loading => "While loading",
@@ -446,9 +446,10 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Backspace)], Command::Backspace, Context::TextPrompt, "delete a character"),
     bind(&[Plain(Enter)], Command::Confirm, Context::TextPrompt, "confirm"),
     bind(&[Plain(Esc), Ctrl('c')], Command::Cancel, Context::TextPrompt, "cancel"),
-    // Yes / no questions.
-    bind(&[Plain(Char('y'))], Command::Yes, Context::Confirm, "yes"),
-    bind(&[Plain(Char('n')), Plain(Esc), Ctrl('c')], Command::No, Context::Confirm, "no"),
+    // The quit question.
+    bind(&[Plain(Char('y'))], Command::Yes, Context::Confirm, "quit without saving"),
+    bind(&[Plain(Char('w'))], Command::Save, Context::Confirm, "save the session, then quit"),
+    bind(&[Plain(Char('n')), Plain(Esc), Ctrl('c')], Command::No, Context::Confirm, "stay"),
     // The recovered tree's offer.
     bind(&[Plain(Char('y')), Plain(Enter)], Command::Yes, Context::Recovery, "reopen the recovered tree (it replaces the tree)"),
     bind(&[Plain(Char('d'))], Command::No, Context::Recovery, "discard it: delete the recovery file"),

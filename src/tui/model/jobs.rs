@@ -20,7 +20,7 @@ use super::popups::Popup;
 use super::preview::Asked;
 use super::search::Indexing;
 use super::update::exported_text;
-use super::{DetailTab, JobKey, Model, replay};
+use super::{DetailTab, JobKey, Model, Quitting, replay};
 
 impl Model {
     /// Start `work` under `key` at `priority`; `what` is what the status line says it does.
@@ -251,8 +251,18 @@ impl Model {
                     self.analysis.saved(revision);
                     self.messages
                         .say(format!("session saved to {}", path.display()));
+                    if self.quit == Quitting::WhenSaved {
+                        self.quit = Quitting::Now;
+                    }
                 }
-                Err(error) => self.messages.say(error),
+                Err(error) => {
+                    if self.quit == Quitting::WhenSaved {
+                        self.quit = Quitting::No;
+                        self.messages.say(format!("{error}; not quitting"));
+                    } else {
+                        self.messages.say(error);
+                    }
+                }
             },
             Outcome::CacheWritten(written) => self.messages.say(match written {
                 Ok(file) => format!("cache entry written for the next open: {}", file.display()),

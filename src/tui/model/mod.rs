@@ -252,7 +252,16 @@ pub struct Model {
     settings: settings::Settings,
     /// Which pane takes the movement keys.
     focus: Pane,
-    quit: bool,
+    quit: Quitting,
+}
+
+/// Whether the analyst asked to quit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quitting {
+    No,
+    /// The quit dialog's `w`: quit once the session is saved, stay if saving fails.
+    WhenSaved,
+    Now,
 }
 
 impl Model {
@@ -280,7 +289,7 @@ impl Model {
                 start.session_dir,
             ),
             focus: Pane::Tree,
-            quit: false,
+            quit: Quitting::No,
             analysis,
         };
         model.show_selection();

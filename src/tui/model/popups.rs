@@ -12,7 +12,7 @@ use super::super::recovery::Offer;
 use super::moves::{LeafPicker, PickerOutcome};
 use super::picker::{PickerAnswer, RulePicker};
 use super::replay::FormOutcome;
-use super::{AlternativesView, ComparisonView, Model, scrolled};
+use super::{AlternativesView, ComparisonView, Model, Quitting, scrolled};
 
 /// An open popup and what it holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -188,8 +188,20 @@ impl Model {
             }
             (_, Command::Cancel) => false,
             (Popup::ConfirmQuit, Command::Yes) => {
-                self.quit = true;
+                self.quit = Quitting::Now;
                 false
+            }
+            (Popup::ConfirmQuit, Command::Save) => {
+                effects = self.save();
+                if effects.is_empty() {
+                    // Nothing to save into: the status line says why, and the question stays.
+                    true
+                } else {
+                    self.quit = Quitting::WhenSaved;
+                    self.messages
+                        .say("saving the session; pdx quits once it is saved…");
+                    false
+                }
             }
             (Popup::ConfirmQuit, Command::No) => false,
             (Popup::Confusion { column, .. }, Command::Left | Command::Right) => {

@@ -112,7 +112,7 @@ impl Model {
     }
 
     pub fn quit_requested(&self) -> bool {
-        self.quit
+        self.quit == super::Quitting::Now
     }
 
     pub(crate) fn colors(&self) -> bool {

@@ -8,7 +8,7 @@ use crate::dataset::Reweigh;
 use super::super::effects::{Effect, TreeWork};
 use super::super::keys::{Command, Context};
 use super::popups::Popup;
-use super::{Action, DetailTab, JobKey, Model, Pane, Region, alternatives, moves};
+use super::{Action, DetailTab, JobKey, Model, Pane, Quitting, Region, alternatives, moves};
 
 /// Rows a wheel notch scrolls text by (a selection moves by one).
 const WHEEL_LINES: usize = 3;
@@ -285,7 +285,7 @@ impl Model {
                 if self.analysis.dirty() {
                     self.popup = Some(Popup::ConfirmQuit);
                 } else {
-                    self.quit = true;
+                    self.quit = Quitting::Now;
                 }
             }
             Command::Cancel => {

@@ -186,6 +186,85 @@ fn quit_asks_first_when_the_tree_changed() {
 }
 
 #[test]
+fn w_in_the_quit_question_saves_the_session_then_quits() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut model = two_splits_from(Start {
+        source: Some(demo_source()),
+        session_dir: Some(dir.path().join("sessions")),
+        ..start()
+    });
+    key(&mut model, KeyCode::Char('q'));
+    assert_eq!(model.popup(), Some(&Popup::ConfirmQuit));
+    key(&mut model, KeyCode::Char('w'));
+    let path = dir.path().join("sessions/pdx-demo-3leaves.session.json");
+    assert!(path.is_file(), "{}", model.status());
+    assert!(!model.dirty());
+    assert!(model.quit_requested(), "{}", model.status());
+    let saved = session::read(&path).expect("the session reads");
+    assert_eq!(saved.tree.leaves().len(), 3);
+}
+
+#[test]
+fn w_in_the_quit_question_stays_when_there_is_nowhere_to_save() {
+    // No session folder: the question stays open and says why; nothing is lost by pressing w.
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('q'));
+    key(&mut model, KeyCode::Char('w'));
+    assert!(!model.quit_requested());
+    assert_eq!(model.popup(), Some(&Popup::ConfirmQuit));
+    assert!(
+        model.status().starts_with("cannot save"),
+        "{}",
+        model.status()
+    );
+    key(&mut model, KeyCode::Char('n'));
+    assert_eq!(model.popup(), None);
+    assert!(!model.quit_requested());
+}
+
+#[test]
+fn w_in_the_quit_question_stays_when_saving_fails() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A file where the session folder should be: the save fails, and pdx must not quit.
+    let blocked = dir.path().join("sessions");
+    std::fs::write(&blocked, "not a folder").expect("a file");
+    let mut model = two_splits_from(Start {
+        source: Some(demo_source()),
+        session_dir: Some(blocked),
+        ..start()
+    });
+    key(&mut model, KeyCode::Char('q'));
+    key(&mut model, KeyCode::Char('w'));
+    assert!(!model.quit_requested(), "{}", model.status());
+    assert!(model.dirty());
+    assert!(
+        model.status().ends_with("not quitting"),
+        "{}",
+        model.status()
+    );
+}
+
+#[test]
+fn the_quit_question_names_every_key_it_takes() {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('q'));
+    for (width, height) in [(80, 24), (40, 10)] {
+        let text = screen_text(&model, width, height).replace(['│', '\n'], " ");
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for needed in [
+            "y quit without saving",
+            "w save the session, then quit",
+            "n/Esc/Ctrl-c stay",
+        ] {
+            assert!(
+                text.contains(needed),
+                "{needed:?} at {width}x{height}: {text}"
+            );
+        }
+    }
+}
+
+#[test]
 fn auto_split_asks_k_and_grows_to_it() {
     let mut model = model();
     key(&mut model, KeyCode::Char('a'));

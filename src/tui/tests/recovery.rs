@@ -117,6 +117,32 @@ fn offered(dir: &Path) -> (Model, PathBuf) {
 }
 
 #[test]
+fn the_offer_is_drawn_on_the_first_frame_with_its_keys_at_any_size() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (model, path) = offered(dir.path());
+    for (width, height) in [(160, 48), (80, 24), (50, 12)] {
+        let text = screen_text(&model, width, height).replace('│', " ");
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            text.contains("Recovered tree"),
+            "at {width}x{height}: {text}"
+        );
+        for needed in [
+            "y/Enter reopen the recovered tree",
+            "d discard it",
+            "Esc/Ctrl-c decide later",
+        ] {
+            assert!(
+                text.contains(needed),
+                "{needed:?} at {width}x{height}: {text}"
+            );
+        }
+    }
+    let text = screen_text(&model, 160, 48);
+    assert!(text.contains(&path.display().to_string()), "{text}");
+}
+
+#[test]
 fn y_reopens_the_kept_tree_unsaved_and_deletes_its_file() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (mut model, path) = offered(dir.path());

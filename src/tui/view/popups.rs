@@ -1,12 +1,13 @@
 //! Popups: help, the rule picker, prompts, the quit question, the confusion view and the document viewer.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
-use ratatui::style::Color;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Wrap};
 
 use super::super::help::{HELP_WIDTH, help_rows_for, wrap};
+use super::super::keys::Context;
 use super::super::model::{FIELDS, Model, Popup, RulePicker, rule_at, rule_count, used_by};
 use crate::cluster::registry::Family;
 
@@ -19,6 +20,57 @@ pub(super) fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
         Constraint::Length(width.min(area.width)),
         Constraint::Length(height.min(area.height)),
     )
+}
+
+/// A question that waits for an answer: what it asks (`body`, each part with its style), wrapped, and under it
+/// what each key does, on rows of their own at the bottom so that no length of path or message and no size of
+/// terminal pushes them out of sight.
+fn draw_question(
+    frame: &mut Frame,
+    theme: Theme,
+    title: &str,
+    body: &[(String, Style)],
+    keys: &str,
+) {
+    let full = frame.area();
+    // As wide as its longest part (a long path on one line), from 76 columns up to the terminal's width.
+    let longest = body
+        .iter()
+        .map(|(text, _)| text.chars().count())
+        .max()
+        .unwrap_or(0);
+    let wanted = u16::try_from(longest + 2).unwrap_or(u16::MAX);
+    let width = wanted
+        .clamp(76, full.width.saturating_sub(4).max(76))
+        .min(full.width);
+    let inner_width = usize::from(width.saturating_sub(2));
+    let key_lines: Vec<Line> = wrap(keys, inner_width)
+        .into_iter()
+        .map(|line| Line::styled(line, theme.heading()))
+        .collect();
+    let body_lines: Vec<Line> = body
+        .iter()
+        .flat_map(|(text, style)| {
+            wrap(text, inner_width)
+                .into_iter()
+                .map(|line| Line::styled(line, *style))
+        })
+        .collect();
+    let count = |lines: &[Line]| u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let area = popup_area(
+        full,
+        width,
+        count(&body_lines).saturating_add(count(&key_lines) + 3),
+    );
+    let block = popup_block(title.to_string(), theme);
+    let inner = block.inner(area);
+    let key_rows = count(&key_lines).min(inner.height);
+    let [body_area, keys_area] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(key_rows)]).areas(inner);
+    frame.render_widget(Clear, area);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(body_lines), body_area);
+    frame.render_widget(Paragraph::new(key_lines), keys_area);
 }
 
 pub(super) fn popup_block(title: String, theme: Theme) -> Block<'static> {
@@ -111,42 +163,31 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
             );
         }
         Popup::Hits => draw_hits(frame, model, theme),
-        Popup::ConfirmQuit => {
-            let area = popup_area(full, 44, 4);
-            let lines = vec![
-                Line::raw("The tree changed and is not saved."),
-                Line::styled("Quit anyway? y / n (w saves)", theme.heading()),
-            ];
-            frame.render_widget(Clear, area);
-            frame.render_widget(
-                Paragraph::new(lines).block(popup_block(" Quit ".into(), theme)),
-                area,
-            );
-        }
-        Popup::Recovery(offer) => {
-            let area = popup_area(full, 72, 8);
-            let lines = vec![
-                Line::raw(format!(
-                    "pdx was stopped by {} with a tree not saved: {} leaves, rule {}.",
-                    offer.signal,
-                    offer.session.tree.leaves().len(),
-                    offer.session.rule.name()
-                )),
-                Line::styled(offer.path.display().to_string(), theme.dim()),
-                Line::raw(""),
-                Line::styled(
-                    "Reopen it? y reopens (it replaces this tree) · d deletes it · Esc later",
-                    theme.heading(),
+        Popup::ConfirmQuit => draw_question(
+            frame,
+            theme,
+            " Quit ",
+            &[("The tree changed and is not saved.".into(), Style::new())],
+            &model.keys().prompt_keys(Context::Confirm),
+        ),
+        Popup::Recovery(offer) => draw_question(
+            frame,
+            theme,
+            " Recovered tree ",
+            &[
+                (
+                    format!(
+                        "pdx was stopped by {} with a tree not saved: {} leaves, rule {}. Reopen it?",
+                        offer.signal,
+                        offer.session.tree.leaves().len(),
+                        offer.session.rule.name()
+                    ),
+                    Style::new(),
                 ),
-            ];
-            frame.render_widget(Clear, area);
-            frame.render_widget(
-                Paragraph::new(lines)
-                    .block(popup_block(" Recovered tree ".into(), theme))
-                    .wrap(Wrap { trim: false }),
-                area,
-            );
-        }
+                (offer.path.display().to_string(), theme.dim()),
+            ],
+            &model.keys().prompt_keys(Context::Recovery),
+        ),
         Popup::Weighting(form) => super::replay::draw_weighting_form(frame, theme, form),
         Popup::Replayed { summary, scroll } => {
             super::replay::draw_replay_summary(frame, theme, summary, *scroll)

@@ -13,8 +13,12 @@ mod cli;
 fn main() -> ExitCode {
     quiet_for_caught_reader_panics();
     // The config file's settings go in as flags the command line did not give; its errors are one line each.
-    let (args, keys) = match cli::config::prepare(std::env::args_os().collect()) {
-        Ok(cli::config::Prepared::Run { args, keys }) => (args, keys),
+    let (args, keys, configured) = match cli::config::prepare(std::env::args_os().collect()) {
+        Ok(cli::config::Prepared::Run {
+            args,
+            keys,
+            configured,
+        }) => (args, keys, configured),
         Ok(cli::config::Prepared::PrintConfig(text)) => {
             print!("{text}");
             return ExitCode::SUCCESS;
@@ -42,7 +46,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match cli::run(parsed, keys) {
+    match cli::run(parsed, keys, &configured) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             // Broken pipe (e.g. `pdx stats | head`) is not an error worth a message.

@@ -5,10 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
-use pdx::choice::Choice;
-use pdx::cluster::registry::{self, Children};
 use pdx::cluster::rules::{DEFAULT_MEMORY_BUDGET, SplitEnv};
-use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
+use pdx::cluster::{RuleSpec, Tree};
 use pdx::linalg::kernel::KernelSpec;
 use pdx::report::{
     self,
@@ -18,27 +16,21 @@ use pdx::report::{
 use pdx::stats::Stats;
 
 use super::corpus::CorpusArgs;
-use super::flags::{MemorySize, choice, memory_size, rule_help, rule_long_help};
-use super::params::{ParamArgs, SET_BY_FLAT_RULES};
+use super::flags::{MemorySize, memory_size};
+use super::params::RuleArgs;
 
 #[derive(Args, Debug)]
 pub(crate) struct ClusterArgs {
     #[command(flatten)]
     corpus: CorpusArgs,
-    #[arg(long, default_value = registry::DEFAULT_RULE, help = rule_help(), long_help = rule_long_help(), help_heading = "Clustering")]
-    rule: String,
+    #[command(flatten)]
+    rule: RuleArgs,
     /// Leaves to grow (rules of 2^l-way splits with l > 1 make ceil((K-1)/(2^l-1)) splits, as in their paper).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Clustering")]
     k: u64,
-    // One flag per rule parameter, from the library's table.
-    #[command(flatten)]
-    params: ParamArgs,
     /// Largest kernel matrix a split may build (n^2 x 8 bytes), e.g. 512MiB, 8GiB.
     #[arg(long, value_parser = memory_size, default_value_t = MemorySize(DEFAULT_MEMORY_BUDGET), help_heading = "Kernels")]
     mem_budget: MemorySize,
-    /// Which leaf to split next.
-    #[arg(long, value_parser = choice::<SelectPolicy>(), default_value = SelectPolicy::default().name(), help_heading = "Clustering")]
-    select: SelectPolicy,
     #[command(flatten)]
     outputs: Outputs,
     /// Print the short leaf table of earlier versions instead of the report (loading notes, leaves with their
@@ -50,13 +42,7 @@ pub(crate) struct ClusterArgs {
 impl ClusterArgs {
     /// The rule the flags choose, its parameters checked by the library.
     fn rule(&self, leaves: usize) -> anyhow::Result<RuleSpec> {
-        let mut params = self.params.params()?;
-        // A rule that makes a flat clustering in one split asks for as many groups as leaves, unless told.
-        let flat = registry::find(&self.rule).is_some_and(|rule| rule.children == Children::Flat);
-        if flat && self.params.given(SET_BY_FLAT_RULES).is_none() {
-            params.k_way = leaves.max(2);
-        }
-        Ok(RuleSpec::new(&self.rule, &params)?)
+        self.rule.spec(Some(leaves))
     }
 }
 
@@ -228,7 +214,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
         memory_budget: args.mem_budget.0,
         known: None,
     };
-    let grown = tree.grow_in(&dataset.matrix, &rule, k, args.select, env)?;
+    let grown = tree.grow_in(&dataset.matrix, &rule, k, args.rule.select, env)?;
     let cluster_ms = start.elapsed().as_secs_f64() * 1000.0;
 
     let mut report = report::build(dataset, &tree);
@@ -365,7 +351,8 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use clap::Parser;
-    use pdx::cluster::{Laplacian, Param, Params};
+    use pdx::cluster::registry;
+    use pdx::cluster::{Laplacian, Param, Params, SelectPolicy};
 
     use super::*;
     use crate::cli::flags::{is_switch, param_flag};
@@ -434,7 +421,7 @@ mod tests {
     fn the_flags_default_to_the_library_defaults() {
         let args = cluster_args(&["pdx", "cluster", "--k", "5"].map(String::from));
         assert_eq!(args.rule(5).expect("a rule"), RuleSpec::default());
-        assert_eq!(args.select, SelectPolicy::default());
+        assert_eq!(args.rule.select, SelectPolicy::default());
         assert_eq!(args.mem_budget.0, DEFAULT_MEMORY_BUDGET);
         assert_eq!(
             args.corpus.options().expect("options"),

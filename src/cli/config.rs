@@ -50,7 +50,12 @@ pub(crate) struct Config {
 /// What `main` does after reading the config: print the settings, or parse these arguments and run.
 pub(crate) enum Prepared {
     PrintConfig(String),
-    Run { args: Vec<OsString>, keys: KeyMap },
+    Run {
+        args: Vec<OsString>,
+        keys: KeyMap,
+        /// The long names of the options the config file set (the command line did not give them).
+        configured: Vec<String>,
+    },
 }
 
 /// The config file to read: `PDX_CONFIG` when set (empty: none), else `config.toml` in the user's config folder
@@ -282,11 +287,15 @@ fn given(matches: &ArgMatches, command: &clap::Command, arg: &clap::Arg) -> bool
 /// Read the config file and apply it to `args`: the settings go in as flags, after the command's name, for each
 /// option of the running command the command line did not give (the command line wins).
 pub(crate) fn prepare(args: Vec<OsString>) -> anyhow::Result<Prepared> {
-    let config = load()?;
+    Ok(apply(load()?, args))
+}
+
+/// `config` applied to `args` (see [`prepare`]).
+fn apply(config: Config, args: Vec<OsString>) -> Prepared {
     let matches = matches_of(&args);
     let root = Cli::command();
     if matches.try_get_one::<bool>("print_config").ok().flatten() == Some(&true) {
-        return Ok(Prepared::PrintConfig(print(&config, &matches)));
+        return Prepared::PrintConfig(print(&config, &matches));
     }
     let (command, command_matches, insert_at) = match matches.subcommand() {
         Some((name, sub)) => match root.find_subcommand(name) {
@@ -296,6 +305,7 @@ pub(crate) fn prepare(args: Vec<OsString>) -> anyhow::Result<Prepared> {
         None => (root.clone(), matches.clone(), 1),
     };
     let mut injected: Vec<OsString> = Vec::new();
+    let mut configured = Vec::new();
     for setting in &config.settings {
         let Some(arg) = command
             .get_arguments()
@@ -313,14 +323,16 @@ pub(crate) fn prepare(args: Vec<OsString>) -> anyhow::Result<Prepared> {
         } else {
             injected.push(format!("--{}={}", setting.key, setting.value).into());
         }
+        configured.push(setting.key.clone());
     }
     let mut args = args;
     let at = insert_at.min(args.len());
     args.splice(at..at, injected);
-    Ok(Prepared::Run {
+    Prepared::Run {
         args,
         keys: config.keys,
-    })
+        configured,
+    }
 }
 
 /// `text` as a TOML value: a number or a boolean as itself, anything else as a quoted string.
@@ -507,5 +519,115 @@ mod tests {
         assert_eq!(toml_value("1GiB", false), "\"1GiB\"");
         assert_eq!(toml_value("inf", false), "\"inf\"");
         assert_eq!(toml_value("true", true), "true");
+    }
+
+    /// Options a config file can set that the terminal interface has no use for, each with why.
+    const BATCH_ONLY: &[(&str, &str)] = &[(
+        "brief",
+        "the batch report's short form; the TUI writes no report to the terminal",
+    )];
+
+    /// A value other than its default for the option `arg`, as a config file holds it.
+    fn other_value(arg: &clap::Arg) -> String {
+        let long = arg.get_long().expect("a long option");
+        if is_switch(arg) {
+            return "true".into();
+        }
+        if let Some(param) = pdx::cluster::Param::ALL
+            .into_iter()
+            .find(|p| p.long() == long)
+        {
+            let mut params = pdx::cluster::Params::default();
+            (param.stepper())(&mut params, true);
+            return toml_value(&param.value_text(&params), false);
+        }
+        let defaults: Vec<String> = arg
+            .get_default_values()
+            .iter()
+            .map(|v| v.to_string_lossy().into_owned())
+            .collect();
+        if let Some(other) = arg
+            .get_possible_values()
+            .into_iter()
+            .map(|v| v.get_name().to_string())
+            .find(|name| !defaults.contains(name))
+        {
+            return toml_value(&other, false);
+        }
+        let text = match long {
+            "label-depth" => "2",
+            "text-col" => "body",
+            "label-col" => "topic",
+            "id-col" => "key",
+            "title-col" => "headline",
+            "min-len" => "4",
+            "max-len" => "20",
+            "stoplist" => "stop.txt",
+            "stoplist-lang" => "german",
+            "stem" => "german",
+            "ngrams" => "2",
+            "min-df" => "3",
+            "max-df" => "0.5",
+            "max-terms" => "100",
+            "select-terms" => "df:50",
+            "weighting" => "tfc",
+            "vectors" => "vectors.npy",
+            "vector-ids" => "ids.txt",
+            "mem-budget" => "1GiB",
+            "k" => "7",
+            "rule" => "pddp-oc",
+            other => panic!("--{other}: give it a value other than its default in this test"),
+        };
+        toml_value(text, false)
+    }
+
+    /// What the TUI opens and starts with under `config`, as text to compare.
+    fn tui_start(config: Config) -> String {
+        let Prepared::Run { args, keys, .. } =
+            apply(config, vec!["pdx".into(), "corpus.csv".into()])
+        else {
+            panic!("no --print-config here");
+        };
+        let cli = <Cli as clap::Parser>::try_parse_from(&args)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        let (source, options) = super::super::tui_inputs(cli, keys).expect("the TUI's inputs");
+        format!("{source:?} {options:?}")
+    }
+
+    #[test]
+    fn every_setting_of_the_config_file_reaches_the_terminal_interface() {
+        let root = Cli::command();
+        let baseline = tui_start(Config::default());
+        let mut checked = 0;
+        for (arg, owner) in settable(&root) {
+            let long = arg.get_long().expect("a long option");
+            if let Some((_, why)) = BATCH_ONLY.iter().find(|(name, _)| *name == long) {
+                assert!(!why.is_empty());
+                assert_ne!(
+                    owner.get_name(),
+                    root.get_name(),
+                    "--{long} is the TUI's too"
+                );
+                continue;
+            }
+            assert_eq!(
+                owner.get_name(),
+                root.get_name(),
+                "--{long} can be set in the config file but the TUI has no such option"
+            );
+            // An option that needs another is compared with that other alone.
+            let (needed, baseline) = match long {
+                "vector-ids" => {
+                    let needed = "vectors = \"vectors.npy\"\n";
+                    (needed, tui_start(parsed(needed).expect("a config")))
+                }
+                _ => ("", baseline.clone()),
+            };
+            let text = format!("{needed}{long} = {}\n", other_value(&arg));
+            let config = parsed(&text).unwrap_or_else(|e| panic!("{text}: {e:#}"));
+            assert_ne!(tui_start(config), baseline, "the TUI ignores {text}");
+            checked += 1;
+        }
+        assert!(checked > 40, "{checked} options checked");
     }
 }

@@ -39,6 +39,11 @@ pub(crate) struct Cli {
     // Not defaulted here, so that a run that cannot use it (standard output not a terminal) knows it was given.
     #[arg(long, value_parser = memory_size, help = mem_budget_help(), help_heading = "Kernels")]
     mem_budget: Option<MemorySize>,
+    #[command(flatten)]
+    rule: params::RuleArgs,
+    /// Leaves the auto-split prompt (a) offers first; flat rules also make as many groups.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Clustering")]
+    k: Option<u64>,
     /// Explore as if the corpus had no labels: hide labels, purity, entropy, NMI and the confusion view (b in the
     /// TUI shows them again).
     #[arg(long)]
@@ -88,37 +93,71 @@ fn print_stats(corpus: &CorpusArgs, json: bool) -> anyhow::Result<()> {
 }
 
 /// Run the command the arguments name.
-/// `keys` is the TUI's key table, as the config file remapped it.
-pub(crate) fn run(cli: Cli, keys: tui::keymap::KeyMap) -> anyhow::Result<()> {
+/// `keys` is the TUI's key table, as the config file remapped it; `configured` names the options the config file
+/// set (the command line did not give them).
+pub(crate) fn run(
+    cli: Cli,
+    keys: tui::keymap::KeyMap,
+    configured: &[String],
+) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Stats { corpus, json }) => print_stats(&corpus, json),
         Some(Command::Cluster(args)) => cluster::run(&args),
         // On a terminal, open the collection in the TUI; otherwise (a pipe, a test) print its statistics.
         None if std::io::stdout().is_terminal() => {
-            let source = tui::session::Source {
-                paths: cli.corpus.paths.clone(),
-                options: cli.corpus.options()?,
-                use_cache: !cli.corpus.no_cache,
-            };
-            let memory_budget = cli.mem_budget.map_or(DEFAULT_MEMORY_BUDGET, |size| size.0);
-            terminal::run(source, cli.session, memory_budget, cli.hide_labels, keys)
+            let (source, options) = tui_inputs(cli, keys)?;
+            terminal::run(source, options)
         }
-        // The statistics use neither flag: refused rather than ignored.
-        None if cli.session.is_some() || cli.mem_budget.is_some() || cli.hide_labels => {
-            let flag = if cli.session.is_some() {
-                "--session"
-            } else if cli.mem_budget.is_some() {
-                "--mem-budget"
-            } else {
-                "--hide-labels"
-            };
-            anyhow::bail!(
-                "{flag} is for the terminal interface, and standard output is not a terminal (without one, pdx \
-                 prints the corpus statistics)"
-            )
+        None => {
+            // The statistics use none of the TUI's options: one the command line gave is refused rather than
+            // ignored (one the config file set is for the TUI, and stays quiet here). The rule's flags have
+            // defaults, so they cannot tell given from not: they go unused.
+            let given = [
+                ("session", cli.session.is_some()),
+                ("mem-budget", cli.mem_budget.is_some()),
+                ("hide-labels", cli.hide_labels),
+                ("k", cli.k.is_some()),
+            ];
+            if let Some((flag, _)) = given
+                .iter()
+                .find(|(flag, given)| *given && !configured.iter().any(|c| c == flag))
+            {
+                anyhow::bail!(
+                    "--{flag} is for the terminal interface, and standard output is not a terminal (without \
+                     one, pdx prints the corpus statistics)"
+                )
+            }
+            print_stats(&cli.corpus, false)
         }
-        None => print_stats(&cli.corpus, false),
     }
+}
+
+/// What the TUI opens and starts with, from the command line (and the config file's settings in it).
+fn tui_inputs(
+    cli: Cli,
+    keys: tui::keymap::KeyMap,
+) -> anyhow::Result<(tui::session::Source, terminal::Options)> {
+    let source = tui::session::Source {
+        paths: cli.corpus.paths.clone(),
+        options: cli.corpus.options()?,
+        use_cache: !cli.corpus.no_cache,
+    };
+    let leaves = cli
+        .k
+        .map(usize::try_from)
+        .transpose()
+        .context("--k is too large")?;
+    let options = terminal::Options {
+        session_file: cli.session,
+        memory_budget: cli.mem_budget.map_or(DEFAULT_MEMORY_BUDGET, |size| size.0),
+        hide_labels: cli.hide_labels,
+        rule: cli.rule.spec(leaves)?,
+        params: cli.rule.params(leaves)?,
+        policy: cli.rule.select,
+        leaves,
+        keys,
+    };
+    Ok((source, options))
 }
 
 #[cfg(test)]

@@ -7,11 +7,48 @@
 use std::sync::LazyLock;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, ValueParser};
-use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
+use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
+use pdx::choice::Choice;
 use pdx::cluster::registry::{self, Children, Family};
-use pdx::cluster::{Param, Params, ValueKind};
+use pdx::cluster::{Param, Params, RuleSpec, SelectPolicy, ValueKind};
 
-use super::flags::{is_switch, param_flag, param_help, switch_help};
+use super::flags::{
+    choice, is_switch, param_flag, param_help, rule_help, rule_long_help, switch_help,
+};
+
+/// The rule a run splits with, its parameters and which leaf it splits next: the same flags, and so the same
+/// config-file settings, for the terminal interface and `pdx cluster`.
+#[derive(Args, Debug)]
+pub(crate) struct RuleArgs {
+    #[arg(long, default_value = registry::DEFAULT_RULE, help = rule_help(), long_help = rule_long_help(), help_heading = "Clustering")]
+    rule: String,
+    // One flag per rule parameter, from the library's table.
+    #[command(flatten)]
+    params: ParamArgs,
+    /// Which leaf to split next.
+    #[arg(long, value_parser = choice::<SelectPolicy>(), default_value = SelectPolicy::default().name(), help_heading = "Clustering")]
+    pub(crate) select: SelectPolicy,
+}
+
+impl RuleArgs {
+    /// The rule the flags choose, its parameters checked by the library. A rule that makes a flat clustering in
+    /// one split asks for as many groups as `leaves` (when known), unless its flag says otherwise.
+    pub(crate) fn spec(&self, leaves: Option<usize>) -> anyhow::Result<RuleSpec> {
+        Ok(RuleSpec::new(&self.rule, &self.params(leaves)?)?)
+    }
+
+    /// Every parameter's value as the flags give it (see [`RuleArgs::spec`] for `leaves`).
+    pub(crate) fn params(&self, leaves: Option<usize>) -> anyhow::Result<Params> {
+        let mut params = self.params.params()?;
+        let flat = registry::find(&self.rule).is_some_and(|rule| rule.children == Children::Flat);
+        if let Some(leaves) =
+            leaves.filter(|_| flat && self.params.given(SET_BY_FLAT_RULES).is_none())
+        {
+            params.k_way = leaves.max(2);
+        }
+        Ok(params)
+    }
+}
 
 /// The parameter whose default depends on the rule: a flat rule (see [`Children::Flat`]) asks for as many groups
 /// as leaves unless its flag is given, so the flag has no default of its own.

@@ -11,6 +11,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
+use pdx::cluster::{Params, RuleSpec, SelectPolicy};
 use pdx::dataset::DatasetError;
 use pdx::progress::Progress;
 use pdx::tui::keymap::KeyMap;
@@ -37,17 +38,41 @@ fn colors_enabled() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
 }
 
-/// Open the TUI on the corpus of `source`, or, with `session_file`, on the session's corpus and tree. A session
-/// file that cannot be used is reported in the status line and pdx starts on `source` without it.
-/// `memory_budget` bounds the kernel matrix of a kernel split (`--mem-budget`); `hide_labels` starts label-blind;
-/// `keys` is the key table as the config file remapped it.
-pub(crate) fn run(
-    source: Source,
-    session_file: Option<PathBuf>,
-    memory_budget: u64,
-    hide_labels: bool,
-    keys: KeyMap,
-) -> anyhow::Result<()> {
+/// What the command line and the config file choose for the TUI besides the corpus.
+#[derive(Debug)]
+pub(crate) struct Options {
+    /// The session to reopen (`--session`): its corpus and tree, instead of the corpus given.
+    pub(crate) session_file: Option<PathBuf>,
+    /// The largest kernel matrix a kernel split may build (`--mem-budget`).
+    pub(crate) memory_budget: u64,
+    /// Start label-blind (`--hide-labels`).
+    pub(crate) hide_labels: bool,
+    /// The rule splits use until the analyst picks another (`--rule` and the parameters' flags).
+    pub(crate) rule: RuleSpec,
+    /// Every rule parameter's value, for the rules picked later (the parameters' flags).
+    pub(crate) params: Params,
+    /// Which leaf is suggested next (`--select`).
+    pub(crate) policy: SelectPolicy,
+    /// The leaves the auto-split prompt offers (`--k`).
+    pub(crate) leaves: Option<usize>,
+    /// The key table as the config file remapped it.
+    pub(crate) keys: KeyMap,
+}
+
+/// Open the TUI on the corpus of `source`, or, with a session file, on the session's corpus and tree (its rule
+/// and policy then win over the options'). A session file that cannot be used is reported in the status line
+/// and pdx starts on `source` without it.
+pub(crate) fn run(source: Source, options: Options) -> anyhow::Result<()> {
+    let Options {
+        session_file,
+        memory_budget,
+        hide_labels,
+        rule,
+        params,
+        policy,
+        leaves,
+        keys,
+    } = options;
     let colors = colors_enabled();
     let (session, note) = match session_file {
         None => (None, None),
@@ -70,6 +95,10 @@ pub(crate) fn run(
         memory_budget,
         recovery_dir: recovery::default_dir(),
         hide_labels,
+        rule,
+        params,
+        policy,
+        leaves,
         keys: Arc::new(keys),
     };
     // Caught from before the terminal is set up to after it is restored: a signal in between is handled by the
@@ -143,6 +172,10 @@ struct Start {
     recovery_dir: Option<PathBuf>,
     /// Start label-blind (`--hide-labels`).
     hide_labels: bool,
+    rule: RuleSpec,
+    params: Params,
+    policy: SelectPolicy,
+    leaves: Option<usize>,
     /// The key table in effect.
     keys: Arc<KeyMap>,
 }
@@ -204,6 +237,10 @@ fn run_in(
             .note
             .or_else(|| opened.warnings.first().map(|w| format!("warning: {w}"))),
         blind: start.hide_labels,
+        rule: start.rule,
+        params: start.params,
+        policy: start.policy,
+        leaves: start.leaves,
         now: SystemTime::now(),
         keys: Arc::clone(&start.keys),
         timings: Some(opened.timings),

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::choice::Choice;
-use crate::cluster::{CheckedParams, RuleSpec, SelectPolicy, Tree};
+use crate::cluster::{CheckedParams, Params, RuleSpec, SelectPolicy, Tree};
 use crate::dataset::{Dataset, Timings};
 use crate::report::metrics::{self, ClusterFigures, Confusion, GlobalFigures};
 use crate::report::preview;
@@ -81,15 +81,22 @@ impl Analysis {
     pub(super) fn new(
         data: Arc<Dataset>,
         rule: RuleSpec,
+        params: &Params,
+        policy: SelectPolicy,
         load_timings: Option<Timings>,
     ) -> Analysis {
+        // The picker's values: those given, with the rule's own over them.
         let params = rule
-            .params()
+            .def()
+            .params
+            .iter()
+            .fold(params.clone(), |kept, &param| {
+                kept.with(param, rule.params())
+            })
             .check()
-            .unwrap_or_else(|error| panic!("a rule's own parameters are valid: {error}"));
+            .unwrap_or_else(|error| panic!("checked parameters stay valid: {error}"));
         let tree = Tree::for_dataset(&data);
         let mut labels = DocumentLabels::default();
-        let policy = SelectPolicy::Scatter;
         let derived = derive(&tree, &data, &mut labels, policy, HashMap::new());
         Analysis {
             data,

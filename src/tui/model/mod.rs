@@ -42,8 +42,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use crate::cluster::RuleSpec;
 use crate::cluster::rules::DEFAULT_MEMORY_BUDGET;
+use crate::cluster::{Params, RuleSpec, SelectPolicy};
 use crate::dataset::{Dataset, PendingCache, Timings};
 use crate::text::index::TextIndex;
 
@@ -193,6 +193,12 @@ pub struct Start {
     pub session_dir: Option<PathBuf>,
     /// The rule splits use until the user picks another.
     pub rule: RuleSpec,
+    /// Every rule parameter's value, for the rules the analyst picks later (the rule's own come from `rule`).
+    pub params: Params,
+    /// Which leaf is suggested next until the user cycles the policy.
+    pub policy: SelectPolicy,
+    /// The leaves the auto-split prompt offers first (none: an empty prompt).
+    pub leaves: Option<usize>,
     /// What the status line says first (the default: how to get help).
     pub note: Option<String>,
     /// Start label-blind: labels and the figures measured against them hidden.
@@ -230,6 +236,9 @@ impl Start {
             source: None,
             session_dir: None,
             rule: RuleSpec::default(),
+            params: Params::default(),
+            policy: SelectPolicy::default(),
+            leaves: None,
             note: None,
             blind: false,
             now: SystemTime::UNIX_EPOCH,
@@ -266,7 +275,14 @@ enum Quitting {
 
 impl Model {
     pub fn new(start: Start) -> Model {
-        let analysis = analysis::Analysis::new(start.data, start.rule, start.timings);
+        let settings = settings::Settings::new(&start);
+        let analysis = analysis::Analysis::new(
+            start.data,
+            start.rule,
+            &start.params,
+            start.policy,
+            start.timings,
+        );
         let tree_pane = tree_pane::TreePane::new(analysis.tree());
         let mut model = Model {
             tree_pane,
@@ -279,15 +295,7 @@ impl Model {
                 start.now,
             ),
             jobs: Jobs::default(),
-            settings: settings::Settings::new(
-                start.colors,
-                start.keys,
-                start.blind,
-                start.memory_budget,
-                start.export_dir,
-                start.source,
-                start.session_dir,
-            ),
+            settings,
             focus: Pane::Tree,
             quit: Quitting::No,
             analysis,

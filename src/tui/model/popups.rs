@@ -104,7 +104,10 @@ impl Model {
     pub(super) fn open_popup(&mut self, command: Command) {
         self.popup = match command {
             Command::AutoSplit => Some(Popup::AutoSplit {
-                input: String::new(),
+                input: self
+                    .settings
+                    .auto_leaves()
+                    .map_or_else(String::new, |leaves| leaves.to_string()),
             }),
             Command::RulePicker => Some(Popup::Rules(RulePicker::new(
                 self.analysis.rule(),

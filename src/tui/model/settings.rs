@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::super::keymap::KeyMap;
 use super::super::session::Source;
+use super::Start;
 
 pub(crate) struct Settings {
     /// False when NO_COLOR is set.
@@ -22,27 +23,26 @@ pub(crate) struct Settings {
     source: Option<Source>,
     /// Where `w` writes the session (none: no data folder).
     session_dir: Option<PathBuf>,
+    /// The leaves the auto-split prompt offers first (`--k`, from the command line or the config file).
+    auto_leaves: Option<usize>,
 }
 
 impl Settings {
-    pub(super) fn new(
-        colors: bool,
-        keys: Arc<KeyMap>,
-        blind: bool,
-        memory_budget: u64,
-        export_dir: PathBuf,
-        source: Option<Source>,
-        session_dir: Option<PathBuf>,
-    ) -> Settings {
+    pub(super) fn new(start: &Start) -> Settings {
         Settings {
-            colors,
-            keys,
-            blind,
-            memory_budget,
-            export_dir,
-            source,
-            session_dir,
+            colors: start.colors,
+            keys: Arc::clone(&start.keys),
+            blind: start.blind,
+            memory_budget: start.memory_budget,
+            export_dir: start.export_dir.clone(),
+            source: start.source.clone(),
+            session_dir: start.session_dir.clone(),
+            auto_leaves: start.leaves,
         }
+    }
+
+    pub(crate) fn auto_leaves(&self) -> Option<usize> {
+        self.auto_leaves
     }
 
     pub(crate) fn colors(&self) -> bool {

@@ -74,3 +74,34 @@ fn a_colliding_remap_is_refused_and_names_both_commands() {
     keys.remap("up", &["up".to_string(), "k".to_string()])
         .expect_err("up's keys differ by context: the picker types k");
 }
+
+/// What the command line or the config file chose (`rule`, a parameter of another rule, `select`, `k`): the TUI
+/// starts with it and shows it.
+#[test]
+fn the_rule_its_parameters_the_policy_and_k_given_at_start_are_used() {
+    let params = Params {
+        tau: 0.35,
+        ..Params::default()
+    };
+    let mut model = Model::new(Start {
+        rule: spec("pddp-oc"),
+        params,
+        policy: crate::cluster::SelectPolicy::Size,
+        leaves: Some(6),
+        ..start()
+    });
+    assert_eq!(model.rule_text(), "pddp-oc");
+    assert!(
+        screen_text(&model, 160, 48).contains("pddp-oc ·"),
+        "the status line names the rule"
+    );
+    assert_eq!(model.policy(), crate::cluster::SelectPolicy::Size);
+    // The parameter of a rule picked later keeps the value given.
+    pick_rule(&mut model, "pdgp", &[]);
+    assert_eq!(model.rule_text(), "pdgp tau=0.35");
+    // The auto-split prompt offers K.
+    key(&mut model, KeyCode::Char('a'));
+    assert_eq!(model.popup(), Some(&Popup::AutoSplit { input: "6".into() }));
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.tree().leaves().len(), 6);
+}

@@ -85,6 +85,26 @@ pub struct DatasetOptions {
     pub vectors: Option<corpus::VectorsSource>,
 }
 
+impl DatasetOptions {
+    /// The same options with every file they name (a stop list, the vectors and their ids) made absolute, so
+    /// that a file that records them names the same files from anywhere.
+    pub fn with_absolute_paths(mut self) -> DatasetOptions {
+        if let text::StoplistChoice::File(file) = &mut self.text.stoplist {
+            *file = absolute(file);
+        }
+        if let Some(vectors) = &mut self.vectors {
+            vectors.path = absolute(&vectors.path);
+            vectors.ids = vectors.ids.as_deref().map(absolute);
+        }
+        self
+    }
+}
+
+/// `path` made absolute against the current folder (as it is, when that cannot be done).
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// What pdx keeps of each document (column). The text itself is read on demand ([`Dataset::text`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DocumentMeta {

@@ -7,8 +7,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
-use pdx::dataset::{self, Dataset, DatasetOptions};
+use pdx::dataset::{self, Dataset, DatasetOptions, Reweigh};
+use pdx::report::settings::Settings;
 use pdx::report::{self, html};
+use pdx::text::StoplistChoice;
+use pdx::weighting::Weighting;
 
 /// The demo corpus and a tree of `leaves` leaves grown by the default rule.
 fn demo(leaves: usize) -> (Dataset, Tree) {
@@ -39,10 +42,16 @@ fn name_every_node(tree: &mut Tree) {
     }
 }
 
-fn settings() -> html::Settings {
-    html::Settings {
-        options: Some(DatasetOptions::default()),
-        rule: Some(RuleSpec::default()),
+/// The settings of a corpus loaded with the defaults and grown by the default rule.
+fn settings() -> Settings {
+    Settings {
+        paths: Vec::new(),
+        options: DatasetOptions::default(),
+        reweigh: None,
+        rule: RuleSpec::default(),
+        policy: SelectPolicy::default(),
+        k: None,
+        memory_budget: None,
     }
 }
 
@@ -91,7 +100,14 @@ fn what_comes_from_users_files_is_escaped() {
     dataset.label_names[0] = "<img src=x onerror=alert(1)>".into();
     tree.set_name(tree.root(), Some("<b>bold</b> \"quoted\"".into()))
         .expect("the root");
-    let page = html::to_html(&dataset, &tree, &settings());
+    // A stop word added after loading comes from the collection, a stop list's name from the user.
+    let mut settings = settings();
+    settings.options.text.stoplist = StoplistChoice::File("<u>stop</u>.txt".into());
+    settings.reweigh = Some(Reweigh {
+        extra_stop_words: vec!["<i>word</i>".into()],
+        ..Reweigh::from_load(&settings.options.text, Weighting::TEXT_DEFAULT)
+    });
+    let page = html::to_html(&dataset, &tree, Some(&settings));
     assert_eq!(
         page.matches("<script").count(),
         1,
@@ -99,6 +115,14 @@ fn what_comes_from_users_files_is_escaped() {
     );
     assert!(!page.contains("<img"), "a label became an element");
     assert!(!page.contains("<b>bold"), "a name became an element");
+    assert!(
+        !page.contains("<i>") && !page.contains("<u>"),
+        "a setting became an element"
+    );
+    assert!(page.contains(
+        "<dt>stop list</dt><dd>&lt;u&gt;stop&lt;/u&gt;.txt, and 1 word added since loading: \
+         &lt;i&gt;word&lt;/i&gt;</dd>"
+    ));
     assert!(page.contains("&lt;script&gt;alert(&#39;title&#39;)&lt;/script&gt; &amp; more"));
     assert!(page.contains("&lt;img src=x onerror=alert(1)&gt;"));
     assert!(page.contains("&lt;b&gt;bold&lt;/b&gt; &quot;quoted&quot;"));
@@ -107,7 +131,7 @@ fn what_comes_from_users_files_is_escaped() {
 #[test]
 fn the_page_refers_to_nothing_outside_itself() {
     let (dataset, tree) = demo(6);
-    let page = html::to_html(&dataset, &tree, &settings());
+    let page = html::to_html(&dataset, &tree, Some(&settings()));
     for reference in ["http://", "https://", "src=", "url(", "@import", "//cdn"] {
         assert!(!page.contains(reference), "{reference} in the page");
     }
@@ -129,7 +153,7 @@ fn the_page_refers_to_nothing_outside_itself() {
 fn the_page_describes_the_corpus_the_settings_and_every_node() {
     let (dataset, mut tree) = demo(6);
     name_every_node(&mut tree);
-    let page = html::to_html(&dataset, &tree, &settings());
+    let page = html::to_html(&dataset, &tree, Some(&settings()));
     for fact in [
         "<dt>corpus</dt><dd>demo</dd>",
         "<dt>documents</dt><dd>223 (223 in the tree)</dd>",
@@ -199,7 +223,7 @@ fn the_page_describes_the_corpus_the_settings_and_every_node() {
 #[test]
 fn the_page_grows_with_the_tree_not_the_corpus() {
     let (dataset, tree) = demo(6);
-    let page = html::to_html(&dataset, &tree, &settings());
+    let page = html::to_html(&dataset, &tree, Some(&settings()));
     let nodes = tree.depth_first().len();
     let listed = page.matches("<li>").count();
     assert!(listed > 0);
@@ -229,7 +253,7 @@ fn without_labels_nothing_is_said_of_labels() {
     let dataset = open(&path);
     assert!(dataset.label_names.is_empty());
     let tree = grown(&dataset, 2);
-    let page = html::to_html(&dataset, &tree, &settings());
+    let page = html::to_html(&dataset, &tree, Some(&settings()));
     for label_thing in [
         "<dt>labels</dt>",
         "Against the labels",
@@ -252,7 +276,7 @@ fn long_labels_are_cut_in_headings_with_the_full_name_in_a_title() {
     let dir = tempfile::tempdir().expect("temp dir");
     let dataset = open(&long_label_corpus(dir.path()));
     let tree = grown(&dataset, 3);
-    let page = html::to_html(&dataset, &tree, &settings());
+    let page = html::to_html(&dataset, &tree, Some(&settings()));
     for label in LONG_LABELS {
         let escaped = html::escape(label);
         let cut: String = label.chars().take(html::LABEL_HEADING_CHARS - 1).collect();
@@ -403,7 +427,7 @@ fn details_tree(dom: &str) -> Vec<(String, Option<String>)> {
 /// name as text, the script run to its end, and no element made of anything from a file.
 fn check_in_chromium(dataset: &Dataset, tree: &Tree, dir: &Path, name: &str) {
     let file = dir.join(format!("{name}.html"));
-    std::fs::write(&file, html::to_html(dataset, tree, &settings())).expect("write");
+    std::fs::write(&file, html::to_html(dataset, tree, Some(&settings()))).expect("write");
     let dom = dump_dom(&file, &dir.join(format!("{name}-profile")));
     assert!(
         dom.contains("data-script=\"ran\""),

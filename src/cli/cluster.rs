@@ -5,29 +5,45 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
+use pdx::cluster::registry::{self, Children};
 use pdx::cluster::rules::{DEFAULT_MEMORY_BUDGET, SplitEnv};
 use pdx::cluster::{RuleSpec, Tree};
 use pdx::linalg::kernel::KernelSpec;
 use pdx::report::{
     self,
     export::{ExportFormat, ExportSource, FORMATS},
+    settings::Settings,
     summary::{self, BatchContext, WrittenFile},
 };
 use pdx::stats::Stats;
 
-use super::corpus::CorpusArgs;
-use super::flags::{MemorySize, memory_size};
-use super::params::RuleArgs;
+use super::corpus::{CorpusArgs, open_quietly};
+use super::flags::{Given, MemorySize, memory_size};
+use super::params::{RuleArgs, SET_BY_FLAT_RULES};
 
 #[derive(Args, Debug)]
 pub(crate) struct ClusterArgs {
+    // Which of the options below the command line gave. First, because the fields after it take their values
+    // out of the parsed arguments as they are read.
+    #[command(flatten)]
+    given: Given,
     #[command(flatten)]
     corpus: CorpusArgs,
+    /// Take the run's settings from FILE, the settings a JSON report (--json, or the TUI's x) or a session (w)
+    /// records: the corpus, every option that made its matrix and what was changed in the TUI, the rule, --select,
+    /// --k and --mem-budget. A flag given besides wins over the file; the config file does not.
+    #[arg(long, value_name = "FILE", help_heading = "Clustering")]
+    settings_from: Option<PathBuf>,
     #[command(flatten)]
     rule: RuleArgs,
     /// Leaves to grow (rules of 2^l-way splits with l > 1 make ceil((K-1)/(2^l-1)) splits, as in their paper).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Clustering")]
-    k: u64,
+    #[arg(
+        long,
+        value_parser = clap::value_parser!(u64).range(1..),
+        required_unless_present = "settings_from",
+        help_heading = "Clustering"
+    )]
+    k: Option<u64>,
     /// Largest kernel matrix a split may build (n^2 x 8 bytes), e.g. 512MiB, 8GiB.
     #[arg(long, value_parser = memory_size, default_value_t = MemorySize(DEFAULT_MEMORY_BUDGET), help_heading = "Kernels")]
     mem_budget: MemorySize,
@@ -39,10 +55,88 @@ pub(crate) struct ClusterArgs {
     brief: bool,
 }
 
+/// The options of `pdx cluster` a settings file does not record: how the run reports and uses the cache, not what
+/// it computes (the outputs are not settings either, nor settable by the config file).
+const NOT_RECORDED: [&str; 3] = ["brief", "no-cache", "settings-from"];
+
+/// Whether a settings file records the option of long name `long`: with `--settings-from`, the config file's
+/// value for it is not used, so that a default set there does not change the run the file reproduces.
+pub(crate) fn recorded_in_settings(long: &str) -> bool {
+    !NOT_RECORDED.contains(&long)
+}
+
 impl ClusterArgs {
-    /// The rule the flags choose, its parameters checked by the library.
-    fn rule(&self, leaves: usize) -> anyhow::Result<RuleSpec> {
-        self.rule.spec(Some(leaves))
+    /// The rule the flags choose, its parameters checked by the library: over the rule a settings file
+    /// recorded, when there is one, `--rule` and each parameter flag given replacing its name and values.
+    fn rule(&self, leaves: usize, recorded: Option<&RuleSpec>) -> anyhow::Result<RuleSpec> {
+        let name = match recorded {
+            Some(rule) if !self.given.has("rule") => rule.name(),
+            _ => self.rule.rule.as_str(),
+        };
+        let base = recorded
+            .map(|rule| rule.params().clone())
+            .unwrap_or_default();
+        let mut params = self.rule.params.params_over(base)?;
+        // A rule that makes a flat clustering in one split asks for as many groups as leaves, unless told: by its
+        // flag, or by the file that recorded this rule for as many leaves.
+        let flat = registry::find(name).is_some_and(|rule| rule.children == Children::Flat);
+        let from_file = recorded.is_some_and(|rule| rule.name() == name) && !self.given.has("k");
+        if flat && self.rule.params.given(SET_BY_FLAT_RULES).is_none() && !from_file {
+            params.k_way = leaves.max(2);
+        }
+        Ok(RuleSpec::new(name, &params)?)
+    }
+
+    /// The run's settings: the flags', or those of the `--settings-from` file with each flag given in place of
+    /// what the file says (the corpus paths too, when any are given).
+    fn settings(&self) -> anyhow::Result<Settings> {
+        let leaves = |k: u64| usize::try_from(k).context("--k is too large");
+        let Some(file) = &self.settings_from else {
+            let k = leaves(self.k.context("--k is required")?)?;
+            return Ok(Settings {
+                paths: self.corpus.paths.clone(),
+                options: self.corpus.options()?,
+                reweigh: None,
+                rule: self.rule(k, None)?,
+                policy: self.rule.select,
+                k: Some(k),
+                memory_budget: Some(self.mem_budget.0),
+            });
+        };
+        let recorded = pdx::tui::session::read_settings(file).map_err(anyhow::Error::msg)?;
+        let given = |id: &str| self.given.has(id);
+        let (options, reweigh) =
+            self.corpus
+                .options_over(&recorded.options, recorded.reweigh.as_ref(), given)?;
+        let k = match (self.k, recorded.k) {
+            (Some(k), _) => leaves(k)?,
+            (None, Some(k)) => k,
+            (None, None) => anyhow::bail!(
+                "{}: records no number of leaves (its tree was grown in the terminal interface); give --k",
+                file.display()
+            ),
+        };
+        let paths = match self.corpus.paths.is_empty() {
+            true => recorded.paths.clone(),
+            false => self.corpus.paths.clone(),
+        };
+        let memory_budget = match recorded.memory_budget {
+            Some(budget) if !given("mem_budget") => budget,
+            _ => self.mem_budget.0,
+        };
+        Ok(Settings {
+            paths,
+            options,
+            reweigh,
+            rule: self.rule(k, Some(&recorded.rule))?,
+            policy: if given("select") {
+                self.rule.select
+            } else {
+                recorded.policy
+            },
+            k: Some(k),
+            memory_budget: Some(memory_budget),
+        })
     }
 }
 
@@ -115,7 +209,10 @@ fn is_stdout(path: &Path) -> bool {
 /// The output that goes to standard output, if any. Checked before any work: two outputs cannot share standard
 /// output, and a file output that cannot be written (a folder, a missing folder, a disk device) is refused before
 /// the clustering rather than after it.
-fn check_outputs(args: &ClusterArgs) -> anyhow::Result<Option<&'static ExportFormat>> {
+fn check_outputs(
+    args: &ClusterArgs,
+    settings: &Settings,
+) -> anyhow::Result<Option<&'static ExportFormat>> {
     let to_stdout: Vec<&ExportFormat> = args
         .outputs
         .asked()
@@ -152,8 +249,7 @@ fn check_outputs(args: &ClusterArgs) -> anyhow::Result<Option<&'static ExportFor
             );
         }
         // An output in place of an input, or below an input folder, would destroy or change the corpus.
-        if let Some(input) = args
-            .corpus
+        if let Some(input) = settings
             .inputs()
             .find(|input| resolved.starts_with(self::resolved(input)))
         {
@@ -195,15 +291,31 @@ fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
 }
 
 pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
-    let k = usize::try_from(args.k).context("--k is too large")?;
-    let rule = args.rule(k)?;
-    let to_stdout = check_outputs(args)?;
+    let settings = args.settings()?;
+    let k = settings.k.context("no number of leaves")?;
+    let rule = &settings.rule;
+    let to_stdout = check_outputs(args, &settings)?;
+    let mut opened = open_quietly(&settings.paths, &settings.options, !args.corpus.no_cache)?;
     // The report lists the loading warnings itself; the brief table leaves them to standard error, as it did.
-    let opened = if args.brief {
-        args.corpus.open()?
-    } else {
-        args.corpus.open_quietly()?
-    };
+    if args.brief {
+        for warning in &opened.warnings {
+            eprintln!("pdx: warning: {warning}");
+        }
+    }
+    // Only a settings file records changes made after loading.
+    let rebuilt = settings.rebuilt(&opened.dataset).map_err(|error| {
+        let file = args
+            .settings_from
+            .as_deref()
+            .unwrap_or(Path::new("--settings-from"));
+        anyhow::anyhow!(
+            "{}: cannot rebuild the matrix the settings record: {error}",
+            file.display()
+        )
+    })?;
+    if let Some(rebuilt) = rebuilt {
+        opened.dataset = rebuilt;
+    }
     let dataset = &opened.dataset;
     let start = std::time::Instant::now();
     let mut tree = Tree::for_dataset(dataset);
@@ -211,10 +323,10 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
         texts: Some(dataset),
         labels: Some(dataset),
         progress: None,
-        memory_budget: args.mem_budget.0,
+        memory_budget: settings.memory_budget.unwrap_or(args.mem_budget.0),
         known: None,
     };
-    let grown = tree.grow_in(&dataset.matrix, &rule, k, args.rule.select, env)?;
+    let grown = tree.grow_in(&dataset.matrix, rule, k, settings.policy, env)?;
     let cluster_ms = start.elapsed().as_secs_f64() * 1000.0;
 
     let mut report = report::build(dataset, &tree);
@@ -225,7 +337,22 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     );
     report.timings_ms.insert("cluster".into(), cluster_ms);
 
-    report.notes = grown.notes(&rule);
+    report.notes = grown.notes(rule);
+    // What the matrix was made with, as the dataset holds it (the stop words added as they were applied).
+    report.settings = Some(
+        Settings {
+            k: settings.k,
+            memory_budget: settings.memory_budget,
+            ..Settings::new(
+                &settings.paths,
+                &settings.options,
+                dataset,
+                rule,
+                settings.policy,
+            )
+        }
+        .with_absolute_paths(),
+    );
     let mut notes: String = report
         .notes
         .iter()
@@ -284,15 +411,10 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
         grown.splits,
         cluster_ms
     );
-    let html_settings = report::html::Settings {
-        options: Some(args.corpus.options()?),
-        rule: Some(rule.clone()),
-    };
     let source = ExportSource {
         dataset,
         tree: &tree,
         report: &report,
-        html: &html_settings,
     };
     // The files first, so that the report can name them all (a file that cannot be written stops the run before
     // anything is printed).
@@ -316,6 +438,11 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
         let context = BatchContext {
             heading: heading.clone(),
             loading: summary::loading_notes(&Stats::of(&opened), &opened.warnings),
+            settings: report
+                .settings
+                .as_ref()
+                .map(|settings| settings.rows(dataset))
+                .unwrap_or_default(),
             files: written,
         };
         summary::batch_report(&report, &dataset.label_names, &context)
@@ -351,8 +478,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use clap::Parser;
-    use pdx::cluster::registry;
-    use pdx::cluster::{Laplacian, Param, Params, SelectPolicy};
+    use pdx::cluster::{Laplacian, Param, Params};
 
     use super::*;
     use crate::cli::flags::{is_switch, param_flag};
@@ -411,17 +537,74 @@ mod tests {
                     words.push(param.value_text(&unusual()));
                 }
             }
-            let parsed = cluster_args(&words).rule(5).expect("a valid rule");
+            let parsed = cluster_args(&words).rule(5, None).expect("a valid rule");
             let expected = RuleSpec::new(rule.name, &unusual()).expect("a valid rule");
             assert_eq!(parsed, expected, "{}", rule.name);
         }
     }
 
     #[test]
+    fn the_options_given_are_told_from_those_left_at_their_defaults() {
+        let words = [
+            "pdx",
+            "cluster",
+            "--settings-from",
+            "run.json",
+            "--weighting",
+            "txc",
+            "--l",
+            "2",
+            "--select",
+            "size",
+            "corpus",
+        ];
+        let args = cluster_args(&words.map(String::from));
+        for id in ["settings_from", "weighting", "l", "select", "paths"] {
+            assert!(args.given.has(id), "{id}");
+        }
+        for id in ["min_df", "stem", "rule", "k", "tau", "mem_budget"] {
+            assert!(!args.given.has(id), "{id}");
+        }
+        // Over a recorded rule, only the parameters given replace its values.
+        let recorded = RuleSpec::new(
+            "pddp",
+            &Params {
+                l: 3,
+                ..Params::default()
+            },
+        )
+        .expect("a rule");
+        let rule = args.rule(5, Some(&recorded)).expect("a rule");
+        assert_eq!(rule.text(), "pddp l=2");
+        let words = [
+            "pdx",
+            "cluster",
+            "--settings-from",
+            "run.json",
+            "--seed",
+            "9",
+        ];
+        let args = cluster_args(&words.map(String::from));
+        let kmeans = RuleSpec::new(
+            "kmeans",
+            &Params {
+                k_way: 4,
+                ..Params::default()
+            },
+        )
+        .expect("a rule");
+        let rule = args.rule(4, Some(&kmeans)).expect("a rule");
+        assert_eq!(
+            (rule.name(), rule.params().k_way, rule.params().seed),
+            ("kmeans", 4, 9)
+        );
+    }
+
+    #[test]
     fn the_flags_default_to_the_library_defaults() {
         let args = cluster_args(&["pdx", "cluster", "--k", "5"].map(String::from));
-        assert_eq!(args.rule(5).expect("a rule"), RuleSpec::default());
-        assert_eq!(args.rule.select, SelectPolicy::default());
+        assert_eq!(args.rule(5, None).expect("a rule"), RuleSpec::default());
+        assert_eq!(args.rule.select, pdx::cluster::SelectPolicy::default());
         assert_eq!(args.mem_budget.0, DEFAULT_MEMORY_BUDGET);
         assert_eq!(
             args.corpus.options().expect("options"),
@@ -430,6 +613,6 @@ mod tests {
         // A flat rule asks for as many groups as leaves unless told.
         let kmeans =
             cluster_args(&["pdx", "cluster", "--k", "7", "--rule", "kmeans"].map(String::from));
-        assert_eq!(kmeans.rule(7).expect("a rule").params().k_way, 7);
+        assert_eq!(kmeans.rule(7, None).expect("a rule").params().k_way, 7);
     }
 }

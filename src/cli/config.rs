@@ -18,9 +18,15 @@ use pdx::tui::keymap::KeyMap;
 pub(crate) const CONFIG_ENV: &str = "PDX_CONFIG";
 
 /// Options a config file cannot set: the files a run writes or reads as a whole (every export format's output,
-/// and the session), and the config's own flag. A default output would replace a file at every run; a default
-/// session would reopen it at every start.
-const NOT_SETTABLE: &[&str] = &["session", "print-config", "help", "version"];
+/// the session and a settings file), and the config's own flag. A default output would replace a file at every
+/// run; a default session would reopen it at every start, a default settings file replace the flags of every run.
+const NOT_SETTABLE: &[&str] = &[
+    "session",
+    "settings-from",
+    "print-config",
+    "help",
+    "version",
+];
 
 /// Whether a config file may set the option of long name `long` (see [`NOT_SETTABLE`]).
 fn may_set(long: &str) -> bool {
@@ -304,6 +310,12 @@ fn apply(config: Config, args: Vec<OsString>) -> Prepared {
         },
         None => (root.clone(), matches.clone(), 1),
     };
+    // A settings file gives the run every setting it records: a config file's default for one would change the
+    // run it reproduces.
+    let from_settings_file = command
+        .get_arguments()
+        .find(|arg| arg.get_long() == Some("settings-from"))
+        .is_some_and(|arg| given(&command_matches, &command, arg));
     let mut injected: Vec<OsString> = Vec::new();
     let mut configured = Vec::new();
     for setting in &config.settings {
@@ -313,7 +325,9 @@ fn apply(config: Config, args: Vec<OsString>) -> Prepared {
         else {
             continue;
         };
-        if given(&command_matches, &command, arg) {
+        if given(&command_matches, &command, arg)
+            || (from_settings_file && super::cluster::recorded_in_settings(&setting.key))
+        {
             continue;
         }
         if is_switch(arg) {

@@ -1,12 +1,12 @@
 //! The flags every command shares: where the corpus is and how it becomes a matrix. Their defaults are the
 //! library's ([`TextOptions::default`], [`LoadOptions::default`]), read here rather than written again.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use clap::builder::PossibleValuesParser;
 use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit, VectorsSource};
-use pdx::dataset::{self, DatasetOptions, Opened};
+use pdx::dataset::{self, DatasetOptions, Opened, Reweigh};
 use pdx::text::{STOPLIST_LANGUAGES, StoplistChoice, TermSelection, TextOptions};
 use pdx::weighting::Weighting;
 
@@ -146,16 +146,6 @@ pub(crate) struct CorpusArgs {
 }
 
 impl CorpusArgs {
-    /// Every file or folder the corpus is read from: the paths, the stop list and the vectors.
-    pub(crate) fn inputs(&self) -> impl Iterator<Item = &Path> {
-        self.paths
-            .iter()
-            .chain(&self.stoplist)
-            .chain(&self.vectors)
-            .chain(&self.vector_ids)
-            .map(PathBuf::as_path)
-    }
-
     /// The library's options for these flags (checked by the library when the corpus is opened).
     pub(crate) fn options(&self) -> anyhow::Result<DatasetOptions> {
         let weighting = self
@@ -209,6 +199,32 @@ impl CorpusArgs {
         })
     }
 
+    /// The options of `base` (a settings file's), with each option these flags give in its place, where
+    /// `given(id)` says which were given; the rebuild `base` records, if any, takes the weighting and the term
+    /// filters given too. (`options_over(base, |_| true)` is [`CorpusArgs::options`].)
+    pub(crate) fn options_over(
+        &self,
+        base: &DatasetOptions,
+        rebuild: Option<&Reweigh>,
+        given: impl Fn(&str) -> bool,
+    ) -> anyhow::Result<(DatasetOptions, Option<Reweigh>)> {
+        let flags = self.options()?;
+        let mut options = base.clone();
+        let mut rebuild = rebuild.cloned();
+        // The rebuild's settings as a load with the flags' options would have them.
+        let loaded = Reweigh::of_load(&flags);
+        for (id, set, set_rebuild) in GIVES {
+            if !given(id) {
+                continue;
+            }
+            set(&mut options, &flags);
+            if let (Some(rebuild), Some(set_rebuild)) = (&mut rebuild, set_rebuild) {
+                set_rebuild(rebuild, &loaded);
+            }
+        }
+        Ok((options, rebuild))
+    }
+
     /// Open the corpus the arguments name, or the demo corpus when they name none; what went wrong on the way
     /// without stopping it goes to standard error.
     pub(crate) fn open(&self) -> anyhow::Result<Opened> {
@@ -221,12 +237,243 @@ impl CorpusArgs {
 
     /// [`CorpusArgs::open`] without printing the warnings, for a caller that reports them itself.
     pub(crate) fn open_quietly(&self) -> anyhow::Result<Opened> {
-        let options = self.options()?;
-        let opened = if self.paths.is_empty() {
-            dataset::open_demo(&options)?
-        } else {
-            dataset::open(&self.paths, &options, !self.no_cache)?
+        open_quietly(&self.paths, &self.options()?, !self.no_cache)
+    }
+}
+
+/// Open the corpus at `paths` (the demo corpus when there are none) with `options`, reading and writing the cache
+/// when `use_cache`; the warnings are left to the caller.
+pub(crate) fn open_quietly(
+    paths: &[PathBuf],
+    options: &DatasetOptions,
+    use_cache: bool,
+) -> anyhow::Result<Opened> {
+    let opened = if paths.is_empty() {
+        dataset::open_demo(options)?
+    } else {
+        dataset::open(paths, options, use_cache)?
+    };
+    Ok(opened)
+}
+
+/// Puts one option of `from` (the flags' options) in place in `to`.
+type SetOption = fn(&mut DatasetOptions, &DatasetOptions);
+/// Puts one setting of `from` (a load's) in place in a rebuild's settings `to`.
+type SetRebuild = fn(&mut Reweigh, &Reweigh);
+
+/// Each corpus flag by its id, the option it gives, and the same setting of a rebuild where a rebuild has it
+/// (the weighting and the term filters): what a flag given besides a settings file replaces. Every flag of
+/// [`CorpusArgs`] but the paths and the cache's is here (a test checks it).
+const GIVES: &[(&str, SetOption, Option<SetRebuild>)] = &[
+    ("format", |to, from| to.load.format = from.load.format, None),
+    (
+        "label_depth",
+        |to, from| to.load.label_depth = from.load.label_depth,
+        None,
+    ),
+    (
+        "strip_headers",
+        |to, from| to.load.strip_headers = from.load.strip_headers,
+        None,
+    ),
+    (
+        "text_col",
+        |to, from| to.load.text_col.clone_from(&from.load.text_col),
+        None,
+    ),
+    (
+        "label_col",
+        |to, from| to.load.label_col.clone_from(&from.load.label_col),
+        None,
+    ),
+    (
+        "id_col",
+        |to, from| to.load.id_col.clone_from(&from.load.id_col),
+        None,
+    ),
+    (
+        "title_col",
+        |to, from| to.load.title_col.clone_from(&from.load.title_col),
+        None,
+    ),
+    (
+        "split",
+        |to, from| to.load.reuters_split = from.load.reuters_split,
+        None,
+    ),
+    (
+        "single_label",
+        |to, from| to.load.single_label = from.load.single_label,
+        None,
+    ),
+    (
+        "missing",
+        |to, from| to.load.missing = from.load.missing,
+        None,
+    ),
+    (
+        "keep_numbers",
+        |to, from| to.text.keep_numbers = from.text.keep_numbers,
+        None,
+    ),
+    (
+        "min_len",
+        |to, from| to.text.min_len = from.text.min_len,
+        None,
+    ),
+    (
+        "max_len",
+        |to, from| to.text.max_len = from.text.max_len,
+        None,
+    ),
+    (
+        "stoplist",
+        |to, from| to.text.stoplist.clone_from(&from.text.stoplist),
+        None,
+    ),
+    (
+        "stoplist_lang",
+        |to, from| to.text.stoplist.clone_from(&from.text.stoplist),
+        None,
+    ),
+    (
+        "no_stoplist",
+        |to, from| to.text.stoplist.clone_from(&from.text.stoplist),
+        None,
+    ),
+    (
+        "stem",
+        |to, from| to.text.stem.clone_from(&from.text.stem),
+        None,
+    ),
+    ("ngrams", |to, from| to.text.ngrams = from.text.ngrams, None),
+    (
+        "min_df",
+        |to, from| to.text.min_df = from.text.min_df,
+        Some(|to, from| to.min_df = from.min_df),
+    ),
+    (
+        "max_df",
+        |to, from| to.text.max_df = from.text.max_df,
+        Some(|to, from| to.max_df = from.max_df),
+    ),
+    (
+        "max_terms",
+        |to, from| to.text.max_terms = from.text.max_terms,
+        Some(|to, from| to.max_terms = from.max_terms),
+    ),
+    (
+        "select_terms",
+        |to, from| to.text.select_terms = from.text.select_terms,
+        Some(|to, from| to.select_terms = from.select_terms),
+    ),
+    (
+        "standardize",
+        |to, from| to.standardize = from.standardize,
+        None,
+    ),
+    (
+        "weighting",
+        |to, from| to.weighting = from.weighting,
+        Some(|to, from| to.weighting = from.weighting),
+    ),
+    (
+        "keep_empty",
+        |to, from| to.keep_empty = from.keep_empty,
+        None,
+    ),
+    (
+        "vectors",
+        |to, from| to.vectors.clone_from(&from.vectors),
+        None,
+    ),
+    (
+        "vector_ids",
+        |to, from| to.vectors.clone_from(&from.vectors),
+        None,
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args, Parser};
+
+    use super::*;
+
+    /// The corpus flags of `pdx stats` with `flags`.
+    fn parsed(flags: &[&str]) -> CorpusArgs {
+        let words = ["pdx", "stats"].iter().chain(flags);
+        match crate::cli::Cli::try_parse_from(words)
+            .expect("the flags parse")
+            .command
+        {
+            Some(crate::cli::Command::Stats { corpus, .. }) => corpus,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_corpus_flag_but_the_paths_and_the_cache_gives_its_option() {
+        let command = CorpusArgs::augment_args(clap::Command::new("pdx"));
+        let mut ids: Vec<&str> = command
+            .get_arguments()
+            .map(|arg| arg.get_id().as_str())
+            .filter(|id| !["paths", "no_cache"].contains(id))
+            .collect();
+        let mut listed: Vec<&str> = GIVES.iter().map(|(id, _, _)| *id).collect();
+        ids.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(listed, ids);
+    }
+
+    #[test]
+    fn a_flag_given_replaces_the_base_option_and_the_rebuilds() {
+        let mut base = DatasetOptions::default();
+        base.text.min_df = 5;
+        base.text.stem = None;
+        base.load.label_depth = 2;
+        let rebuild = Reweigh {
+            extra_stop_words: vec!["said".into()],
+            weighting: Weighting::parse("bxc").expect("a code"),
+            min_df: 6,
+            max_df: 0.5,
+            max_terms: None,
+            select_terms: Some(TermSelection::DocumentFrequency(50)),
         };
-        Ok(opened)
+        let flags = parsed(&["--min-df", "3", "--weighting", "txc", "--stem", "french"]);
+        let given = |id: &str| ["min_df", "weighting", "stem"].contains(&id);
+        let (options, rebuilt) = flags
+            .options_over(&base, Some(&rebuild), given)
+            .expect("options");
+        let txc = Weighting::parse("txc").expect("a code");
+        assert_eq!(
+            (
+                options.text.min_df,
+                options.weighting,
+                options.text.stem.as_deref()
+            ),
+            (3, Some(txc), Some("french"))
+        );
+        assert_eq!(options.load.label_depth, 2, "the base's");
+        let rebuilt = rebuilt.expect("the rebuild stays");
+        assert_eq!((rebuilt.min_df, rebuilt.weighting), (3, txc), "the flags'");
+        assert_eq!(
+            (
+                rebuilt.max_df,
+                rebuilt.select_terms,
+                rebuilt.extra_stop_words
+            ),
+            (
+                rebuild.max_df,
+                rebuild.select_terms,
+                rebuild.extra_stop_words.clone()
+            ),
+            "the base's"
+        );
+        // No flag given: the base as it is; every flag given: the flags' options.
+        let (same, _) = flags.options_over(&base, None, |_| false).expect("options");
+        assert_eq!(same, base);
+        let (all, _) = flags.options_over(&base, None, |_| true).expect("options");
+        assert_eq!(all, flags.options().expect("options"));
     }
 }

@@ -5,6 +5,7 @@ use std::ffi::OsStr;
 use std::marker::PhantomData;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::parser::ValueSource;
 use pdx::choice::Choice;
 use pdx::cluster::{ClusterError, Param, ParamError, ValueKind, registry};
 use pdx::corpus::{ColumnOption, CorpusError, Format};
@@ -176,6 +177,44 @@ pub(crate) fn describe(error: &anyhow::Error) -> String {
         ),
         Some(CorpusError::LabelDepth) => "--label-depth must be at least 1".into(),
         _ => format!("{error:#}"),
+    }
+}
+
+/// The options the command line gave, by id (a field's name; a rule parameter's long name): each one a flag set
+/// rather than left at its default. Flattened into a command's arguments, it reads no flag of its own.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Given(Vec<String>);
+
+impl Given {
+    /// Whether the command line gave the option of id `id`.
+    pub(crate) fn has(&self, id: &str) -> bool {
+        self.0.iter().any(|given| given == id)
+    }
+}
+
+impl clap::Args for Given {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        command
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        command
+    }
+}
+
+impl clap::FromArgMatches for Given {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let given = matches
+            .ids()
+            .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+            .map(|id| id.as_str().to_string())
+            .collect();
+        Ok(Given(given))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
     }
 }
 

@@ -7,6 +7,7 @@
 use std::sync::LazyLock;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, ValueParser};
+use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use pdx::choice::Choice;
 use pdx::cluster::registry::{self, Children, Family};
@@ -21,10 +22,10 @@ use super::flags::{
 #[derive(Args, Debug)]
 pub(crate) struct RuleArgs {
     #[arg(long, default_value = registry::DEFAULT_RULE, help = rule_help(), long_help = rule_long_help(), help_heading = "Clustering")]
-    rule: String,
+    pub(crate) rule: String,
     // One flag per rule parameter, from the library's table.
     #[command(flatten)]
-    params: ParamArgs,
+    pub(crate) params: ParamArgs,
     /// Which leaf to split next.
     #[arg(long, value_parser = choice::<SelectPolicy>(), default_value = SelectPolicy::default().name(), help_heading = "Clustering")]
     pub(crate) select: SelectPolicy,
@@ -39,7 +40,7 @@ impl RuleArgs {
 
     /// Every parameter's value as the flags give it (see [`RuleArgs::spec`] for `leaves`).
     pub(crate) fn params(&self, leaves: Option<usize>) -> anyhow::Result<Params> {
-        let mut params = self.params.params()?;
+        let mut params = self.params.params_over(Params::default())?;
         let flat = registry::find(&self.rule).is_some_and(|rule| rule.children == Children::Flat);
         if let Some(leaves) =
             leaves.filter(|_| flat && self.params.given(SET_BY_FLAT_RULES).is_none())
@@ -54,8 +55,9 @@ impl RuleArgs {
 /// as leaves unless its flag is given, so the flag has no default of its own.
 pub(crate) const SET_BY_FLAT_RULES: Param = Param::KWay;
 
-/// The parameters' values as the command line gave them, or as their flags default: the text of each, to be
-/// read by the library when the rule is made.
+/// The parameters' values as the command line gave them: the text of each, to be read by the library when the
+/// rule is made. A flag left at its default gives none (the library's default is the same value), so that the
+/// values a settings file records for a rule are replaced only by the flags given.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ParamArgs {
     texts: Vec<(Param, String)>,
@@ -159,7 +161,7 @@ fn arg_of(param: Param) -> Arg {
 }
 
 impl ParamArgs {
-    /// The text given for `param` (or its flag's default); `None` when neither is there.
+    /// The text given for `param`; `None` when its flag was not given.
     pub(crate) fn given(&self, param: Param) -> Option<&str> {
         self.texts
             .iter()
@@ -167,10 +169,10 @@ impl ParamArgs {
             .map(|(_, text)| text.as_str())
     }
 
-    /// The parameters, each from its text: the library's defaults where no text is given. A text the library
-    /// does not read (a kernel spec it refuses) is an error naming the flag.
-    pub(crate) fn params(&self) -> anyhow::Result<Params> {
-        let mut params = Params::default();
+    /// The parameters of `base` (the library's defaults, or those a settings file recorded), each given replaced
+    /// by its text. A text the library does not read (a kernel spec it refuses) is an error naming the flag.
+    pub(crate) fn params_over(&self, base: Params) -> anyhow::Result<Params> {
+        let mut params = base;
         for (param, text) in &self.texts {
             param
                 .set_text(&mut params, text)
@@ -198,6 +200,9 @@ impl FromArgMatches for ParamArgs {
         let mut texts = Vec::new();
         for param in Param::ALL {
             let id = param.long();
+            if matches.value_source(id) != Some(ValueSource::CommandLine) {
+                continue;
+            }
             if is_switch(param) {
                 // The switch turns the parameter from its default.
                 if matches.get_flag(id) {

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::stored_counts::StoredCounts;
-use super::{Dataset, DocumentMeta};
+use super::{Dataset, DatasetOptions, DocumentMeta};
 use crate::text::{self, RawCounts, TermSelection, TextError, TextOptions};
 use crate::weighting::{Weighting, weight_counts};
 
@@ -161,6 +161,30 @@ impl Reweigh {
             select_terms: options.select_terms,
         }
     }
+
+    /// The settings a load of text with `options` makes its matrix with: their term filters and their weighting
+    /// (`lfc` unless they name another), no extra stop word.
+    pub fn of_load(options: &DatasetOptions) -> Reweigh {
+        let weighting = options.weighting.unwrap_or(Weighting::TEXT_DEFAULT);
+        Reweigh::from_load(&options.text, weighting)
+    }
+
+    /// The term filters these settings apply, as text options (the others at their defaults).
+    fn filters(&self) -> TextOptions {
+        TextOptions {
+            min_df: self.min_df,
+            max_df: self.max_df,
+            max_terms: self.max_terms,
+            select_terms: self.select_terms,
+            ..TextOptions::default()
+        }
+    }
+
+    /// Check the filters' values as a load checks them, so that settings read from a file are refused before
+    /// any work.
+    pub fn check(&self) -> Result<(), TextError> {
+        self.filters().check()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -242,18 +266,29 @@ impl Dataset {
         self.counts.as_ref().map(|kept| &kept.applied)
     }
 
+    /// The settings the matrix was rebuilt with since a load with `options` (stop words added, the weighting or
+    /// the term filters changed); `None` when it is as loaded.
+    pub fn changes_since_load(&self, options: &DatasetOptions) -> Option<Reweigh> {
+        // Only text keeps counts, so the load's weighting is the text's.
+        let applied = self.reweighing()?;
+        (*applied != Reweigh::of_load(options)).then(|| applied.clone())
+    }
+
+    /// This dataset rebuilt with `changes` (see [`Dataset::changes_since_load`]); `None` when its matrix was
+    /// made with them already.
+    pub fn rebuilt_with(&self, changes: &Reweigh) -> Result<Option<Dataset>, ReweighError> {
+        if self.reweighing() == Some(changes) {
+            return Ok(None);
+        }
+        self.reweigh(changes).map(|(rebuilt, _)| Some(rebuilt))
+    }
+
     /// The dataset rebuilt from its counts under `settings` (see [`Reweigh`]), with the same documents as
     /// columns in the same order: a document left without terms stays, as an empty column flagged
     /// [`DocumentMeta::empty`], so that the column numbers of a tree over this dataset keep their meaning.
     pub fn reweigh(&self, settings: &Reweigh) -> Result<(Dataset, ReweighReport), ReweighError> {
         let kept = self.counts.as_ref().ok_or(ReweighError::NoCounts)?;
-        let options = TextOptions {
-            min_df: settings.min_df,
-            max_df: settings.max_df,
-            max_terms: settings.max_terms,
-            select_terms: settings.select_terms,
-            ..TextOptions::default()
-        };
+        let options = settings.filters();
         options.check()?;
         let raw = kept.raw()?;
         assert_eq!(

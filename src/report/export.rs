@@ -6,14 +6,14 @@ use super::{ClusterReport, html, to_csv, to_newick};
 use crate::cluster::Tree;
 use crate::dataset::Dataset;
 
-/// What an export is written from: the clustering, its report and the HTML page's settings.
+/// What an export is written from: the clustering and its report.
 #[derive(Debug, Clone, Copy)]
 pub struct ExportSource<'a> {
     pub dataset: &'a Dataset,
     pub tree: &'a Tree,
-    /// The report the JSON holds, as the caller completed it (timings, notes).
+    /// The report the JSON holds, as the caller completed it (timings, notes, settings); the HTML page shows its
+    /// settings too.
     pub report: &'a ClusterReport,
-    pub html: &'a html::Settings,
 }
 
 /// What can go wrong writing an export's text.
@@ -60,7 +60,10 @@ pub static FORMATS: [ExportFormat; 4] = [
         name: "html",
         extension: "html",
         description: "a self-contained HTML report (the tree, its words, documents and labels)",
-        write: |source| Ok(html::to_html(source.dataset, source.tree, source.html)),
+        write: |source| {
+            let settings = source.report.settings.as_ref();
+            Ok(html::to_html(source.dataset, source.tree, settings))
+        },
     },
 ];
 

@@ -1,7 +1,8 @@
-//! A clustering as one self-contained HTML page to read in any browser and send to anyone: the corpus and its
-//! settings, the tree as nested `<details>`, each node's words, representative documents and labels, and, when
-//! there are labels, the confusion heat map and the global figures. Style and script are inline and nothing is
-//! fetched, so the page opens offline and tells no server it was opened.
+//! A clustering as one self-contained HTML page to read in any browser and send to anyone: the corpus, the
+//! settings that made it (a table of [`Settings::rows`]), the tree as nested `<details>`, each node's words,
+//! representative documents and labels, and, when there are labels, the confusion heat map and the global
+//! figures. Style and script are inline and nothing is fetched, so the page opens offline and tells no server it
+//! was opened.
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write};
@@ -9,22 +10,11 @@ use std::fmt::{self, Write};
 use rayon::prelude::*;
 
 use super::metrics::{self, ClusterFigures, GlobalFigures};
+use super::settings::Settings;
 use super::{REPRESENTATIVES, TOP_TERMS, terms};
-use crate::choice::Choice;
-use crate::cluster::{RuleSpec, Tree};
-use crate::dataset::{Dataset, DatasetOptions};
+use crate::cluster::Tree;
+use crate::dataset::Dataset;
 use crate::matrix::DataMatrix;
-use crate::text::{StoplistChoice, TermSelection};
-
-/// What the page says of how the tree was made beyond what the dataset records.
-#[derive(Debug, Clone, Default)]
-pub struct Settings {
-    /// The options the corpus was loaded with (tokens, stop list, stemming, document-frequency limits); `None`
-    /// when the caller does not know them, and the page says so.
-    pub options: Option<DatasetOptions>,
-    /// The rule the tree was grown with, or the one in use; each split names its own rule besides.
-    pub rule: Option<RuleSpec>,
-}
 
 /// Documents listed per node: its representatives, so that the page grows with the tree, not the corpus.
 pub const DOCUMENTS_PER_NODE: usize = REPRESENTATIVES;
@@ -225,8 +215,9 @@ fn anchor(id: usize) -> String {
     format!("node-{id}")
 }
 
-/// The whole report as one HTML page (see the module documentation).
-pub fn to_html(dataset: &Dataset, tree: &Tree, settings: &Settings) -> String {
+/// The whole report as one HTML page (see the module documentation); `settings` are what made the clustering,
+/// `None` when the caller does not know how the corpus was loaded (and the page says so).
+pub fn to_html(dataset: &Dataset, tree: &Tree, settings: Option<&Settings>) -> String {
     let mut out = String::with_capacity(64 * 1024);
     // Writing to a `String` cannot fail.
     let _ = write_page(&mut out, dataset, tree, settings);
@@ -237,7 +228,7 @@ fn write_page(
     out: &mut String,
     dataset: &Dataset,
     tree: &Tree,
-    settings: &Settings,
+    settings: Option<&Settings>,
 ) -> fmt::Result {
     let leaves = tree.leaves();
     let labels = Labels::new(dataset);
@@ -258,7 +249,8 @@ fn write_page(
          <title>pdx report: {source}</title><style>{STYLE}</style></head><body>\n\
          <header><h1>pdx report: {source}</h1>\n"
     )?;
-    write_facts(out, dataset, tree, settings, has_labels.then_some(&labels))?;
+    write_facts(out, dataset, tree, has_labels.then_some(&labels))?;
+    write_settings(out, dataset, settings)?;
     out.push_str("</header>\n");
     if has_labels {
         write_figures(out, &global)?;
@@ -268,17 +260,13 @@ fn write_page(
     write!(out, "<script>{SCRIPT}</script>\n</body></html>\n")
 }
 
-/// The header's table: the corpus, the settings that made the matrix, and the rules.
+/// The header's table: the corpus, what loading it noticed, and the splits made.
 fn write_facts(
     out: &mut String,
     dataset: &Dataset,
     tree: &Tree,
-    settings: &Settings,
     labels: Option<&Labels>,
 ) -> fmt::Result {
-    let fact = |out: &mut String, name: &str, value: &str| -> fmt::Result {
-        writeln!(out, "<dt>{name}</dt><dd>{value}</dd>")
-    };
     out.push_str("<dl class=\"facts\">\n");
     fact(out, "corpus", &escape(&dataset.source))?;
     let clustered = tree.node(tree.root()).map_or(0, |root| root.size());
@@ -330,69 +318,8 @@ fn write_facts(
         );
     }
     fact(out, "loading", &read)?;
-    fact(out, "weighting", &escape(&dataset.weighting.code()))?;
-    if settings
-        .options
-        .as_ref()
-        .is_some_and(|options| options.standardize)
-    {
-        fact(out, "columns", "standardised (zero mean, unit variance)")?;
-    }
     for note in &report.notes {
         fact(out, "note", &escape(note))?;
-    }
-    match &settings.options {
-        Some(options) if !numeric => {
-            let text = &options.text;
-            fact(out, "format", options.load.format.name())?;
-            fact(
-                out,
-                "stemming",
-                &escape(text.stem.as_deref().unwrap_or("none")),
-            )?;
-            let stoplist = match (&text.stoplist, text.stoplist_language()) {
-                (StoplistChoice::File(path), _) => escape(&path.display().to_string()),
-                (_, Some("english")) => "the shipped English list".to_string(),
-                (_, Some(language)) => format!("the Snowball list for {}", escape(language)),
-                (_, None) => "none".to_string(),
-            };
-            fact(out, "stop list", &stoplist)?;
-            let numbers = if text.keep_numbers { "kept" } else { "dropped" };
-            let tokens = format!(
-                "{} to {} characters; numbers {numbers}",
-                text.min_len, text.max_len
-            );
-            fact(out, "tokens", &tokens)?;
-            if text.ngrams > 1 {
-                let phrases = format!("up to {} words", text.ngrams);
-                fact(out, "phrases", &phrases)?;
-            }
-            let mut df = format!(
-                "in at least {} documents and at most {}% of them",
-                text.min_df,
-                text.max_df * 100.0
-            );
-            if let Some(max_terms) = text.max_terms {
-                let _ = write!(df, "; the {max_terms} most frequent terms");
-            }
-            fact(out, "document frequency", &df)?;
-            if let Some(selection) = text.select_terms {
-                let how = match selection {
-                    TermSelection::MutualInformation(count) => {
-                        format!("the {count} terms of highest mutual information with the labels")
-                    }
-                    TermSelection::DocumentFrequency(count) => {
-                        format!("the {count} terms in the most documents")
-                    }
-                };
-                fact(out, "term selection", &how)?;
-            }
-        }
-        Some(_) => {}
-        None => fact(out, "text settings", "not recorded")?,
-    }
-    if let Some(rule) = &settings.rule {
-        fact(out, "rule", &escape(&rule.text()))?;
     }
     // Each rule that split a node, with how many splits it made, in the order first used.
     let mut used: Vec<(String, usize)> = Vec::new();
@@ -420,6 +347,30 @@ fn write_facts(
     fact(out, "leaves", &leaves)?;
     out.push_str("</dl>\n");
     Ok(())
+}
+
+/// The settings table: each of [`Settings::rows`], escaped (added stop words and file names come from the
+/// collection); without settings, the matrix's weighting and a row saying the rest is not recorded.
+fn write_settings(out: &mut String, dataset: &Dataset, settings: Option<&Settings>) -> fmt::Result {
+    out.push_str("<h2>Settings</h2>\n<dl class=\"facts settings\">\n");
+    match settings {
+        Some(settings) => {
+            for (name, value) in settings.rows(dataset) {
+                fact(out, name, &escape(&value))?;
+            }
+        }
+        None => {
+            fact(out, "weighting", &escape(&dataset.weighting.code()))?;
+            fact(out, "text settings", "not recorded")?;
+        }
+    }
+    out.push_str("</dl>\n");
+    Ok(())
+}
+
+/// One row of a table of facts: its name, and its value as HTML.
+fn fact(out: &mut String, name: &str, value: &str) -> fmt::Result {
+    writeln!(out, "<dt>{name}</dt><dd>{value}</dd>")
 }
 
 /// The figures of the whole clustering against the labels, each with what it measures.

@@ -1,11 +1,13 @@
 //! Reports on a cluster tree: metrics against labels, top and discriminating terms, representative documents, and
-//! the export formats (JSON, CSV, Newick here, the HTML page in `html.rs`; [`export::FORMATS`] lists them).
+//! the export formats (JSON, CSV, Newick here, the HTML page in `html.rs`; [`export::FORMATS`] lists them), each
+//! with the settings that made the clustering (`settings.rs`).
 
 pub mod compare;
 pub mod export;
 pub mod html;
 pub mod metrics;
 pub mod preview;
+pub mod settings;
 pub mod summary;
 pub mod terms;
 
@@ -124,6 +126,9 @@ pub struct ClusterReport {
     /// Documents the analyst moved by hand, in order; absent when none was (as from `pdx cluster`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub manual_moves: Vec<MoveReport>,
+    /// What made the clustering (see [`settings::Settings`]): filled in by the caller, `null` when it does not
+    /// know how the corpus was loaded. The HTML page shows the same settings.
+    pub settings: Option<settings::Settings>,
 }
 
 /// A document moved by hand: which, from which leaf to which, and the two leaves as the tree names them (a
@@ -338,6 +343,7 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
                 to_name: node_label(tree, step.to),
             })
             .collect(),
+        settings: None,
     }
 }
 

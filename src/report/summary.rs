@@ -198,6 +198,8 @@ pub struct BatchContext {
     pub heading: String,
     /// [`loading_notes`].
     pub loading: Vec<String>,
+    /// The settings that made the clustering, a row each ([`super::settings::Settings::rows`]).
+    pub settings: Vec<(&'static str, String)>,
     /// Every file written, in the order written.
     pub files: Vec<WrittenFile>,
 }
@@ -624,8 +626,8 @@ fn legend_section(out: &mut String, with_labels: bool) {
     }
 }
 
-/// The report `pdx cluster` prints: heading, loading notes, leaves, confusion (with labels), figures, files
-/// written and legend, each section after a blank line; laid out for [`REPORT_WIDTH`] columns.
+/// The report `pdx cluster` prints: heading, loading notes, settings, leaves, confusion (with labels), figures,
+/// files written and legend, each section after a blank line; laid out for [`REPORT_WIDTH`] columns.
 pub fn batch_report(
     report: &ClusterReport,
     label_names: &[String],
@@ -641,6 +643,13 @@ pub fn batch_report(
         out.push_str(&wrapped("  ", note, REPORT_WIDTH));
     }
     out.push('\n');
+    if !context.settings.is_empty() {
+        let _ = writeln!(out, "Settings");
+        for (name, value) in &context.settings {
+            out.push_str(&wrapped(&format!("  {name:<22}"), value, REPORT_WIDTH));
+        }
+        out.push('\n');
+    }
     if !report.notes.is_empty() {
         let _ = writeln!(out, "Growing");
         for note in &report.notes {

@@ -8,6 +8,7 @@ use crate::cluster::Tree;
 use crate::dataset::Dataset;
 use crate::report;
 use crate::report::export::{ExportSource, FORMATS};
+use crate::report::settings::Settings;
 
 /// The folder exports go to: `PDX_EXPORT_DIR` if set (and not empty), else the current directory.
 pub fn default_dir() -> PathBuf {
@@ -113,14 +114,16 @@ pub(super) fn write_new_files(
 pub(crate) struct Export {
     pub tree: Tree,
     pub dir: PathBuf,
-    /// What the HTML report says of the corpus's options and the rule.
-    pub settings: report::html::Settings,
+    /// What made the tree, for the JSON's `settings` and the HTML page's table; `None` when the corpus's
+    /// options are not known.
+    pub settings: Option<Settings>,
     /// The JSON report's `timings_ms`.
     pub timings: BTreeMap<String, f64>,
 }
 
 /// Write a file of each of the library's export formats into the export's folder, in their order, under names no
-/// file has yet, the JSON with its timings as its `timings_ms`; returns their paths.
+/// file has yet, the JSON with its timings as its `timings_ms` and its settings (paths made absolute, as a session
+/// keeps them) as its `settings`; returns their paths.
 pub(crate) fn export(data: &Dataset, job: &Export) -> Result<Vec<PathBuf>, String> {
     let Export {
         tree,
@@ -131,11 +134,11 @@ pub(crate) fn export(data: &Dataset, job: &Export) -> Result<Vec<PathBuf>, Strin
     let stem = file_stem(&data.source, tree.leaves().len());
     let mut report = report::build(data, tree);
     report.timings_ms = timings.clone();
+    report.settings = settings.clone().map(Settings::with_absolute_paths);
     let source = ExportSource {
         dataset: data,
         tree,
         report: &report,
-        html: settings,
     };
     let texts = FORMATS
         .iter()

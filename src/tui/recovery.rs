@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::text::StoplistChoice;
+use crate::dataset::absolute;
 
 use super::model::Model;
 use super::session::{self, Session, Source};
@@ -199,17 +199,11 @@ fn folder_signal(folder: &Path) -> String {
 
 /// `source` with absolute paths, as the session writer stores them.
 fn absolute_source(source: &Source) -> Source {
-    let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut source = source.clone();
-    source.paths = source.paths.iter().map(|p| absolute(p)).collect();
-    if let StoplistChoice::File(file) = &mut source.options.text.stoplist {
-        *file = absolute(file);
+    Source {
+        paths: source.paths.iter().map(|path| absolute(path)).collect(),
+        options: source.options.clone().with_absolute_paths(),
+        use_cache: source.use_cache,
     }
-    if let Some(vectors) = &mut source.options.vectors {
-        vectors.path = absolute(&vectors.path);
-        vectors.ids = vectors.ids.as_deref().map(absolute);
-    }
-    source
 }
 
 /// What pdx says as it exits after `signal`: the signal, and where the unsaved tree went.

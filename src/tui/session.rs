@@ -1,13 +1,15 @@
-//! Sessions: `w` saves the corpus (paths and every loading option), the rule and the tree as one JSON file;
+//! Sessions: `w` saves the settings (the corpus's paths, every loading option, what was changed since, the rule
+//! and the policy: [`Settings`], whose fields are the session's own) and the tree as one JSON file;
 //! `pdx --session FILE` reloads the corpus the same way and restores the tree. A file that is damaged, not a
-//! session, or made for another matrix is refused with one message, and pdx starts without it.
+//! session, or made for another matrix is refused with one message, and pdx starts without it. A session's
+//! settings, or a JSON report's, are also what `pdx cluster --settings-from` reads ([`read_settings`]).
 
 use std::path::{Path, PathBuf};
 
 use crate::cluster::{CheckedParams, GivenParams, Params, RuleSpec, SelectPolicy, Tree, TreeError};
-use crate::dataset::{self, Dataset, DatasetError, DatasetOptions, Opened, PendingCache, Reweigh};
+use crate::dataset::{self, Dataset, DatasetError, DatasetOptions, Opened, PendingCache};
 use crate::progress::Progress;
-use crate::text::StoplistChoice;
+use crate::report::settings::Settings;
 use serde::{Deserialize, Serialize};
 
 use super::export;
@@ -95,20 +97,18 @@ impl From<StoredPickerParams> for PickerParams {
 pub struct Session {
     pub(crate) format: String,
     pub(crate) version: u32,
-    /// The corpus paths; empty for the demo corpus.
-    pub(crate) paths: Vec<PathBuf>,
-    pub(crate) options: DatasetOptions,
+    /// The corpus (`paths`, empty for the demo), its `options`, the changes made since loading (`reweigh`, absent
+    /// when none and in older files: the stop words added with `d`, the weighting and filters of `W`; the matrix
+    /// is rebuilt with them before the tree is restored), the `rule` in use, the `policy` and the kernel
+    /// `memory_budget` (absent in older files): fields of the session's own, as they were before the exports
+    /// recorded the same settings.
+    #[serde(flatten)]
+    pub(crate) settings: Settings,
     /// The matrix's shape when saved: documents (columns) and terms (rows).
     pub(crate) documents: usize,
     pub(crate) terms: usize,
-    pub(crate) rule: RuleSpec,
     pub(crate) params: PickerParams,
-    pub(crate) policy: SelectPolicy,
     pub(crate) tree: Tree,
-    /// The stop words added and the weighting and df limits changed after loading (`d`, `W`): the matrix is
-    /// rebuilt with them before the tree is restored. Absent when nothing changed (and in older files).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) reweigh: Option<Reweigh>,
 }
 
 /// What a session gives a model that can use it.
@@ -123,32 +123,16 @@ pub(super) struct Restored {
 impl Session {
     /// The session's changes to the loaded matrix, if it keeps any: `data` rebuilt with them.
     pub(super) fn rebuild(&self, data: &Dataset) -> Result<Option<Dataset>, String> {
-        match &self.reweigh {
-            None => Ok(None),
-            Some(settings) => data
-                .reweigh(settings)
-                .map(|(rebuilt, _)| Some(rebuilt))
-                .map_err(|error| format!("cannot rebuild the session's matrix: {error}")),
-        }
-    }
-
-    /// The changes `data` has from a load of `options`, to keep in a session; `None` when there are none.
-    pub(super) fn changes(data: &Dataset, options: &DatasetOptions) -> Option<Reweigh> {
-        let applied = data.reweighing()?;
-        let loaded = Reweigh::from_load(
-            &options.text,
-            options
-                .weighting
-                .unwrap_or(crate::weighting::Weighting::TEXT_DEFAULT),
-        );
-        (*applied != loaded).then(|| applied.clone())
+        self.settings
+            .rebuilt(data)
+            .map_err(|error| format!("cannot rebuild the session's matrix: {error}"))
     }
 
     /// The source to load the session's corpus from (the cache use comes from the command line).
     pub fn source(&self, use_cache: bool) -> Source {
         Source {
-            paths: self.paths.clone(),
-            options: self.options.clone(),
+            paths: self.settings.paths.clone(),
+            options: self.settings.options.clone(),
             use_cache,
         }
     }
@@ -167,11 +151,6 @@ fn file_name(source: &str, leaves: usize) -> (String, &'static str) {
     (export::file_stem(source, leaves), "session.json")
 }
 
-/// `path` made absolute against the current directory, so that the session reopens from anywhere.
-fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
 /// A session to save into `dir`; `revision` is the tree's, to mark the model clean once saved.
 #[derive(Debug, Clone)]
 pub(crate) struct Save {
@@ -187,14 +166,7 @@ pub(super) fn save(session: &Session, source: &str, dir: &Path) -> Result<PathBu
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
     let (stem, extension) = file_name(source, session.tree.leaves().len());
     let mut session = session.clone();
-    session.paths = session.paths.iter().map(|p| absolute(p)).collect();
-    if let StoplistChoice::File(file) = &mut session.options.text.stoplist {
-        *file = absolute(file);
-    }
-    if let Some(vectors) = &mut session.options.vectors {
-        vectors.path = absolute(&vectors.path);
-        vectors.ids = vectors.ids.as_deref().map(absolute);
-    }
+    session.settings = session.settings.with_absolute_paths();
     let json = serde_json::to_string(&session).map_err(|e| format!("cannot save: {e}"))?;
     let written = export::write_new_files(dir, &stem, &[(extension, json.as_bytes())])?;
     written
@@ -210,21 +182,30 @@ pub(super) fn save(session: &Session, source: &str, dir: &Path) -> Result<PathBu
 /// memory) from taking the machine's memory.
 pub(super) const MAX_SESSION_BYTES: u64 = 256 << 20;
 
-/// The fields read before the rest, to tell a session from another file and an old or future format.
+/// The fields read before the rest, to tell a session from another file and an old or future format, and a JSON
+/// report's settings (the rest of a report is skipped as it is read).
 #[derive(Deserialize)]
 struct Header {
     #[serde(default)]
     format: Option<serde_json::Value>,
     #[serde(default)]
     version: Option<serde_json::Value>,
+    #[serde(default)]
+    settings: Option<serde_json::Value>,
 }
 
 /// Read a session file; the error is one line naming the file. Only a regular file (or a link to one) of at most
 /// `MAX_SESSION_BYTES` is read: a pipe would block, a device never end.
 pub fn read(path: &Path) -> Result<Session, String> {
+    let text =
+        read_regular(path, MAX_SESSION_BYTES).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse(path, &text)
+}
+
+/// The session `text` of the file `path` holds.
+fn parse(path: &Path, text: &str) -> Result<Session, String> {
     let name = path.display();
-    let text = read_regular(path, MAX_SESSION_BYTES).map_err(|e| format!("{name}: {e}"))?;
-    let header: Header = serde_json::from_str(&text).map_err(|error| {
+    let header: Header = serde_json::from_str(text).map_err(|error| {
         if error.is_syntax() || error.is_eof() {
             format!("{name}: not a pdx session (not JSON)")
         } else {
@@ -243,7 +224,38 @@ pub fn read(path: &Path) -> Result<Session, String> {
         }
         None => return Err(format!("{name}: damaged session: no version")),
     }
-    serde_json::from_str(&text).map_err(|e| format!("{name}: damaged session: {e}"))
+    serde_json::from_str(text).map_err(|e| format!("{name}: damaged session: {e}"))
+}
+
+/// The settings a file records, for `pdx cluster --settings-from`: a session's, or the `settings` of a JSON report
+/// (`x`, `pdx cluster --json`), checked as the pipeline checks its options. The error is one line naming the
+/// file. A report is read from a pipe too (within the same bound as a session).
+pub fn read_settings(path: &Path) -> Result<Settings, String> {
+    let name = path.display();
+    let bound = crate::input::Bound {
+        file: Some(MAX_SESSION_BYTES),
+        pipe: MAX_SESSION_BYTES,
+        what: "as settings",
+    };
+    let text = crate::input::read_text(path, bound).map_err(|e| format!("{name}: {e}"))?;
+    let none = || format!("{name}: no settings recorded (not a JSON report or session of pdx)");
+    let header: Header = serde_json::from_str(&text).map_err(|error| {
+        if error.is_syntax() || error.is_eof() {
+            format!("{name}: not JSON")
+        } else {
+            none()
+        }
+    })?;
+    let settings = if header.format.as_ref().and_then(|f| f.as_str()) == Some(FORMAT) {
+        parse(path, &text)?.settings
+    } else {
+        let block = header.settings.ok_or_else(none)?;
+        serde_json::from_value(block).map_err(|e| format!("{name}: damaged settings: {e}"))?
+    };
+    settings
+        .check()
+        .map_err(|e| format!("{name}: damaged settings: {e}"))?;
+    Ok(settings)
 }
 
 /// The text of `path` if it is a regular file of at most `limit` bytes; otherwise why not, in a few words.
@@ -295,21 +307,21 @@ impl Session {
         // of range is damage, even where the rule would hide it.
         let damaged = |error: crate::cluster::ParamError| format!("damaged session: {error}");
         let kept = self.params.0.check().map_err(damaged)?;
-        let params = self
-            .rule
+        let rule = &self.settings.rule;
+        let params = rule
             .def()
             .params
             .iter()
             .fold(Params::clone(&kept), |params, &param| {
-                params.with(param, self.rule.params())
+                params.with(param, rule.params())
             })
             .check()
             .map_err(damaged)?;
         Ok(Restored {
             tree,
-            rule: self.rule,
+            rule: self.settings.rule,
             params,
-            policy: self.policy,
+            policy: self.settings.policy,
         })
     }
 }

@@ -9,13 +9,6 @@ use std::time::{Duration, Instant};
 /// How long any one expected screen may take to appear.
 pub const TIMEOUT: Duration = Duration::from_secs(20);
 
-pub fn tmux_installed() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// A tmux server of its own (a private socket), killed when the test ends, pass or fail.
 pub struct Tmux {
     pub socket: PathBuf,
@@ -30,7 +23,12 @@ impl Tmux {
     }
 
     pub fn run(&self, args: &[&str]) -> Output {
-        let output = self.command().args(args).output().expect("tmux runs");
+        // The tests that drive a terminal are marked ignored (`needs tmux`): asked for, they need tmux, and say so.
+        let output = self
+            .command()
+            .args(args)
+            .output()
+            .expect("tmux runs (these tests need tmux installed)");
         assert!(
             output.status.success(),
             "tmux {args:?}: {}",

@@ -10,6 +10,7 @@ use crate::cluster::{CheckedParams, Params, RuleSpec, SelectPolicy, Tree};
 use crate::dataset::{Dataset, Timings};
 use crate::report::metrics::{self, ClusterFigures, Confusion, GlobalFigures};
 use crate::report::preview;
+use crate::report::settings::Settings;
 use crate::report::terms;
 
 use super::super::session::{self, Restored, Session, Source};
@@ -289,20 +290,31 @@ impl Analysis {
         timings
     }
 
+    /// What made the tree as it stands: the corpus loaded from `source`, what was changed since, the rule in
+    /// use, the policy and the kernel memory budget; what an export and a session record.
+    pub(crate) fn settings(&self, source: &Source, memory_budget: u64) -> Settings {
+        Settings {
+            memory_budget: Some(memory_budget),
+            ..Settings::new(
+                &source.paths,
+                &source.options,
+                &self.data,
+                &self.rule,
+                self.policy,
+            )
+        }
+    }
+
     /// The session as it stands: what `w` writes.
-    pub(crate) fn session(&self, source: &Source) -> Session {
+    pub(crate) fn session(&self, source: &Source, memory_budget: u64) -> Session {
         Session {
             format: session::FORMAT.into(),
             version: session::VERSION,
-            paths: source.paths.clone(),
-            options: source.options.clone(),
+            settings: self.settings(source, memory_budget),
             documents: self.data.matrix.cols(),
             terms: self.data.matrix.rows(),
-            rule: self.rule.clone(),
             params: (&*self.params).into(),
-            policy: self.policy,
             tree: self.tree.clone(),
-            reweigh: Session::changes(&self.data, &source.options),
         }
     }
 

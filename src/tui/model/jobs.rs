@@ -184,10 +184,10 @@ impl Model {
         let job = Export {
             tree: self.analysis.tree().clone(),
             dir,
-            settings: crate::report::html::Settings {
-                options: self.settings.source().map(|s| s.options.clone()),
-                rule: Some(self.analysis.rule().clone()),
-            },
+            settings: self.settings.source().map(|source| {
+                let budget = self.settings.memory_budget();
+                self.analysis.settings(source, budget)
+            }),
             timings: self.analysis.export_timings(),
         };
         let what = "exporting".to_string();
@@ -208,7 +208,7 @@ impl Model {
             return Vec::new();
         };
         let save = Save {
-            session: self.analysis.session(source),
+            session: self.analysis.session(source, self.settings.memory_budget()),
             dir: dir.clone(),
             revision: self.analysis.revision(),
         };
@@ -414,6 +414,6 @@ impl Model {
     /// model has no source to save a session of).
     pub fn unsaved_session(&self) -> Option<Session> {
         let source = self.settings.source().filter(|_| self.analysis.dirty())?;
-        Some(self.analysis.session(source))
+        Some(self.analysis.session(source, self.settings.memory_budget()))
     }
 }

@@ -77,6 +77,16 @@ pub(crate) enum Pane {
     Detail,
 }
 
+impl Pane {
+    /// What the status line calls the pane when it has the focus.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Pane::Tree => "tree",
+            Pane::Detail => "detail",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DetailTab {
     Terms,

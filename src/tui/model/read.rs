@@ -393,7 +393,7 @@ impl Model {
         &self,
         source: &super::super::session::Source,
     ) -> super::super::session::Session {
-        self.analysis.session(source)
+        self.analysis.session(source, self.settings.memory_budget())
     }
 
     /// The rules a preview compares.

@@ -89,8 +89,8 @@ fn a_saved_session_reopens_with_its_tree_rule_and_names() {
     let saved = session::read(&path).expect("the session reads");
     assert_eq!(saved.format, session::FORMAT);
     assert_eq!(saved.version, session::VERSION);
-    assert_eq!(saved.options, demo_source().options);
-    assert!(saved.paths.is_empty());
+    assert_eq!(saved.settings.options, demo_source().options);
+    assert!(saved.settings.paths.is_empty());
     // What `pdx --session` does: load the session's corpus, then restore the tree.
     let source = saved.source(false);
     let data = Arc::new(
@@ -207,9 +207,9 @@ fn a_session_stores_its_paths_absolute() {
     );
     let saved = session::read(&path).expect("reads");
     let here = std::env::current_dir().expect("cwd");
-    assert_eq!(saved.paths, vec![here.join("corpus/news")]);
+    assert_eq!(saved.settings.paths, vec![here.join("corpus/news")]);
     assert_eq!(
-        saved.options.text.stoplist,
+        saved.settings.options.text.stoplist,
         crate::text::StoplistChoice::File(here.join("stop.txt"))
     );
 }

@@ -592,3 +592,23 @@ fn documents_without_titles_are_listed_by_their_first_line() {
     let first = model.detail().documents[0];
     assert!(model.document_heading(first).ends_with(char::is_numeric));
 }
+
+/// Which pane takes `j/k`, `s`, Space and Enter shows without colours: a mark in its title and its name in the
+/// status line.
+#[test]
+fn the_pane_with_the_focus_is_marked_in_its_title_and_named_in_the_status_line() {
+    let mut model = two_splits();
+    for (width, height) in [(160, 48), (80, 24)] {
+        let text = screen_text(&model, width, height);
+        assert!(text.contains("▶ Tree ·"), "{text}");
+        assert!(!text.contains("▶ #"), "{text}");
+        assert!(text.contains("▶ tree"), "{text}");
+    }
+    key(&mut model, KeyCode::Tab);
+    for (width, height) in [(160, 48), (80, 24)] {
+        let text = screen_text(&model, width, height);
+        assert!(!text.contains("▶ Tree"), "{text}");
+        assert!(text.contains("▶ #"), "{text}");
+        assert!(text.contains("▶ detail"), "{text}");
+    }
+}

@@ -160,7 +160,11 @@ fn a_session_keeps_the_stop_words_and_reopens_the_same_matrix() {
     let word = word_under_cursor(&model);
     key(&mut model, KeyCode::Char('d'));
     let session = model.session(&demo_source());
-    let reweigh = session.reweigh.clone().expect("the change is kept");
+    let reweigh = session
+        .settings
+        .reweigh
+        .clone()
+        .expect("the change is kept");
     assert_eq!(reweigh.extra_stop_words, vec![word.clone()]);
     let json = serde_json::to_string(&session).expect("serialised");
     let read: session::Session = serde_json::from_str(&json).expect("read back");
@@ -174,7 +178,7 @@ fn a_session_keeps_the_stop_words_and_reopens_the_same_matrix() {
     assert_same_tree(reopened.tree(), model.tree());
     // A session without changes writes no field, and an old file without it opens as before.
     let plain = two_splits().session(&demo_source());
-    assert_eq!(plain.reweigh, None);
+    assert_eq!(plain.settings.reweigh, None);
     let json = serde_json::to_string(&plain).expect("serialised");
     assert!(!json.contains("reweigh"));
     let mut old = Model::new(start());
@@ -200,4 +204,124 @@ fn snapshot_weighting_form_and_replay_report() {
     key(&mut model, KeyCode::Char('d'));
     insta::assert_snapshot!("replay_report_80x24", draw(&model, 80, 24).backend());
     insta::assert_snapshot!("replay_report_160x48", draw(&model, 160, 48).backend());
+}
+
+/// The demo after two splits with its source known and exports into `dir`, the focus on the Terms tab and its
+/// cursor on row `row`.
+fn exporting_on_terms_row(dir: &Path, row: usize) -> Model {
+    let mut model = two_splits_from(Start {
+        export_dir: dir.to_path_buf(),
+        source: Some(demo_source()),
+        ..start()
+    });
+    key(&mut model, KeyCode::Char('1'));
+    key(&mut model, KeyCode::Tab);
+    for _ in 0..row {
+        key(&mut model, KeyCode::Down);
+    }
+    model
+}
+
+/// The JSON and the HTML page an `x` export wrote into `dir` for a tree of three leaves.
+fn exported(dir: &Path) -> (serde_json::Value, String) {
+    let stem = dir.join("pdx-demo-3leaves");
+    let json = std::fs::read_to_string(stem.with_extension("json")).expect("the JSON");
+    let page = std::fs::read_to_string(stem.with_extension("html")).expect("the page");
+    (serde_json::from_str(&json).expect("JSON"), page)
+}
+
+#[test]
+fn an_export_after_d_records_the_added_stop_word_in_the_json_and_the_page() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut model = exporting_on_terms_row(dir.path(), 1);
+    let word = word_under_cursor(&model);
+    key(&mut model, KeyCode::Char('d'));
+    key(&mut model, KeyCode::Esc);
+    key(&mut model, KeyCode::Char('x'));
+    assert!(
+        model.status().starts_with("exported to "),
+        "{}",
+        model.status()
+    );
+    let (json, page) = exported(dir.path());
+    let settings = &json["settings"];
+    assert_eq!(
+        settings["reweigh"]["extra_stop_words"],
+        serde_json::json!([word]),
+        "{settings}"
+    );
+    // Everything else that made the matrix and grows the tree is there too.
+    assert_eq!(settings["options"]["text"]["stem"], "english", "{settings}");
+    assert_eq!(settings["options"]["text"]["min_df"], 2, "{settings}");
+    assert_eq!(settings["rule"]["rule"], "pddp", "{settings}");
+    assert_eq!(settings["policy"], "scatter", "{settings}");
+    let stop_list = format!(
+        "<dt>stop list</dt><dd>the shipped English list, and 1 word added since loading: {}</dd>",
+        crate::report::html::escape(&word)
+    );
+    assert!(page.contains(&stop_list), "{stop_list} not in the page");
+}
+
+#[test]
+fn an_export_after_the_weighting_form_records_the_weighting_in_effect() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut model = exporting_on_terms_row(dir.path(), 0);
+    key(&mut model, KeyCode::Char('W'));
+    // The global weight: idf → entropy; min df 2 → 3.
+    for code in [KeyCode::Down, KeyCode::Down, KeyCode::Right] {
+        key(&mut model, code);
+    }
+    for code in [KeyCode::Down, KeyCode::Down, KeyCode::Right, KeyCode::Enter] {
+        key(&mut model, code);
+    }
+    key(&mut model, KeyCode::Esc);
+    key(&mut model, KeyCode::Char('x'));
+    let (json, page) = exported(dir.path());
+    let reweigh = &json["settings"]["reweigh"];
+    let applied: crate::dataset::Reweigh =
+        serde_json::from_value(reweigh.clone()).expect("the settings in effect");
+    assert_eq!(applied.weighting.code(), "lec");
+    assert_eq!(applied.min_df, 3);
+    assert!(
+        page.contains("<dt>weighting</dt><dd>lec (lfc when loaded)</dd>"),
+        "weighting"
+    );
+    assert!(
+        page.contains(
+            "<dt>document frequency</dt><dd>in at least 3 documents and at most 95% of them \
+             (at least 2 when loaded)</dd>"
+        ),
+        "document frequency"
+    );
+}
+
+#[test]
+fn a_session_and_an_export_record_the_same_settings_and_both_read_back() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sessions = dir.path().join("sessions");
+    let mut model = two_splits_from(Start {
+        export_dir: dir.path().to_path_buf(),
+        source: Some(demo_source()),
+        session_dir: Some(sessions.clone()),
+        ..start()
+    });
+    key(&mut model, KeyCode::Char('1'));
+    key(&mut model, KeyCode::Tab);
+    let word = word_under_cursor(&model);
+    key(&mut model, KeyCode::Char('d'));
+    key(&mut model, KeyCode::Esc);
+    key(&mut model, KeyCode::Char('x'));
+    key(&mut model, KeyCode::Char('w'));
+    let from_report = session::read_settings(&dir.path().join("pdx-demo-3leaves.json"))
+        .expect("the report's settings");
+    let from_session = session::read_settings(&sessions.join("pdx-demo-3leaves.session.json"))
+        .expect("the session's settings");
+    assert_eq!(from_report, from_session);
+    let reweigh = from_report.reweigh.as_ref().expect("the change");
+    assert_eq!(reweigh.extra_stop_words, vec![word]);
+    assert_eq!(
+        from_report.memory_budget,
+        Some(crate::cluster::rules::DEFAULT_MEMORY_BUDGET)
+    );
+    assert_eq!((from_report.k, &from_report.rule), (None, model.rule()));
 }

@@ -13,7 +13,7 @@ use super::super::model::shorten_path;
 use super::super::model::{DetailTab, Model, Pane};
 use super::hits::snippet_spans;
 use super::preview::draw_preview;
-use super::{Theme, bar, fit, list_offset, percent, tab_titles};
+use super::{FOCUS_MARK, Theme, bar, fit, list_offset, percent, tab_titles};
 
 pub(super) fn term_lines(
     title: String,
@@ -58,14 +58,17 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
         None => format!(" · {size} documents "),
     };
     let room = usize::from(area.width)
-        .saturating_sub(documents.chars().count() + 3)
+        .saturating_sub(documents.chars().count() + 3 + FOCUS_MARK.chars().count())
         .max(1);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border(focused))
-        .title(format!(
-            " {}{documents}",
-            shorten_path(&model.path(detail.node), room)
+        .title(theme.pane_title(
+            focused,
+            format!(
+                "{}{documents}",
+                shorten_path(&model.path(detail.node), room)
+            ),
         ));
     let inner = block.inner(area);
     frame.render_widget(block, area);

@@ -17,6 +17,7 @@ pub(crate) mod tree;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Span;
 
 use super::model::{DetailTab, Model, Region};
 use detail::draw_detail;
@@ -36,6 +37,9 @@ pub(crate) fn tree_columns() -> impl Iterator<Item = (&'static str, &'static str
         .iter()
         .map(|column| (column.heading, column.help))
 }
+
+/// What marks the pane with the focus, in its title and in the status line.
+const FOCUS_MARK: &str = "▶ ";
 
 /// Styles, or plain text attributes when colours are off (NO_COLOR).
 #[derive(Clone, Copy)]
@@ -66,6 +70,19 @@ impl Theme {
             self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
         } else {
             self.fg(Color::DarkGray)
+        }
+    }
+
+    /// A pane's title, marked when the pane has the focus: the movement keys, `s`, Space and Enter act there, so
+    /// it must show without colours too.
+    fn pane_title(self, focused: bool, text: String) -> Span<'static> {
+        if focused {
+            Span::styled(
+                format!(" {FOCUS_MARK}{text}"),
+                self.fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            )
+        } else {
+            Span::raw(format!(" {text}"))
         }
     }
 

@@ -180,7 +180,7 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
                         "pdx was stopped by {} with a tree not saved: {} leaves, rule {}. Reopen it?",
                         offer.signal,
                         offer.session.tree.leaves().len(),
-                        offer.session.rule.name()
+                        offer.session.settings.rule.name()
                     ),
                     Style::new(),
                 ),

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::super::model::Model;
-use super::{Theme, fit, leaves_text};
+use super::{FOCUS_MARK, Theme, fit, leaves_text};
 
 /// The most lines a message takes in the status area; a longer one ends with [`CUT_NOTE`].
 const MESSAGE_LINES: usize = 2;
@@ -169,9 +169,9 @@ pub(super) fn draw_status(frame: &mut Frame, model: &Model, theme: Theme, area: 
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-/// As many `key word` hints as fit in `room`.
+/// The pane with the focus, then as many `key word` hints as fit in `room`.
 fn hint_text(model: &Model, room: usize) -> String {
-    let mut hint = String::new();
+    let mut hint = fit(&format!("{FOCUS_MARK}{}", model.focus().name()), room);
     for (key, word) in model.keys().hint_pairs() {
         let piece = format!("{key} {word}");
         let extra = piece.chars().count() + usize::from(!hint.is_empty()) * 2;

@@ -231,14 +231,14 @@ pub(crate) fn fit(
 pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
     let focused = model.focus() == Pane::Tree;
     let title = format!(
-        " Tree · {} · ◆ next by {} ",
+        "Tree · {} · ◆ next by {} ",
         leaves_text(model.derived().leaves.len()),
         model.policy().name()
     );
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border(focused))
-        .title(title);
+        .title(theme.pane_title(focused, title));
     let inner_width = usize::from(area.width.saturating_sub(2));
     let labels = model.labels_shown();
     let tree = model.tree();

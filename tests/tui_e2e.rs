@@ -8,7 +8,8 @@ mod tmux;
 
 use tmux::{Tmux, quoted, wait_for_file};
 
-/// `pdx ARGS` running in a tmux session of its own, with its folders under `work`: `export`, `sessions`, `cache`.
+/// `pdx ARGS` running in a tmux session of its own, with its folders under `work`: `export`, `sessions`, `cache`,
+/// `state`.
 /// The guard it returns must be dropped before `work`.
 fn launch(work: &Path, name: &str, args: &[&str]) -> (Tmux, PathBuf) {
     let exit_file = work.join(format!("{name}.exit"));
@@ -26,11 +27,13 @@ fn launch(work: &Path, name: &str, args: &[&str]) -> (Tmux, PathBuf) {
     let args: Vec<String> = args.iter().map(|a| quoted(Path::new(a))).collect();
     // After pdx exits the shell records its exit code and stays, so the screen it leaves can be read.
     let shell = format!(
-        "env PDX_EXPORT_DIR={} PDX_SESSION_DIR={} PDX_CACHE_DIR={} NO_COLOR=1 {} {}; echo EXIT=$? > {}; \
-         echo PDX-ENDED; sleep 60",
+        "env PDX_EXPORT_DIR={} PDX_SESSION_DIR={} PDX_CACHE_DIR={} PDX_STATE_DIR={} NO_COLOR=1 {} {}; \
+         echo EXIT=$? > {}; echo PDX-ENDED; sleep 60",
         quoted(&work.join("export")),
         quoted(&work.join("sessions")),
         quoted(&work.join("cache")),
+        // A recovery file the user's own pdx left would be offered at start and hold every key.
+        quoted(&work.join("state")),
         quoted(Path::new(env!("CARGO_BIN_EXE_pdx"))),
         args.join(" "),
         quoted(&exit_file)

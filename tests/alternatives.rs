@@ -253,3 +253,17 @@ fn shelved_nodes_are_listed_nested_alternatives_included() {
     assert_eq!(shelved, vec![1, 2, 3, 4, 5, 6]);
     assert!(shelved.iter().all(|&id| tree.node(id).is_none()));
 }
+
+#[test]
+fn the_same_split_again_is_refused_and_changes_nothing() {
+    let data = demo();
+    let mut tree = grown(&data);
+    let before = tree.clone();
+    assert_eq!(tree.split_by(0, &spec("pddp")), Some(0));
+    assert_eq!(tree.split_by(0, &spec("pddp-oc")), None);
+    let error = tree
+        .split_alternative_in(&data.matrix, 0, &spec("pddp"), Default::default())
+        .expect_err("the root has this split");
+    assert_eq!(error.to_string(), "the same split exists: 1 of 1");
+    assert_eq!(tree, before);
+}

@@ -50,6 +50,13 @@ pub enum ClusterError {
     NoSuchNode(usize),
     #[error("node {node} has no split number {index}")]
     NoSuchSplit { node: usize, index: usize },
+    /// A node's splits are distinct: one with the same children as another is refused.
+    #[error("the same split exists: {} of {count}", index + 1)]
+    SameSplit {
+        node: usize,
+        index: usize,
+        count: usize,
+    },
     #[error("unknown rule {name:?} (choose one of: {})", registry::all().iter().map(|rule| rule.name).collect::<Vec<_>>().join(", "))]
     UnknownRule { name: String },
     #[error(transparent)]

@@ -82,9 +82,46 @@ impl Tree {
         Some((&alternative.split, children))
     }
 
+    /// The split of node `id` made by `rule` (the same rule with the same parameters), if it has one: rules are
+    /// deterministic (their seed is a parameter), so splitting again with it would give that split again.
+    pub fn split_by(&self, id: usize, rule: &RuleSpec) -> Option<usize> {
+        (0..self.split_count(id)).find(|&index| {
+            self.split_children(id, index)
+                .is_some_and(|(split, _)| split.rule == *rule)
+        })
+    }
+
+    /// The split of node `id` whose children hold the documents of `groups`, in any order, if it has one.
+    fn split_with_groups(&self, id: usize, groups: &[Vec<usize>]) -> Option<usize> {
+        let sorted = |groups: Vec<Vec<usize>>| {
+            let mut groups: Vec<Vec<usize>> = groups
+                .into_iter()
+                .map(|mut group| {
+                    group.sort_unstable();
+                    group
+                })
+                .collect();
+            groups.sort_unstable();
+            groups
+        };
+        let wanted = sorted(groups.to_vec());
+        (0..self.split_count(id)).find(|&index| {
+            self.split_children(id, index).is_some_and(|(_, children)| {
+                sorted(
+                    children
+                        .iter()
+                        .map(|child| child.members.to_vec())
+                        .collect(),
+                ) == wanted
+            })
+        })
+    }
+
     /// Split node `id` with `rule` in `env`: a leaf as [`Tree::split_in`] does; a node already split gets one
     /// more split, made active, and its current split with the subtree under it is kept as an alternative (see
-    /// the module documentation). Returns the new children's ids; the tree is unchanged on error.
+    /// the module documentation). A split whose children are those of a split the node has already is refused
+    /// ([`ClusterError::SameSplit`]): two alternatives alike would only be two names for one partition. Returns
+    /// the new children's ids; the tree is unchanged on error.
     pub fn split_alternative_in(
         &mut self,
         data: &DataMatrix,
@@ -96,6 +133,13 @@ impl Tree {
             return self.split_in(data, id, rule, env);
         }
         let partition = self.plan_split_of_members(data, id, rule, env)?;
+        if let Some(index) = self.split_with_groups(id, &partition.groups) {
+            return Err(ClusterError::SameSplit {
+                node: id,
+                index,
+                count: self.split_count(id),
+            });
+        }
         let shelved = self.shelve_active(id)?;
         let node = self.node_mut(id).ok_or(ClusterError::NoSuchNode(id))?;
         let count = node.alternatives.len() + 1;

@@ -260,7 +260,12 @@ mod tests {
         let (mut tree, data) = tree_and_data();
         let split_twice = tree.node(0).expect("the root").children[0];
         let other_child = tree.node(0).expect("the root").children[1];
-        let rule = RuleSpec::named("pddp-2means").expect("a rule");
+        // Four points split in two the same way by every two-way rule: three groups make another split.
+        let params = crate::cluster::Params {
+            k_way: 3,
+            ..Default::default()
+        };
+        let rule = RuleSpec::new("kmeans", &params).expect("a rule");
         tree.split_alternative_in(&data, split_twice, &rule, SplitEnv::default())
             .expect("splits again");
         let below = tree.node(split_twice).expect("a node").children.clone();
@@ -273,11 +278,14 @@ mod tests {
             })
         );
         // Between two leaves under it, its own members stay as they are.
-        let (from, to) = if tree.node(below[0]).expect("a leaf").size() > 1 {
-            (below[0], below[1])
-        } else {
-            (below[1], below[0])
-        };
+        let from = *below
+            .iter()
+            .find(|&&child| tree.node(child).is_some_and(|leaf| leaf.size() > 1))
+            .expect("a leaf of two members or more");
+        let to = *below
+            .iter()
+            .find(|&&child| child != from)
+            .expect("another leaf");
         let column = tree.node(from).expect("a leaf").members[0];
         assert_eq!(
             tree.move_documents(&data, &[column], to),

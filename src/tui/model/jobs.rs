@@ -87,6 +87,14 @@ impl Model {
         let tree = self.analysis.tree();
         let label = self.analysis.label(node);
         if tree.node(node).is_some_and(|n| !n.is_leaf()) {
+            if let Some(index) = tree.split_by(node, &rule) {
+                self.messages.say(format!(
+                    "{label}: the same split exists: {} of {} (] and [ switch splits; r picks another rule)",
+                    index + 1,
+                    tree.split_count(node)
+                ));
+                return Vec::new();
+            }
             let what = format!("splitting {label} again with {}", rule.text());
             let work = TreeWork::Split {
                 node,

@@ -248,3 +248,28 @@ fn each_column_of_the_comparison_shows_its_nodes_weight() {
         );
     }
 }
+
+#[test]
+fn s_again_with_the_same_rule_is_refused_and_names_the_split() {
+    let mut model = two_splits();
+    key(&mut model, KeyCode::Char('g'));
+    key(&mut model, KeyCode::Char('s'));
+    let root = model.tree().root();
+    assert_eq!(model.tree().split_count(root), 1, "{}", model.status());
+    assert!(
+        model.status().contains("the same split exists: 1 of 1"),
+        "{}",
+        model.status()
+    );
+    // Another rule makes an alternative; s with the first rule again is refused by its number.
+    pick_rule(&mut model, "pddp-oc", &[]);
+    key(&mut model, KeyCode::Char('s'));
+    assert_eq!(model.tree().split_count(root), 2);
+    key(&mut model, KeyCode::Char('s'));
+    assert_eq!(model.tree().split_count(root), 2);
+    assert!(
+        model.status().contains("the same split exists: 2 of 2"),
+        "{}",
+        model.status()
+    );
+}

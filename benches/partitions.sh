@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints one line per (corpus, rule, kernel): a digest of what `pdx cluster` writes (the JSON report without its
-# timings, the CSV and the Newick tree). Run it with two builds of pdx and diff the outputs to check that a change
+# timings and settings, which say how it was run rather than what it found; the CSV and the Newick tree). Run it with two builds of pdx and diff the outputs to check that a change
 # left every partition and figure bit for bit as it was:
 #
 #   benches/partitions.sh target/release/pdx > after.txt
@@ -56,7 +56,7 @@ run() {
       digest=$(sha256sum <"$work/out.csv" | cut -c1-16)
     else
       digest=$( {
-        jq -S -c 'del(.timings_ms)' "$work/out.json"
+        jq -S -c 'del(.timings_ms, .settings)' "$work/out.json"
         cat "$work/out.csv" "$work/out.nwk"
         # The first line of the table and some notes end with a time; the report names the files it wrote, in
         # this run's temporary folder.

@@ -155,7 +155,7 @@ fn shelved_subtrees_keep_no_centroids() {
     let data = demo();
     let mut tree = grown(&data);
     let one_split = tree.stored_centroid_entries();
-    for rule in ["pddp-oc", "bisecting-kmeans", "pddp"] {
+    for rule in ["pddp-oc", "bisecting-kmeans", "pdgp"] {
         tree.split_alternative_in(&data.matrix, 0, &spec(rule), Default::default())
             .expect("an alternative split");
     }

@@ -427,3 +427,29 @@ fn a_cancelled_progress_stops_the_load() {
     assert_eq!(fresh.snapshot().done, 2);
     assert_eq!(counts.documents.len(), 2);
 }
+
+#[test]
+fn json_lines_without_their_extension_are_told_by_content() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lines = "{\"text\": \"the shuttle reached orbit\", \"label\": \"space\"}\n\
+                 {\"text\": \"bake the bread, then slice it\", \"label\": \"cooking\"}\n";
+    for name in ["data.txt", "data"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, lines).expect("write");
+        assert_eq!(
+            corpus::detect_format(&path).expect("detects"),
+            Format::Jsonl,
+            "{name}"
+        );
+        let (docs, _) = load_text(&[path], &LoadOptions::default());
+        let labels: Vec<&str> = docs.iter().filter_map(|d| d.label.as_deref()).collect();
+        assert_eq!(labels, ["space", "cooking"], "{name}");
+        assert_eq!(docs[1].text, "bake the bread, then slice it");
+        // Opened as a dataset, the file is streamed and its lines read again from their places.
+        let mut options = DatasetOptions::default();
+        options.text.min_df = 1;
+        let opened = dataset::open(&[dir.path().join(name)], &options, false).expect("opens");
+        let text = opened.dataset.text(1).expect("read again");
+        assert_eq!(text, "bake the bread, then slice it");
+    }
+}

@@ -601,12 +601,16 @@ fn load_path(
         true => Some(SourceFile::stat(path, RecordFormat::JsonlLine)?),
         false => None,
     };
-    // A JSON Lines file that can be read again is streamed a window at a time rather than held whole.
-    let by_name = match options.format {
-        Format::Auto => detect::named_jsonl(path),
+    // A JSON Lines file that can be read again is streamed a window at a time rather than held whole; told by
+    // its name or its first line (a regular file's first bytes can be read again).
+    let jsonl = match options.format {
+        Format::Auto => {
+            detect::named_jsonl(path)
+                || (source.is_some() && detect::detect_format(path).ok() == Some(Format::Jsonl))
+        }
         chosen => chosen == Format::Jsonl,
     };
-    if let (Some(source), Some(stream), true) = (&source, stream, by_name) {
+    if let (Some(source), Some(stream), true) = (&source, stream, jsonl) {
         sources.push(source.clone());
         let file = (sources.len() - 1) as u32;
         match jsonl::load_windows(path, file, stream)? {

@@ -291,7 +291,7 @@ fn numeric_missing_values() {
 }
 
 #[test]
-fn windows_1252_fallback_and_binary_files_in_a_folder() {
+fn a_latin1_symbol_and_binary_files_in_a_folder() {
     let dir = tempfile::tempdir().expect("temp dir");
     let label = dir.path().join("money");
     std::fs::create_dir(&label).expect("mkdir");
@@ -301,7 +301,9 @@ fn windows_1252_fallback_and_binary_files_in_a_folder() {
     std::fs::write(label.join("image.bin"), b"\x89PNG\x00\x00data").expect("write");
     let (docs, report) = load_text(&[dir.path().to_path_buf()], &LoadOptions::default());
     assert_eq!(docs.len(), 2);
-    assert_eq!(report.fallback_decoded, 1);
+    // One symbol outside ASCII tells no language: read as Windows-1252.
+    assert_eq!(report.encodings["windows-1252"], 1);
+    assert_eq!(report.encodings["UTF-8"], 1);
     assert_eq!(report.skipped[reason::BINARY].count, 1);
     assert!(docs.iter().all(|d| d.text.contains('\u{a3}')));
 }

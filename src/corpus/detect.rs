@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::input::{self, InputError, InputKind};
 
-use super::{CorpusError, Format, decode, decode_text};
+use super::{CorpusError, Format, TextEncoding, decode, decode_text};
 
 /// Pick a format for one path.
 ///
@@ -139,7 +139,7 @@ fn read_head(path: &Path) -> Result<Vec<u8>, CorpusError> {
 fn head_text(bytes: &[u8]) -> String {
     let head = &bytes[..bytes.len().min(HEAD_BYTES)];
     if decode::utf16_encoding(head).is_some() {
-        return decode_text(head.to_vec()).0;
+        return decode_text(head.to_vec(), TextEncoding::Detect).text;
     }
     String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head)).into_owned()
 }

@@ -1,5 +1,6 @@
 //! Sizes in bytes as people read them (`1.5 GiB`), for every message that names one: a kernel matrix over the
-//! memory budget, the budget a flag shows as its default, a session file too large to read.
+//! memory budget, the budget a flag shows as its default, a session file too large to read; and large counts with
+//! their thousands grouped (`1,234,567`).
 
 /// Bytes as the largest binary unit that keeps at least 1 (e.g. `1.5 GiB`).
 pub fn format_bytes(bytes: u64) -> String {
@@ -15,6 +16,19 @@ pub fn format_bytes(bytes: u64) -> String {
     } else {
         format!("{value:.1} {}", UNITS[unit])
     }
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut text = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            text.push(',');
+        }
+        text.push(c);
+    }
+    text
 }
 
 #[cfg(test)]

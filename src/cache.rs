@@ -38,8 +38,10 @@ use crate::mapped::{MappedRange, OwnedOrMapped};
 /// the narrowest width that holds them, and their term numbers shared with the matrix's rows when equal. 8: the
 /// same options read differently: the default stop list follows the stemmer's language, Chinese is cut into words.
 /// 9: folders read PDF, Word, OpenDocument, HTML and e-mail files (an entry made before skipped them); CSV and
-/// TSV rows located in their files. 10: terms numbered by frequency, most frequent first.
-const CACHE_FORMAT: u32 = 10;
+/// TSV rows located in their files. 10: terms numbered by frequency, most frequent first. 11: text that is not
+/// UTF-8 decoded in the encoding detected (or forced) rather than as Windows-1252, and the load report's files
+/// counted by encoding.
+const CACHE_FORMAT: u32 = 11;
 
 /// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";

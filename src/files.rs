@@ -220,7 +220,7 @@ fn write_file_with(
                 {
                     fs::set_permissions(&temporary, old.permissions())?;
                 }
-                fs::rename(&temporary, file)
+                rename_durably(&temporary, file)
             }
             Replace::No => move_into_place_unless_taken(&temporary, file),
         }
@@ -232,20 +232,47 @@ fn write_file_with(
 
 /// Give the finished `temporary` the name `file` unless something has it: a hard link fails, in one step, when
 /// the name is taken. On a file system without hard links, check, then rename (a window of a few microseconds in
-/// which a file made by someone else could be replaced).
+/// which a file made by someone else could be replaced). Either way the folder is synced after, as
+/// [`rename_durably`] does.
 fn move_into_place_unless_taken(temporary: &Path, file: &Path) -> io::Result<()> {
     match fs::hard_link(temporary, file) {
-        Ok(()) => Ok(()),
+        Ok(()) => sync_folder(folder_of(file)),
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Err(error),
         Err(_) => match fs::symlink_metadata(file) {
             Ok(_) => Err(io::Error::new(
                 io::ErrorKind::AlreadyExists,
                 "the file exists",
             )),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => fs::rename(temporary, file),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                rename_durably(temporary, file)
+            }
             Err(error) => Err(error),
         },
     }
+}
+
+/// Move `from` (a file or a folder) to the name `to`, replacing a file there, and sync the folder that holds
+/// `to`: a rename changes only that folder's entries, which the file system may still hold in memory, so
+/// without the sync a power cut just after it could leave the old name, or neither, although the contents had
+/// been flushed. Every move into place in pdx goes through here (`tests/renames.rs` checks it). When the rename
+/// succeeds but the sync fails, the error is returned and the new name may or may not last.
+pub fn rename_durably(from: &Path, to: &Path) -> io::Result<()> {
+    fs::rename(from, to)?;
+    sync_folder(folder_of(to))
+}
+
+/// Flush a folder's entries to the disk.
+#[cfg(unix)]
+fn sync_folder(folder: &Path) -> io::Result<()> {
+    // A folder opens read-only, and fsync on it writes its entries out.
+    File::open(folder)?.sync_all()
+}
+
+/// Flush a folder's entries to the disk: skipped where the standard library cannot open a folder as a file to
+/// sync it (Windows); there the rename is as durable as the file system makes it.
+#[cfg(not(unix))]
+fn sync_folder(_folder: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 /// Numbers the temporary files of one process apart (two threads may write the same file at once).
@@ -400,6 +427,28 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    #[test]
+    fn a_durable_rename_moves_files_and_folders_and_syncs_their_folder() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (from, to) = (dir.path().join("new.tmp"), dir.path().join("kept.json"));
+        fs::write(&from, b"new").expect("writes");
+        fs::write(&to, b"old").expect("writes");
+        rename_durably(&from, &to).expect("renames and syncs the folder");
+        assert_eq!(fs::read(&to).expect("reads"), b"new");
+        assert_eq!(names_in(dir.path()), ["kept.json"]);
+        // A folder moves too (a recovery's folder into offered/), and its new folder is the one synced.
+        let (folder, offered) = (dir.path().join("recovery"), dir.path().join("offered"));
+        fs::create_dir_all(&folder).expect("mkdir");
+        fs::create_dir_all(&offered).expect("mkdir");
+        rename_durably(&folder, &offered.join("recovery")).expect("moves a folder");
+        assert_eq!(names_in(&offered), ["recovery"]);
+        // A bare name's folder is the working one, which syncs as well.
+        sync_folder(folder_of(Path::new("bare.json"))).expect("syncs .");
+        // Nothing to move is the rename's error, before any sync.
+        let missing = rename_durably(&dir.path().join("gone"), &to).expect_err("nothing to move");
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::corpus::Skipped;
+use crate::corpus::{Skipped, encodings_line};
 use crate::dataset::{CacheUse, Opened, Timings};
 use crate::matrix::DataMatrix;
 
@@ -31,8 +31,8 @@ pub struct Stats {
     /// Documents with nothing left after filtering (dropped, or kept as empty columns).
     pub empty_documents: Vec<String>,
     pub files_read: usize,
-    /// Files decoded as Windows-1252 because they were not valid UTF-8.
-    pub fallback_decoded: usize,
+    /// Files by the encoding their text was read in (see [`LoadReport::encodings`](crate::corpus::LoadReport::encodings)).
+    pub encodings: BTreeMap<String, usize>,
     /// Documents with Han characters, cut into words with jieba's Chinese dictionary.
     pub han_documents: usize,
     pub timings_ms: Timings,
@@ -74,7 +74,7 @@ impl Stats {
             skipped: dataset.report.skipped.clone(),
             empty_documents: dataset.empty_documents.clone(),
             files_read: dataset.report.files_read,
-            fallback_decoded: dataset.report.fallback_decoded,
+            encodings: dataset.report.encodings.clone(),
             han_documents: dataset.report.han_documents,
             timings_ms: opened.timings,
             cache: opened.cache,
@@ -105,11 +105,10 @@ impl Stats {
             self.nnz, self.density
         );
         let _ = writeln!(out, "weighting   {}", self.weighting);
-        let _ = writeln!(
-            out,
-            "files read  {} ({} decoded as Windows-1252)",
-            self.files_read, self.fallback_decoded
-        );
+        let _ = writeln!(out, "files read  {}", self.files_read);
+        if let Some(encodings) = encodings_line(&self.encodings) {
+            let _ = writeln!(out, "encodings   {encodings}");
+        }
         if self.han_documents > 0 {
             let _ = writeln!(out, "Chinese     {}", han_note(self.han_documents));
         }

@@ -291,7 +291,7 @@ fn numeric_missing_values() {
 }
 
 #[test]
-fn windows_1252_fallback_and_binary_files_in_a_folder() {
+fn a_latin1_symbol_and_binary_files_in_a_folder() {
     let dir = tempfile::tempdir().expect("temp dir");
     let label = dir.path().join("money");
     std::fs::create_dir(&label).expect("mkdir");
@@ -301,7 +301,9 @@ fn windows_1252_fallback_and_binary_files_in_a_folder() {
     std::fs::write(label.join("image.bin"), b"\x89PNG\x00\x00data").expect("write");
     let (docs, report) = load_text(&[dir.path().to_path_buf()], &LoadOptions::default());
     assert_eq!(docs.len(), 2);
-    assert_eq!(report.fallback_decoded, 1);
+    // One symbol outside ASCII tells no language: read as Windows-1252.
+    assert_eq!(report.encodings["windows-1252"], 1);
+    assert_eq!(report.encodings["UTF-8"], 1);
     assert_eq!(report.skipped[reason::BINARY].count, 1);
     assert!(docs.iter().all(|d| d.text.contains('\u{a3}')));
 }
@@ -426,4 +428,30 @@ fn a_cancelled_progress_stops_the_load() {
         .expect("counts");
     assert_eq!(fresh.snapshot().done, 2);
     assert_eq!(counts.documents.len(), 2);
+}
+
+#[test]
+fn json_lines_without_their_extension_are_told_by_content() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lines = "{\"text\": \"the shuttle reached orbit\", \"label\": \"space\"}\n\
+                 {\"text\": \"bake the bread, then slice it\", \"label\": \"cooking\"}\n";
+    for name in ["data.txt", "data"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, lines).expect("write");
+        assert_eq!(
+            corpus::detect_format(&path).expect("detects"),
+            Format::Jsonl,
+            "{name}"
+        );
+        let (docs, _) = load_text(&[path], &LoadOptions::default());
+        let labels: Vec<&str> = docs.iter().filter_map(|d| d.label.as_deref()).collect();
+        assert_eq!(labels, ["space", "cooking"], "{name}");
+        assert_eq!(docs[1].text, "bake the bread, then slice it");
+        // Opened as a dataset, the file is streamed and its lines read again from their places.
+        let mut options = DatasetOptions::default();
+        options.text.min_df = 1;
+        let opened = dataset::open(&[dir.path().join(name)], &options, false).expect("opens");
+        let text = opened.dataset.text(1).expect("read again");
+        assert_eq!(text, "bake the bread, then slice it");
+    }
 }

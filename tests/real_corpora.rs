@@ -68,8 +68,9 @@ fn reuters_modapte() {
         dataset.report.skipped["not in the chosen split"].count,
         21_578 - 12_902
     );
-    // reut2-017.sgm holds bytes that are not UTF-8.
-    assert!(dataset.report.fallback_decoded >= 1);
+    // reut2-017.sgm holds bytes that are not UTF-8: read in the encoding detected for them.
+    assert_eq!(dataset.report.encodings["UTF-8"], 21);
+    assert_eq!(dataset.report.encodings["windows-1252"], 1);
     assert!(dataset.label_counts()["earn"] > 3_000);
 }
 
@@ -134,8 +135,10 @@ fn bbc() {
         ["business", "entertainment", "politics", "sport", "tech"]
     );
     assert_eq!(dataset.label_counts()["sport"], 511);
-    // sport/199.txt holds a raw latin-1 pound sign; README.TXT sits beside the class folders.
-    assert_eq!(dataset.report.fallback_decoded, 1);
+    // sport/199.txt holds a raw latin-1 pound sign, detected as Windows-1252; README.TXT sits beside the class
+    // folders.
+    assert_eq!(dataset.report.encodings["windows-1252"], 1);
+    assert_eq!(dataset.report.encodings["UTF-8"], 2_224);
     assert_eq!(
         dataset.report.skipped["file outside a label folder"].count,
         1

@@ -590,6 +590,7 @@ mod tests {
             "mem-budget" => "1GiB",
             "k" => "7",
             "rule" => "pddp-oc",
+            "encoding" => "koi8-r",
             other => panic!("--{other}: give it a value other than its default in this test"),
         };
         toml_value(text, false)

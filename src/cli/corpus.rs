@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use clap::builder::PossibleValuesParser;
-use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit, VectorsSource};
+use pdx::corpus::{Format, LoadOptions, MissingPolicy, ReutersSplit, TextEncoding, VectorsSource};
 use pdx::dataset::{self, DatasetOptions, Opened, Reweigh};
 use pdx::text::{STOPLIST_LANGUAGES, StoplistChoice, TermSelection, TextOptions};
 use pdx::weighting::Weighting;
@@ -20,6 +20,11 @@ fn load_defaults() -> LoadOptions {
 
 fn text_defaults() -> TextOptions {
     TextOptions::default()
+}
+
+/// The clap parser of `--encoding`: the library's reading of the label, its refusal as the message.
+fn encoding_label(label: &str) -> Result<TextEncoding, String> {
+    TextEncoding::from_label(label).map_err(|error| error.to_string())
 }
 
 /// The name `--stem` shows as its default.
@@ -64,6 +69,11 @@ pub(crate) struct CorpusArgs {
     /// Numeric: what to do with '?' or empty cells.
     #[arg(long, value_parser = choice::<MissingPolicy>(), default_value = load_defaults().missing.name(), help_heading = "Reading")]
     missing: MissingPolicy,
+    /// Text files' encoding: auto detects it per file (UTF-8 when valid), a WHATWG label (windows-1251, koi8-r,
+    /// latin1, shift_jis, gbk, ...) reads every file in it; a byte-order mark, and an e-mail part's declared
+    /// charset, still win.
+    #[arg(long, value_name = "LABEL", value_parser = encoding_label, default_value = load_defaults().encoding.name(), help_heading = "Reading")]
+    encoding: TextEncoding,
 
     /// Keep tokens without letters (numbers).
     #[arg(long, help_heading = "Text")]
@@ -170,6 +180,7 @@ impl CorpusArgs {
                 reuters_split: self.split,
                 single_label: self.single_label,
                 missing: self.missing,
+                encoding: self.encoding,
             },
             text: TextOptions {
                 keep_numbers: self.keep_numbers,
@@ -266,6 +277,11 @@ type SetRebuild = fn(&mut Reweigh, &Reweigh);
 /// [`CorpusArgs`] but the paths and the cache's is here (a test checks it).
 const GIVES: &[(&str, SetOption, Option<SetRebuild>)] = &[
     ("format", |to, from| to.load.format = from.load.format, None),
+    (
+        "encoding",
+        |to, from| to.load.encoding = from.load.encoding,
+        None,
+    ),
     (
         "label_depth",
         |to, from| to.load.label_depth = from.load.label_depth,

@@ -14,9 +14,6 @@ use std::path::Path;
 use super::source::{Location, RecordFormat};
 use super::{CorpusError, Document, LoadOptions, LoadReport, decode_text, file_name, shorten};
 
-/// The UTF-8 byte-order mark, which the load skips.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-
 /// Read a CSV or TSV file. With `file` (its number in the table of source files, for a file that can be read
 /// again) and a UTF-8 file, each document is located at its row and the format that reads the row's text back
 /// is returned; otherwise the texts stay in the documents.
@@ -28,11 +25,13 @@ pub(super) fn load(
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<(Vec<Document>, Option<RecordFormat>), CorpusError> {
-    // Offsets into the decoded text are offsets into the file only for UTF-8, past a byte-order mark.
-    let skipped = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
-    let file = file.filter(|_| std::str::from_utf8(&bytes).is_ok());
-    let (text, fell_back) = decode_text(bytes);
-    report.fallback_decoded += usize::from(fell_back);
+    // Offsets into the decoded text are offsets into the file only when the text is the file's bytes (UTF-8),
+    // past a byte-order mark.
+    let decoded = decode_text(bytes, options.encoding);
+    report.count_encoding(decoded.encoding);
+    let file = file.filter(|_| decoded.start.is_some());
+    let skipped = decoded.start.unwrap_or(0) as usize;
+    let text = decoded.text;
 
     let quoting = quotes(delimiter);
     if quoting && let Some(opened_at) = unclosed_quote(text.as_bytes(), delimiter) {

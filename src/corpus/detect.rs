@@ -5,16 +5,16 @@ use std::path::Path;
 
 use crate::input::{self, InputError, InputKind};
 
-use super::{CorpusError, Format, decode, decode_text};
+use super::{CorpusError, Format, TextEncoding, decode, decode_text};
 
 /// Pick a format for one path.
 ///
 /// - A folder holding `reut2-*.sgm` files is Reuters-21578; a folder whose regular files all start with a SMART
 ///   `.I` record is a SMART collection; any other folder is a folder tree (sub-folder = label).
 /// - A file is chosen by its extension (`.sgm` Reuters, `.jsonl`/`.ndjson` JSONL, `.tsv`/`.tab` TSV,
-///   `.data` numeric), then by its first bytes: a `.I` record start is SMART; a `.csv` (or extension-less) file
-///   whose first data row is all numbers (allowing one text column at either end, the label) is numeric, else
-///   CSV text.
+///   `.data` numeric), then by its first bytes: a `.I` record start is SMART; a first line that is a JSON object
+///   is JSON Lines (unless the name says `.csv`); a file whose first data row is all numbers (allowing one text
+///   column at either end, the label) is numeric, else CSV text.
 ///
 /// Only a folder or a regular file can be looked at here: a pipe's first bytes are gone once read, so
 /// [`load`](super::load) reads a pipe once and detects its format from what it read.
@@ -63,6 +63,10 @@ pub(super) fn detect_file(path: &Path, bytes: &[u8]) -> Result<Format, CorpusErr
     let head = head_text(bytes);
     if starts_smart_record(&head) {
         return Ok(Format::Smart);
+    }
+    // A `.csv` name is taken at its word; any other file whose first line is a JSON object is JSON Lines.
+    if extension != "csv" && starts_json_object_line(&head, bytes.len() <= HEAD_BYTES) {
+        return Ok(Format::Jsonl);
     }
     if looks_numeric(&head) {
         return Ok(Format::Numeric);
@@ -135,9 +139,30 @@ fn read_head(path: &Path) -> Result<Vec<u8>, CorpusError> {
 fn head_text(bytes: &[u8]) -> String {
     let head = &bytes[..bytes.len().min(HEAD_BYTES)];
     if decode::utf16_encoding(head).is_some() {
-        return decode_text(head.to_vec()).0;
+        return decode_text(head.to_vec(), TextEncoding::Detect).text;
     }
     String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head)).into_owned()
+}
+
+/// Whether the first non-empty line of `head` is a JSON object, as a JSON Lines file's lines are. A line that
+/// ends within the head (or a head that is the whole file, `whole`) is parsed; one longer than the head, whose end
+/// detection cannot see, counts when it opens an object with a key (`{"`), which no CSV header or SMART record
+/// does.
+fn starts_json_object_line(head: &str, whole: bool) -> bool {
+    let start = head.trim_start();
+    if !start.starts_with('{') {
+        return false;
+    }
+    match start.find('\n') {
+        Some(end) => {
+            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&start[..end])
+                .is_ok()
+        }
+        None if whole => {
+            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(start).is_ok()
+        }
+        None => start[1..].trim_start().starts_with('"'),
+    }
 }
 
 fn starts_smart_record(head: &str) -> bool {
@@ -189,6 +214,28 @@ mod tests {
         assert!(!looks_numeric("id,text,label\n1,hello world,greeting\n"));
         assert!(!looks_numeric("id,body\n1,hello\n"));
         assert!(!looks_numeric("id,text\n1,2\n"));
+    }
+
+    #[test]
+    fn json_lines_are_recognised_by_their_first_line() {
+        let detect = |name: &str, bytes: &[u8]| detect_file(Path::new(name), bytes).ok();
+        let lines = b"\n{\"text\": \"a, b\", \"label\": 1}\n{\"text\": \"c\"}\n";
+        assert_eq!(detect("data.txt", lines), Some(Format::Jsonl));
+        assert_eq!(detect("data", lines), Some(Format::Jsonl));
+        assert_eq!(
+            detect("data", b"{\"text\": \"one line, no end\"}"),
+            Some(Format::Jsonl)
+        );
+        // A first line longer than the head: its start is enough.
+        let long = format!("{{\"text\": \"{}\"}}\n", "word ".repeat(HEAD_BYTES));
+        assert_eq!(detect("data", long.as_bytes()), Some(Format::Jsonl));
+        // The name wins; a brace that opens no object, or a JSON array, is no JSON Lines file.
+        assert_eq!(detect("data.csv", lines), Some(Format::Csv));
+        assert_eq!(
+            detect("data", b"{not json},text\nhello,world\n"),
+            Some(Format::Csv)
+        );
+        assert_ne!(detect("data", b"[1, 2]\n"), Some(Format::Jsonl));
     }
 
     #[test]

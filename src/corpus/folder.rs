@@ -19,7 +19,8 @@ use crate::progress::Progress;
 use super::extract::{self, Extracted, FileFormat};
 use super::source::{Location, RecordFormat, SourceFile, Stream};
 use super::{
-    CorpusError, Document, LoadOptions, LoadReport, decode, decode_text, file_name, reason,
+    CorpusError, Document, LoadOptions, LoadReport, TextEncoding, decode, decode_text, file_name,
+    reason,
 };
 
 /// One file of a folder tree: its path components below the root, and its bytes or the error reading them.
@@ -121,6 +122,7 @@ pub(super) fn load(
                     &path,
                     RecordFormat::FolderFile {
                         strip_headers: options.strip_headers,
+                        encoding: options.encoding,
                     },
                 )
                 .ok();
@@ -233,19 +235,24 @@ impl MaildirCheck {
 pub(super) struct ParsedFile {
     pub(super) title: Option<String>,
     pub(super) text: String,
-    pub(super) fell_back: bool,
+    /// The encoding the file was read in.
+    pub(super) encoding: &'static encoding_rs::Encoding,
 }
 
-/// One plain-text file's text and title as a document: decoded (see [`decode_text`]), its title taken, its
-/// header block stripped when asked. The loader and the on-demand reader both call this, so that they cannot
-/// disagree.
-pub(super) fn parse_file(bytes: Vec<u8>, strip_headers: bool) -> ParsedFile {
-    let (text, fell_back) = decode_text(bytes);
-    let (title, text) = split_title(text, strip_headers);
+/// One plain-text file's text and title as a document: decoded as `encoding` says (see [`decode_text`]), its
+/// title taken, its header block stripped when asked. The loader and the on-demand reader both call this, so
+/// that they cannot disagree.
+pub(super) fn parse_file(
+    bytes: Vec<u8>,
+    strip_headers: bool,
+    encoding: TextEncoding,
+) -> ParsedFile {
+    let decoded = decode_text(bytes, encoding);
+    let (title, text) = split_title(decoded.text, strip_headers);
     ParsedFile {
         title,
         text,
-        fell_back,
+        encoding: decoded.encoding,
     }
 }
 
@@ -347,7 +354,11 @@ pub(super) fn load_document_file(
         error,
     };
     // Taken before the file is read, so that a change while it is read shows as a change later.
-    let source = SourceFile::stat(path, RecordFormat::Extracted(format))?;
+    let record_format = RecordFormat::Extracted {
+        format,
+        encoding: options.encoding,
+    };
+    let source = SourceFile::stat(path, record_format)?;
     let bytes = read_document(path, Some(format)).map_err(io)?;
     let entry = FolderEntry {
         components: vec![name],
@@ -386,7 +397,8 @@ struct FileRead {
     format: RecordFormat,
     /// The file was opened and read (a binary or damaged one too).
     was_read: bool,
-    fell_back: bool,
+    /// The encoding its text was read in, for a file whose text is its bytes in some encoding.
+    encoding: Option<&'static encoding_rs::Encoding>,
 }
 
 impl FileRead {
@@ -396,16 +408,19 @@ impl FileRead {
             skipped: vec![(why, what)],
             format: RecordFormat::FolderFile {
                 strip_headers: false,
+                encoding: TextEncoding::Detect,
             },
             was_read,
-            fell_back: false,
+            encoding: None,
         }
     }
 
     /// Count the file in `report` and move its documents to `documents`.
     fn count_in(self, report: &mut LoadReport, documents: &mut Vec<Document>) {
         report.files_read += usize::from(self.was_read);
-        report.fallback_decoded += usize::from(self.fell_back);
+        if let Some(encoding) = self.encoding {
+            report.count_encoding(encoding);
+        }
         for (why, what) in self.skipped {
             report.skip(why, what);
         }
@@ -479,7 +494,7 @@ fn read_entry(entry: FolderEntry, place: &Place<'_>, options: &LoadOptions) -> F
     let label =
         (!folders.is_empty()).then(|| folders[..folders.len().min(options.label_depth)].join("/"));
     let id = place.id(&relative);
-    let (text, title, record_format, fell_back) = match format {
+    let (text, title, record_format, encoding) = match format {
         FileFormat::Text => {
             if looks_binary(&bytes) {
                 return FileRead::skipped(reason::BINARY, shown(), true);
@@ -487,16 +502,36 @@ fn read_entry(entry: FolderEntry, place: &Place<'_>, options: &LoadOptions) -> F
             let ParsedFile {
                 title,
                 text,
-                fell_back,
-            } = parse_file(bytes, options.strip_headers);
+                encoding,
+            } = parse_file(bytes, options.strip_headers, options.encoding);
             let record_format = RecordFormat::FolderFile {
                 strip_headers: options.strip_headers,
+                encoding: options.encoding,
             };
-            (text, title, record_format, fell_back)
+            (text, title, record_format, Some(encoding))
         }
-        FileFormat::Mbox => return read_mbox(&bytes, &id, &path, &label, place.located, shown()),
-        _ => match extract::record(format, &bytes) {
-            Ok(Extracted { title, text }) => (text, title, RecordFormat::Extracted(format), false),
+        FileFormat::Mbox => {
+            let mbox = Mbox {
+                id: &id,
+                path: &path,
+                label: &label,
+                located: place.located,
+                encoding: options.encoding,
+            };
+            return read_mbox(&bytes, &mbox, shown());
+        }
+        _ => match extract::record(format, &bytes, options.encoding) {
+            Ok(Extracted {
+                title,
+                text,
+                encoding,
+            }) => {
+                let record_format = RecordFormat::Extracted {
+                    format,
+                    encoding: options.encoding,
+                };
+                (text, title, record_format, encoding)
+            }
             Err(error) => {
                 let what = match error.has_detail() {
                     true => format!("{}: {error}", shown()),
@@ -520,20 +555,30 @@ fn read_entry(entry: FolderEntry, place: &Place<'_>, options: &LoadOptions) -> F
         skipped: Vec::new(),
         format: record_format,
         was_read: true,
-        fell_back,
+        encoding,
     }
+}
+
+/// An mbox file's place and what its messages share.
+struct Mbox<'a> {
+    id: &'a str,
+    path: &'a Option<PathBuf>,
+    label: &'a Option<String>,
+    /// Its messages can be read again from their places.
+    located: bool,
+    encoding: TextEncoding,
 }
 
 /// The messages of an mbox as documents, `ID:N` for message N (from 1); a message that cannot be read is
 /// skipped alone.
-fn read_mbox(
-    bytes: &[u8],
-    id: &str,
-    path: &Option<PathBuf>,
-    label: &Option<String>,
-    located: bool,
-    shown: String,
-) -> FileRead {
+fn read_mbox(bytes: &[u8], mbox: &Mbox<'_>, shown: String) -> FileRead {
+    let Mbox {
+        id,
+        path,
+        label,
+        located,
+        encoding,
+    } = *mbox;
     let messages = extract::mbox_messages(bytes);
     if messages.is_empty() {
         let what = format!("{shown}: an mbox that does not start with a \"From \" line");
@@ -544,8 +589,8 @@ fn read_mbox(
         .enumerate()
         .map(|(index, range)| {
             let number = index + 1;
-            match extract::record(FileFormat::Mbox, &bytes[range.clone()]) {
-                Ok(Extracted { title, text }) => Ok(Document {
+            match extract::record(FileFormat::Mbox, &bytes[range.clone()], encoding) {
+                Ok(Extracted { title, text, .. }) => Ok(Document {
                     id: format!("{id}:{number}"),
                     path: path.clone(),
                     title,
@@ -568,9 +613,12 @@ fn read_mbox(
     FileRead {
         documents,
         skipped,
-        format: RecordFormat::Extracted(FileFormat::Mbox),
+        format: RecordFormat::Extracted {
+            format: FileFormat::Mbox,
+            encoding,
+        },
         was_read: true,
-        fell_back: false,
+        encoding: None,
     }
 }
 

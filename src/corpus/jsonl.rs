@@ -11,9 +11,8 @@ use rayon::prelude::*;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::decode::utf16_encoding;
 use super::source::{Location, Stream};
-use super::{CorpusError, Document, LoadReport, decode_text, file_name};
+use super::{CorpusError, Document, LoadReport, TextEncoding, decode_text, file_name};
 
 /// One parsed line: the fields pdx reads, borrowed from the line where they have no escapes.
 pub(super) struct Line<'a> {
@@ -162,22 +161,23 @@ pub(super) fn load(
     path: &Path,
     bytes: Vec<u8>,
     file: Option<u32>,
+    encoding: TextEncoding,
     stream: Option<&Stream>,
     report: &mut LoadReport,
 ) -> Result<Vec<Document>, CorpusError> {
-    // Offsets into the decoded text are offsets into the file only when it is UTF-8 (after a byte-order mark).
-    let bom = if bytes.starts_with(UTF8_BOM) { 3 } else { 0 };
-    let utf16 = utf16_encoding(&bytes).is_some();
-    let (text, fell_back) = decode_text(bytes);
-    report.fallback_decoded += usize::from(fell_back);
-    let file = file.filter(|_| !fell_back && !utf16);
+    // Offsets into the decoded text are offsets into the file only when the text is the file's bytes (UTF-8,
+    // after a byte-order mark).
+    let decoded = decode_text(bytes, encoding);
+    report.count_encoding(decoded.encoding);
+    let file = file.filter(|_| decoded.start.is_some());
     let lines = Lines {
         path,
         name: file_name(path),
         file,
-        chunk_bytes: chunk_bytes(text.len()),
+        chunk_bytes: chunk_bytes(decoded.text.len()),
     };
-    Ok(lines.parse(&text, bom, 0, stream)?.0)
+    let start = decoded.start.unwrap_or(0) as usize;
+    Ok(lines.parse(&decoded.text, start, 0, stream)?.0)
 }
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -467,6 +467,7 @@ mod window_tests {
             path,
             bytes,
             Some(0),
+            TextEncoding::Detect,
             Some(&stream),
             &mut LoadReport::default(),
         )

@@ -10,12 +10,13 @@ mod extract;
 mod folder;
 mod jsonl;
 mod numeric;
+mod report;
 mod reuters;
 mod smart;
 mod source;
 mod vectors;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::choice::Choice;
@@ -24,11 +25,12 @@ use crate::progress::{Cancelled, Progress};
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-pub use decode::decode_text;
+pub use decode::{Decoded, TextEncoding, decode_text};
 pub use detect::detect_format;
 pub use extract::{FileFormat, panic_is_caught};
 pub use folder::FolderEntry;
 pub use numeric::{LabelColumn, MAX_MAGNITUDE, MissingPolicy, NumericTable};
+pub use report::{LoadReport, Skipped, encodings_line, reason};
 pub use source::{Location, RecordFormat, SourceFile, TextSink, TextSource, read_text, read_texts};
 pub use vectors::{Vectors, VectorsSource, read_vector_ids, read_vectors};
 
@@ -109,6 +111,12 @@ pub enum CorpusError {
     },
     #[error("the label depth must be at least 1")]
     LabelDepth,
+    /// A text encoding's name that is no WHATWG label (or names the "replacement" encoding).
+    #[error(
+        "unknown encoding {label:?} (a WHATWG label such as utf-8, windows-1251, koi8-r, iso-8859-2, shift_jis or \
+         gbk; or auto)"
+    )]
+    UnknownEncoding { label: String },
     #[error("cannot combine numeric data ({numeric}) with text documents ({text}) in one corpus")]
     MixedKinds { numeric: PathBuf, text: PathBuf },
     #[error("loading cancelled")]
@@ -247,6 +255,9 @@ pub struct LoadOptions {
     pub reuters_split: ReutersSplit,
     pub single_label: bool,
     pub missing: MissingPolicy,
+    /// How text files' bytes become characters: detected per file (the default), or one encoding for all.
+    #[serde(default)]
+    pub encoding: TextEncoding,
 }
 
 impl LoadOptions {
@@ -272,6 +283,7 @@ impl Default for LoadOptions {
             reuters_split: ReutersSplit::All,
             single_label: false,
             missing: MissingPolicy::Error,
+            encoding: TextEncoding::Detect,
         }
     }
 }
@@ -299,84 +311,6 @@ pub struct Document {
 pub enum Loaded {
     Text(Vec<Document>),
     Numeric(NumericTable),
-}
-
-/// Documents (or rows, files) left out, grouped by reason, with the first few ids of each group.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LoadReport {
-    /// Files opened and read.
-    pub files_read: usize,
-    /// Files that were not valid UTF-8 and were decoded as Windows-1252 instead.
-    pub fallback_decoded: usize,
-    /// Reason -> what was skipped for it.
-    pub skipped: BTreeMap<String, Skipped>,
-    /// Documents with Han characters (Chinese, or Japanese kanji), which the tokeniser cut into words with a
-    /// Chinese dictionary rather than read one character at a time (counted while tokenising).
-    #[serde(default)]
-    pub han_documents: usize,
-    /// What the pipeline changed that a reader should know of (a constant column left at zero by
-    /// standardising), one line each.
-    #[serde(default)]
-    pub notes: Vec<String>,
-}
-
-/// Items skipped for one reason.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Skipped {
-    pub count: usize,
-    /// The first [`Skipped::EXAMPLES`] ids or paths, so the user can look at them.
-    pub examples: Vec<String>,
-}
-
-impl Skipped {
-    pub const EXAMPLES: usize = 10;
-}
-
-impl LoadReport {
-    /// Count one skipped item under `reason`, remembering it as an example while there are few.
-    pub fn skip(&mut self, reason: &str, what: impl Into<String>) {
-        let entry = self.skipped.entry(reason.to_string()).or_default();
-        entry.count += 1;
-        if entry.examples.len() < Skipped::EXAMPLES {
-            entry.examples.push(what.into());
-        }
-    }
-
-    /// Fold another report (from another path or worker) into this one.
-    pub fn absorb(&mut self, other: LoadReport) {
-        self.files_read += other.files_read;
-        self.fallback_decoded += other.fallback_decoded;
-        self.han_documents += other.han_documents;
-        for (reason, skipped) in other.skipped {
-            let entry = self.skipped.entry(reason).or_default();
-            entry.count += skipped.count;
-            for example in skipped.examples {
-                if entry.examples.len() < Skipped::EXAMPLES {
-                    entry.examples.push(example);
-                }
-            }
-        }
-    }
-}
-
-/// Skip reasons, named once so that reports and tests agree.
-pub mod reason {
-    pub const HIDDEN: &str = "hidden file";
-    pub const BINARY: &str = "binary file (NUL bytes)";
-    pub const UNREADABLE: &str = "unreadable file";
-    pub const OUTSIDE_LABEL_FOLDER: &str = "file outside a label folder";
-    pub const EMPTY_RECORD: &str = "empty record";
-    pub const NOT_IN_SPLIT: &str = "not in the chosen split";
-    pub const NOT_SINGLE_LABEL: &str = "not exactly one topic";
-    pub const MISSING_VALUES: &str = "row with missing values";
-    pub const EMPTY_AFTER_FILTERING: &str = "empty after filtering";
-    pub const NOT_REGULAR: &str = "not a regular file (a pipe, device or socket)";
-    pub const DUPLICATE_PATH: &str = "path given more than once (read once)";
-    pub const DUPLICATE_ID: &str = "duplicate id (kept, renamed id#N)";
-    pub const ENCRYPTED_PDF: &str = "encrypted PDF (needs a password)";
-    pub const NO_TEXT_LAYER: &str = "PDF without a text layer (scanned?)";
-    pub const DAMAGED_DOCUMENT: &str = "document that cannot be read as its format (damaged)";
-    pub const MAILDIR_TMP: &str = "Maildir message still being delivered (tmp/)";
 }
 
 impl From<Cancelled> for CorpusError {
@@ -564,7 +498,7 @@ fn load_path(
         let mut documents = match format {
             Format::Folder => folder::load(path, options, sources, stream, report, progress)?,
             Format::Reuters => reuters::load_folder(path, options, sources, report, progress)?,
-            Format::Smart => smart::load_folder(path, sources, report)?,
+            Format::Smart => smart::load_folder(path, options.encoding, sources, report)?,
             Format::Csv | Format::Tsv | Format::Jsonl | Format::Numeric | Format::Auto => {
                 return Err(CorpusError::Input {
                     path: path.to_path_buf(),
@@ -601,17 +535,27 @@ fn load_path(
         true => Some(SourceFile::stat(path, RecordFormat::JsonlLine)?),
         false => None,
     };
-    // A JSON Lines file that can be read again is streamed a window at a time rather than held whole.
-    let by_name = match options.format {
-        Format::Auto => detect::named_jsonl(path),
+    // A JSON Lines file that can be read again is streamed a window at a time rather than held whole; told by
+    // its name or its first line (a regular file's first bytes can be read again).
+    let jsonl = match options.format {
+        Format::Auto => {
+            detect::named_jsonl(path)
+                || (source.is_some() && detect::detect_format(path).ok() == Some(Format::Jsonl))
+        }
         chosen => chosen == Format::Jsonl,
     };
-    if let (Some(source), Some(stream), true) = (&source, stream, by_name) {
+    // The windows are read as UTF-8: a file forced into another encoding is decoded whole below.
+    let utf8 = match options.encoding {
+        TextEncoding::Detect => true,
+        TextEncoding::Forced(encoding) => encoding == encoding_rs::UTF_8,
+    };
+    if let (Some(source), Some(stream), true, true) = (&source, stream, jsonl, utf8) {
         sources.push(source.clone());
         let file = (sources.len() - 1) as u32;
         match jsonl::load_windows(path, file, stream)? {
             Some(documents) => {
                 report.files_read += 1;
+                report.count_encoding(encoding_rs::UTF_8);
                 return Ok((Format::Jsonl, Loaded::Text(documents)));
             }
             // Not UTF-8: read whole below, its texts kept in memory.
@@ -640,7 +584,14 @@ fn load_path(
         }
         Format::Jsonl => {
             let file = register(source, RecordFormat::JsonlLine, sources);
-            Loaded::Text(jsonl::load(path, bytes, file, stream, report)?)
+            Loaded::Text(jsonl::load(
+                path,
+                bytes,
+                file,
+                options.encoding,
+                stream,
+                report,
+            )?)
         }
         Format::Reuters => {
             let file = register(source, RecordFormat::ReutersElement, sources);
@@ -648,7 +599,13 @@ fn load_path(
         }
         Format::Smart => {
             let file = register(source, RecordFormat::SmartRecord, sources);
-            Loaded::Text(smart::load_file(path, bytes, file, report)?)
+            Loaded::Text(smart::load_file(
+                path,
+                bytes,
+                file,
+                options.encoding,
+                report,
+            )?)
         }
         Format::Auto | Format::Folder => {
             unreachable!("a file's format is detected as one of the others")

@@ -126,8 +126,9 @@ pub(super) fn load(
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<NumericTable, CorpusError> {
-    let (text, fell_back) = decode_text(bytes);
-    report.fallback_decoded += usize::from(fell_back);
+    let decoded = decode_text(bytes, options.encoding);
+    report.count_encoding(decoded.encoding);
+    let text = decoded.text;
     let name = file_name(path);
     let parse_error = |line: usize, message: String| CorpusError::Parse {
         path: path.to_path_buf(),

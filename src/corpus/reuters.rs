@@ -10,10 +10,9 @@ use rayon::prelude::*;
 
 use crate::progress::Progress;
 
-use super::decode::decode_with_start;
 use super::{
     CorpusError, Document, LoadOptions, LoadReport, Location, RecordFormat, ReutersSplit,
-    SourceFile, read_input, reason, regular_files_in,
+    SourceFile, decode_text, read_input, reason, regular_files_in,
 };
 
 /// Every `.sgm` file of a folder, read in parallel, their documents in file-name order; each file goes into
@@ -60,8 +59,8 @@ pub(super) fn load_folder(
     Ok(documents)
 }
 
-/// The documents of one `.sgm` file, read; located in it as file number `source` of the load's sources when
-/// it has one and is UTF-8 (else their texts are kept).
+/// The documents of one `.sgm` file, read (decoded as the options say); located in it as file number `source`
+/// of the load's sources when it has one and its text is its bytes (else their texts are kept).
 pub(super) fn load_file(
     path: &Path,
     bytes: Vec<u8>,
@@ -69,10 +68,10 @@ pub(super) fn load_file(
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<Vec<Document>, CorpusError> {
-    let (text, fell_back, start) = decode_with_start(bytes);
-    report.fallback_decoded += usize::from(fell_back);
-    let place = source.zip(start);
-    parse_file(path, &text, place, options, report)
+    let decoded = decode_text(bytes, options.encoding);
+    report.count_encoding(decoded.encoding);
+    let place = source.zip(decoded.start);
+    parse_file(path, &decoded.text, place, options, report)
 }
 
 /// The `.sgm` files of a folder, sorted; anything of that name that is not a regular file is skipped and counted.

@@ -6,16 +6,16 @@
 use std::ops::Range;
 use std::path::Path;
 
-use super::decode::decode_with_start;
 use super::{
-    CorpusError, Document, LoadReport, Location, RecordFormat, SourceFile, file_name, read_input,
-    reason, regular_files_in,
+    CorpusError, Document, LoadReport, Location, RecordFormat, SourceFile, TextEncoding,
+    decode_text, file_name, read_input, reason, regular_files_in,
 };
 
 /// Every SMART file of a folder (hidden files and anything not a regular file left out and counted), in name
 /// order; each file goes into `sources`, so that its documents' texts can be read again from their records.
 pub(super) fn load_folder(
     path: &Path,
+    encoding: TextEncoding,
     sources: &mut Vec<SourceFile>,
     report: &mut LoadReport,
 ) -> Result<Vec<Document>, CorpusError> {
@@ -26,22 +26,23 @@ pub(super) fn load_folder(
         let source = Some((sources.len() - 1) as u32);
         let bytes = read_input(&file)?;
         report.files_read += 1;
-        documents.extend(load_file(&file, bytes, source, report)?);
+        documents.extend(load_file(&file, bytes, source, encoding, report)?);
     }
     Ok(documents)
 }
 
-/// The records of one SMART file, read; located in it as file number `source` of the load's sources when it
-/// has one and is UTF-8 (else their texts are kept).
+/// The records of one SMART file, read (decoded as `encoding` says); located in it as file number `source` of the
+/// load's sources when it has one and its text is its bytes (else their texts are kept).
 pub(super) fn load_file(
     path: &Path,
     bytes: Vec<u8>,
     source: Option<u32>,
+    encoding: TextEncoding,
     report: &mut LoadReport,
 ) -> Result<Vec<Document>, CorpusError> {
-    let (text, fell_back, start) = decode_with_start(bytes);
-    report.fallback_decoded += usize::from(fell_back);
-    parse(path, &text, source.zip(start), report)
+    let decoded = decode_text(bytes, encoding);
+    report.count_encoding(decoded.encoding);
+    parse(path, &decoded.text, source.zip(decoded.start), report)
 }
 
 /// The text of one record's bytes (from its `.I` line to the next), as the loader makes it; `None` when they

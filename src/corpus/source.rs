@@ -11,7 +11,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::extract::{self, FileFormat};
-use super::{CorpusError, Document, delimited, folder, headline, jsonl, reuters, smart};
+use super::{
+    CorpusError, Document, TextEncoding, delimited, folder, headline, jsonl, reuters, smart,
+};
 
 /// A file documents were read from, as it was when read: a text read later from a file whose size or
 /// modification time differ would not be the text that was counted.
@@ -29,13 +31,20 @@ pub struct SourceFile {
 pub enum RecordFormat {
     /// One JSON Lines line (UTF-8; a file in another encoding keeps its texts in memory instead).
     JsonlLine,
-    /// A whole plain-text file of a folder tree, decoded as at load, with its header block stripped when asked.
-    FolderFile { strip_headers: bool },
+    /// A whole plain-text file of a folder tree, decoded as at load (detected again from the same bytes, or the
+    /// forced encoding), with its header block stripped when asked.
+    FolderFile {
+        strip_headers: bool,
+        encoding: TextEncoding,
+    },
     /// One row of a UTF-8 CSV (`delimiter` `,`) or TSV (`\t`) file; the text is its field `text_column`.
     DelimitedRow { delimiter: u8, text_column: u32 },
     /// A file of a folder tree in another format, its text extracted again: the whole file, or for an mbox one
-    /// message.
-    Extracted(FileFormat),
+    /// message; the text in its own bytes (HTML, undeclared mail parts) decoded as at load.
+    Extracted {
+        format: FileFormat,
+        encoding: TextEncoding,
+    },
     /// One `<REUTERS>` element of a UTF-8 Reuters-21578 SGML file, up to its closing tag.
     ReutersElement,
     /// One record of a UTF-8 SMART file, from its `.I` line to the next.
@@ -183,9 +192,10 @@ impl SourceFile {
                     .text
                     .into_owned()
             }
-            RecordFormat::FolderFile { strip_headers } => {
-                folder::parse_file(bytes, strip_headers).text
-            }
+            RecordFormat::FolderFile {
+                strip_headers,
+                encoding,
+            } => folder::parse_file(bytes, strip_headers, encoding).text,
             RecordFormat::DelimitedRow {
                 delimiter,
                 text_column,
@@ -195,8 +205,8 @@ impl SourceFile {
                     message,
                 }
             })?,
-            RecordFormat::Extracted(format) => {
-                extract::record(format, &bytes)
+            RecordFormat::Extracted { format, encoding } => {
+                extract::record(format, &bytes, encoding)
                     .map_err(|error| CorpusError::Invalid {
                         path: self.path.clone(),
                         message: error.to_string(),

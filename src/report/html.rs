@@ -300,12 +300,8 @@ fn write_facts(
     }
     let report = &dataset.report;
     let mut read = format!("{} files read", report.files_read);
-    if report.fallback_decoded > 0 {
-        let _ = write!(
-            read,
-            ", {} decoded as Windows-1252",
-            report.fallback_decoded
-        );
+    if let Some(encodings) = crate::corpus::encodings_line(&report.encodings) {
+        let _ = write!(read, "; encodings: {}", escape(&encodings));
     }
     for (reason, skipped) in &report.skipped {
         let _ = write!(read, "; skipped {}: {}", escape(reason), skipped.count);

@@ -122,11 +122,9 @@ pub fn confusion_grid(
 /// empty among them), the cache's use, and every warning.
 pub fn loading_notes(stats: &Stats, warnings: &[String]) -> Vec<String> {
     let mut notes = Vec::new();
-    let decoded = if stats.fallback_decoded > 0 {
-        format!(" ({} decoded as Windows-1252)", stats.fallback_decoded)
-    } else {
-        String::new()
-    };
+    let decoded = crate::corpus::encodings_line(&stats.encodings)
+        .map(|encodings| format!("; encodings: {encodings}"))
+        .unwrap_or_default();
     let cache = match stats.cache {
         CacheUse::Hit => "read from the cache",
         CacheUse::Miss => "built and cached",

@@ -1,7 +1,8 @@
 //! A full-text index over the documents' texts, to find words and phrases and show them in context.
 //!
-//! Words are the text pipeline's tokens (Unicode word boundaries, lower-cased the same way), but neither stemmed
-//! nor stop-listed, so that "the" and "new york" can be found. A query is one phrase (its words adjacent, in
+//! Words are the text pipeline's tokens, split by its own splitter (Unicode word boundaries, Han runs cut into
+//! words by the Chinese dictionary, hiragana runs whole) and lower-cased the same way, but neither stemmed nor
+//! stop-listed, so that "the" and "new york" can be found, and 经济 is found where the Terms tab counts it. A query is one phrase (its words adjacent, in
 //! order) unless it holds quotes: then each quoted part is a phrase, each word outside the quotes a phrase of its
 //! own, and a document matches when it holds every one of them (AND).
 //!
@@ -15,9 +16,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use unicode_segmentation::UnicodeSegmentation;
 
-use super::tokenise::ascii_words;
+use super::tokenise::words_at;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SearchError {
@@ -59,18 +59,24 @@ pub struct TextIndex {
     document_count: usize,
 }
 
-/// Calls `emit` with the start byte and text of every word of `text`, as the text pipeline splits it.
+/// Calls `emit` with the start byte and text of every word of `text`, as the text pipeline splits it (the
+/// pipeline's own splitter, [`words_at`]).
 fn each_word<'a>(text: &'a str, emit: &mut impl FnMut(usize, &'a str)) {
-    if text.is_ascii() {
-        let base = text.as_ptr() as usize;
-        ascii_words(text, &mut |word: &'a str| {
-            emit(word.as_ptr() as usize - base, word)
-        });
-    } else {
-        for (start, word) in text.unicode_word_indices() {
-            emit(start, word);
+    words_at(text, emit);
+}
+
+/// The length of the word `rest` starts with, split as the index split it: only up to the line's end, since no
+/// word holds a line break (UAX #29 breaks at one; Han and hiragana runs hold none), so that a long word costs
+/// its line to find again, not the rest of the text.
+fn long_word_len(rest: &str) -> usize {
+    let line = &rest[..memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len())];
+    let mut first = None;
+    each_word(line, &mut |start, word| {
+        if start == 0 && first.is_none() {
+            first = Some(word.len());
         }
-    }
+    });
+    first.unwrap_or(0)
 }
 
 /// `word` lower-cased as the text pipeline does it, into `out`.
@@ -515,10 +521,7 @@ impl TextIndex {
     fn end_of(&self, p: usize, text: &str) -> usize {
         let start = self.starts[p] as usize;
         match self.lengths[p] {
-            LONG_WORD => text
-                .get(start..)
-                .and_then(|rest| rest.unicode_word_indices().next())
-                .map_or(start, |(_, word)| start + word.len()),
+            LONG_WORD => start + long_word_len(text.get(start..).unwrap_or_default()),
             length => start + usize::from(length),
         }
     }

@@ -286,11 +286,8 @@ pub(super) fn tokenise_chunk(
         tokens.clear();
         let han = if phrases {
             add_with_phrases(&mut builder, text, &mut recent)
-        } else if text.is_ascii() {
-            ascii_words(text, &mut |word| tokens.extend(builder.token(word)));
-            false
         } else {
-            cjk::words(text, &mut |_, word| tokens.extend(builder.token(word)))
+            words_at(text, &mut |_, word| tokens.extend(builder.token(word)))
         };
         builder.count_tokens(&tokens);
         han_documents += usize::from(han);
@@ -479,14 +476,20 @@ fn add_with_phrases(builder: &mut ChunkBuilder, text: &str, recent: &mut Vec<u32
         end = start + word.len();
         builder.add_with_phrases(word, recent);
     };
+    words_at(text, &mut |start, word| take(builder, start, word))
+}
+
+/// Calls `emit` with the byte offset and text of every word of `text`, in order, as the pipeline reads them: an
+/// ASCII text by [`ascii_words`], any other by UAX #29 with Han runs cut by the dictionary and hiragana runs
+/// whole ([`cjk::words`]). Returns whether the text held Han characters. The search index splits texts and
+/// queries with this too, so that search finds the words the Terms tab counts, where they are.
+pub(super) fn words_at<'a>(text: &'a str, emit: &mut impl FnMut(usize, &'a str)) -> bool {
     if text.is_ascii() {
         let base = text.as_ptr() as usize;
-        ascii_words(text, &mut |word| {
-            take(builder, word.as_ptr() as usize - base, word);
-        });
+        ascii_words(text, &mut |word| emit(word.as_ptr() as usize - base, word));
         false
     } else {
-        cjk::words(text, &mut |start, word| take(builder, start, word))
+        cjk::words(text, emit)
     }
 }
 

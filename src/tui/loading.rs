@@ -10,6 +10,9 @@ use ratatui::crossterm::event::KeyEvent;
 
 use super::keys::{self, Command, Context};
 
+/// Counts on the loading screen, grouped as every report groups them.
+pub(super) use crate::byte_size::thousands;
+
 pub struct Loading {
     /// What is loading, as the screen names it.
     pub what: String,
@@ -96,17 +99,4 @@ impl Loading {
         let fraction = (total > 0).then(|| (done as f64 / total as f64).min(1.0));
         (text, fraction)
     }
-}
-
-/// `1234567` as `1,234,567`.
-pub(super) fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut text = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            text.push(',');
-        }
-        text.push(c);
-    }
-    text
 }

@@ -177,7 +177,7 @@ fn move_to_offered(dir: &Path, folder: &Path, file: &Path) -> Result<PathBuf, St
     if target.exists() {
         return Err(format!("{}: exists already", target.display()));
     }
-    std::fs::rename(folder, &target).map_err(|e| {
+    crate::files::rename_durably(folder, &target).map_err(|e| {
         format!(
             "{}: cannot move to {}: {e}",
             folder.display(),

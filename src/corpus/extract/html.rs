@@ -7,23 +7,32 @@
 use html5gum::{DefaultEmitter, Token, Tokenizer};
 
 use super::Extracted;
-use crate::corpus::decode_text;
+use crate::corpus::{TextEncoding, decode_text};
 
-pub(super) fn read(bytes: &[u8]) -> Extracted {
-    let (title, text) = visible_text(&decode(bytes));
-    Extracted { title, text }
+pub(super) fn read(bytes: &[u8], encoding: TextEncoding) -> Extracted {
+    let (page, encoding) = decode(bytes, encoding);
+    let (title, text) = visible_text(&page);
+    Extracted {
+        title,
+        text,
+        encoding: Some(encoding),
+    }
 }
 
-/// The page's characters: UTF-8 (or UTF-16 with its byte-order mark) when they are that, else the encoding a
-/// `charset` near the start names, else Windows-1252 (which HTML takes for ISO-8859-1 too).
-fn decode(bytes: &[u8]) -> String {
-    if std::str::from_utf8(bytes).is_err()
-        && let Some(encoding) = declared_charset(bytes)
+/// The page's characters and the encoding they were read in: UTF-8 (or UTF-16 with its byte-order mark) when
+/// they are that, else the encoding a `charset` near the start names, else the one `chardetng` detects; an
+/// encoding the load options force is used whatever the page says (but for a byte-order mark), since the user
+/// who forces one knows better than the page.
+fn decode(bytes: &[u8], encoding: TextEncoding) -> (String, &'static encoding_rs::Encoding) {
+    if encoding == TextEncoding::Detect
+        && std::str::from_utf8(bytes).is_err()
+        && let Some(declared) = declared_charset(bytes)
     {
-        let (text, _, _) = encoding.decode(bytes);
-        return text.into_owned();
+        let (text, used, _) = declared.decode(bytes);
+        return (text.into_owned(), used);
     }
-    decode_text(bytes.to_vec()).0
+    let decoded = decode_text(bytes.to_vec(), encoding);
+    (decoded.text, decoded.encoding)
 }
 
 /// How far into a page a `charset` declaration is looked for (the HTML standard's prescan looks at 1024 bytes).
@@ -243,8 +252,10 @@ mod tests {
     #[test]
     fn a_declared_charset_decodes_a_page_that_is_not_utf8() {
         let page = b"<html><head><meta charset=\"iso-8859-2\"></head><body>\xB1</body></html>";
-        let (_, text) = visible_text(&decode(page));
+        let (page, used) = decode(page, TextEncoding::Detect);
+        let (_, text) = visible_text(&page);
         // 0xB1 is a-ogonek in ISO-8859-2 (a plus-minus sign in Windows-1252).
         assert_eq!(text, "\u{105}");
+        assert_eq!(used, encoding_rs::ISO_8859_2);
     }
 }

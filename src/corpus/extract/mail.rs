@@ -12,11 +12,15 @@ use std::ops::Range;
 use mail_parser::{Encoding, Message, MessageParser, MessagePart, MimeHeaders, PartType};
 
 use super::{ExtractError, Extracted, html};
-use crate::corpus::{decode_text, headline};
+use crate::corpus::{TextEncoding, decode_text, headline};
 
 /// A message's subject and text body; `from_mbox` when its bytes were cut from an mbox (its quoted `>From `
-/// lines are unquoted).
-pub(super) fn read_message(bytes: &[u8], from_mbox: bool) -> Result<Extracted, ExtractError> {
+/// lines are unquoted). `encoding` decodes the text parts that name no charset.
+pub(super) fn read_message(
+    bytes: &[u8],
+    from_mbox: bool,
+    encoding: TextEncoding,
+) -> Result<Extracted, ExtractError> {
     let bytes = match from_mbox {
         true => unquote_from_lines(bytes),
         false => Cow::Borrowed(bytes),
@@ -31,7 +35,7 @@ pub(super) fn read_message(bytes: &[u8], from_mbox: bool) -> Result<Extracted, E
     let mut body = String::new();
     for part in message.text_bodies() {
         let text = match &part.body {
-            PartType::Text(text) => part_text(&message, part, text),
+            PartType::Text(text) => part_text(&message, part, text, encoding),
             PartType::Html(page) => Cow::Owned(html::visible_text(page).1),
             _ => continue,
         };
@@ -45,27 +49,32 @@ pub(super) fn read_message(bytes: &[u8], from_mbox: bool) -> Result<Extracted, E
         Some(subject) => format!("{subject}\n{body}"),
         None => body,
     };
-    Ok(Extracted { title, text })
+    // Not counted by encoding: the parts name their own charsets, and a message may hold several.
+    Ok(Extracted {
+        title,
+        text,
+        encoding: None,
+    })
 }
 
 /// A text part's characters. A part that names no charset and is not transfer-encoded holds the bytes as they
-/// were written, and is decoded as pdx decodes a plain-text file (UTF-8, else Windows-1252), not with the
-/// replacement character the parser puts for bytes that are not UTF-8.
+/// were written, and is decoded as pdx decodes a plain-text file (UTF-8, else detected; or as `encoding`
+/// forces), not with the replacement character the parser puts for bytes that are not UTF-8.
 fn part_text<'a>(
     message: &'a Message<'_>,
     part: &MessagePart<'_>,
     parsed: &'a str,
+    encoding: TextEncoding,
 ) -> Cow<'a, str> {
     let names_charset = part
         .content_type()
         .is_some_and(|content_type| content_type.attribute("charset").is_some());
-    if names_charset
-        || part.encoding != Encoding::None
-        || std::str::from_utf8(raw_body(message, part)).is_ok()
-    {
+    let raw = raw_body(message, part);
+    let parsed_as_written = encoding == TextEncoding::Detect && std::str::from_utf8(raw).is_ok();
+    if names_charset || part.encoding != Encoding::None || parsed_as_written {
         return Cow::Borrowed(parsed);
     }
-    Cow::Owned(decode_text(raw_body(message, part).to_vec()).0)
+    Cow::Owned(decode_text(raw.to_vec(), encoding).text)
 }
 
 /// The bytes of a part's body as they stand in the message.
@@ -157,7 +166,7 @@ mod tests {
     #[test]
     fn subject_and_text_body_without_the_other_headers() {
         let message = b"From: a@b.c\r\nTo: d@e.f\r\nSubject: =?utf-8?q?Launch_=E2=80=94_delayed?=\r\n\r\nThe launch slipped.\r\n";
-        let read = read_message(message, false).expect("reads");
+        let read = read_message(message, false, TextEncoding::Detect).expect("reads");
         assert_eq!(read.title.as_deref(), Some("Launch \u{2014} delayed"));
         assert_eq!(
             read.text,
@@ -181,13 +190,18 @@ mod tests {
             "c2VjcmV0IHBheWxvYWQ=\n",
             "--B7--\n"
         );
-        let read = read_message(message.as_bytes(), false).expect("reads");
+        let read = read_message(message.as_bytes(), false, TextEncoding::Detect).expect("reads");
         assert_eq!(read.text, "orbit\nStable orbit");
     }
 
     #[test]
     fn a_body_without_a_charset_is_decoded_as_plain_text_is() {
-        let read = read_message(b"Subject: price\n\ncosts \xA340\n", false).expect("reads");
+        let read = read_message(
+            b"Subject: price\n\ncosts \xA340\n",
+            false,
+            TextEncoding::Detect,
+        )
+        .expect("reads");
         assert_eq!(read.text, "price\ncosts \u{a3}40\n");
     }
 
@@ -197,10 +211,12 @@ mod tests {
         assert!(starts_mbox(mbox));
         let ranges = mbox_messages(mbox);
         assert_eq!(ranges.len(), 2, "{ranges:?}");
-        let first = read_message(&mbox[ranges[0].clone()], true).expect("reads");
+        let first =
+            read_message(&mbox[ranges[0].clone()], true, TextEncoding::Detect).expect("reads");
         // A writer quotes a body line that starts with "From "; reading takes one quote off.
         assert_eq!(first.text, "one\nFrom here on.\n>From the top.\n");
-        let second = read_message(&mbox[ranges[1].clone()], true).expect("reads");
+        let second =
+            read_message(&mbox[ranges[1].clone()], true, TextEncoding::Detect).expect("reads");
         assert_eq!(second.text, "two\nSecond.\n");
         assert!(mbox_messages(b"no mbox here\n").is_empty());
     }

@@ -19,14 +19,15 @@ use std::panic::{self, AssertUnwindSafe};
 
 use serde::{Deserialize, Serialize};
 
-use super::reason;
+use super::{TextEncoding, reason};
 
 pub(super) use mail::mbox_messages;
 
 /// How a file of a folder becomes documents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum FileFormat {
-    /// Plain text, decoded (UTF-16 with a byte-order mark, UTF-8, else Windows-1252); the folder loader's own.
+    /// Plain text, decoded (UTF-16 with a byte-order mark, UTF-8, else the encoding detected or forced); the folder
+    /// loader's own.
     Text,
     /// A PDF's text layer; its title from the document information dictionary.
     Pdf,
@@ -106,6 +107,8 @@ pub(super) const CONTENT_HEAD: usize = 8 * 1024;
 pub(super) struct Extracted {
     pub(super) title: Option<String>,
     pub(super) text: String,
+    /// The encoding the file's bytes were read in, for a format that is text in some encoding (HTML).
+    pub(super) encoding: Option<&'static encoding_rs::Encoding>,
 }
 
 /// Why a file (or a message of an mbox) could not be read as its format. The text names the cause; the loader
@@ -146,14 +149,19 @@ impl ExtractError {
 }
 
 /// The document in `bytes` read as `format`: a whole file, or for [`FileFormat::Mbox`] one message cut out by
-/// [`mbox_messages`]. Plain text is the folder loader's own and never comes here.
-pub(super) fn record(format: FileFormat, bytes: &[u8]) -> Result<Extracted, ExtractError> {
+/// [`mbox_messages`]; text in the file's own bytes (an HTML page, an undeclared mail part) decoded as `encoding`
+/// says. Plain text is the folder loader's own and never comes here.
+pub(super) fn record(
+    format: FileFormat,
+    bytes: &[u8],
+    encoding: TextEncoding,
+) -> Result<Extracted, ExtractError> {
     guarded(|| match format {
         FileFormat::Pdf => pdf::read(bytes),
         FileFormat::Office => office::read(bytes),
-        FileFormat::Html => Ok(html::read(bytes)),
-        FileFormat::Email => mail::read_message(bytes, false),
-        FileFormat::Mbox => mail::read_message(bytes, true),
+        FileFormat::Html => Ok(html::read(bytes, encoding)),
+        FileFormat::Email => mail::read_message(bytes, false, encoding),
+        FileFormat::Mbox => mail::read_message(bytes, true, encoding),
         FileFormat::Text => unreachable!("plain text is read by the folder loader"),
     })
 }

@@ -32,6 +32,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Extracted, ExtractError> {
     Ok(Extracted {
         title,
         text: body_text(&body, dialect)?,
+        encoding: None,
     })
 }
 

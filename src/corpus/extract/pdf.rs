@@ -27,6 +27,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Extracted, ExtractError> {
     Ok(Extracted {
         title: title(&document),
         text,
+        encoding: None,
     })
 }
 

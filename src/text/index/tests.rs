@@ -3,12 +3,13 @@
 use super::*;
 use proptest::prelude::*;
 
-/// Every match of `query` in `texts`, found by splitting each text with `unicode_word_indices` and comparing
-/// word windows: what the index must return.
+/// Every match of `query` in `texts`, found by splitting each text with the text pipeline's splitter (UAX #29,
+/// Han runs cut by the dictionary) and comparing word windows: what the index must return.
 fn brute_force(query: &Query, texts: &[&str]) -> Vec<Hit> {
     let mut hits = Vec::new();
     for (document, text) in texts.iter().enumerate() {
-        let tokens: Vec<(usize, &str)> = text.unicode_word_indices().collect();
+        let mut tokens: Vec<(usize, &str)> = Vec::new();
+        super::super::cjk::words(text, &mut |start, word| tokens.push((start, word)));
         let lower: Vec<String> = tokens
             .iter()
             .map(|(_, w)| {
@@ -284,4 +285,49 @@ proptest! {
         prop_assert!(!s.text.contains('\n'));
         prop_assert!(s.text.is_char_boundary(s.highlight.start) && s.text.is_char_boundary(s.highlight.end));
     }
+}
+
+#[test]
+fn chinese_is_searched_in_the_words_the_pipeline_cuts() {
+    let text = "美国航天飞机发现号在太空中飞行了十二天，今天返回地球。NASA 说 café";
+    let texts = [text];
+    let index = TextIndex::build(&texts);
+    // The text pipeline's words, with their byte offsets.
+    let mut pipeline: Vec<(usize, &str)> = Vec::new();
+    super::super::cjk::words(text, &mut |start, word| pipeline.push((start, word)));
+    assert!(pipeline.contains(&(text.find("航天飞机").unwrap(), "航天飞机")));
+    for &(start, word) in &pipeline {
+        let query = Query::phrase(word).expect("a word");
+        assert_eq!(query.phrases(), [vec![lowered(word)]], "{word} is one word");
+        let hits = index.search(&query, &texts);
+        assert!(
+            hits.contains(&Hit {
+                document: 0,
+                range: start..start + word.len()
+            }),
+            "{word} at {start}: {hits:?}"
+        );
+    }
+    // A character inside a dictionary word is not a word of the text.
+    let inside = Query::phrase("航").expect("a word");
+    assert!(index.search(&inside, &texts).is_empty());
+    assert_eq!(index.token_count(), pipeline.len());
+}
+
+#[test]
+fn a_long_kana_word_is_found_whole() {
+    // A run of hiragana is one word of the pipeline; this one is longer than a posting's length byte holds.
+    let run = "あ".repeat(100);
+    let text = format!("東京で {run}。 end");
+    let texts = [text.as_str()];
+    let index = TextIndex::build(&texts);
+    let start = text.find(&run).unwrap();
+    let query = Query::phrase(&run).expect("a word");
+    assert_eq!(
+        index.search(&query, &texts),
+        [Hit {
+            document: 0,
+            range: start..start + run.len()
+        }]
+    );
 }

@@ -8,6 +8,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+#[path = "common/sources.rs"]
+mod sources;
+
+use sources::rust_files;
 use syn::visit::Visit;
 
 /// One row of the layer table: the modules it owns and the modules they may use.
@@ -59,17 +63,6 @@ fn module_path(file: &Path) -> Vec<String> {
         parts.push(stem.to_string());
     }
     parts
-}
-
-fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("src/ reads") {
-        let path = entry.expect("an entry").path();
-        if path.is_dir() {
-            rust_files(&path, files);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
 }
 
 fn is_test_only(attrs: &[syn::Attribute]) -> bool {

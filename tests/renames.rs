@@ -2,20 +2,13 @@
 //! the rename so that the new name survives a power cut. Checked on the code itself: a call of any `fs::rename`
 //! (or a `rename` brought in from a `fs` module) anywhere in `src/` outside that function fails this test.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+#[path = "common/sources.rs"]
+mod sources;
+
+use sources::rust_files;
 use syn::visit::Visit;
-
-fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("src/ reads") {
-        let path = entry.expect("an entry").path();
-        if path.is_dir() {
-            rust_files(&path, files);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-}
 
 /// The renames of one file, each with the function it is in.
 struct Renames {

@@ -1,9 +1,11 @@
 //! Replaying a tree on other data: the same splits (same rules, same parameters), node by node from the root,
 //! over a matrix rebuilt with other stop words or weights, and a report of how the leaves' sizes moved.
 //!
-//! A node is identified by its path from the root (the child index at each level), since the ids of the new tree
-//! need not be those of the old one. Splits are redone in the order they were made (their children's ids), so
-//! that a replay that redoes everything gives every node the id it had.
+//! A node of the new tree continues the old node that holds most of its documents (a rebuilt split may come out
+//! with its sides in the other order), and takes that node's id: "#25" still means the same documents after a
+//! replay, in the analyst's notes as on the screen. The new tree's arena is as long as the old one's, so that
+//! its next split takes an id the old tree never gave. Reports also give each old leaf's path from the root
+//! (the child index at each level), which says where it sits.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -157,10 +159,43 @@ impl Tree {
                 queue(&mut pending, old_child, new_child, child_path);
             }
         }
+        tree.take_old_ids(old.nodes.len(), &matched);
+        let matched: BTreeMap<usize, usize> = matched.keys().map(|&id| (id, id)).collect();
         replay_moves(old, &mut tree, data, &matched, &mut report);
         report.leaves = matched_leaves(old, &tree, &matched);
         report.unmatched_leaves = old.leaves().len() - report.leaves.len();
         Ok((tree, report))
+    }
+
+    /// Give every node the id of the old node it continues (`continues`: old id -> id in this tree), in an arena
+    /// of `old_len` slots (the old tree's), so that ids the analyst has read still mean the same documents and
+    /// the next split takes an id the old tree never gave.
+    fn take_old_ids(&mut self, old_len: usize, continues: &BTreeMap<usize, usize>) {
+        let old_id: BTreeMap<usize, usize> =
+            continues.iter().map(|(&old, &new)| (new, old)).collect();
+        assert_eq!(
+            old_id.len(),
+            self.live_nodes().count(),
+            "every node of a replayed tree continues an old one"
+        );
+        assert!(
+            self.manual_moves.is_empty(),
+            "moves are replayed after the ids are taken"
+        );
+        let mut nodes: Vec<Option<super::Node>> =
+            std::iter::repeat_with(|| None).take(old_len).collect();
+        for mut node in std::mem::take(&mut self.nodes).into_iter().flatten() {
+            assert!(node.alternatives.is_empty(), "a replay shelves no split");
+            node.id = old_id[&node.id];
+            node.parent = node.parent.map(|parent| old_id[&parent]);
+            for child in &mut node.children {
+                *child = old_id[child];
+            }
+            let id = node.id;
+            nodes[id] = Some(node);
+        }
+        self.nodes = nodes;
+        self.root = old_id[&self.root];
     }
 
     /// The node at `path` (child indices from the root), if the tree has it.

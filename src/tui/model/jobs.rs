@@ -321,20 +321,21 @@ impl Model {
             reweigh,
             replay,
         } = replayed;
-        let path = self.analysis.tree().path_of(self.tree_pane.selected());
-        let old_labels: Vec<String> = replay
-            .leaves
-            .iter()
-            .map(|l| self.analysis.label(l.old_node))
-            .collect();
+        let selected = self.tree_pane.selected();
+        let path = self.analysis.tree().path_of(selected);
         self.analysis.replace(data, tree, change.clone());
         self.tree_changed(&[]);
-        if let Some(id) = self.analysis.tree().node_at(&path) {
+        // A node the replay found again keeps its id; one below a split not redone gives way to what is at its
+        // place.
+        let tree = self.analysis.tree();
+        if let Some(id) = tree
+            .node(selected)
+            .map(|_| selected)
+            .or_else(|| tree.node_at(&path))
+        {
             self.select(id);
         }
-        let summary = replay::summary(&change, &reweigh, &replay, old_labels, |id| {
-            self.analysis.label(id)
-        });
+        let summary = replay::summary(&change, &reweigh, &replay, |id| self.analysis.label(id));
         self.messages.say(summary.headline[0].clone());
         self.popup = Some(Popup::Replayed {
             summary: Arc::new(summary),

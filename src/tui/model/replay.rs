@@ -19,12 +19,11 @@ pub(crate) struct ReplaySummary {
     pub leaves: Vec<LeafLine>,
 }
 
-/// A leaf of the old tree found again by its path: the old and the new node's labels, their sizes, the
-/// documents they share, and whether the size moved by more than 5%.
+/// A leaf of the old tree found again: its label (a replay keeps ids and names), its sizes before and after,
+/// the documents both hold, and whether the size moved by more than 5%.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct LeafLine {
-    pub old: String,
-    pub new: String,
+    pub label: String,
     pub old_size: usize,
     pub new_size: usize,
     pub shared: usize,
@@ -253,13 +252,12 @@ impl WeightingForm {
     }
 }
 
-/// What a rebuild and replay changed: `change` in a few words, the leaves of the old tree under their old labels
-/// `old_labels` and their new ones (`label` names a node of the new tree).
+/// What a rebuild and replay changed: `change` in a few words, and the leaves of the old tree found again
+/// (`label` names a node of the new tree, which has the old one's id).
 pub(super) fn summary(
     change: &str,
     reweigh: &ReweighReport,
     replay: &ReplayReport,
-    old_labels: Vec<String>,
     label: impl Fn(usize) -> String,
 ) -> ReplaySummary {
     let moved = replay.moved();
@@ -323,10 +321,8 @@ pub(super) fn summary(
     let leaves = replay
         .leaves
         .iter()
-        .zip(old_labels)
-        .map(|(leaf, old)| LeafLine {
-            old,
-            new: label(leaf.new_node),
+        .map(|leaf| LeafLine {
+            label: label(leaf.new_node),
             old_size: leaf.old_size,
             new_size: leaf.new_size,
             shared: leaf.shared,

@@ -325,3 +325,34 @@ fn a_session_and_an_export_record_the_same_settings_and_both_read_back() {
     );
     assert_eq!((from_report.k, &from_report.rule), (None, model.rule()));
 }
+
+#[test]
+fn after_a_replay_every_node_and_the_selection_keep_their_ids() {
+    // A split merged back leaves ids the tree never gives again: before, the replay numbered its nodes afresh,
+    // so the node the analyst had read as #7 came back as #5, and the selection with it.
+    let mut model = two_splits();
+    let leaves = model.tree().leaves();
+    select(&mut model, leaves[0]);
+    key(&mut model, KeyCode::Char('s'));
+    select(&mut model, leaves[0]);
+    key(&mut model, KeyCode::Char('m'));
+    select(&mut model, leaves[1]);
+    key(&mut model, KeyCode::Char('s'));
+    let child = model.tree().node(leaves[1]).expect("split").children[0];
+    select(&mut model, child);
+    let mut before = model.tree().depth_first();
+    before.sort_unstable();
+    key(&mut model, KeyCode::Char('1'));
+    key(&mut model, KeyCode::Tab);
+    key(&mut model, KeyCode::Down);
+    key(&mut model, KeyCode::Char('d'));
+    assert!(
+        model.status().starts_with("dropped the word"),
+        "{}",
+        model.status()
+    );
+    let mut after = model.tree().depth_first();
+    after.sort_unstable();
+    assert_eq!(after, before, "the same ids");
+    assert_eq!(model.selected(), child, "the selection stays on #{child}");
+}

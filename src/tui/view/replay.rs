@@ -75,21 +75,20 @@ pub(super) fn draw_replay_summary(
         .map(|line| Line::raw(line.clone()))
         .collect();
     lines.push(Line::raw(""));
-    // The two name columns share what the sizes and the mark leave, so that a row never wraps at 80 columns.
+    // The name column takes what the sizes and the mark leave, so that a row never wraps at 80 columns.
     let inner = usize::from(area.width.saturating_sub(2));
-    let name = (inner.saturating_sub(3 * 9 + 2 + MOVED.len()) / 2).clamp(8, 24);
+    let name = inner.saturating_sub(3 * 9 + 1 + MOVED.len()).clamp(8, 24);
     lines.push(Line::styled(
         format!(
-            "{:<name$} {:<name$} {:>8} {:>8} {:>8}",
-            "leaf before", "after", "size was", "is now", "shared"
+            "{:<name$} {:>8} {:>8} {:>8}",
+            "leaf", "size was", "is now", "shared"
         ),
         theme.heading(),
     ));
     for leaf in &summary.leaves {
         let text = format!(
-            "{:<name$} {:<name$} {:>8} {:>8} {:>8}",
-            fit(&leaf.old, name),
-            fit(&leaf.new, name),
+            "{:<name$} {:>8} {:>8} {:>8}",
+            fit(&leaf.label, name),
             leaf.old_size,
             leaf.new_size,
             leaf.shared

@@ -242,6 +242,8 @@ fn run_in(
         policy: start.policy,
         leaves: start.leaves,
         now: SystemTime::now(),
+        // TZ, else /etc/localtime; UTC when neither names a zone jiff can read.
+        time_zone: jiff::tz::TimeZone::system(),
         keys: Arc::clone(&start.keys),
         timings: Some(opened.timings),
         // The search index reads every text again: a background job builds it, its progress in the status line.

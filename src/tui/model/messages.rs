@@ -1,9 +1,13 @@
-//! The status line's message and the message log: every message of the session with the time it was shown. The
-//! time is the last one the event loop gave ([`super::Action::Tick`]): the model reads no clock.
+//! The status line's message and the message log: every message of the session with the time it was shown, in
+//! the analyst's time zone. The time is the last one the event loop gave ([`super::Action::Tick`]) and the zone
+//! the one the model started with: the model reads no clock and no system setting.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
-/// One status message of the session and when it was shown (`HH:MM:SS`, UTC).
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+
+/// One status message of the session and when it was shown (`HH:MM:SS` in the log's time zone).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LogEntry {
     pub time: String,
@@ -17,14 +21,30 @@ pub(crate) struct Messages {
     log: Vec<LogEntry>,
     /// The time the event loop last gave.
     now: SystemTime,
+    /// The zone the log's times are in.
+    zone: TimeZone,
 }
 
 impl Messages {
-    pub(super) fn new(first: String, now: SystemTime) -> Messages {
+    pub(super) fn new(first: String, now: SystemTime, zone: TimeZone) -> Messages {
         Messages {
             status: first,
             log: Vec::new(),
             now,
+            zone,
+        }
+    }
+
+    /// The log's time zone as the analyst reads it: its abbreviation now ("CET", "EDT"), or its offset where the
+    /// zone has none ("+05:30"); "UTC" for UTC.
+    pub(crate) fn zone_name(&self) -> String {
+        let Ok(now) = Timestamp::try_from(self.now) else {
+            return "UTC".into();
+        };
+        let info = self.zone.to_offset_info(now);
+        match info.abbreviation() {
+            "" => info.offset().to_string(),
+            abbreviation => abbreviation.to_string(),
         }
     }
 
@@ -51,20 +71,22 @@ impl Messages {
             return;
         }
         self.log.push(LogEntry {
-            time: clock_text(self.now),
+            time: clock_text(self.now, &self.zone),
             message: self.status.clone(),
         });
     }
 }
 
-/// `time` as `HH:MM:SS` of its day in UTC (the standard library knows no time zone; the log says UTC).
-pub(crate) fn clock_text(time: SystemTime) -> String {
-    let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) % 86_400;
-    format!(
-        "{:02}:{:02}:{:02}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
+/// `time` as `HH:MM:SS` of its day in `zone` (a time outside the range a calendar can show reads `--:--:--`).
+pub(crate) fn clock_text(time: SystemTime, zone: &TimeZone) -> String {
+    Timestamp::try_from(time).map_or_else(
+        |_| "--:--:--".into(),
+        |stamp| {
+            stamp
+                .to_zoned_datetime(zone.clone())
+                .strftime("%H:%M:%S")
+                .to_string()
+        },
     )
 }
 
@@ -72,19 +94,48 @@ pub(crate) fn clock_text(time: SystemTime) -> String {
 mod tests {
     use super::*;
 
+    use std::time::{Duration, UNIX_EPOCH};
+
+    /// Central European time with its summer rule, spelt out so that no time-zone database is needed.
+    fn central_european() -> TimeZone {
+        TimeZone::posix("CET-1CEST,M3.5.0,M10.5.0/3").expect("a valid rule")
+    }
+
     #[test]
-    fn the_clock_reads_hours_minutes_seconds() {
-        let time = UNIX_EPOCH + std::time::Duration::from_secs(3 * 86_400 + 13 * 3600 + 5 * 60 + 9);
-        assert_eq!(clock_text(time), "13:05:09");
+    fn the_clock_reads_hours_minutes_seconds_in_the_zone_given() {
+        let time = UNIX_EPOCH + Duration::from_secs(3 * 86_400 + 13 * 3600 + 5 * 60 + 9);
+        assert_eq!(clock_text(time, &TimeZone::UTC), "13:05:09");
+        assert_eq!(clock_text(time, &central_european()), "14:05:09");
+        // 2026-07-01 12:00 UTC is summer time in Paris.
+        let summer = UNIX_EPOCH + Duration::from_secs(1_782_907_200);
+        assert_eq!(clock_text(summer, &central_european()), "14:00:00");
+    }
+
+    #[test]
+    fn the_log_names_its_zone_as_it_is_now() {
+        let winter = UNIX_EPOCH + Duration::from_secs(1_767_268_800);
+        let mut messages = Messages::new(String::new(), winter, central_european());
+        assert_eq!(messages.zone_name(), "CET");
+        messages.tick(UNIX_EPOCH + Duration::from_secs(1_782_907_200));
+        assert_eq!(messages.zone_name(), "CEST");
+        let india = TimeZone::fixed(jiff::tz::Offset::from_seconds(19_800).expect("an offset"));
+        assert_eq!(
+            Messages::new(String::new(), winter, india).zone_name(),
+            "+05:30"
+        );
+        assert_eq!(
+            Messages::new(String::new(), winter, TimeZone::UTC).zone_name(),
+            "UTC"
+        );
     }
 
     #[test]
     fn a_message_is_logged_once_at_the_time_last_given() {
-        let start = UNIX_EPOCH + std::time::Duration::from_secs(3600);
-        let mut messages = Messages::new("? for help".into(), start);
+        let start = UNIX_EPOCH + Duration::from_secs(3600);
+        let mut messages = Messages::new("? for help".into(), start, TimeZone::UTC);
         messages.record();
         messages.record();
-        messages.tick(start + std::time::Duration::from_secs(61));
+        messages.tick(start + Duration::from_secs(61));
         messages.say("split #0");
         messages.record();
         let times: Vec<(&str, &str)> = messages

@@ -215,6 +215,9 @@ pub struct Start {
     pub blind: bool,
     /// The time the first messages are logged at, until the event loop gives another ([`Action::Tick`]).
     pub now: SystemTime,
+    /// The zone the message log shows its times in (the defaults: UTC; the terminal front end gives the
+    /// system's).
+    pub time_zone: jiff::tz::TimeZone,
     /// The key table, as the config file remapped it.
     pub keys: Arc<KeyMap>,
     /// How long the corpus took to load, for the exports (none: not measured).
@@ -252,6 +255,7 @@ impl Start {
             note: None,
             blind: false,
             now: SystemTime::UNIX_EPOCH,
+            time_zone: jiff::tz::TimeZone::UTC,
             keys: Arc::new(KeyMap::default()),
             timings: None,
             index: None,
@@ -303,6 +307,7 @@ impl Model {
             messages: messages::Messages::new(
                 start.note.unwrap_or_else(|| "? for help".into()),
                 start.now,
+                start.time_zone,
             ),
             jobs: Jobs::default(),
             settings,

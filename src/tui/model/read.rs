@@ -88,6 +88,11 @@ impl Model {
         self.messages.log()
     }
 
+    /// The zone the log's times are in, as the analyst reads it ("CET", "+05:30").
+    pub(crate) fn log_zone(&self) -> String {
+        self.messages.zone_name()
+    }
+
     /// What the change of the tree that runs does, if one runs: the status line shows it, Esc stops it.
     pub fn busy(&self) -> Option<&str> {
         self.jobs.what(JobKey::Tree)

@@ -15,6 +15,8 @@ fn fixed_time() -> SystemTime {
 fn fixed_start() -> Start {
     Start {
         now: fixed_time(),
+        // A zone that is not UTC, spelt out so that no time-zone database is needed.
+        time_zone: jiff::tz::TimeZone::posix("CET-1CEST,M3.5.0,M10.5.0/3").expect("a valid rule"),
         ..start()
     }
 }
@@ -135,7 +137,7 @@ fn the_log_records_each_message_once_with_its_time() {
         model.log()
     );
     assert_eq!(model.log()[0].message, "? for help");
-    assert!(model.log().iter().all(|e| e.time == "13:05:09"));
+    assert!(model.log().iter().all(|e| e.time == "14:05:09"));
     // A key that changes nothing says nothing new.
     key(&mut model, KeyCode::Char('j'));
     assert_eq!(model.log().len(), before);
@@ -509,6 +511,9 @@ fn snapshot_the_message_log() {
         let start: String = entry.message.chars().take(30).collect();
         assert!(text.contains(&start), "{start:?}");
     }
+    // The times are the analyst's: the start's zone (13:05:09 UTC is 14:05:09 CET), named in the title.
+    assert!(text.contains("14:05:09  "), "{text}");
+    assert!(text.contains("times CET"), "{text}");
     insta::assert_snapshot!("message_log_80x24", draw(&model, 80, 24).backend());
     insta::assert_snapshot!("message_log_160x48", draw(&model, 160, 48).backend());
     key(&mut model, KeyCode::Esc);

@@ -537,8 +537,9 @@ pub(super) fn draw_log(frame: &mut Frame, model: &Model, theme: Theme, scroll: u
     }
     let block = popup_block(
         format!(
-            " Messages ({}) · newest first · times UTC · Esc closes ",
-            model.log().len()
+            " Messages ({}) · newest first · times {} · Esc closes ",
+            model.log().len(),
+            model.log_zone()
         ),
         theme,
     );

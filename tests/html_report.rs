@@ -107,7 +107,7 @@ fn what_comes_from_users_files_is_escaped() {
         extra_stop_words: vec!["<i>word</i>".into()],
         ..Reweigh::from_load(&settings.options.text, Weighting::TEXT_DEFAULT)
     });
-    let page = html::to_html(&dataset, &tree, Some(&settings));
+    let page = html::to_html(&dataset, &tree, Some(&settings), false);
     assert_eq!(
         page.matches("<script").count(),
         1,
@@ -131,7 +131,7 @@ fn what_comes_from_users_files_is_escaped() {
 #[test]
 fn the_page_refers_to_nothing_outside_itself() {
     let (dataset, tree) = demo(6);
-    let page = html::to_html(&dataset, &tree, Some(&settings()));
+    let page = html::to_html(&dataset, &tree, Some(&settings()), false);
     for reference in ["http://", "https://", "src=", "url(", "@import", "//cdn"] {
         assert!(!page.contains(reference), "{reference} in the page");
     }
@@ -153,7 +153,7 @@ fn the_page_refers_to_nothing_outside_itself() {
 fn the_page_describes_the_corpus_the_settings_and_every_node() {
     let (dataset, mut tree) = demo(6);
     name_every_node(&mut tree);
-    let page = html::to_html(&dataset, &tree, Some(&settings()));
+    let page = html::to_html(&dataset, &tree, Some(&settings()), false);
     for fact in [
         "<dt>corpus</dt><dd>demo</dd>",
         "<dt>documents</dt><dd>223 (223 in the tree)</dd>",
@@ -223,7 +223,7 @@ fn the_page_describes_the_corpus_the_settings_and_every_node() {
 #[test]
 fn the_page_grows_with_the_tree_not_the_corpus() {
     let (dataset, tree) = demo(6);
-    let page = html::to_html(&dataset, &tree, Some(&settings()));
+    let page = html::to_html(&dataset, &tree, Some(&settings()), false);
     let nodes = tree.depth_first().len();
     let listed = page.matches("<li>").count();
     assert!(listed > 0);
@@ -253,7 +253,7 @@ fn without_labels_nothing_is_said_of_labels() {
     let dataset = open(&path);
     assert!(dataset.label_names.is_empty());
     let tree = grown(&dataset, 2);
-    let page = html::to_html(&dataset, &tree, Some(&settings()));
+    let page = html::to_html(&dataset, &tree, Some(&settings()), false);
     for label_thing in [
         "<dt>labels</dt>",
         "Against the labels",
@@ -276,7 +276,7 @@ fn long_labels_are_cut_in_headings_with_the_full_name_in_a_title() {
     let dir = tempfile::tempdir().expect("temp dir");
     let dataset = open(&long_label_corpus(dir.path()));
     let tree = grown(&dataset, 3);
-    let page = html::to_html(&dataset, &tree, Some(&settings()));
+    let page = html::to_html(&dataset, &tree, Some(&settings()), false);
     for label in LONG_LABELS {
         let escaped = html::escape(label);
         let cut: String = label.chars().take(html::LABEL_HEADING_CHARS - 1).collect();
@@ -427,7 +427,11 @@ fn details_tree(dom: &str) -> Vec<(String, Option<String>)> {
 /// name as text, the script run to its end, and no element made of anything from a file.
 fn check_in_chromium(dataset: &Dataset, tree: &Tree, dir: &Path, name: &str) {
     let file = dir.join(format!("{name}.html"));
-    std::fs::write(&file, html::to_html(dataset, tree, Some(&settings()))).expect("write");
+    std::fs::write(
+        &file,
+        html::to_html(dataset, tree, Some(&settings()), false),
+    )
+    .expect("write");
     let dom = dump_dom(&file, &dir.join(format!("{name}-profile")));
     assert!(
         dom.contains("data-script=\"ran\""),

@@ -11,8 +11,8 @@ use crate::dataset::Dataset;
 pub struct ExportSource<'a> {
     pub dataset: &'a Dataset,
     pub tree: &'a Tree,
-    /// The report the JSON holds, as the caller completed it (timings, notes, settings); the HTML page shows its
-    /// settings too.
+    /// The report the JSON holds, as the caller completed it (timings, notes, settings, labels hidden); the HTML
+    /// page shows its settings too, and leaves the labels out when the report does.
     pub report: &'a ClusterReport,
 }
 
@@ -62,7 +62,13 @@ pub static FORMATS: [ExportFormat; 4] = [
         description: "a self-contained HTML report (the tree, its words, documents and labels)",
         write: |source| {
             let settings = source.report.settings.as_ref();
-            Ok(html::to_html(source.dataset, source.tree, settings))
+            let labels_hidden = source.report.labels_hidden;
+            Ok(html::to_html(
+                source.dataset,
+                source.tree,
+                settings,
+                labels_hidden,
+            ))
         },
     },
 ];

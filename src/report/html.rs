@@ -216,19 +216,30 @@ fn anchor(id: usize) -> String {
 }
 
 /// The whole report as one HTML page (see the module documentation); `settings` are what made the clustering,
-/// `None` when the caller does not know how the corpus was loaded (and the page says so).
-pub fn to_html(dataset: &Dataset, tree: &Tree, settings: Option<&Settings>) -> String {
+/// `None` when the caller does not know how the corpus was loaded (and the page says so). With `labels_hidden`
+/// (made label-blind) the page leaves out the labels and every figure measured against them, and says so.
+pub fn to_html(
+    dataset: &Dataset,
+    tree: &Tree,
+    settings: Option<&Settings>,
+    labels_hidden: bool,
+) -> String {
     let mut out = String::with_capacity(64 * 1024);
     // Writing to a `String` cannot fail.
-    let _ = write_page(&mut out, dataset, tree, settings);
+    let _ = write_page(&mut out, dataset, tree, settings, labels_hidden);
     out
 }
+
+/// What the facts table says of labels left out.
+pub const LABELS_HIDDEN: &str =
+    "hidden: made label-blind, so the labels and every figure measured against them are left out";
 
 fn write_page(
     out: &mut String,
     dataset: &Dataset,
     tree: &Tree,
     settings: Option<&Settings>,
+    labels_hidden: bool,
 ) -> fmt::Result {
     let leaves = tree.leaves();
     let labels = Labels::new(dataset);
@@ -240,7 +251,7 @@ fn write_page(
         labels.names.len(),
     );
     let (per_leaf, global) = metrics::figures(&confusion, labels.names.len());
-    let has_labels = !labels.names.is_empty() && global.labelled > 0;
+    let has_labels = !labels_hidden && !labels.names.is_empty() && global.labelled > 0;
     let source = escape(&dataset.source);
     write!(
         out,
@@ -249,7 +260,14 @@ fn write_page(
          <title>pdx report: {source}</title><style>{STYLE}</style></head><body>\n\
          <header><h1>pdx report: {source}</h1>\n"
     )?;
-    write_facts(out, dataset, tree, has_labels.then_some(&labels))?;
+    let shown = if has_labels {
+        LabelsOnPage::Shown(&labels)
+    } else if labels_hidden {
+        LabelsOnPage::Hidden
+    } else {
+        LabelsOnPage::None
+    };
+    write_facts(out, dataset, tree, shown)?;
     write_settings(out, dataset, settings)?;
     out.push_str("</header>\n");
     if has_labels {
@@ -260,12 +278,21 @@ fn write_page(
     write!(out, "<script>{SCRIPT}</script>\n</body></html>\n")
 }
 
+/// What the header's table says of labels.
+enum LabelsOnPage<'a> {
+    Shown(&'a Labels<'a>),
+    /// Left out: the report was made label-blind.
+    Hidden,
+    /// The collection has none.
+    None,
+}
+
 /// The header's table: the corpus, what loading it noticed, and the splits made.
 fn write_facts(
     out: &mut String,
     dataset: &Dataset,
     tree: &Tree,
-    labels: Option<&Labels>,
+    labels: LabelsOnPage<'_>,
 ) -> fmt::Result {
     out.push_str("<dl class=\"facts\">\n");
     fact(out, "corpus", &escape(&dataset.source))?;
@@ -286,7 +313,10 @@ fn write_facts(
         let vectors = format!("{} dimensions, clustered", dataset.matrix.rows());
         fact(out, "vectors", &vectors)?;
     }
-    if let Some(labels) = labels {
+    if let LabelsOnPage::Hidden = labels {
+        fact(out, "labels", LABELS_HIDDEN)?;
+    }
+    if let LabelsOnPage::Shown(labels) = labels {
         let mut chips = format!("{}: ", labels.names.len());
         for column in 0..labels.shown.len() + usize::from(labels.others > 0) {
             let _ = write!(

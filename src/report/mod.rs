@@ -129,6 +129,28 @@ pub struct ClusterReport {
     /// What made the clustering (see [`settings::Settings`]): filled in by the caller, `null` when it does not
     /// know how the corpus was loaded. The HTML page shows the same settings.
     pub settings: Option<settings::Settings>,
+    /// Made label-blind ([`ClusterReport::hide_labels`]): the documents' labels and every figure measured
+    /// against them are left out. Absent when labels were not hidden.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub labels_hidden: bool,
+}
+
+impl ClusterReport {
+    /// Leave out what comes from the labels, as an analyst working label-blind sees the clustering: each
+    /// document's label, each leaf's label counts and figures, and the figures of the whole clustering. How many
+    /// labels the collection has stays (it is no figure measured against them), and `labels_hidden` says what
+    /// was left out.
+    pub fn hide_labels(&mut self) {
+        for doc in &mut self.docs {
+            doc.label = None;
+        }
+        for leaf in &mut self.leaves {
+            leaf.label_counts.clear();
+            leaf.figures = None;
+        }
+        self.metrics.against_labels = None;
+        self.labels_hidden = true;
+    }
 }
 
 /// A document moved by hand: which, from which leaf to which, and the two leaves as the tree names them (a
@@ -344,6 +366,7 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
             })
             .collect(),
         settings: None,
+        labels_hidden: false,
     }
 }
 

@@ -119,22 +119,29 @@ pub(crate) struct Export {
     pub settings: Option<Settings>,
     /// The JSON report's `timings_ms`.
     pub timings: BTreeMap<String, f64>,
+    /// Made label-blind: the files leave out the labels and every figure measured against them, and say so
+    /// ([`report::ClusterReport::hide_labels`]).
+    pub labels_hidden: bool,
 }
 
 /// Write a file of each of the library's export formats into the export's folder, in their order, under names no
 /// file has yet, the JSON with its timings as its `timings_ms` and its settings (paths made absolute, as a session
-/// keeps them) as its `settings`; returns their paths.
+/// keeps them) as its `settings`, without the labels when made label-blind; returns their paths.
 pub(crate) fn export(data: &Dataset, job: &Export) -> Result<Vec<PathBuf>, String> {
     let Export {
         tree,
         dir,
         settings,
         timings,
+        labels_hidden,
     } = job;
     let stem = file_stem(&data.source, tree.leaves().len());
     let mut report = report::build(data, tree);
     report.timings_ms = timings.clone();
     report.settings = settings.clone().map(Settings::with_absolute_paths);
+    if *labels_hidden {
+        report.hide_labels();
+    }
     let source = ExportSource {
         dataset: data,
         tree,

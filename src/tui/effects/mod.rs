@@ -110,7 +110,11 @@ pub(crate) enum Outcome {
     Detail(DetailDone),
     Index(Arc<TextIndex>),
     /// The files written, or what went wrong.
-    Exported(Result<Vec<PathBuf>, String>),
+    /// The files written (or why not), and whether they were made label-blind.
+    Exported {
+        labels_hidden: bool,
+        result: Result<Vec<PathBuf>, String>,
+    },
     /// The tree's revision when saved, and the file or what went wrong.
     Saved {
         revision: u64,
@@ -133,7 +137,7 @@ impl std::fmt::Debug for Outcome {
             Outcome::Preview(_) => "Preview",
             Outcome::Detail(_) => "Detail",
             Outcome::Index(_) => "Index",
-            Outcome::Exported(_) => "Exported",
+            Outcome::Exported { .. } => "Exported",
             Outcome::Saved { .. } => "Saved",
             Outcome::CacheWritten(_) => "CacheWritten",
             Outcome::RecoveryRemoved { .. } => "RecoveryRemoved",
@@ -170,7 +174,10 @@ fn carry_out(work: Work, data: &Dataset, progress: &crate::progress::Progress) -
                 wait_turn: &|| WAITED_FOR.wait_until_idle(),
             }),
         ))),
-        Work::Export(job) => Outcome::Exported(export::export(data, &job)),
+        Work::Export(job) => Outcome::Exported {
+            labels_hidden: job.labels_hidden,
+            result: export::export(data, &job),
+        },
         Work::Save(save) => Outcome::Saved {
             revision: save.revision,
             result: session::save(&save.session, &data.source, &save.dir),

@@ -197,6 +197,7 @@ impl Model {
                 self.analysis.settings(source, budget)
             }),
             timings: self.analysis.export_timings(),
+            labels_hidden: self.settings.blind() && self.analysis.has_labels(),
         };
         let what = "exporting".to_string();
         vec![self.start(
@@ -250,7 +251,14 @@ impl Model {
                     self.messages.say(message);
                 }
             }
-            Outcome::Exported(result) => self.messages.say(match result {
+            Outcome::Exported {
+                labels_hidden,
+                result,
+            } => self.messages.say(match result {
+                Ok(paths) if labels_hidden => format!(
+                    "{}; made label-blind: no labels, no figures measured against them",
+                    exported_text(&paths)
+                ),
                 Ok(paths) => exported_text(&paths),
                 Err(error) => error,
             }),

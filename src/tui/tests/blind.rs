@@ -172,3 +172,50 @@ fn snapshot_label_blind_preview_draws_one_mark_for_every_member() {
     key(&mut model, KeyCode::Char('4'));
     insta::assert_snapshot!("blind_preview_160x48", draw(&model, 160, 48).backend());
 }
+
+#[test]
+fn an_export_made_label_blind_leaves_the_labels_out_and_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut model = two_splits_from(Start {
+        export_dir: dir.path().to_path_buf(),
+        source: Some(demo_source()),
+        blind: true,
+        ..Start::new(renamed_labels(), false)
+    });
+    key(&mut model, KeyCode::Char('x'));
+    assert!(
+        model
+            .status()
+            .ends_with("; made label-blind: no labels, no figures measured against them"),
+        "{}",
+        model.status()
+    );
+    let read = |extension: &str| {
+        std::fs::read_to_string(dir.path().join(format!("pdx-demo-3leaves.{extension}")))
+            .expect("written")
+    };
+    for extension in ["json", "csv", "nwk", "html"] {
+        let text = read(extension);
+        assert!(!text.contains("Qlabel"), "{extension}: a label's name");
+        for figure in ["purity", "entropy", "nmi", "accuracy"] {
+            assert!(!text.contains(figure), "{extension}: {figure}");
+        }
+    }
+    let json: serde_json::Value = serde_json::from_str(&read("json")).expect("json");
+    assert_eq!(json["labels_hidden"], true);
+    assert!(read("html").contains(crate::report::html::LABELS_HIDDEN));
+    // Shown again, the labels are in the next export, which no longer says it was made blind.
+    key(&mut model, KeyCode::Char('b'));
+    key(&mut model, KeyCode::Char('x'));
+    assert!(
+        !model.status().contains("label-blind"),
+        "{}",
+        model.status()
+    );
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("pdx-demo-3leaves-2.json")).expect("written"),
+    )
+    .expect("json");
+    assert!(json.get("labels_hidden").is_none());
+    assert!(json["metrics"].get("nmi").is_some(), "{}", json["metrics"]);
+}

@@ -19,6 +19,7 @@ pub mod input;
 pub mod linalg;
 pub mod mapped;
 pub mod matrix;
+pub mod printable;
 pub mod progress;
 pub mod report;
 pub mod rng;

@@ -7,6 +7,9 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+// Every error is printed escaped, as one line: it may quote the collection (a file's name, a column's), whose
+// controls a terminal would act on and whose line breaks would make it several lines.
+use pdx::printable::escaped;
 
 mod cli;
 
@@ -24,7 +27,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(error) => {
-            eprintln!("pdx: {error:#}");
+            eprintln!("pdx: {}", escaped(&format!("{error:#}")));
             return ExitCode::from(2);
         }
     };
@@ -42,7 +45,10 @@ fn main() -> ExitCode {
             // One line: clap's first line names the bad argument; the usage block adds nothing a user needs here.
             let rendered = error.render().to_string();
             let first = rendered.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("pdx: {}", first.trim_start_matches("error: ").trim());
+            eprintln!(
+                "pdx: {}",
+                escaped(first.trim_start_matches("error: ").trim())
+            );
             return ExitCode::from(2);
         }
     };
@@ -56,7 +62,7 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("pdx: {}", cli::flags::describe(&error));
+            eprintln!("pdx: {}", escaped(&cli::flags::describe(&error)));
             ExitCode::from(2)
         }
     }

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::corpus::{Skipped, encodings_line};
 use crate::dataset::{CacheUse, Opened, Timings};
 use crate::matrix::DataMatrix;
+use crate::printable::{escaped, padded, width};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Stats {
@@ -82,7 +83,8 @@ impl Stats {
         }
     }
 
-    /// A plain-text report for people.
+    /// A plain-text report for people. What comes from the collection (the source's paths, labels, the files
+    /// skipped) is made [`printable`](crate::printable), and the labels' column is as wide as they show.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let row_name = if self.kind == "numeric" {
@@ -90,7 +92,7 @@ impl Stats {
         } else {
             "terms"
         };
-        let _ = writeln!(out, "corpus      {}", self.source);
+        let _ = writeln!(out, "corpus      {}", escaped(&self.source));
         let _ = writeln!(out, "documents   {}", self.docs);
         let _ = writeln!(out, "{row_name:<11} {}", self.terms);
         if let Some(dimensions) = self.vector_dimensions {
@@ -113,14 +115,9 @@ impl Stats {
             let _ = writeln!(out, "Chinese     {}", han_note(self.han_documents));
         }
         let _ = writeln!(out, "labels      {}", self.labels.len());
-        let width = self
-            .labels
-            .keys()
-            .map(|l| l.chars().count())
-            .max()
-            .unwrap_or(0);
+        let label_width = self.labels.keys().map(|l| width(l)).max().unwrap_or(0);
         for (label, count) in &self.labels {
-            let _ = writeln!(out, "  {label:<width$}  {count:>7}");
+            let _ = writeln!(out, "  {}  {count:>7}", padded(label, label_width));
         }
         if self.skipped.is_empty() {
             let _ = writeln!(out, "skipped     nothing");
@@ -136,7 +133,7 @@ impl Stats {
                     out,
                     "  {:>7}  {reason}: {}{more}",
                     skipped.count,
-                    skipped.examples.join(", ")
+                    escaped(&skipped.examples.join(", "))
                 );
             }
         }
@@ -165,7 +162,7 @@ impl Stats {
             t.read, t.tokenise, t.weight, t.total
         );
         if let Some(file) = &self.cache_file {
-            let _ = writeln!(out, "cache file  {file}");
+            let _ = writeln!(out, "cache file  {}", escaped(file));
         }
         out
     }

@@ -9,6 +9,7 @@ use pdx::cluster::registry::{self, Children};
 use pdx::cluster::rules::{DEFAULT_MEMORY_BUDGET, SplitEnv};
 use pdx::cluster::{RuleSpec, Tree};
 use pdx::linalg::kernel::KernelSpec;
+use pdx::printable;
 use pdx::report::{
     self,
     export::{ExportFormat, ExportSource, FORMATS},
@@ -299,7 +300,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     // The report lists the loading warnings itself; the brief table leaves them to standard error, as it did.
     if args.brief {
         for warning in &opened.warnings {
-            eprintln!("pdx: warning: {warning}");
+            super::warn(warning);
         }
     }
     // Only a settings file records changes made after loading.
@@ -405,7 +406,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     }
     let heading = format!(
         "{}: {} documents, rule {}, {} splits in {:.0} ms\n",
-        dataset.source,
+        printable::escaped(&dataset.source),
         dataset.documents.len(),
         rule.text(),
         grown.splits,
@@ -453,6 +454,11 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
     } else {
         table
     };
+    // The report escapes what it quotes of the collection; this is the guard for whatever it did not foresee.
+    let (printed, notes) = (
+        printable::escaped_lines(&printed),
+        printable::escaped_lines(&notes),
+    );
     // Standard output carries the report, or the output asked for there (the report then goes to stderr).
     let mut stdout = std::io::stdout().lock();
     match to_stdout {
@@ -463,7 +469,7 @@ pub(super) fn run(args: &ClusterArgs) -> anyhow::Result<()> {
                 text.push('\n');
             }
             stdout
-                .write_all(text.as_bytes())
+                .write_all(super::for_stdout(&text).as_bytes())
                 .with_context(|| format!("writing {} to standard output", flag(format)))?;
         }
         None => {

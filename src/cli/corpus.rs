@@ -241,7 +241,7 @@ impl CorpusArgs {
     pub(crate) fn open(&self) -> anyhow::Result<Opened> {
         let opened = self.open_quietly()?;
         for warning in &opened.warnings {
-            eprintln!("pdx: warning: {warning}");
+            super::warn(warning);
         }
         Ok(opened)
     }

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use pdx::cluster::rules::DEFAULT_MEMORY_BUDGET;
+use pdx::printable;
 use pdx::stats::Stats;
 
 use corpus::CorpusArgs;
@@ -84,12 +85,27 @@ fn print_stats(corpus: &CorpusArgs, json: bool) -> anyhow::Result<()> {
     let stats = Stats::of(&opened);
     let mut stdout = std::io::stdout().lock();
     if json {
-        serde_json::to_writer(&mut stdout, &stats).context("writing JSON")?;
-        writeln!(stdout)?;
+        let text = serde_json::to_string(&stats).context("writing JSON")?;
+        writeln!(stdout, "{}", for_stdout(&text))?;
     } else {
-        write!(stdout, "{}", stats.to_text())?;
+        // The text escapes what it quotes of the collection; this is the guard for whatever it did not foresee.
+        write!(stdout, "{}", printable::escaped_lines(&stats.to_text()))?;
     }
     Ok(())
+}
+
+/// A file's text (JSON, CSV, ...) as it goes to standard output: as it is into a pipe or a file, where a program
+/// reads it, made printable on a terminal, where a person does and the terminal would act on what it holds.
+fn for_stdout(text: &str) -> std::borrow::Cow<'_, str> {
+    match std::io::stdout().is_terminal() {
+        true => printable::escaped_lines(text),
+        false => std::borrow::Cow::Borrowed(text),
+    }
+}
+
+/// A warning of the library's on standard error, one line made printable (it may name a file of the collection).
+fn warn(warning: &str) {
+    eprintln!("pdx: warning: {}", printable::escaped(warning));
 }
 
 /// Run the command the arguments name.

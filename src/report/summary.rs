@@ -1,11 +1,14 @@
 //! The plain-text report of a batch clustering, for a reader at an 80-column terminal: what loading noticed, each
 //! leaf with its matched label and its words, the confusion table, the global figures, the files written and a
-//! legend; and the confusion table's layout, which the TUI's confusion view shares.
+//! legend; and the confusion table's layout, which the TUI's confusion view shares. Every string of the collection
+//! in it (labels, words, names, paths, what loading skipped and warned of) is made [`printable`] before it is
+//! laid out, and widths are the columns it then takes.
 
 use std::fmt::Write;
 
 use crate::corpus::reason::EMPTY_AFTER_FILTERING;
 use crate::dataset::CacheUse;
+use crate::printable::{self, cut, escaped, padded};
 use crate::stats::Stats;
 
 use super::{ClusterReport, LeafReport, terms};
@@ -56,7 +59,7 @@ pub struct ConfusionGrid {
 pub fn labels_as_rows(label_names: &[String]) -> bool {
     label_names
         .iter()
-        .any(|name| name.chars().count() > SHORT_LABEL)
+        .any(|name| printable::width(name) > SHORT_LABEL)
 }
 
 /// The confusion table of `counts[leaf][label]`, each leaf named by `leaf_names` and matched to `matched[leaf]`.
@@ -202,25 +205,17 @@ pub struct BatchContext {
     pub files: Vec<WrittenFile>,
 }
 
-/// `text` cut to `width` characters, ending in `…` when cut.
-fn cut(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_string();
-    }
-    let mut kept: String = text.chars().take(width.saturating_sub(1)).collect();
-    kept.push('…');
-    kept
-}
-
-/// `prefix` then `text`, in lines of at most `width` characters broken between words, each line after the first
-/// indented as far as the prefix reaches (a hanging indent).
+/// `prefix` then `text` (escaped), in lines of at most `width` characters broken between words, each line after
+/// the first indented as far as the prefix reaches (a hanging indent).
 fn wrapped(prefix: &str, text: &str, width: usize) -> String {
+    // Escaped first: a line break or a separator of the collection's is not one of the report's.
+    let text = escaped(text);
     let indent = " ".repeat(prefix.chars().count());
     let mut out = String::new();
     let mut line = prefix.to_string();
     let mut empty = true;
     for word in text.split_whitespace() {
-        if !empty && line.chars().count() + 1 + word.chars().count() > width {
+        if !empty && printable::width(&line) + 1 + printable::width(word) > width {
             out.push_str(line.trim_end());
             out.push('\n');
             line.clone_from(&indent);
@@ -241,12 +236,13 @@ fn wrapped(prefix: &str, text: &str, width: usize) -> String {
 fn word_list(words: &[String], shares: &[f64], width: usize) -> String {
     let mut line = String::new();
     for (index, word) in words.iter().take(WORDS).enumerate() {
+        let word = escaped(word);
         let item = match shares.get(index) {
             Some(share) => format!("{word} {:.0}%", share * 100.0),
-            None => word.clone(),
+            None => word.into_owned(),
         };
         let needed =
-            line.chars().count() + if line.is_empty() { 0 } else { 2 } + item.chars().count();
+            printable::width(&line) + if line.is_empty() { 0 } else { 2 } + printable::width(&item);
         if needed > width {
             break;
         }
@@ -280,7 +276,7 @@ pub fn leaf_table(report: &ClusterReport, label_names: &[String], layout: LeafLa
     let label_width = match layout {
         LeafLayout::Brief => label_names
             .iter()
-            .map(|l| l.chars().count())
+            .map(|l| printable::width(l))
             .max()
             .unwrap_or(8)
             .clamp(8, 28),
@@ -288,7 +284,7 @@ pub fn leaf_table(report: &ClusterReport, label_names: &[String], layout: LeafLa
             .leaves
             .iter()
             .filter_map(|leaf| leaf.figures.as_ref()?.matched_label.as_ref())
-            .map(|label| label.chars().count())
+            .map(|label| printable::width(label))
             .max()
             .unwrap_or(0)
             .clamp(13, NAME_WIDTH),
@@ -331,24 +327,17 @@ fn brief_leaf(out: &mut String, leaf: &LeafReport, dominant_width: usize) {
     let top: Vec<&str> = leaf.top_words.iter().take(6).map(String::as_str).collect();
     match &leaf.figures {
         Some(f) => {
-            let dominant: String = f
-                .dominant_label
-                .as_deref()
-                .unwrap_or("-")
-                .chars()
-                .take(dominant_width)
-                .collect();
+            let dominant = padded(f.dominant_label.as_deref().unwrap_or("-"), dominant_width);
             let _ = writeln!(
                 out,
-                " {:>7.3} {:>6.3}  {:<dominant_width$}  {}",
+                " {:>7.3} {:>6.3}  {dominant}  {}",
                 f.entropy,
                 f.purity,
-                dominant,
-                terms::words_line(&top)
+                escaped(&terms::words_line(&top))
             );
         }
         None => {
-            let _ = writeln!(out, "  {}", terms::words_line(&top));
+            let _ = writeln!(out, "  {}", escaped(&terms::words_line(&top)));
         }
     }
 }
@@ -365,10 +354,10 @@ fn full_leaf(out: &mut String, leaf: &LeafReport, label_width: usize) {
         .unwrap_or_default();
     match &leaf.figures {
         Some(figures) => {
-            let label = cut(figures.matched_label.as_deref().unwrap_or("-"), label_width);
+            let label = padded(figures.matched_label.as_deref().unwrap_or("-"), label_width);
             let _ = writeln!(
                 out,
-                "  {label:<label_width$} {:>9} {:>6}",
+                "  {label} {:>9} {:>6}",
                 figure(figures.precision),
                 figure(figures.recall),
             );
@@ -423,7 +412,7 @@ fn confusion_section(out: &mut String, grid: &ConfusionGrid) {
     let name_width = grid
         .rows
         .iter()
-        .map(|row| row.name.chars().count())
+        .map(|row| printable::width(&row.name))
         .chain([grid.corner.len(), 4])
         .max()
         .unwrap_or(5)
@@ -446,7 +435,7 @@ fn confusion_section(out: &mut String, grid: &ConfusionGrid) {
     let cell = grid
         .columns
         .iter()
-        .map(|column| column.chars().count())
+        .map(|column| printable::width(column))
         .chain(
             grid.column_sizes
                 .iter()
@@ -484,7 +473,9 @@ fn confusion_section(out: &mut String, grid: &ConfusionGrid) {
             let _ = write!(header, " {:>size_width$}", "size");
         }
         for column in &grid.columns[first..last] {
-            let _ = write!(header, " {:>cell$}", cut(column, cell));
+            let column = cut(column, cell);
+            let pad = cell.saturating_sub(printable::width(&column));
+            let _ = write!(header, " {:pad$}{column}", "");
         }
         let _ = writeln!(out, "{}", header.trim_end());
         if let Some(column_sizes) = &grid.column_sizes {
@@ -495,7 +486,7 @@ fn confusion_section(out: &mut String, grid: &ConfusionGrid) {
             let _ = writeln!(out, "{line}");
         }
         for row in &grid.rows {
-            let mut line = format!("{:<name_width$}", cut(&row.name, name_width));
+            let mut line = padded(&row.name, name_width);
             if let Some(size) = row.size {
                 let _ = write!(line, " {size:>size_width$}");
             }
@@ -632,10 +623,9 @@ pub fn batch_report(
     context: &BatchContext,
 ) -> String {
     let mut out = String::new();
-    out.push_str(&context.heading);
-    if !context.heading.ends_with('\n') {
-        out.push('\n');
-    }
+    // One line, whatever its paths hold.
+    out.push_str(&escaped(context.heading.trim_end_matches('\n')));
+    out.push('\n');
     let _ = writeln!(out, "\nLoading");
     for note in &context.loading {
         out.push_str(&wrapped("  ", note, REPORT_WIDTH));
@@ -694,7 +684,7 @@ pub fn batch_report(
     let files: Vec<String> = context
         .files
         .iter()
-        .map(|file| format!("{} {}", file.what, file.place))
+        .map(|file| format!("{} {}", file.what, escaped(&file.place)))
         .collect();
     let files = if files.is_empty() {
         "none".to_string()
@@ -730,6 +720,44 @@ mod tests {
         assert_eq!(grid.column_sizes, Some(vec![4, 2]));
         assert_eq!(grid.rows[1].cells[1].count, 2);
         assert!(grid.rows[1].cells[1].matched);
+    }
+
+    #[test]
+    fn hostile_labels_are_escaped_before_the_table_cuts_and_aligns_them() {
+        let hostile = "\u{1b}]52;c;Y3VybCBldmlsLmV4YW1wbGUveCB8IHNo\u{7}\u{1b}]0;TITLE\u{7}news";
+        let labels = [hostile.to_string(), "sport\u{202e}gnp".to_string()];
+        let counts = vec![vec![3, 1], vec![0, 2]];
+        let grid = confusion_grid(
+            &counts,
+            &[Some(0), Some(1)],
+            vec!["#1".into(), "#2".into()],
+            &labels,
+        );
+        let mut out = String::new();
+        confusion_section(&mut out, &grid);
+        assert!(
+            !out.contains(|c: char| c.is_control() && c != '\n'),
+            "{out}"
+        );
+        assert!(!out.contains('\u{202e}'), "{out}");
+        let rows: Vec<&str> = out.lines().skip(3).collect();
+        assert!(rows[0].starts_with("\\u{1b}]52;c;"), "{out}");
+        assert!(rows[1].starts_with("sport\\u{202e}gnp "), "{out}");
+        // The long name is cut to the names' column, after its escapes, never inside one; the rows are as wide as
+        // each other: the names were measured as they show.
+        let cut_at = rows[0].find('…').expect("the long name is cut") + '…'.len_utf8();
+        assert_eq!(printable::width(&rows[0][..cut_at]), NAME_WIDTH, "{out}");
+        let name = &rows[0][..cut_at];
+        let last_escape = name.rfind("\\u{").expect("escapes");
+        assert!(
+            name[last_escape..].contains('}'),
+            "cut inside an escape: {name}"
+        );
+        assert_eq!(
+            printable::width(rows[0]),
+            printable::width(rows[1]),
+            "{out}"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use ratatui::style::Color;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tabs};
 
+use crate::printable;
 use crate::report::terms::TermWeight;
 
 use super::super::model::shorten_path;
@@ -52,8 +53,9 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
     // The node's path from the root, cut from the left when the pane is narrow: the node's end always shows.
     let documents = match model.filter_query() {
         Some(query) => format!(
-            " · {} of {size} documents · filter {query} ",
-            detail.documents.len()
+            " · {} of {size} documents · filter {} ",
+            detail.documents.len(),
+            printable::escaped(&query.to_string())
         ),
         None => format!(" · {size} documents "),
     };
@@ -67,7 +69,7 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
             focused,
             format!(
                 "{}{documents}",
-                shorten_path(&model.path(detail.node), room)
+                shorten_path(&shown_path(model, detail.node), room)
             ),
         ));
     let inner = block.inner(area);
@@ -94,7 +96,7 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
                 .as_deref()
                 .unwrap_or("(the root has no sibling)");
             let top_title = "Top terms (centroid weight)".to_string();
-            let discriminating_title = format!("Against {against}");
+            let discriminating_title = format!("Against {}", printable::escaped(against));
             // The cursor `d` acts on: a row of the top terms, then of the discriminating ones; the scroll follows
             // it down when it leaves the pane.
             let cursor = model.term_cursor();
@@ -217,8 +219,17 @@ fn document_row(
             spans.extend(snippet_spans(&text, &mark, snippet_width, theme));
             Line::from(spans)
         }
-        _ => Line::raw(format!("{prefix}{heading}")),
+        _ => Line::raw(format!("{prefix}{}", printable::escaped(&heading))),
     }
+}
+
+/// The names from the root to `node`, escaped (a name may come from a session file).
+fn shown_path(model: &Model, node: usize) -> Vec<String> {
+    model
+        .path(node)
+        .iter()
+        .map(|name| printable::escaped(name).into_owned())
+        .collect()
 }
 
 pub(super) fn label_lines(model: &Model, theme: Theme, width: usize) -> Vec<Line<'static>> {

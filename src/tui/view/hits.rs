@@ -9,6 +9,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, List, ListItem, ListState, Paragraph};
 
+use crate::printable;
 use crate::text::index::{Snippet, snippet};
 
 use super::super::model::{Mark, MarkKind, Model, count};
@@ -38,6 +39,12 @@ fn mark_style(kind: MarkKind, theme: Theme) -> Style {
     }
 }
 
+/// A piece of a document's text as drawn: its controls and bidirectional overrides as their codes, its tabs kept
+/// (its line breaks are the lines').
+fn shown(text: &str) -> String {
+    printable::escaped_lines(text).into_owned()
+}
+
 /// The spans of `text` with `range` highlighted as `kind`.
 fn highlighted(
     text: &str,
@@ -45,7 +52,7 @@ fn highlighted(
     kind: MarkKind,
     theme: Theme,
 ) -> Vec<Span<'static>> {
-    let mut spans = vec![Span::raw(text[..range.start].to_string())];
+    let mut spans = vec![Span::raw(shown(&text[..range.start]))];
     let style = mark_style(kind, theme);
     if !theme.color {
         let (open, close) = match kind {
@@ -53,13 +60,13 @@ fn highlighted(
             MarkKind::Distinctive => WORD_MARKS,
         };
         spans.push(Span::styled(
-            format!("{open}{}{close}", &text[range.clone()]),
+            format!("{open}{}{close}", shown(&text[range.clone()])),
             style,
         ));
     } else {
-        spans.push(Span::styled(text[range.clone()].to_string(), style));
+        spans.push(Span::styled(shown(&text[range.clone()]), style));
     }
-    spans.push(Span::raw(text[range.end..].to_string()));
+    spans.push(Span::raw(shown(&text[range.end..])));
     spans
 }
 
@@ -103,7 +110,7 @@ pub(super) fn marked_lines(text: &str, marks: &[Mark], theme: Theme) -> Vec<Line
             }
             let from = mark.range.start.max(at);
             let to = mark.range.end.min(end);
-            spans.push(Span::raw(text[at..from].to_string()));
+            spans.push(Span::raw(shown(&text[at..from])));
             spans.extend(
                 highlighted(&text[from..to], 0..to - from, mark.kind, theme)
                     .into_iter()
@@ -116,7 +123,7 @@ pub(super) fn marked_lines(text: &str, marks: &[Mark], theme: Theme) -> Vec<Line
                 break;
             }
         }
-        spans.push(Span::raw(text[at..end].to_string()));
+        spans.push(Span::raw(shown(&text[at..end])));
         lines.push(Line::from(spans));
     }
     lines
@@ -137,7 +144,7 @@ pub(super) fn draw_hits(frame: &mut Frame, model: &Model, theme: Theme) {
     );
     let counts = format!(
         " Search {}: {} in {} ",
-        search.query,
+        printable::escaped(&search.query.to_string()),
         count(search.hits.len(), "hit"),
         count(search.documents, "document")
     );

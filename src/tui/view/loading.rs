@@ -48,4 +48,5 @@ pub fn view_loading(frame: &mut Frame, loading: &Loading, tick: usize, colors: b
         Paragraph::new(lines).block(popup_block(" pdx ".into(), theme)),
         area,
     );
+    super::neutralise(frame.buffer_mut());
 }

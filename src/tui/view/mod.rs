@@ -1,5 +1,10 @@
 //! Drawing: [`view`] draws the main screen from `&Model`, [`hit`] finds what a mouse event points at on it, and
 //! [`view_loading`] draws the loading screen. Reads the model, never changes it. One file per part of the screen.
+//!
+//! Every string of the collection (a label, an id, a title, a word, a name, a file name in a message) is drawn
+//! [`printable`](crate::printable): [`fit`] escapes what it cuts, and the strings drawn whole are escaped where
+//! they are drawn. ratatui drops the C0 and C1 controls itself (silently: the escape shows them), but draws a
+//! bidirectional override as it is; [`neutralise`] takes out whatever of that kind a drawing let through.
 
 mod compare;
 mod detail;
@@ -15,11 +20,13 @@ mod status;
 pub(crate) mod tree;
 
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Span;
 
 use super::model::{DetailTab, Model, Region};
+use crate::printable;
 use detail::draw_detail;
 use popups::draw_popup;
 use status::{draw_status, status_height};
@@ -138,16 +145,26 @@ fn percent(share: f64) -> String {
     format!("{:.0}%", share * 100.0)
 }
 
-/// Cut `text` to `width` characters, marking the cut with `…`.
+/// `text` escaped (it may come from the collection) and cut to `width` terminal columns, marking the cut with
+/// `…`.
 fn fit(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_string()
-    } else if width == 0 {
-        String::new()
-    } else {
-        let mut cut: String = text.chars().take(width - 1).collect();
-        cut.push('…');
-        cut
+    printable::cut(text, width)
+}
+
+/// The last guard before the terminal: a cell whose text still holds what [`printable`] escapes (ratatui keeps a
+/// bidirectional control, as a zero-width part of the cell before it) loses it, so that nothing drawn makes the
+/// terminal reorder or act on what follows. The strings of the collection are escaped where they are drawn, where
+/// the code shows faithfully what was there; this only catches a place that missed it.
+fn neutralise(buffer: &mut Buffer) {
+    for cell in &mut buffer.content {
+        if cell.symbol().contains(printable::needs_escape) {
+            let kept: String = cell
+                .symbol()
+                .chars()
+                .filter(|&c| !printable::needs_escape(c))
+                .collect();
+            cell.set_symbol(if kept.is_empty() { " " } else { &kept });
+        }
     }
 }
 
@@ -159,8 +176,9 @@ fn leaves_text(count: usize) -> String {
     }
 }
 
+/// A node as the screen names it: its name (escaped: it may come from a session file) or `#id`.
 fn node_label(model: &Model, id: usize) -> String {
-    model.label(id)
+    printable::escaped(&model.label(id)).into_owned()
 }
 
 /// Where the main screen's parts are: one function for drawing and for finding what a mouse click hits.
@@ -277,4 +295,5 @@ pub fn view(frame: &mut Frame, model: &Model) {
     if let Some(popup) = &model.popup() {
         draw_popup(frame, model, theme, popup);
     }
+    neutralise(frame.buffer_mut());
 }

@@ -76,7 +76,10 @@ pub(super) fn draw_leaf_picker(
     lines.push(Line::raw(""));
     lines.push(Line::from(vec![
         Span::raw(" jump to: "),
-        Span::styled(format!("{}▏", picker.query()), theme.heading()),
+        Span::styled(
+            format!("{}▏", crate::printable::escaped(picker.query())),
+            theme.heading(),
+        ),
     ]));
     lines.push(Line::styled(
         " ↑↓ choose · type #id, a name or a word · Enter moves · Esc cancels",

@@ -10,6 +10,7 @@ use super::super::help::{HELP_WIDTH, help_rows_for, wrap};
 use super::super::keys::Context;
 use super::super::model::{FIELDS, Model, Popup, RulePicker, rule_at, rule_count, used_by};
 use crate::cluster::registry::Family;
+use crate::printable::escaped;
 
 use super::hits::{draw_hits, marked_lines};
 use super::{Theme, fit, number_width, percent};
@@ -141,7 +142,7 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
             );
         }
         Popup::Name { node, input } => {
-            let title = format!(" Name {} ", model.label(*node));
+            let title = format!(" Name {} ", super::node_label(model, *node));
             draw_text_prompt(frame, theme, title, "Name (empty clears it):", input);
         }
         Popup::Find { input } => {
@@ -184,7 +185,10 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
                     ),
                     Style::new(),
                 ),
-                (offer.path.display().to_string(), theme.dim()),
+                (
+                    escaped(&offer.path.display().to_string()).into_owned(),
+                    theme.dim(),
+                ),
             ],
             &model.keys().prompt_keys(Context::Recovery),
         ),
@@ -210,18 +214,18 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
             };
             let label = model
                 .document_label(*document)
-                .map(|l| format!(" [{l}]"))
+                .map(|l| format!(" [{}]", escaped(l)))
                 .unwrap_or_default();
             let mut text = Text::default();
             if let Some(title) = model.viewer_title(*document) {
-                text.push_line(Line::styled(title.to_string(), theme.heading()));
+                text.push_line(Line::styled(escaped(title).into_owned(), theme.heading()));
                 text.push_line(Line::raw(""));
             }
             let body = model.document_text(*document).unwrap_or_default();
             for line in marked_lines(&body, &model.document_marks(*document), theme) {
                 text.push_line(line);
             }
-            let block = popup_block(format!(" {}{label} (Esc closes) ", doc.id), theme);
+            let block = popup_block(format!(" {}{label} (Esc closes) ", escaped(&doc.id)), theme);
             frame.render_widget(Clear, area);
             frame.render_widget(
                 Paragraph::new(text)
@@ -254,7 +258,7 @@ pub(super) fn draw_text_prompt(
     };
     let lines = vec![
         Line::raw(question.to_string()),
-        Line::styled(format!("{shown}▏"), theme.heading()),
+        Line::styled(format!("{}▏", escaped(&shown)), theme.heading()),
         Line::styled("Enter confirm · Esc cancel", theme.dim()),
     ];
     frame.render_widget(Clear, area);
@@ -395,7 +399,14 @@ pub(super) fn draw_confusion(
     column: usize,
 ) {
     let full = frame.area();
-    let grid = model.confusion_grid();
+    let mut grid = model.confusion_grid();
+    // Labels and names as they show, so that they are measured as they show.
+    for row in &mut grid.rows {
+        row.name = escaped(&row.name).into_owned();
+    }
+    for column in &mut grid.columns {
+        *column = escaped(column).into_owned();
+    }
     let accuracy = model.global_figures().map_or(0.0, |g| g.accuracy);
     let name_width = number_width(grid.rows.iter().map(|r| r.name.clone()), grid.corner);
     let sizes = grid.rows.iter().any(|r| r.size.is_some());
@@ -529,7 +540,7 @@ pub(super) fn draw_log(frame: &mut Frame, model: &Model, theme: Theme, scroll: u
     for entry in model.log().iter().rev().skip(scroll) {
         lines.push(Line::from(vec![
             Span::styled(format!("{}  ", entry.time), theme.dim()),
-            Span::raw(entry.message.clone()),
+            Span::raw(escaped(&entry.message).into_owned()),
         ]));
     }
     if model.log().is_empty() {

@@ -56,7 +56,10 @@ pub(super) fn draw_preview(frame: &mut Frame, model: &Model, theme: Theme, area:
         return;
     }
     let message = match model.tree().unsplittable_reason(id) {
-        Ok(Some(reason)) => Some(format!("{} cannot be split: {reason}.", model.label(id))),
+        Ok(Some(reason)) => Some(format!(
+            "{} cannot be split: {reason}.",
+            super::node_label(model, id)
+        )),
         Ok(None) => None,
         Err(error) => Some(error.to_string()),
     };
@@ -566,7 +569,7 @@ pub(super) fn made_lines(
     let mut lines = vec![Line::styled(
         format!(
             "{} was split by {}: {} children {} · scatter {} → {}{change}",
-            model.label(made.node),
+            super::node_label(model, made.node),
             made.rule.text(),
             made.children.len(),
             sizes.join("+"),

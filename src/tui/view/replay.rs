@@ -72,7 +72,7 @@ pub(super) fn draw_replay_summary(
     let mut lines: Vec<Line> = summary
         .headline
         .iter()
-        .map(|line| Line::raw(line.clone()))
+        .map(|line| Line::raw(crate::printable::escaped(line).into_owned()))
         .collect();
     lines.push(Line::raw(""));
     // The name column takes what the sizes and the mark leave, so that a row never wraps at 80 columns.

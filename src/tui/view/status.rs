@@ -25,10 +25,12 @@ pub(super) fn status_height(model: &Model, width: u16) -> u16 {
 
 /// The status message, with the running job's progress.
 fn message_text(model: &Model) -> String {
+    // A message may quote the collection: a file's name, a label, a word.
+    let status = crate::printable::escaped(model.status());
     if model.busy().is_none() {
         return match model.indexing() {
-            Some(indexing) => format!("{} · {indexing}", model.status()),
-            None => model.status().to_string(),
+            Some(indexing) => format!("{status} · {indexing}"),
+            None => status.into_owned(),
         };
     }
     match model.job_progress().map(|progress| progress.snapshot()) {
@@ -38,13 +40,9 @@ fn message_text(model: &Model) -> String {
             } else {
                 String::new()
             };
-            format!(
-                "⏳ {} · {}{counts} (Esc stops)",
-                model.status(),
-                snapshot.phase
-            )
+            format!("⏳ {status} · {}{counts} (Esc stops)", snapshot.phase)
         }
-        _ => format!("⏳ {}", model.status()),
+        _ => format!("⏳ {status}"),
     }
 }
 
@@ -137,7 +135,7 @@ pub(super) fn draw_status(frame: &mut Frame, model: &Model, theme: Theme, area: 
         .find(|f| f.chars().count() <= width)
         .unwrap_or_else(|| figures_at(1));
     // The corpus's name first when it fits (a long list of paths may not); the figures always.
-    let named = format!("{}: {figures}", data.source);
+    let named = format!("{}: {figures}", crate::printable::escaped(&data.source));
     let figures = if named.chars().count() <= width {
         named
     } else {

@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Cell, Row, Table, TableState};
 
 use crate::choice::Choice;
 use crate::cluster::Node;
+use crate::printable;
 
 use super::super::model::{Model, Pane};
 use super::{Theme, leaves_text, list_offset, node_label, percent};
@@ -118,8 +119,9 @@ pub(crate) static COLUMNS: &[Column] = &[
         rank: Some(2),
         right_aligned: false,
         cell: |row| {
-            row.label
-                .map_or(String::new(), |(name, _)| name.to_string())
+            row.label.map_or(String::new(), |(name, _)| {
+                printable::escaped(name).into_owned()
+            })
         },
     },
     Column {
@@ -308,14 +310,14 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         );
         let words = match node.name {
             Some(_) => String::new(),
-            None => model.description(node.id),
+            None => printable::escaped(&model.description(node.id)).into_owned(),
         };
         (head, words)
     };
     // The width `node_text` takes written as one (head, a space, the words), counted from its parts.
     let node_text_width = |node: &Node, depth: usize| {
         let label = match node.name.as_deref() {
-            Some(name) => name.chars().count(),
+            Some(name) => printable::width(name),
             None => 1 + node.id.to_string().len(),
         };
         let head = 2 * depth
@@ -327,7 +329,7 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
             Some(_) => 0,
             None => {
                 let words = model.node_words(node.id);
-                words.iter().map(|w| w.chars().count()).sum::<usize>()
+                words.iter().map(|w| printable::width(w)).sum::<usize>()
                     + words.len().saturating_sub(1)
             }
         };

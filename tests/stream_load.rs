@@ -145,6 +145,59 @@ fn jsonl_texts_are_read_back_and_a_changed_file_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A document's file replaced by a named pipe after the load: reading its text again is refused at once as a
+/// changed file. Before, the open waited for a writer that never came, and with it the interface that asked.
+#[cfg(unix)]
+#[test]
+fn a_document_file_swapped_for_a_named_pipe_is_refused_without_waiting() {
+    let dir = scratch("fifo");
+    let folder = dir.join("corpus");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for (name, text) in [
+        ("a.txt", "orbit rocket moon"),
+        ("b.txt", "bread oven flour"),
+    ] {
+        std::fs::write(folder.join(name), text).expect("writes");
+    }
+    let options = every_document(LoadOptions::default());
+    let opened = dataset::open(std::slice::from_ref(&folder), &options, false).expect("opens");
+    let data = std::sync::Arc::new(opened.dataset);
+    let swapped = data
+        .documents
+        .iter()
+        .position(|d| d.id.ends_with("a.txt"))
+        .expect("a.txt is a document");
+    let path = folder.join("a.txt");
+    std::fs::remove_file(&path).expect("removes");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    // On a thread, so that a read that blocks fails the test rather than hanging it.
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let reader = std::sync::Arc::clone(&data);
+    std::thread::spawn(move || {
+        let one = reader.text(swapped).map(|_| ());
+        let together = reader
+            .texts(0..reader.documents.len())
+            .into_iter()
+            .map(|r| r.map(|_| ()))
+            .collect::<Vec<_>>();
+        let _ = sender.send((one, together));
+    });
+    let (one, together) = receiver
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .expect("the reads return without waiting for a writer");
+    assert!(matches!(one, Err(CorpusError::Changed { .. })), "{one:?}");
+    assert!(
+        matches!(together[swapped], Err(CorpusError::Changed { .. })),
+        "{together:?}"
+    );
+    assert!(together[1 - swapped].is_ok(), "{together:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// CSV rows with quoted fields across lines, doubled quotes, a byte-order mark, CRLF and blank lines, and a TSV
 /// whose `"` is text: each text is read back from its row as loaded; a CSV that is not UTF-8 keeps its texts.
 #[test]

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 #[path = "common/tmux.rs"]
 mod tmux;
 
+#[cfg(target_os = "linux")]
+use tmux::cpu_time;
 use tmux::{Tmux, quoted, wait_for_file};
 
 /// `pdx ARGS` running in a tmux session of its own, with its folders under `work`: `export`, `sessions`, `cache`,
@@ -434,4 +436,38 @@ fn a_collections_cache_entry_is_written_while_it_is_shown() {
         .collect();
     assert_eq!(entries.len(), 1, "one entry, no temporary: {entries:?}");
     assert!(entries[0].extension().is_some_and(|e| e == "pdxcache"));
+}
+
+/// More input at once than the terminal library reads in one go (1 KiB): a paste, a fast wheel. Before, the rest
+/// stayed in the terminal until the next key (the help asked for at its end did not open), while pdx polled for it
+/// without sleeping (this test measured 640 ms of processor time in its 2 s).
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "needs tmux"]
+fn a_paste_of_5_kb_is_read_whole_and_pdx_then_sleeps() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (tmux, exit_file) = launch(work.path(), "paste", &[]);
+    tmux.wait_for_text("Tree · 1 leaf");
+    let pid = tmux.program_pid();
+    // 5 000 keys that move nothing in a tree of one leaf, then ? for the help: it opens once everything is read.
+    let paste = work.path().join("paste.txt");
+    std::fs::write(&paste, format!("{}?", "j".repeat(5000))).expect("write");
+    let paste = paste.to_str().expect("a UTF-8 path");
+    tmux.run(&["load-buffer", paste]);
+    tmux.run(&["paste-buffer", "-t", &tmux.session]);
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let before = cpu_time(pid);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let used = cpu_time(pid) - before;
+    assert!(
+        used < std::time::Duration::from_millis(200),
+        "pdx used {used:?} of processor time in 2 s after the paste"
+    );
+    tmux.wait_for_text("Help: the tree, keys, rules");
+    tmux.run(&["send-keys", "-t", &tmux.session, "Escape"]);
+    tmux.wait_for("the help closed", |screen| {
+        !screen.contains("Help: the tree, keys, rules")
+    });
+    tmux.send("q");
+    assert_clean_exit(&tmux, &exit_file);
 }

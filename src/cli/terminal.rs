@@ -345,41 +345,66 @@ fn event_loop(
             redraw = true;
         }
         if signals.poll_input(Duration::from_millis(50))? {
-            let action = match event::read()? {
-                Event::Key(key) if key.kind != KeyEventKind::Release => {
+            // All the input that waits (a paste, a fast wheel) is handled before the next frame, for [`BURST`] at
+            // most: a frame per key made a paste of thousands of keys draw thousands of frames.
+            let burst = Instant::now();
+            loop {
+                if let Some(action) = input_action(event::read()?, terminal, model, &mut redraw)? {
+                    workers.dispatch(model, action);
                     redraw = true;
-                    model.action_for(&key)
                 }
-                Event::Mouse(mouse) => {
-                    let size = terminal.size()?;
-                    let area = Rect::new(0, 0, size.width, size.height);
-                    let region = || view::hit(model, area, mouse.column, mouse.row);
-                    match mouse.kind {
-                        MouseEventKind::Down(MouseButton::Left) => Some(Action::Click(region())),
-                        MouseEventKind::ScrollDown => Some(Action::Scroll {
-                            region: region(),
-                            down: true,
-                        }),
-                        MouseEventKind::ScrollUp => Some(Action::Scroll {
-                            region: region(),
-                            down: false,
-                        }),
-                        _ => None,
-                    }
+                if model.quit_requested()
+                    || signals.caught().is_some()
+                    || burst.elapsed() > BURST
+                    || !signals.queued_input()?
+                {
+                    break;
                 }
-                Event::Resize(..) => {
-                    redraw = true;
-                    None
-                }
-                _ => None,
-            };
-            if let Some(action) = action {
-                workers.dispatch(model, action);
-                redraw = true;
             }
         }
     }
     Ok(None)
+}
+
+/// The longest a burst of input is handled before a frame is drawn.
+const BURST: Duration = Duration::from_millis(100);
+
+/// What a terminal event asks of the model (none for a key's release, a resize, an event pdx does not use); a
+/// resize or a key asks for a frame.
+fn input_action(
+    event: Event,
+    terminal: &mut DefaultTerminal,
+    model: &Model,
+    redraw: &mut bool,
+) -> anyhow::Result<Option<Action>> {
+    Ok(match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => {
+            *redraw = true;
+            model.action_for(&key)
+        }
+        Event::Mouse(mouse) => {
+            let size = terminal.size()?;
+            let area = Rect::new(0, 0, size.width, size.height);
+            let region = || view::hit(model, area, mouse.column, mouse.row);
+            match mouse.kind {
+                MouseEventKind::Down(MouseButton::Left) => Some(Action::Click(region())),
+                MouseEventKind::ScrollDown => Some(Action::Scroll {
+                    region: region(),
+                    down: true,
+                }),
+                MouseEventKind::ScrollUp => Some(Action::Scroll {
+                    region: region(),
+                    down: false,
+                }),
+                _ => None,
+            }
+        }
+        Event::Resize(..) => {
+            *redraw = true;
+            None
+        }
+        _ => None,
+    })
 }
 
 /// The threads the effects run on, and how their results come back.

@@ -10,6 +10,8 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::input::{self, InputError};
+
 use super::extract::{self, FileFormat};
 use super::{
     CorpusError, Document, TextEncoding, delimited, folder, headline, jsonl, reuters, smart,
@@ -148,9 +150,16 @@ impl SourceFile {
         }
     }
 
-    /// The file opened, if it is still as it was at the load (size and modification time).
+    /// The file opened, if it is still as it was at the load (size and modification time). Opened without
+    /// blocking and refused as changed when it is no longer a regular file: a named pipe put in its place would
+    /// otherwise hold the open until some program wrote to it.
     fn open_unchanged(&self) -> Result<std::fs::File, CorpusError> {
-        let opened = std::fs::File::open(&self.path).map_err(|e| self.io_error(e))?;
+        let opened = input::open_regular(&self.path).map_err(|error| match error {
+            InputError::Io(error) => self.io_error(error),
+            _ => CorpusError::Changed {
+                path: self.path.clone(),
+            },
+        })?;
         let metadata = opened.metadata().map_err(|e| self.io_error(e))?;
         if metadata.len() != self.size || metadata.modified().ok() != self.modified {
             return Err(CorpusError::Changed {

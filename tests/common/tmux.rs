@@ -99,3 +99,41 @@ pub fn wait_for_file(path: &Path) -> String {
 pub fn quoted(path: &Path) -> String {
     format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
 }
+
+impl Tmux {
+    /// The process id of the program the pane's shell runs (its only child): pdx, once it started.
+    #[cfg(target_os = "linux")]
+    pub fn program_pid(&self) -> u32 {
+        let output = self.run(&["display-message", "-p", "-t", &self.session, "#{pane_pid}"]);
+        let shell = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        let start = Instant::now();
+        loop {
+            let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
+                .unwrap_or_default();
+            if let Some(pid) = children.split_whitespace().next() {
+                return pid.parse().expect("a process id");
+            }
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "the pane's shell started no program"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// The processor time process `pid` has used so far, its threads' user and system time together.
+#[cfg(target_os = "linux")]
+pub fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the process runs");
+    // The command name in parentheses may hold spaces: the fields are counted after its closing one.
+    let fields: Vec<&str> = stat[stat.rfind(')').expect("a command name") + 1..]
+        .split_whitespace()
+        .collect();
+    // utime and stime, fields 14 and 15 of proc(5), in clock ticks.
+    let ticks: u64 =
+        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    // SAFETY: sysconf takes no pointers.
+    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).unwrap_or(100);
+    Duration::from_millis(ticks * 1000 / per_second.max(1))
+}

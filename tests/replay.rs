@@ -326,6 +326,7 @@ fn a_split_that_can_no_longer_be_made_stops_its_branch() {
     assert_eq!(report.stopped.len(), 1);
     let stopped = &report.stopped[0];
     assert_eq!(stopped.old_node, pair);
+    assert_eq!(stopped.new_node, pair, "the node keeps its id");
     assert_eq!(stopped.path, tree.path_of(pair));
     assert!(
         stopped.reason.contains("scatter is zero"),

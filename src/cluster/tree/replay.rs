@@ -160,6 +160,10 @@ impl Tree {
             }
         }
         tree.take_old_ids(old.nodes.len(), &matched);
+        // A stopped split's node was found again, so it now has its old id too.
+        for stopped in &mut report.stopped {
+            stopped.new_node = stopped.old_node;
+        }
         let matched: BTreeMap<usize, usize> = matched.keys().map(|&id| (id, id)).collect();
         replay_moves(old, &mut tree, data, &matched, &mut report);
         report.leaves = matched_leaves(old, &tree, &matched);

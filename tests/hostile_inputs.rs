@@ -1,12 +1,16 @@
 //! The `pdx` binary on hostile inputs: a quote left open, pipes, devices, endless streams, huge binary files, paths
-//! and ids given twice, UTF-16 text, numbers whose squares overflow, and input lines too long to quote. Nothing is
-//! lost, nothing replaced, nothing hangs: every run here is killed if it outlives a generous deadline, so a
-//! regression fails the test instead of hanging CI.
+//! and ids given twice, UTF-16 text, numbers whose squares overflow, input lines too long to quote, and huge files
+//! named as documents. Nothing is lost, nothing replaced, nothing hangs or aborts: every run here is killed if it
+//! outlives a generous deadline, so a regression fails the test instead of hanging CI.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
+
+use common::hostile::write_two_texts;
 
 /// Far longer than any run here takes; only a hang reaches it.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -389,5 +393,71 @@ fn an_os_error_is_said_once() {
         run2.stderr.matches("os error").count() <= 1,
         "{}",
         run2.stderr
+    );
+}
+
+/// The skipped files of a `pdx stats --json` run under `reason`: their count and examples.
+fn skipped<'a>(json: &'a serde_json::Value, reason: &str) -> (u64, Vec<&'a str>) {
+    let entry = &json["skipped"][reason];
+    let examples = entry["examples"]
+        .as_array()
+        .map(|examples| examples.iter().filter_map(|e| e.as_str()).collect())
+        .unwrap_or_default();
+    (entry["count"].as_u64().unwrap_or(0), examples)
+}
+
+const DAMAGED: &str = "document that cannot be read as its format (damaged)";
+const TOO_LARGE: &str = "document too large to read (past a bound on one document)";
+
+#[test]
+fn huge_files_named_as_documents_are_refused_by_their_first_block_or_their_size() {
+    // Sparse files, which take no disk: 10 GB named .pdf aborted pdx in 0.2 s, read whole before a byte of it
+    // was looked at.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = dir.path().join("corpus/big");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let sparse = |name: &str, start: &[u8], size: u64| {
+        let path = folder.join(name);
+        std::fs::write(&path, start).expect("write");
+        File::options()
+            .write(true)
+            .open(&path)
+            .expect("open")
+            .set_len(size)
+            .expect("set_len");
+        path
+    };
+    let zeros = sparse("zeros.pdf", b"", 10 << 30);
+    let header = sparse("header.pdf", b"%PDF-1.5\n", 10 << 30);
+    let words = sparse("words.txt", &b"word ".repeat(2000), 2 << 30);
+    write_two_texts(&folder);
+    let run = run(&[
+        "stats",
+        text(&dir.path().join("corpus")),
+        "--min-df",
+        "1",
+        "--json",
+        "--no-cache",
+    ]);
+    let json = stats_json(&run);
+    assert_eq!(json["docs"], 2, "{json}");
+    let (damaged, examples) = skipped(&json, DAMAGED);
+    assert_eq!(damaged, 1, "{json}");
+    assert!(examples[0].starts_with(text(&zeros)), "{examples:?}");
+    let (too_large, mut examples) = skipped(&json, TOO_LARGE);
+    assert_eq!(too_large, 2, "{json}");
+    examples.sort_unstable();
+    assert_eq!(
+        examples,
+        [
+            format!(
+                "{}: 10.0 GiB, more than the 1.0 GiB pdx reads of one file",
+                text(&header)
+            ),
+            format!(
+                "{}: 2.0 GiB, more than the 1.0 GiB pdx reads of one file",
+                text(&words)
+            ),
+        ]
     );
 }

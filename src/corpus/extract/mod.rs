@@ -97,6 +97,17 @@ impl FileFormat {
     pub(super) fn is_binary(self) -> bool {
         matches!(self, FileFormat::Pdf | FileFormat::Office)
     }
+
+    /// Whether a file whose name says this format starts as one (its first bytes, up to [`CONTENT_HEAD`]): a
+    /// PDF holds its header there (readers accept bytes before it), a Word or OpenDocument text is a zip
+    /// archive. Text formats start as anything.
+    pub(super) fn may_start(self, head: &[u8]) -> bool {
+        match self {
+            FileFormat::Pdf => memchr::memmem::find(head, b"%PDF-").is_some(),
+            FileFormat::Office => head.starts_with(b"PK\x03\x04"),
+            _ => true,
+        }
+    }
 }
 
 /// How much of a file's start [`FileFormat::by_content`] looks at: the first block the folder loader reads.

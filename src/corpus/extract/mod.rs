@@ -138,6 +138,10 @@ pub(super) enum ExtractError {
     /// The format's reader gave up on the file in a way it does not report as an error (a panic, caught).
     #[error("the reader gave up: {0}")]
     ReaderFailed(String),
+    /// Reading the file would pass one of the bounds on what one document may cost (its size, what its
+    /// streams inflate to, what its pages draw); the text says which.
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 impl ExtractError {
@@ -145,7 +149,7 @@ impl ExtractError {
     pub(super) fn has_detail(&self) -> bool {
         matches!(
             self,
-            ExtractError::Damaged(_) | ExtractError::ReaderFailed(_)
+            ExtractError::Damaged(_) | ExtractError::ReaderFailed(_) | ExtractError::TooLarge(_)
         )
     }
 
@@ -155,6 +159,7 @@ impl ExtractError {
             ExtractError::Encrypted => reason::ENCRYPTED_PDF,
             ExtractError::NoTextLayer => reason::NO_TEXT_LAYER,
             ExtractError::Damaged(_) | ExtractError::ReaderFailed(_) => reason::DAMAGED_DOCUMENT,
+            ExtractError::TooLarge(_) => reason::TOO_LARGE,
         }
     }
 }

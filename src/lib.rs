@@ -7,7 +7,7 @@
 #![warn(unreachable_pub)]
 
 pub mod byte_size;
-mod cache;
+pub mod cache;
 pub mod choice;
 pub mod cluster;
 pub mod corpus;

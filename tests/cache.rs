@@ -1,6 +1,8 @@
 //! The load cache on entries it must not trust: damaged, foreign, non-finite, truncated, lengthened, a FIFO or a
 //! device. Each is a miss with one note and the statistics of a fresh load, never a wrong answer, an error or a
-//! hang. A failed write says so, and the temporaries of interrupted writes are cleaned, and nothing else.
+//! hang. A failed write says so, and the temporaries of interrupted writes are cleaned, and nothing else. The
+//! folder is kept under its size bound, the least recently used entries removed first, and `pdx cache` lists and
+//! clears it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -368,4 +370,74 @@ fn stale_temporaries_are_cleaned_and_nothing_else() {
     for name in kept.iter().chain([&folder]) {
         assert!(cache.join(name).exists(), "{name} was removed");
     }
+}
+
+/// `pdx cache` with `args`: its standard output (it must succeed).
+fn cache_command(cache: &Path, args: &[&str]) -> String {
+    let mut command = pdx(cache);
+    command.arg("cache").args(args);
+    let output = run(command);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+#[test]
+fn the_cache_keeps_under_its_limit_removing_the_least_recently_used_and_is_listed_and_cleared() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path().join("cache");
+    let corpora: Vec<String> = ["a", "b", "c"]
+        .iter()
+        .map(|name| text_corpus(dir.path(), name, WORDS))
+        .collect();
+    let entry = |corpus: &str, args: &[&str]| {
+        let (json, _) = stats(&cache, &[&["--min-df", "1", corpus], args].concat());
+        (
+            json["cache"].as_str().map(str::to_string),
+            cache_file(&json),
+        )
+    };
+    let (_, first) = entry(&corpora[0], &[]);
+    let (_, second) = entry(&corpora[1], &[]);
+    let size = |path: &Path| std::fs::metadata(path).expect("an entry").len();
+    // Room for two entries, not three.
+    let limit = (size(&first) + size(&second) + size(&first) / 2).to_string();
+    // Reading the first again makes the second the least recently used.
+    assert_eq!(
+        entry(&corpora[0], &["--cache-limit", &limit]).0.as_deref(),
+        Some("hit")
+    );
+    let (use_third, third) = entry(&corpora[2], &["--cache-limit", &limit]);
+    assert_eq!(use_third.as_deref(), Some("miss"));
+    assert!(
+        first.is_file() && third.is_file(),
+        "the entries in use were kept"
+    );
+    assert!(
+        !second.exists(),
+        "the least recently used entry was not removed"
+    );
+
+    let listing = cache_command(&cache, &[]);
+    let lines: Vec<&str> = listing.lines().collect();
+    assert_eq!(lines.len(), 3, "{listing}");
+    // Most recently used first, each naming the corpus it was made from.
+    let canonical = |corpus: &str| {
+        Path::new(corpus)
+            .canonicalize()
+            .expect("canonical")
+            .to_string_lossy()
+            .into_owned()
+    };
+    assert!(lines[0].ends_with(&canonical(&corpora[2])), "{listing}");
+    assert!(lines[1].ends_with(&canonical(&corpora[0])), "{listing}");
+    assert!(lines[2].starts_with("2 entries, "), "{listing}");
+
+    // Entries used within the last day stay; then all go.
+    assert!(
+        cache_command(&cache, &["clear", "--older-than", "1d"]).starts_with("removed 0 entries")
+    );
+    assert!(cache_command(&cache, &["clear"]).starts_with("removed 2 entries"));
+    assert!(!first.exists() && !third.exists());
+    assert!(cache_command(&cache, &[]).starts_with("0 entries, 0 B in "));
 }

@@ -1,12 +1,18 @@
 //! The `pdx` binary on hostile inputs: a quote left open, pipes, devices, endless streams, huge binary files, paths
-//! and ids given twice, UTF-16 text, numbers whose squares overflow, and input lines too long to quote. Nothing is
-//! lost, nothing replaced, nothing hangs: every run here is killed if it outlives a generous deadline, so a
-//! regression fails the test instead of hanging CI.
+//! and ids given twice, UTF-16 text, numbers whose squares overflow, input lines too long to quote, and documents
+//! made to hurt their reader (a PDF whose form draws itself, messages nested 40,000 deep, streams that inflate
+//! far past their size, huge files named as documents). Nothing is lost, nothing replaced, nothing hangs or
+//! aborts: every run here is killed if it outlives a generous deadline, so a regression fails the test instead of
+//! hanging CI.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
+
+use common::hostile::{nested_message, one_page_pdf, text_and_path_segments, write_two_texts};
 
 /// Far longer than any run here takes; only a hang reaches it.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -389,5 +395,143 @@ fn an_os_error_is_said_once() {
         run2.stderr.matches("os error").count() <= 1,
         "{}",
         run2.stderr
+    );
+}
+
+/// The skipped files of a `pdx stats --json` run under `reason`: their count and examples.
+fn skipped<'a>(json: &'a serde_json::Value, reason: &str) -> (u64, Vec<&'a str>) {
+    let entry = &json["skipped"][reason];
+    let examples = entry["examples"]
+        .as_array()
+        .map(|examples| examples.iter().filter_map(|e| e.as_str()).collect())
+        .unwrap_or_default();
+    (entry["count"].as_u64().unwrap_or(0), examples)
+}
+
+const DAMAGED: &str = "document that cannot be read as its format (damaged)";
+const TOO_LARGE: &str = "document too large to read (past a bound on one document)";
+
+#[test]
+fn documents_that_overflowed_the_stack_are_skipped_as_damaged() {
+    // A 1 KB PDF whose form draws itself and a 2 MB message of 40,000 messages within one another aborted pdx
+    // with a stack overflow (exit 134), which no guard can catch.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = dir.path().join("corpus/mail");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let loop_pdf = one_page_pdf(
+        b"BT /F1 12 Tf 50 750 Td (Hello) Tj ET /X0 Do",
+        Some(b"BT /F1 12 Tf 50 700 Td (again) Tj ET /X0 Do"),
+    );
+    std::fs::write(folder.join("loop.pdf"), loop_pdf).expect("write");
+    std::fs::write(folder.join("deep.eml"), nested_message(40_000)).expect("write");
+    write_two_texts(&folder);
+    let run = run(&[
+        "stats",
+        text(&dir.path().join("corpus")),
+        "--min-df",
+        "1",
+        "--json",
+        "--no-cache",
+    ]);
+    let json = stats_json(&run);
+    assert_eq!(json["docs"], 2);
+    let (count, examples) = skipped(&json, DAMAGED);
+    assert_eq!(count, 2, "{json}");
+    assert!(
+        examples
+            .iter()
+            .any(|e| e.ends_with("deep.eml: messages nested within messages more than 256 deep")),
+        "{examples:?}"
+    );
+    assert!(
+        examples
+            .iter()
+            .any(|e| e.ends_with("loop.pdf: a form XObject draws itself")),
+        "{examples:?}"
+    );
+}
+
+#[test]
+fn pdf_content_is_read_within_its_bounds_or_the_file_skipped_as_too_large() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = dir.path().join("corpus/pdf");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    // 48 MiB of path segments in a 74 KB file: pdf-extract parsed them all, 5.2 GB at once.
+    let segments = one_page_pdf(&text_and_path_segments("Segments"), None);
+    std::fs::write(folder.join("segments.pdf"), segments).expect("write");
+    // A stream that inflates past the bound of one stream (256 MiB).
+    let mut bomb = b"BT /F1 12 Tf 50 750 Td (Bomb) Tj ET\n".to_vec();
+    bomb.resize((256 << 20) + 1024, b' ');
+    std::fs::write(folder.join("bomb.pdf"), one_page_pdf(&bomb, None)).expect("write");
+    drop(bomb);
+    write_two_texts(&folder);
+    let run = run(&[
+        "stats",
+        text(&dir.path().join("corpus")),
+        "--min-df",
+        "1",
+        "--json",
+        "--no-cache",
+    ]);
+    let json = stats_json(&run);
+    assert_eq!(json["docs"], 3, "{json}");
+    let (count, examples) = skipped(&json, TOO_LARGE);
+    assert_eq!(count, 1, "{json}");
+    assert!(
+        examples[0].ends_with("bomb.pdf: a stream inflates to more than 256 MiB"),
+        "{examples:?}"
+    );
+}
+
+#[test]
+fn huge_files_named_as_documents_are_refused_by_their_first_block_or_their_size() {
+    // Sparse files, which take no disk: 10 GB named .pdf aborted pdx in 0.2 s, read whole before a byte of it
+    // was looked at.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = dir.path().join("corpus/big");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let sparse = |name: &str, start: &[u8], size: u64| {
+        let path = folder.join(name);
+        std::fs::write(&path, start).expect("write");
+        File::options()
+            .write(true)
+            .open(&path)
+            .expect("open")
+            .set_len(size)
+            .expect("set_len");
+        path
+    };
+    let zeros = sparse("zeros.pdf", b"", 10 << 30);
+    let header = sparse("header.pdf", b"%PDF-1.5\n", 10 << 30);
+    let words = sparse("words.txt", &b"word ".repeat(2000), 2 << 30);
+    write_two_texts(&folder);
+    let run = run(&[
+        "stats",
+        text(&dir.path().join("corpus")),
+        "--min-df",
+        "1",
+        "--json",
+        "--no-cache",
+    ]);
+    let json = stats_json(&run);
+    assert_eq!(json["docs"], 2, "{json}");
+    let (damaged, examples) = skipped(&json, DAMAGED);
+    assert_eq!(damaged, 1, "{json}");
+    assert!(examples[0].starts_with(text(&zeros)), "{examples:?}");
+    let (too_large, mut examples) = skipped(&json, TOO_LARGE);
+    assert_eq!(too_large, 2, "{json}");
+    examples.sort_unstable();
+    assert_eq!(
+        examples,
+        [
+            format!(
+                "{}: 10.0 GiB, more than the 1.0 GiB pdx reads of one file",
+                text(&header)
+            ),
+            format!(
+                "{}: 2.0 GiB, more than the 1.0 GiB pdx reads of one file",
+                text(&words)
+            ),
+        ]
     );
 }

@@ -67,6 +67,11 @@ pub(crate) fn recorded_in_settings(long: &str) -> bool {
 }
 
 impl ClusterArgs {
+    /// The corpus flags of the run.
+    pub(crate) fn corpus(&self) -> &CorpusArgs {
+        &self.corpus
+    }
+
     /// The rule the flags choose, its parameters checked by the library: over the rule a settings file
     /// recorded, when there is one, `--rule` and each parameter flag given replacing its name and values.
     fn rule(&self, leaves: usize, recorded: Option<&RuleSpec>) -> anyhow::Result<RuleSpec> {

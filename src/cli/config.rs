@@ -591,6 +591,7 @@ mod tests {
             "k" => "7",
             "rule" => "pddp-oc",
             "encoding" => "koi8-r",
+            "cache-limit" => "1GiB",
             other => panic!("--{other}: give it a value other than its default in this test"),
         };
         toml_value(text, false)

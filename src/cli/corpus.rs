@@ -12,7 +12,7 @@ use pdx::weighting::Weighting;
 
 use pdx::choice::Choice;
 
-use super::flags::choice;
+use super::flags::{MemorySize, choice, memory_size};
 
 fn load_defaults() -> LoadOptions {
     LoadOptions::default()
@@ -30,6 +30,15 @@ fn encoding_label(label: &str) -> Result<TextEncoding, String> {
 /// The name `--stem` shows as its default.
 fn default_stem() -> String {
     text_defaults().stem.unwrap_or_else(|| "none".into())
+}
+
+/// The help of `--cache-limit`, with the library's default.
+fn cache_limit_help() -> String {
+    format!(
+        "Keep the load cache's folder under this size, removing the entries used least recently after each \
+         write, e.g. 2GiB (pdx cache lists them) [default: {}]",
+        MemorySize(pdx::cache::DEFAULT_SIZE_LIMIT)
+    )
 }
 
 /// Where the corpus is and how it becomes a matrix: shared by every command.
@@ -153,6 +162,9 @@ pub(crate) struct CorpusArgs {
     /// Neither read nor write the load cache.
     #[arg(long, help_heading = "Text")]
     pub no_cache: bool,
+    // Not defaulted here, so that the library's default stands unless one is given.
+    #[arg(long, value_name = "SIZE", value_parser = memory_size, help = cache_limit_help(), help_heading = "Text")]
+    pub cache_limit: Option<MemorySize>,
 }
 
 impl CorpusArgs {
@@ -244,6 +256,14 @@ impl CorpusArgs {
             super::warn(warning);
         }
         Ok(opened)
+    }
+
+    /// Keep the load cache's folder under `--cache-limit` for the rest of the run, when one is given (the
+    /// library keeps its default otherwise).
+    pub(crate) fn apply_cache_limit(&self) {
+        if let Some(limit) = self.cache_limit {
+            pdx::cache::set_size_limit(limit.0);
+        }
     }
 
     /// [`CorpusArgs::open`] without printing the warnings, for a caller that reports them itself.
@@ -434,7 +454,7 @@ mod tests {
         let mut ids: Vec<&str> = command
             .get_arguments()
             .map(|arg| arg.get_id().as_str())
-            .filter(|id| !["paths", "no_cache"].contains(id))
+            .filter(|id| !["paths", "no_cache", "cache_limit"].contains(id))
             .collect();
         let mut listed: Vec<&str> = GIVES.iter().map(|(id, _, _)| *id).collect();
         ids.sort_unstable();

@@ -1,6 +1,7 @@
 //! The command line: the flags, and what each command does with them. The only place (with the TUI) that knows a
 //! flag's name; library errors come back through [`flags::describe`] to read in flags.
 
+mod cache;
 mod cluster;
 pub(crate) mod config;
 mod corpus;
@@ -78,6 +79,8 @@ pub(crate) enum Command {
     },
     /// Grow a cluster tree to K leaves with one rule and report the leaves and the metrics.
     Cluster(cluster::ClusterArgs),
+    /// List the load cache's entries (last used, size, inputs); `pdx cache clear` removes them.
+    Cache(cache::CacheArgs),
 }
 
 fn print_stats(corpus: &CorpusArgs, json: bool) -> anyhow::Result<()> {
@@ -117,8 +120,15 @@ pub(crate) fn run(
     configured: &[String],
 ) -> anyhow::Result<()> {
     match cli.command {
-        Some(Command::Stats { corpus, json }) => print_stats(&corpus, json),
-        Some(Command::Cluster(args)) => cluster::run(&args),
+        Some(Command::Stats { corpus, json }) => {
+            corpus.apply_cache_limit();
+            print_stats(&corpus, json)
+        }
+        Some(Command::Cluster(args)) => {
+            args.corpus().apply_cache_limit();
+            cluster::run(&args)
+        }
+        Some(Command::Cache(args)) => cache::run(&args),
         // On a terminal, open the collection in the TUI; otherwise (a pipe, a test) print its statistics.
         None if std::io::stdout().is_terminal() => {
             let (source, options) = tui_inputs(cli, keys)?;
@@ -143,6 +153,7 @@ pub(crate) fn run(
                      one, pdx prints the corpus statistics)"
                 )
             }
+            cli.corpus.apply_cache_limit();
             print_stats(&cli.corpus, false)
         }
     }
@@ -172,6 +183,7 @@ fn tui_inputs(
         policy: cli.rule.select,
         leaves,
         keys,
+        cache_limit: cli.corpus.cache_limit.map(|size| size.0),
     };
     Ok((source, options))
 }

@@ -57,6 +57,8 @@ pub(crate) struct Options {
     pub(crate) leaves: Option<usize>,
     /// The key table as the config file remapped it.
     pub(crate) keys: KeyMap,
+    /// The size the load cache's folder is kept under (`--cache-limit`), when not the library's default.
+    pub(crate) cache_limit: Option<u64>,
 }
 
 /// Open the TUI on the corpus of `source`, or, with a session file, on the session's corpus and tree (its rule
@@ -72,7 +74,11 @@ pub(crate) fn run(source: Source, options: Options) -> anyhow::Result<()> {
         policy,
         leaves,
         keys,
+        cache_limit,
     } = options;
+    if let Some(limit) = cache_limit {
+        pdx::cache::set_size_limit(limit);
+    }
     let colors = colors_enabled();
     let (session, note) = match session_file {
         None => (None, None),

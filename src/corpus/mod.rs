@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 pub use decode::{Decoded, TextEncoding, decode_text};
 pub use detect::detect_format;
 pub use extract::{FileFormat, panic_is_caught};
-pub use folder::FolderEntry;
+pub use folder::{DOCUMENT_FILE_LIMIT, FolderEntry, Unread};
 pub use numeric::{LabelColumn, MAX_MAGNITUDE, MissingPolicy, NumericTable};
 pub use report::{LoadReport, Skipped, encodings_line, reason};
 pub use source::{Location, RecordFormat, SourceFile, TextSink, TextSource, read_text, read_texts};

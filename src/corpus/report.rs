@@ -107,5 +107,6 @@ pub mod reason {
     pub const ENCRYPTED_PDF: &str = "encrypted PDF (needs a password)";
     pub const NO_TEXT_LAYER: &str = "PDF without a text layer (scanned?)";
     pub const DAMAGED_DOCUMENT: &str = "document that cannot be read as its format (damaged)";
+    pub const TOO_LARGE: &str = "document too large to read (past a bound on one document)";
     pub const MAILDIR_TMP: &str = "Maildir message still being delivered (tmp/)";
 }

@@ -100,17 +100,33 @@ pub(super) fn words<'a>(text: &'a str, emit: &mut impl FnMut(usize, &'a str)) ->
     han
 }
 
+/// The most Han characters cut by the dictionary at once: it builds a graph of every word the run could hold,
+/// in memory in proportion to the run, so a longer run (a document that is one run of a gigabyte) is cut in
+/// pieces of this many characters, losing at most a word at each seam, far longer than any sentence.
+const HAN_PIECE_CHARS: usize = 4096;
+
 /// The dictionary's words of a run of Han characters that starts at byte `offset` of its text.
 fn cut_han<'a>(run: &'a str, offset: usize, emit: &mut dyn FnMut(usize, &'a str)) {
     if run.chars().nth(1).is_none() {
         emit(offset, run);
         return;
     }
-    for token in jieba().cut(run, true) {
-        emit(
-            offset + token.byte_start,
-            &run[token.byte_start..token.byte_end],
-        );
+    let mut rest = run;
+    let mut piece_offset = offset;
+    while !rest.is_empty() {
+        let end = rest
+            .char_indices()
+            .nth(HAN_PIECE_CHARS)
+            .map_or(rest.len(), |(at, _)| at);
+        let piece = &rest[..end];
+        for token in jieba().cut(piece, true) {
+            emit(
+                piece_offset + token.byte_start,
+                &piece[token.byte_start..token.byte_end],
+            );
+        }
+        rest = &rest[end..];
+        piece_offset += end;
     }
 }
 
@@ -129,6 +145,18 @@ mod tests {
             found.push(word);
         });
         (found, han)
+    }
+
+    #[test]
+    fn a_han_run_longer_than_a_piece_is_cut_piece_by_piece_at_its_true_offsets() {
+        let run = "美国航天飞机".repeat(HAN_PIECE_CHARS / 3);
+        let text = format!("x {run} y");
+        // `words_of` checks each word's offset against the text.
+        let (found, han) = words_of(&text);
+        assert!(han);
+        assert_eq!(found.first(), Some(&"x"));
+        assert_eq!(found.last(), Some(&"y"));
+        assert_eq!(found[1..found.len() - 1].concat(), run);
     }
 
     #[test]

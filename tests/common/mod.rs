@@ -4,6 +4,7 @@
 // Each test file uses its own part of this module.
 #![allow(dead_code)]
 
+pub mod hostile;
 pub mod points;
 
 use std::path::PathBuf;

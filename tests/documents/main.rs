@@ -162,6 +162,48 @@ fn every_format_gives_its_text_and_title() {
 }
 
 #[test]
+fn text_shown_by_the_quote_operators_is_read() {
+    // `'` (next line, then show) and `"` (set the word and character spacing, then as `'`), which pdf-extract
+    // does not know: their text was lost.
+    use lopdf::content::Operation;
+    use lopdf::{Object, dictionary};
+    let mut document = lopdf::Document::with_version("1.5");
+    let pages_id = document.new_object_id();
+    let font = document.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica", "Encoding" => "WinAnsiEncoding",
+    });
+    let resources = document.add_object(dictionary! { "Font" => dictionary! { "F1" => font } });
+    let shown = |text: &str| Object::string_literal(text);
+    let operations = vec![
+        Operation::new("BT", vec![]),
+        Operation::new("Tf", vec!["F1".into(), 12.into()]),
+        Operation::new("TL", vec![14.into()]),
+        Operation::new("Td", vec![50.into(), 750.into()]),
+        Operation::new("Tj", vec![shown("First")]),
+        Operation::new("'", vec![shown("Hello")]),
+        Operation::new("\"", vec![1.into(), 2.into(), shown("World")]),
+        Operation::new("ET", vec![]),
+    ];
+    let kid = page(&mut document, pages_id, operations);
+    finish_pdf(&mut document, pages_id, vec![kid], resources, None);
+    let dir = scratch();
+    let root = dir.path().join("reports");
+    write(&root.join("quotes.pdf"), &pdf_bytes(document));
+    write(&root.join("note.txt"), b"A note.\n");
+    let (documents, _) = load(std::slice::from_ref(&root), &LoadOptions::default());
+    let quotes = documents
+        .iter()
+        .find(|d| d.id.ends_with("quotes.pdf"))
+        .expect("read");
+    assert_eq!(
+        words(&quotes.text),
+        ["first", "hello", "world"],
+        "{:?}",
+        quotes.text
+    );
+}
+
+#[test]
 fn damaged_encrypted_and_scanned_files_are_skipped_with_their_reason() {
     let dir = scratch();
     let doc = shuttle();

@@ -97,6 +97,17 @@ impl FileFormat {
     pub(super) fn is_binary(self) -> bool {
         matches!(self, FileFormat::Pdf | FileFormat::Office)
     }
+
+    /// Whether a file whose name says this format starts as one (its first bytes, up to [`CONTENT_HEAD`]): a
+    /// PDF holds its header there (readers accept bytes before it), a Word or OpenDocument text is a zip
+    /// archive. Text formats start as anything.
+    pub(super) fn may_start(self, head: &[u8]) -> bool {
+        match self {
+            FileFormat::Pdf => memchr::memmem::find(head, b"%PDF-").is_some(),
+            FileFormat::Office => head.starts_with(b"PK\x03\x04"),
+            _ => true,
+        }
+    }
 }
 
 /// How much of a file's start [`FileFormat::by_content`] looks at: the first block the folder loader reads.
@@ -127,6 +138,10 @@ pub(super) enum ExtractError {
     /// The format's reader gave up on the file in a way it does not report as an error (a panic, caught).
     #[error("the reader gave up: {0}")]
     ReaderFailed(String),
+    /// Reading the file would pass one of the bounds on what one document may cost (its size, what its
+    /// streams inflate to, what its pages draw); the text says which.
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 impl ExtractError {
@@ -134,7 +149,7 @@ impl ExtractError {
     pub(super) fn has_detail(&self) -> bool {
         matches!(
             self,
-            ExtractError::Damaged(_) | ExtractError::ReaderFailed(_)
+            ExtractError::Damaged(_) | ExtractError::ReaderFailed(_) | ExtractError::TooLarge(_)
         )
     }
 
@@ -144,6 +159,7 @@ impl ExtractError {
             ExtractError::Encrypted => reason::ENCRYPTED_PDF,
             ExtractError::NoTextLayer => reason::NO_TEXT_LAYER,
             ExtractError::Damaged(_) | ExtractError::ReaderFailed(_) => reason::DAMAGED_DOCUMENT,
+            ExtractError::TooLarge(_) => reason::TOO_LARGE,
         }
     }
 }

@@ -6,8 +6,9 @@
 //! cannot be read as their format (damaged, encrypted, a PDF without a text layer) and anything that is not a
 //! regular file (a pipe, a device) are skipped and counted.
 
+mod bytes;
+
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -19,16 +20,36 @@ use crate::progress::Progress;
 use super::extract::{self, Extracted, FileFormat};
 use super::source::{Location, RecordFormat, SourceFile, Stream};
 use super::{
-    CorpusError, Document, LoadOptions, LoadReport, TextEncoding, decode, decode_text, file_name,
-    reason,
+    CorpusError, Document, LoadOptions, LoadReport, TextEncoding, decode_text, file_name, reason,
 };
+use bytes::{FileBytes, looks_binary, read_document};
 
-/// One file of a folder tree: its path components below the root, and its bytes or the error reading them.
+pub use bytes::DOCUMENT_FILE_LIMIT;
+
+/// One file of a folder tree: its path components below the root, and its bytes or why they were not read.
 #[derive(Debug)]
 pub struct FolderEntry {
     pub components: Vec<String>,
     pub path: Option<PathBuf>,
-    pub bytes: Result<Vec<u8>, String>,
+    pub bytes: Result<Vec<u8>, Unread>,
+}
+
+/// Why a file's bytes were not read.
+#[derive(Debug)]
+pub enum Unread {
+    /// Reading failed: the error.
+    Failed(String),
+    /// The file is larger than [`DOCUMENT_FILE_LIMIT`]: its size.
+    TooLarge(u64),
+}
+
+impl From<FileBytes> for Result<Vec<u8>, Unread> {
+    fn from(read: FileBytes) -> Self {
+        match read {
+            FileBytes::Read(bytes) => Ok(bytes),
+            FileBytes::TooLarge(size) => Err(Unread::TooLarge(size)),
+        }
+    }
 }
 
 pub(super) fn load(
@@ -134,7 +155,10 @@ pub(super) fn load(
                 // away.
                 let bytes = match progress {
                     Some(progress) if progress.is_cancelled() => Ok(Vec::new()),
-                    _ => read_document(&path, named).map_err(|error| error.to_string()),
+                    _ => match read_document(&path, named) {
+                        Ok(read) => read.into(),
+                        Err(error) => Err(Unread::Failed(error.to_string())),
+                    },
                 };
                 if let Some(progress) = progress {
                     progress.advance(1);
@@ -256,56 +280,6 @@ pub(super) fn parse_file(
     }
 }
 
-/// How much of a file is read to tell a binary file (a NUL byte) from text, or a format by its first bytes,
-/// before the rest is read.
-const FIRST_BLOCK: usize = extract::CONTENT_HEAD;
-
-/// A file's bytes; for a binary file that no format reads only its first block (which holds the NUL byte that
-/// tells it), so that a 2 GB image or archive in a corpus folder costs 8 KiB to skip, not 2 GB. `named` is the
-/// format the file's name says, if any: a file named as a binary format (a PDF) is read whole.
-fn read_document(path: &Path, named: Option<FileFormat>) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
-    read_unless_binary(file, size, named)
-}
-
-/// [`read_document`] on any reader: the first block, then the rest only when that block is text or the start of
-/// a binary format pdx reads. `size` (the file's length, or 0) sizes the buffer, so that a text file is read
-/// into one allocation of its own size (not a first block's, which most documents are far smaller than) and a
-/// binary one never reserves its size.
-fn read_unless_binary(
-    reader: impl Read,
-    size: usize,
-    named: Option<FileFormat>,
-) -> std::io::Result<Vec<u8>> {
-    let mut reader = reader;
-    if named.is_some_and(|format| format != FileFormat::Text) {
-        // One byte more than the size, so that read_to_end sees the end without growing the buffer.
-        let mut bytes = Vec::with_capacity(size.saturating_add(1));
-        reader.read_to_end(&mut bytes)?;
-        return Ok(bytes);
-    }
-    // One byte more than the size, so that read_to_end sees the end without growing the buffer.
-    let mut bytes = Vec::with_capacity(size.min(FIRST_BLOCK).saturating_add(1));
-    (&mut reader)
-        .take(FIRST_BLOCK as u64)
-        .read_to_end(&mut bytes)?;
-    let read_on =
-        !looks_binary(&bytes) || (named.is_none() && FileFormat::by_content(&bytes).is_binary());
-    if bytes.len() == FIRST_BLOCK && read_on {
-        // One byte more than the size, so that read_to_end sees the end without growing the buffer.
-        bytes.reserve(size.saturating_sub(FIRST_BLOCK).saturating_add(1));
-        reader.read_to_end(&mut bytes)?;
-    }
-    Ok(bytes)
-}
-
-/// A NUL byte marks a binary file, except in UTF-16 text (recognised by its byte-order mark), where every ASCII
-/// character carries one.
-fn looks_binary(bytes: &[u8]) -> bool {
-    decode::utf16_encoding(bytes).is_none() && memchr::memchr(0, bytes).is_some()
-}
-
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
     name.to_string_lossy().starts_with('.')
 }
@@ -363,7 +337,7 @@ pub(super) fn load_document_file(
     let entry = FolderEntry {
         components: vec![name],
         path: Some(path.to_path_buf()),
-        bytes: Ok(bytes),
+        bytes: bytes.into(),
     };
     let place = Place {
         root_name: None,
@@ -475,9 +449,18 @@ fn read_entry(entry: FolderEntry, place: &Place<'_>, options: &LoadOptions) -> F
     }
     let bytes = match bytes {
         Ok(bytes) => bytes,
-        Err(error) => {
+        Err(Unread::Failed(error)) => {
             let what = format!("{}: {error}", shown());
             return FileRead::skipped(reason::UNREADABLE, what, false);
+        }
+        Err(Unread::TooLarge(size)) => {
+            let what = format!(
+                "{}: {}, more than the {} pdx reads of one file",
+                shown(),
+                crate::byte_size::format_bytes(size),
+                crate::byte_size::format_bytes(DOCUMENT_FILE_LIMIT)
+            );
+            return FileRead::skipped(reason::TOO_LARGE, what, false);
         }
     };
     let size = bytes.len();
@@ -731,58 +714,5 @@ mod tests {
     #[test]
     fn a_colon_in_prose_is_not_a_header() {
         assert_eq!(rfc822_header_len("Note this: it matters\n\nmore\n"), 0);
-    }
-
-    /// Counts the bytes read from it.
-    struct Counted<R> {
-        inner: R,
-        read: usize,
-    }
-
-    impl<R: Read> Read for Counted<R> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = self.inner.read(buf)?;
-            self.read += n;
-            Ok(n)
-        }
-    }
-
-    #[test]
-    fn a_binary_file_is_read_no_further_than_its_first_block() {
-        let size = 50 << 20;
-        let mut zeros = Counted {
-            inner: std::io::repeat(0).take(size as u64),
-            read: 0,
-        };
-        let bytes = read_unless_binary(&mut zeros, size, None).expect("reads");
-        assert_eq!(zeros.read, FIRST_BLOCK);
-        assert!(looks_binary(&bytes));
-    }
-
-    #[test]
-    fn a_text_file_is_read_whole_even_past_its_first_block() {
-        let text = "word ".repeat(10_000);
-        let mut reader = Counted {
-            inner: text.as_bytes(),
-            read: 0,
-        };
-        let bytes = read_unless_binary(&mut reader, text.len(), None).expect("reads");
-        assert_eq!(bytes, text.as_bytes());
-        assert!(!looks_binary(&bytes));
-    }
-
-    #[test]
-    fn a_nul_past_the_first_block_still_marks_the_file_binary() {
-        let mut bytes = vec![b'a'; FIRST_BLOCK * 2];
-        bytes.push(0);
-        let read = read_unless_binary(bytes.as_slice(), bytes.len(), None).expect("reads");
-        assert_eq!(read.len(), bytes.len());
-        assert!(looks_binary(&read));
-    }
-
-    #[test]
-    fn utf16_text_is_not_binary() {
-        assert!(!looks_binary(b"\xFF\xFEh\x00i\x00"));
-        assert!(looks_binary(b"h\x00i\x00"));
     }
 }

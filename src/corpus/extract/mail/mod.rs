@@ -5,6 +5,11 @@
 //!
 //! An mbox is split at its `From ` lines (one at the start of the file or after an empty line); lines that
 //! the writer quoted as `>From ` (mboxrd) lose one `>`.
+//!
+//! A message whose messages could nest deeper than the parser's recursion can take is refused before it is
+//! parsed ([`nesting`]).
+
+mod nesting;
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -25,6 +30,7 @@ pub(super) fn read_message(
         true => unquote_from_lines(bytes),
         false => Cow::Borrowed(bytes),
     };
+    nesting::check(&bytes)?;
     let message = MessageParser::new()
         .parse(bytes.as_ref())
         .ok_or_else(|| ExtractError::Damaged("not an e-mail message".to_string()))?;
@@ -203,6 +209,34 @@ mod tests {
         )
         .expect("reads");
         assert_eq!(read.text, "price\ncosts \u{a3}40\n");
+    }
+
+    #[test]
+    fn messages_nested_to_the_limit_are_read_on_a_small_stack_and_deeper_ones_refused() {
+        use nesting::MAX_NESTED_MESSAGES;
+        use nesting::tests::{chain, encoded};
+        // A quarter of the stack of the threads documents are read on (2 MiB): a chain at the limit, plain or
+        // transfer-encoded (whose owned copy the parser makes by recursion), fits in it with room to spare.
+        let small_stack = 512 << 10;
+        for message in [
+            chain(MAX_NESTED_MESSAGES),
+            encoded(&chain(MAX_NESTED_MESSAGES - 1)),
+        ] {
+            let read = std::thread::Builder::new()
+                .stack_size(small_stack)
+                .spawn(move || read_message(message.as_bytes(), false, TextEncoding::Detect))
+                .expect("a thread")
+                .join()
+                .expect("no panic");
+            assert!(read.is_ok(), "{read:?}");
+        }
+        // 40,000 levels (2 MB) overflowed every thread's stack and aborted pdx.
+        for message in [chain(40_000), encoded(&chain(40_000))] {
+            let error =
+                read_message(message.as_bytes(), false, TextEncoding::Detect).expect_err("refused");
+            assert!(matches!(error, ExtractError::Damaged(_)), "{error:?}");
+            assert!(error.to_string().contains("nested"), "{error}");
+        }
     }
 
     #[test]

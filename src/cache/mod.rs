@@ -4,22 +4,27 @@
 //! the options, and every input file's path, size and modification time, stored in full), whose sections match
 //! their checksums and decode to a value that passes the checks a fresh one would. Anything less is a miss,
 //! never an error and never a wrong answer. An entry may leave arrays that only some uses read unverified at
-//! the open ([`Entry::verified_at_read`]); those are checked against their checksums when first used
-//! ([`Arrays::verify`]), and the use then reports a damaged one.
+//! the open (`Entry::verified_at_read`); those are checked against their checksums when first used
+//! (`Arrays::verify`), and the use then reports a damaged one.
 //!
 //! An entry is a small header, a postcard section for everything small, and then the big arrays (a matrix's
 //! offsets, rows and values, the raw counts) as they lie in memory, each aligned, so that reading one is mapping
 //! the file and using the arrays in place ([`OwnedOrMapped`]): no copy, no decoding. Mapping is sound here
 //! because pdx never writes an entry in place: a new one is written to a temporary file and renamed over the old
-//! name ([`files::replace_verified_file`]), which leaves the old file, and every map of it, as it was. The
+//! name (`files::replace_verified_file`), which leaves the old file, and every map of it, as it was. The
 //! mapped bytes could change under a reader only if someone wrote into the entry itself; if someone truncated
 //! it, reading the lost pages would stop the process with SIGBUS. Neither is anything pdx does; the cache
 //! folder is pdx's own.
+//!
+//! The folder is kept under a size bound, the least recently used entries removed after each write
+//! (`cache/store.rs`), and `pdx cache` lists and removes entries ([`entries`], [`remove_entries`]).
+
+mod store;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::UNIX_EPOCH;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytemuck::Pod;
 use memmap2::Mmap;
@@ -31,6 +36,10 @@ use crate::files;
 use crate::input::{self, InputError};
 use crate::mapped::{MappedRange, OwnedOrMapped};
 
+pub use store::{
+    DEFAULT_SIZE_LIMIT, EntryInfo, entries, remove_entries, set_size_limit, size_limit,
+};
+
 /// Bumped whenever the cached layout or the meaning of what it holds changes, so old files are ignored rather
 /// than misread. 2: weights stored at single precision. 3: the key and checksums in the header. 4: each term's
 /// most frequent word beside it. 5: the term counts before the document-frequency filters beside the matrix.
@@ -40,11 +49,16 @@ use crate::mapped::{MappedRange, OwnedOrMapped};
 /// 9: folders read PDF, Word, OpenDocument, HTML and e-mail files (an entry made before skipped them); CSV and
 /// TSV rows located in their files. 10: terms numbered by frequency, most frequent first. 11: text that is not
 /// UTF-8 decoded in the encoding detected (or forced) rather than as Windows-1252, and the load report's files
-/// counted by encoding.
-const CACHE_FORMAT: u32 = 11;
+/// counted by encoding. 12: documents past the bounds on one document skipped (files over 1 GiB, PDFs whose
+/// streams inflate too far, messages nested too deep), and a PDF's text shown with `'` and `"` read.
+const CACHE_FORMAT: u32 = 12;
 
 /// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";
+
+/// The tags of a key's parts: an input's root, and a file found below it.
+const ROOT_TAG: u8 = b'R';
+const FILE_TAG: u8 = b'F';
 
 /// Where each array starts: a multiple of this from the start of the file (a map starts on a page, so every
 /// array is aligned in memory for any number type, and starts on a cache line).
@@ -169,7 +183,7 @@ impl Arrays {
 
 /// The cache directory: `$PDX_CACHE_DIR` when set, else the platform cache directory for pdx
 /// (`~/.cache/pdx` on Linux, `~/Library/Caches/pdx` on macOS).
-pub(crate) fn cache_dir() -> Option<PathBuf> {
+pub fn cache_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("PDX_CACHE_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
@@ -197,7 +211,7 @@ impl CacheKey {
     pub(crate) fn add_inputs(&mut self, path: &Path) {
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         // Tags keep an input's root and the files found below it apart.
-        self.0.push(b'R');
+        self.0.push(ROOT_TAG);
         self.add_bytes(canonical.as_os_str().as_encoded_bytes());
         for entry in WalkDir::new(&canonical)
             .follow_links(true)
@@ -211,7 +225,7 @@ impl CacheKey {
             if !metadata.is_file() {
                 continue;
             }
-            self.0.push(b'F');
+            self.0.push(FILE_TAG);
             self.add_bytes(entry.path().as_os_str().as_encoded_bytes());
             self.0.extend_from_slice(&metadata.len().to_le_bytes());
             let modified = metadata
@@ -388,7 +402,6 @@ pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, R
     }
     // Sound as the module says: entries are replaced by rename, never written in place.
     let map = Arc::new(unsafe { Mmap::map(&file) }.map_err(Refused::Unreadable)?);
-    drop(file);
     let header = Header::decode(&map)?;
     if header.key_len != key.0.len() as u64 {
         return Err(Refused::OtherKey);
@@ -440,6 +453,9 @@ pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, R
     };
     let value = T::decode(small, &arrays)?;
     value.check().map_err(Refused::Invalid)?;
+    // A hit is a use: the least recently used entries are the ones removed ([`store`]). A folder that cannot be
+    // written keeps the old time, and only the order of removal suffers.
+    let _ = file.set_modified(SystemTime::now());
     Ok(Some(value))
 }
 
@@ -486,7 +502,9 @@ pub(crate) fn write<T: Entry>(path: &Path, key: &CacheKey, value: &T) -> Result<
     files::replace_verified_file(path, write_all).map_err(|error| CacheError::Io {
         path: path.to_path_buf(),
         error,
-    })
+    })?;
+    store::keep_within(dir, size_limit(), path);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -496,7 +514,7 @@ mod tests {
     /// A small entry: a name, and two arrays of numbers (counts, then values that must be finite). Three counts
     /// leave the values an aligned place after padding.
     #[derive(Debug, Clone, PartialEq)]
-    struct Numbers {
+    pub(super) struct Numbers {
         name: String,
         counts: OwnedOrMapped<u32>,
         values: OwnedOrMapped<f64>,
@@ -533,7 +551,7 @@ mod tests {
         }
     }
 
-    fn numbers() -> Numbers {
+    pub(super) fn numbers() -> Numbers {
         Numbers {
             name: "numbers".into(),
             counts: vec![4, 5, 6].into(),

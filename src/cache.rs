@@ -40,8 +40,9 @@ use crate::mapped::{MappedRange, OwnedOrMapped};
 /// 9: folders read PDF, Word, OpenDocument, HTML and e-mail files (an entry made before skipped them); CSV and
 /// TSV rows located in their files. 10: terms numbered by frequency, most frequent first. 11: text that is not
 /// UTF-8 decoded in the encoding detected (or forced) rather than as Windows-1252, and the load report's files
-/// counted by encoding.
-const CACHE_FORMAT: u32 = 11;
+/// counted by encoding. 12: file and folder names that are not UTF-8 written out byte by byte (`\xff`) in ids and
+/// labels, where they were decoded lossily.
+const CACHE_FORMAT: u32 = 12;
 
 /// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";

@@ -67,7 +67,7 @@ fn text(words: &[&str], document: usize) -> String {
     for round in 0..6 {
         for (at, word) in words.iter().enumerate() {
             text.push_str(word);
-            text.push(if (at + round + document) % 5 == 0 {
+            text.push(if (at + round + document).is_multiple_of(5) {
                 '\n'
             } else {
                 ' '

@@ -418,7 +418,7 @@ fn path_cell(parts: impl Iterator<Item = String>, separator: &str) -> String {
 /// its name, the path of names from the root (each node's name, or `#id`) joined by ` / `, the leaf's parent's
 /// node id and its depth (the root's is 0). Columns that came later go last, so that a reader of the first ones
 /// finds them where they were. The paths list at most [`CSV_PATH_NODES`] nodes, so that a row's size does not
-/// grow with the tree's depth; text cells are neutralised ([`csv_text`]).
+/// grow with the tree's depth; text cells are neutralised for spreadsheets (`csv_text`).
 pub fn to_csv(dataset: &Dataset, tree: &Tree) -> String {
     let leaves = tree.leaves();
     // Each leaf's row end, made once: `leaf,path,node,name,names,parent,depth`.

@@ -401,15 +401,22 @@ fn cluster_writes_json_csv_and_newick() {
 
     let csv_text = std::fs::read_to_string(&csv).expect("csv written");
     let mut lines = csv_text.lines();
-    assert_eq!(lines.next(), Some("id,leaf,path,node,name,names"));
+    assert_eq!(
+        lines.next(),
+        Some("id,leaf,path,node,name,names,parent,depth")
+    );
     let first = lines.next().expect("a row");
     let fields: Vec<&str> = first.split(',').collect();
-    assert_eq!(fields.len(), 6);
+    assert_eq!(fields.len(), 8);
     assert!(fields[2].starts_with("0/"), "path from the root: {first}");
     // The leaf's node id ends the path; unnamed nodes are named by id in the path of names.
     assert!(fields[2].ends_with(&format!("/{}", fields[3])), "{first}");
     assert_eq!(fields[4], "", "no names given: {first}");
     assert!(fields[5].starts_with("#0 / "), "{first}");
+    // The leaf's parent is the node before it on the path; its depth counts the nodes above it.
+    let path: Vec<&str> = fields[2].split('/').collect();
+    assert_eq!(fields[6], path[path.len() - 2], "{first}");
+    assert_eq!(fields[7], (path.len() - 1).to_string(), "{first}");
     assert_eq!(csv_text.lines().count(), 224);
 
     let tree = std::fs::read_to_string(&newick).expect("newick written");

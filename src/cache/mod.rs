@@ -50,8 +50,10 @@ pub use store::{
 /// TSV rows located in their files. 10: terms numbered by frequency, most frequent first. 11: text that is not
 /// UTF-8 decoded in the encoding detected (or forced) rather than as Windows-1252, and the load report's files
 /// counted by encoding. 12: documents past the bounds on one document skipped (files over 1 GiB, PDFs whose
-/// streams inflate too far, messages nested too deep), and a PDF's text shown with `'` and `"` read.
-const CACHE_FORMAT: u32 = 12;
+/// streams inflate too far, messages nested too deep), and a PDF's text shown with `'` and `"` read. 13: file and
+/// folder names that are not UTF-8 written out byte by byte (`\xff`) in ids and labels, where they were decoded
+/// lossily.
+const CACHE_FORMAT: u32 = 13;
 
 /// The extension of entries.
 const ENTRY_EXTENSION: &str = "pdxcache";

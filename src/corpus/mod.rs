@@ -732,11 +732,34 @@ fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The last component of a path as text, for labels and ids.
+/// The last component of a path as text, for labels and ids (see [`name_text`]).
 fn file_name(path: &Path) -> String {
     path.file_name()
-        .map(|name| name.to_string_lossy().into_owned())
+        .map(name_text)
         .unwrap_or_else(|| path.display().to_string())
+}
+
+/// A file or folder name as the text of ids and labels: as it is when it is UTF-8; otherwise each byte that is
+/// not part of a character written out as `\xNN`, so that two names that differ only in such bytes keep two ids
+/// (decoded lossily, both were `�`, and the second a duplicate id) and an id says which bytes its name holds.
+fn name_text(name: &std::ffi::OsStr) -> String {
+    #[cfg(unix)]
+    {
+        use std::fmt::Write;
+        use std::os::unix::ffi::OsStrExt;
+        let mut text = String::with_capacity(name.len());
+        for chunk in name.as_bytes().utf8_chunks() {
+            text.push_str(chunk.valid());
+            for byte in chunk.invalid() {
+                let _ = write!(text, "\\x{byte:02x}");
+            }
+        }
+        text
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().into_owned()
+    }
 }
 
 /// Put `source` (a file that can be read again, or none) in the load's table of sources, its records read as

@@ -1,5 +1,6 @@
 //! A clustering as one self-contained HTML page to read in any browser and send to anyone: the corpus, the
-//! settings that made it (a table of [`Settings::rows`]), the tree as nested `<details>`, each node's words,
+//! settings that made it (a table of [`Settings::rows`]), the tree as nested `<details>` (a deep tree's levels
+//! past [`NESTED_LEVELS`] in a flat run, each marked with its level), each node's words,
 //! representative documents and labels, and, when there are labels, the confusion heat map and the global
 //! figures. Style and script are inline and nothing is fetched, so the page opens offline and tells no server it
 //! was opened.
@@ -22,6 +23,13 @@ pub const DOCUMENTS_PER_NODE: usize = REPRESENTATIVES;
 /// Labels drawn in their own colour and heat-map column; the rarer ones are summed as "other labels", so that a
 /// corpus with a label per document does not make the page as large as the corpus.
 pub const LABEL_COLUMNS: usize = 40;
+
+/// The levels of the tree drawn as nested `<details>`; a node deeper is written after its parent rather than
+/// inside it, marked with its level. A browser stops nesting elements somewhere (Chromium at 512 deep) and then
+/// draws another tree than the page's, and each level of the tree is two elements here, so a chain thousands of
+/// levels deep (a leaf per document, peeled one at a time) would be shown wrong. Deeper than any tree a person
+/// reads by opening its levels one by one.
+pub const NESTED_LEVELS: usize = 64;
 
 /// Longest label in a heat-map column heading (written upwards); a longer one is cut, with its full name in the
 /// heading's `title`.
@@ -187,7 +195,8 @@ th{font-weight:600}td.l,th.l{text-align:left}.figures td{border-bottom:1px solid
 .scroll{overflow-x:auto}.heat td.c{min-width:34px;text-align:center;font-size:12px;border:1px solid #fff}\
 .heat th.lab{font-size:11px;font-weight:normal;white-space:nowrap;writing-mode:vertical-rl;\
 transform:rotate(180deg);text-align:left;padding:4px 2px}details.node{margin:2px 0 2px 0;border-left:2px solid #d0d7de;padding-left:10px}\
-details.node>summary{cursor:pointer;padding:2px 0}.nid{color:#0969da;font-weight:600}.nname{font-weight:600}\
+details.node>summary{cursor:pointer;padding:2px 0}details.flat{border-left-style:dashed}\
+.level{color:#666;font-size:11px;margin-right:6px}.nid{color:#0969da;font-weight:600}.nname{font-weight:600}\
 .unnamed{font-weight:normal;font-style:italic;color:#555}.meta{color:#666;font-size:12px;margin-left:8px}\
 .leaf{background:#eef6ee;color:#1a7f37;border-radius:3px;padding:0 4px;font-size:11px;margin-left:6px}\
 .body{margin:2px 0 6px 4px}.words{margin:2px 0}.words b{color:#555;font-weight:600;margin-right:6px}\
@@ -549,8 +558,10 @@ enum Step {
     Close,
 }
 
-/// The tree as nested `<details>`, the first two levels open. Written with a stack rather than by recursion, so
-/// that a tree of any depth (a leaf per document, one at a time) cannot overflow a worker thread's stack.
+/// The tree as nested `<details>`, the first two levels open; past [`NESTED_LEVELS`], each node closed before its
+/// children, which follow it, so that the elements nest no deeper however deep the tree. Written with a stack
+/// rather than by recursion, so that a tree of any depth (a leaf per document, one at a time) cannot overflow a
+/// worker thread's stack.
 fn write_tree(
     out: &mut String,
     dataset: &Dataset,
@@ -584,11 +595,21 @@ fn write_tree(
         let Some(node) = tree.node(id) else { continue };
         let text = text_of(id);
         let open = if depth < 2 { " open" } else { "" };
-        write!(
-            out,
-            "<details class=\"node\" id=\"{}\"{open}><summary><span class=\"nid\">#{id}</span> ",
-            anchor(id)
-        )?;
+        let nested = depth < NESTED_LEVELS;
+        match nested {
+            true => write!(
+                out,
+                "<details class=\"node\" id=\"{}\"{open}><summary>",
+                anchor(id)
+            )?,
+            false => write!(
+                out,
+                "<details class=\"node flat\" id=\"{}\" data-level=\"{depth}\"><summary>\
+                 <span class=\"level\">level {depth}</span>",
+                anchor(id)
+            )?,
+        }
+        write!(out, "<span class=\"nid\">#{id}</span> ")?;
         match &node.name {
             Some(name) => write!(out, "<span class=\"nname\">{}</span>", escape(name))?,
             None => {
@@ -650,7 +671,10 @@ fn write_tree(
             }
             out.push_str("</ol>\n");
         }
-        steps.push(Step::Close);
+        match nested {
+            true => steps.push(Step::Close),
+            false => out.push_str("</div></details>\n"),
+        }
         for &child in node.children.iter().rev() {
             steps.push(Step::Open {
                 id: child,

@@ -11,6 +11,7 @@ pub mod settings;
 pub mod summary;
 pub mod terms;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -370,37 +371,102 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
     }
 }
 
-/// Quote a CSV field when it needs it.
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
+/// What makes a spreadsheet run a cell as a formula (OWASP's list for CSV injection): `=`, `+`, `-` and `@` at its
+/// start, and a tab or a carriage return, after which some spreadsheets read the next character as the start.
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// The most nodes the CSV's `path` and `names` cells list, from the root: a chain thousands of levels deep (a leaf
+/// per document, peeled one at a time) would otherwise make every row as long as the tree is deep, the file
+/// quadratic (157 MB for 5,000 documents). A deeper leaf's cells list the first ones and end in `…`; its `depth`
+/// and `parent` cells, and the JSON report and the Newick file, give the rest.
+pub const CSV_PATH_NODES: usize = 64;
+
+/// A text cell of a CSV export (an id, a name), as a spreadsheet can open it safely and a CSV reader reads it
+/// back: a cell a spreadsheet would run as a formula (see [`FORMULA_STARTS`]) gets a single quote before it, as
+/// OWASP recommends (`'=HYPERLINK(...)` shows as text and runs nothing; the text is the rest, whole); then quoted
+/// when it needs it. A cell that is a plain decimal number (`-0.5`, `+3`, `-12e3`) is left as it is: a
+/// spreadsheet reads it as that number, and nothing runs. The numeric columns (leaf, node, parent, depth) are
+/// written as numbers and never pass here.
+fn csv_text(text: &str) -> String {
+    let neutral = match text.starts_with(FORMULA_STARTS) && !is_plain_number(text) {
+        true => Cow::Owned(format!("'{text}")),
+        false => Cow::Borrowed(text),
+    };
+    if neutral.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", neutral.replace('"', "\"\""))
     } else {
-        text.to_string()
+        neutral.into_owned()
     }
 }
 
+/// Whether `text` is a decimal number and nothing else: a sign, digits with at most one point, an exponent.
+fn is_plain_number(text: &str) -> bool {
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
+        None => (unsigned, None),
+    };
+    let digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((whole, fraction)) => {
+            (digits(whole) || whole.is_empty())
+                && (digits(fraction) || fraction.is_empty())
+                && !(whole.is_empty() && fraction.is_empty())
+        }
+        None => digits(mantissa),
+    };
+    let exponent_ok = exponent
+        .is_none_or(|exponent| digits(exponent.strip_prefix(['+', '-']).unwrap_or(exponent)));
+    mantissa_ok && exponent_ok
+}
+
+/// A path from the root as one cell's text: the first [`CSV_PATH_NODES`] parts joined by `separator`, then `…`
+/// when there are more.
+fn path_cell(parts: impl Iterator<Item = String>, separator: &str) -> String {
+    let mut text = String::new();
+    for (at, part) in parts.enumerate() {
+        if at > 0 {
+            text.push_str(separator);
+        }
+        if at == CSV_PATH_NODES {
+            text.push('…');
+            break;
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
 /// CSV: document id, leaf index, the node ids from the root to the leaf joined by `/`, then the leaf's node id,
-/// its name, and the path of names from the root (each node's name, or `#id`) joined by ` / `. The last three
-/// came later, so they go last: a reader of the first three finds them where they were.
+/// its name, the path of names from the root (each node's name, or `#id`) joined by ` / `, the leaf's parent's
+/// node id and its depth (the root's is 0). Columns that came later go last, so that a reader of the first ones
+/// finds them where they were. The paths list at most [`CSV_PATH_NODES`] nodes, so that a row's size does not
+/// grow with the tree's depth; text cells are neutralised for spreadsheets (`csv_text`).
 pub fn to_csv(dataset: &Dataset, tree: &Tree) -> String {
     let leaves = tree.leaves();
-    // Each leaf's row end, made once: `leaf,path,node,name,names`.
+    // Each leaf's row end, made once: `leaf,path,node,name,names,parent,depth`.
     let leaf_fields: Vec<String> = leaves
         .iter()
         .enumerate()
         .map(|(index, &leaf)| {
             let path = tree.path_to(leaf);
-            let ids: Vec<String> = path.iter().map(usize::to_string).collect();
             let name_of = |id: usize| tree.node(id).and_then(|n| n.name.clone());
-            let names: Vec<String> = path
-                .iter()
-                .map(|&id| name_of(id).unwrap_or_else(|| format!("#{id}")))
-                .collect();
+            let ids = path_cell(path.iter().map(usize::to_string), "/");
+            let names = path_cell(
+                path.iter()
+                    .map(|&id| name_of(id).unwrap_or_else(|| format!("#{id}"))),
+                " / ",
+            );
+            let parent = tree
+                .node(leaf)
+                .and_then(|node| node.parent)
+                .map_or(String::new(), |parent| parent.to_string());
             format!(
-                "{index},{},{leaf},{},{}",
-                ids.join("/"),
-                csv_field(&name_of(leaf).unwrap_or_default()),
-                csv_field(&names.join(" / "))
+                "{index},{},{leaf},{},{},{parent},{}",
+                csv_text(&ids),
+                csv_text(&name_of(leaf).unwrap_or_default()),
+                csv_text(&names),
+                path.len().saturating_sub(1)
             )
         })
         .collect();
@@ -412,10 +478,10 @@ pub fn to_csv(dataset: &Dataset, tree: &Tree) -> String {
             }
         }
     }
-    let mut out = String::from("id,leaf,path,node,name,names\n");
+    let mut out = String::from("id,leaf,path,node,name,names,parent,depth\n");
     for (document, place) in dataset.documents.iter().zip(&leaf_of_column) {
-        let fields = place.map_or(",,,,", |index| leaf_fields[index].as_str());
-        let _ = writeln!(out, "{},{fields}", csv_field(&document.id));
+        let fields = place.map_or(",,,,,,", |index| leaf_fields[index].as_str());
+        let _ = writeln!(out, "{},{fields}", csv_text(&document.id));
     }
     out
 }
@@ -466,4 +532,46 @@ pub fn to_newick(tree: &Tree) -> String {
     write_node(tree, tree.root(), &mut out);
     out.push_str(";\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_stay_and_formulas_get_a_quote() {
+        for number in ["-0.5", "+3", "-12e3", "1E-4", ".5", "-7.", "42"] {
+            assert!(is_plain_number(number), "{number}");
+            assert_eq!(csv_text(number), number);
+        }
+        for formula in [
+            "-2+3",
+            "+cmd|' /C calc'!A0",
+            "-inf",
+            "-",
+            "+.",
+            "-1e",
+            "@SUM(A1)",
+            "-0x10",
+        ] {
+            assert!(!is_plain_number(formula) || !formula.starts_with(FORMULA_STARTS));
+            assert!(
+                csv_text(formula).trim_start_matches('"').starts_with('\''),
+                "{formula}"
+            );
+        }
+        assert_eq!(csv_text("=1,2"), "\"'=1,2\"");
+        assert_eq!(csv_text("\r=1"), "\"'\r=1\"");
+        assert_eq!(csv_text("a=1"), "a=1");
+    }
+
+    #[test]
+    fn a_path_lists_its_first_nodes_then_says_it_is_cut() {
+        let path = |length: usize| path_cell((0..length).map(|id| id.to_string()), "/");
+        assert_eq!(path(3), "0/1/2");
+        assert_eq!(path(CSV_PATH_NODES).split('/').count(), CSV_PATH_NODES);
+        let cut = path(CSV_PATH_NODES + 10);
+        assert!(cut.ends_with("/63/…"), "{cut}");
+        assert_eq!(cut, path(CSV_PATH_NODES + 1));
+    }
 }

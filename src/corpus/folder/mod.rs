@@ -110,7 +110,7 @@ pub(super) fn load(
             .strip_prefix(root)
             .unwrap_or(entry.path())
             .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .map(|c| super::name_text(c.as_os_str()))
             .collect();
         files.push((
             components,

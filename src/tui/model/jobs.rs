@@ -359,7 +359,7 @@ impl Model {
         let data = match session.rebuild(self.analysis.data()) {
             Ok(rebuilt) => rebuilt.map_or_else(|| Arc::clone(self.analysis.data()), Arc::new),
             Err(error) => {
-                self.messages.say(refused(error));
+                self.messages.hold(refused(error));
                 return false;
             }
         };
@@ -376,7 +376,7 @@ impl Model {
                 true
             }
             Err(error) => {
-                self.messages.say(refused(error));
+                self.messages.hold(refused(error));
                 false
             }
         }
@@ -386,7 +386,7 @@ impl Model {
     pub(super) fn recovery_found(&mut self, found: Result<Box<Offer>, String>) {
         match found {
             Ok(offer) => self.popup = Some(Popup::Recovery(offer)),
-            Err(error) => self.messages.say(error),
+            Err(error) => self.messages.hold(error),
         }
     }
 

@@ -1,6 +1,8 @@
 //! The status line's message and the message log: every message of the session with the time it was shown, in
 //! the analyst's time zone. The time is the last one the event loop gave ([`super::Action::Tick`]) and the zone
-//! the one the model started with: the model reads no clock and no system setting.
+//! the one the model started with: the model reads no clock and no system setting. A message that must not flash
+//! by (a session refused at the start, while the start's background jobs report) is held on the status line until
+//! the analyst's next key or click; what is said meanwhile goes to the log.
 
 use std::time::SystemTime;
 
@@ -17,6 +19,10 @@ pub(crate) struct LogEntry {
 #[derive(Debug)]
 pub(crate) struct Messages {
     status: String,
+    /// Whether the status line keeps its message until the analyst's next key ([`Messages::hold`]).
+    held: bool,
+    /// Whether the status message is in the log already (a held one goes there when it is shown).
+    logged: bool,
     /// Every status message of the session, oldest first.
     log: Vec<LogEntry>,
     /// The time the event loop last gave.
@@ -29,6 +35,8 @@ impl Messages {
     pub(super) fn new(first: String, now: SystemTime, zone: TimeZone) -> Messages {
         Messages {
             status: first,
+            held: false,
+            logged: false,
             log: Vec::new(),
             now,
             zone,
@@ -56,23 +64,56 @@ impl Messages {
         &self.log
     }
 
-    /// Show `message` on the status line (it goes in the log at the end of the action).
+    /// Show `message` on the status line (it goes in the log at the end of the action); while a message is held,
+    /// log it only.
     pub(super) fn say(&mut self, message: impl Into<String>) {
-        self.status = message.into();
+        let message = message.into();
+        match self.held {
+            true => self.log_now(message),
+            false => {
+                self.status = message;
+                self.logged = false;
+            }
+        }
+    }
+
+    /// Show `message` on the status line, and in the log now, and keep it there until [`Messages::release`]: for
+    /// what the analyst must read though nothing they did caused it just then.
+    pub(super) fn hold(&mut self, message: impl Into<String>) {
+        self.held = false;
+        self.say(message);
+        self.record();
+        self.held = true;
+    }
+
+    /// The analyst acted (a key, a click): a held message gives way to the next one.
+    pub(super) fn release(&mut self) {
+        self.held = false;
     }
 
     pub(super) fn tick(&mut self, now: SystemTime) {
         self.now = now;
     }
 
-    /// Log the status message if it is not the one logged last (called after every action).
+    /// Log the status message if it is not the one logged last (called after every action); a held one was
+    /// logged when it was shown.
     pub(super) fn record(&mut self) {
-        if self.status.is_empty() || self.log.last().is_some_and(|e| e.message == self.status) {
+        if self.logged {
+            return;
+        }
+        self.logged = true;
+        let status = self.status.clone();
+        self.log_now(status);
+    }
+
+    /// Put `message` in the log, at the time last given, unless it is the one logged last.
+    fn log_now(&mut self, message: String) {
+        if message.is_empty() || self.log.last().is_some_and(|e| e.message == message) {
             return;
         }
         self.log.push(LogEntry {
             time: clock_text(self.now, &self.zone),
-            message: self.status.clone(),
+            message,
         });
     }
 }
@@ -126,6 +167,30 @@ mod tests {
         assert_eq!(
             Messages::new(String::new(), winter, TimeZone::UTC).zone_name(),
             "UTC"
+        );
+    }
+
+    #[test]
+    fn a_held_message_stays_until_released_and_what_comes_meanwhile_is_logged() {
+        let mut messages = Messages::new(String::new(), UNIX_EPOCH, TimeZone::UTC);
+        messages.hold("started without the session");
+        messages.say("cache entry written");
+        messages.record();
+        assert_eq!(messages.status(), "started without the session");
+        messages.release();
+        messages.record();
+        assert_eq!(messages.status(), "started without the session");
+        messages.say("split #0");
+        messages.record();
+        assert_eq!(messages.status(), "split #0");
+        let logged: Vec<&str> = messages.log().iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(
+            logged,
+            [
+                "started without the session",
+                "cache entry written",
+                "split #0"
+            ]
         );
     }
 

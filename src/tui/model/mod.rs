@@ -61,7 +61,7 @@ pub(crate) use detail::DETAIL_TERMS;
 pub(crate) use detail::Detail;
 pub(crate) use moves::LeafPicker;
 pub(crate) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
-pub(crate) use popups::Popup;
+pub(crate) use popups::{FIELD_CHARS, Popup};
 pub(crate) use preview::{PREVIEW_CANCELLED, PREVIEW_LINES, PreviewEntry};
 pub(crate) use reading::{ConfusionGrid, shorten_path};
 pub(crate) use replay::{ReplaySummary, WeightingForm};

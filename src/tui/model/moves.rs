@@ -92,7 +92,7 @@ impl LeafPicker {
 
     /// A character typed: jump to the first leaf whose name, `#id` or top word holds what is typed so far.
     pub(super) fn type_char(&mut self, c: char, analysis: &Analysis) {
-        if self.query.chars().count() < 40 {
+        if self.query.chars().count() < super::FIELD_CHARS {
             self.query.push(c);
         }
         if let Some(row) = find_leaf_row(analysis, &self.columns, &self.query) {

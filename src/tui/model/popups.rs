@@ -14,6 +14,10 @@ use super::picker::{PickerAnswer, RulePicker};
 use super::replay::FormOutcome;
 use super::{AlternativesView, ComparisonView, Model, Quitting, scrolled};
 
+/// The most characters a text field takes (a name, a search, a filter, the leaf picker's query): more than any
+/// phrase or name a person types; the prompt says when it is full.
+pub(crate) const FIELD_CHARS: usize = 1_000;
+
 /// An open popup and what it holds.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Popup {

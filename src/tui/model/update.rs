@@ -7,7 +7,7 @@ use crate::dataset::Reweigh;
 
 use super::super::effects::{Effect, TreeWork};
 use super::super::keys::{Command, Context};
-use super::popups::Popup;
+use super::popups::{FIELD_CHARS, Popup};
 use super::{Action, DetailTab, JobKey, Model, Pane, Quitting, Region, alternatives, moves};
 
 /// Rows a wheel notch scrolls text by (a selection moves by one).
@@ -29,6 +29,13 @@ pub fn update(model: &mut Model, action: Action) -> Vec<Effect> {
 
 impl Model {
     fn apply(&mut self, action: Action) -> Vec<Effect> {
+        // The analyst acted: a message held on the status line has been seen.
+        if matches!(
+            action,
+            Action::Click(_) | Action::Scroll { .. } | Action::Type(_) | Action::Command(_)
+        ) {
+            self.messages.release();
+        }
         match action {
             Action::Click(region) => self.click(region),
             Action::Scroll { region, down } => self.scroll(region, down),
@@ -98,7 +105,7 @@ impl Model {
                 input.push(c)
             }
             Some(Popup::Name { input, .. } | Popup::Find { input } | Popup::Filter { input })
-                if input.chars().count() < 60 =>
+                if input.chars().count() < FIELD_CHARS =>
             {
                 input.push(c)
             }

@@ -2,9 +2,9 @@
 //! [`view_loading`] draws the loading screen. Reads the model, never changes it. One file per part of the screen.
 //!
 //! Every string of the collection (a label, an id, a title, a word, a name, a file name in a message) is drawn
-//! [`printable`]: `fit` escapes what it cuts, and the strings drawn whole are escaped where
-//! they are drawn. ratatui drops the C0 and C1 controls itself (silently: the escape shows them), but draws a
-//! bidirectional override as it is; `neutralise` takes out whatever of that kind a drawing let through.
+//! [`printable`]: `fit` escapes what it cuts, and the strings drawn whole are escaped where they are drawn.
+//! ratatui drops the C0 and C1 controls itself (silently: the escape shows them), but draws a bidirectional
+//! override as it is; `neutralise` takes out whatever of that kind a drawing let through.
 
 mod compare;
 mod detail;

@@ -8,7 +8,9 @@ use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Wrap}
 
 use super::super::help::{HELP_WIDTH, help_rows_for, wrap};
 use super::super::keys::Context;
-use super::super::model::{FIELDS, Model, Popup, RulePicker, rule_at, rule_count, used_by};
+use super::super::model::{
+    FIELD_CHARS, FIELDS, Model, Popup, RulePicker, rule_at, rule_count, used_by,
+};
 use crate::cluster::registry::Family;
 use crate::printable::escaped;
 
@@ -241,7 +243,8 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
 /// The rule picker's width on a screen wide enough: every "used by" list shows whole.
 const PICKER_WIDTH: u16 = 116;
 
-/// A one-line text prompt: a question, the typed text, the keys.
+/// A one-line text prompt: a question, the typed text (its end, where the typing happens, when it is longer than
+/// the line), the keys, and when the field takes no more, that it is full.
 pub(super) fn draw_text_prompt(
     frame: &mut Frame,
     theme: Theme,
@@ -251,15 +254,19 @@ pub(super) fn draw_text_prompt(
 ) {
     let area = popup_area(frame.area(), 56, 5);
     let width = usize::from(area.width.saturating_sub(4));
-    // Show the end of a long input: that is where the typing happens.
+    let typed = escaped(input);
     let shown: String = {
-        let count = input.chars().count();
-        input.chars().skip(count.saturating_sub(width)).collect()
+        let count = typed.chars().count();
+        typed.chars().skip(count.saturating_sub(width)).collect()
+    };
+    let keys = match input.chars().count() >= FIELD_CHARS {
+        true => format!("full: {FIELD_CHARS} characters · Enter confirm · Esc cancel"),
+        false => "Enter confirm · Esc cancel".to_string(),
     };
     let lines = vec![
         Line::raw(question.to_string()),
-        Line::styled(format!("{}▏", escaped(&shown)), theme.heading()),
-        Line::styled("Enter confirm · Esc cancel", theme.dim()),
+        Line::styled(format!("{shown}▏"), theme.heading()),
+        Line::styled(keys, theme.dim()),
     ];
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(popup_block(title, theme)), area);

@@ -1,8 +1,9 @@
-//! A collection that tries to take over the analyst's terminal: label folders, file names, CSV headers and labels,
-//! JSON Lines labels, ids and titles, and words holding escape sequences (ESC, BEL, OSC 52 that sets the clipboard,
-//! OSC 0 that sets the window title, the C1 CSI) and bidirectional overrides. Nothing of it reaches standard
-//! output or standard error as it is: `pdx stats`, `pdx cluster` (its report and its short table) and the errors
-//! show each such character as its code, `\u{1b}`.
+//! Names a hostile collection gives. One that tries to take over the analyst's terminal: label folders, file
+//! names, CSV headers and labels, JSON Lines labels, ids and titles, and words holding escape sequences (ESC, BEL,
+//! OSC 52 that sets the clipboard, OSC 0 that sets the window title, the C1 CSI) and bidirectional overrides.
+//! Nothing of it reaches standard output or standard error as it is: `pdx stats`, `pdx cluster` (its report and
+//! its short table) and the errors show each such character as its code, `\u{1b}`. And file names that are not
+//! UTF-8: each keeps an id of its own, its bytes written out (`\xff`).
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -22,7 +23,7 @@ fn pdx() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pdx"));
     command.env(
         "PDX_CACHE_DIR",
-        std::env::temp_dir().join("pdx-terminal-escapes-cache"),
+        std::env::temp_dir().join("pdx-hostile-names-cache"),
     );
     command.env_remove("RUST_BACKTRACE");
     command
@@ -295,4 +296,44 @@ fn errors_quoting_the_collection_are_escaped() {
     printable_run(&output, "a missing path");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+}
+
+#[test]
+fn file_names_that_are_not_utf8_keep_distinct_faithful_ids() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("corpus");
+    // Two names that decode alike when each bad byte becomes U+FFFD, and a label folder that is not UTF-8 either.
+    for (folder, name, words) in [
+        (&b"a"[..], &b"\xff.txt"[..], NEWS_WORDS),
+        (b"a", b"\xfe.txt", NEWS_WORDS),
+        (b"a", b"ok.txt", NEWS_WORDS),
+        (b"b\xe9", b"\xff.txt", SPORT_WORDS),
+        (b"b\xe9", b"two.txt", SPORT_WORDS),
+    ] {
+        let path = named(&named(&root, folder), name);
+        write(&path, text(words, name.len()).as_bytes());
+    }
+    let dataset = pdx::dataset::open(&[root], &Default::default(), false)
+        .expect("opens")
+        .dataset;
+    let mut ids: Vec<&str> = dataset.documents.iter().map(|d| d.id.as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        [
+            "corpus/a/\\xfe.txt",
+            "corpus/a/\\xff.txt",
+            "corpus/a/ok.txt",
+            "corpus/b\\xe9/\\xff.txt",
+            "corpus/b\\xe9/two.txt",
+        ]
+    );
+    assert!(
+        dataset.report.skipped.is_empty(),
+        "{:?}",
+        dataset.report.skipped
+    );
+    let mut labels = dataset.label_names.clone();
+    labels.sort_unstable();
+    assert_eq!(labels, ["a", "b\\xe9"]);
 }

@@ -7,6 +7,7 @@ mod blind;
 mod config;
 mod detail_jobs;
 mod files;
+mod hostile;
 mod html_export;
 mod keys;
 mod mouse;

@@ -158,6 +158,13 @@ pub(crate) fn run(source: Source, options: Options) -> anyhow::Result<()> {
         }
         Ended::LoadCancelled => eprintln!("pdx: loading cancelled"),
         Ended::Signalled { signal, kept } => {
+            #[cfg(unix)]
+            if signal == signal_hook::consts::SIGBUS {
+                eprintln!(
+                    "pdx: a file read in place (the collection's cache entry) shrank or could not be read while \
+                     in use; the next start reads the collection again"
+                );
+            }
             eprintln!("pdx: {}", recovery::farewell(signal, &kept));
             // As a shell reports a program a signal ended.
             std::process::exit(128 + signal);
@@ -398,6 +405,11 @@ fn event_loop(
             redraw = false;
         }
         while let Ok(message) = receiver.try_recv() {
+            // A result computed meanwhile from a mapped file that faulted (SIGBUS: its pages read as zeros) is
+            // not taken: the loop ends first.
+            if signals.caught().is_some() {
+                break;
+            }
             let Message::Action(action) = message else {
                 continue;
             };

@@ -237,7 +237,7 @@ fn a_chain_thousands_of_levels_deep_exports_in_bounded_nesting_and_linear_size()
         .max();
     assert_eq!(deepest, Some(LEVELS + 1));
 
-    let html = report::html::to_html(&dataset, &tree, None);
+    let html = report::html::to_html(&dataset, &tree, None, false);
     let depth = nesting_depth(&html);
     assert!(depth <= 200, "elements nest {depth} deep");
     // Every node is on the page.

@@ -36,6 +36,11 @@ struct Run {
 /// `pdx` running in a tmux session of its own, with its folders under `work` (`state` holds the recoveries).
 /// The guard it returns must be dropped before `work`.
 fn launch(work: &Path, name: &str) -> Run {
+    launch_on(work, name, &[])
+}
+
+/// [`launch`], on the corpus `paths` (none: the demo).
+fn launch_on(work: &Path, name: &str, paths: &[&Path]) -> Run {
     let file = |suffix: &str| work.join(format!("{name}.{suffix}"));
     let run = Run {
         tmux: Tmux {
@@ -50,7 +55,7 @@ fn launch(work: &Path, name: &str) -> Run {
     // records the exit code and the tty's modes after pdx, and stays, so that the pane can be read.
     let shell = format!(
         "env PDX_EXPORT_DIR={} PDX_SESSION_DIR={} PDX_CACHE_DIR={} PDX_STATE_DIR={} NO_COLOR=1 \
-         sh -c 'echo $$ > \"$1\"; shift; exec \"$@\"' launch {} {}; echo EXIT=$? > {}; stty -a > {}; \
+         sh -c 'echo $$ > \"$1\"; shift; exec \"$@\"' launch {} {}{}; echo EXIT=$? > {}; stty -a > {}; \
          echo PDX-ENDED; sleep 60",
         quoted(&work.join("export")),
         quoted(&work.join("sessions")),
@@ -58,6 +63,10 @@ fn launch(work: &Path, name: &str) -> Run {
         quoted(&work.join("state")),
         quoted(&run.pid_file),
         quoted(Path::new(env!("CARGO_BIN_EXE_pdx"))),
+        paths
+            .iter()
+            .map(|path| format!(" {}", quoted(path)))
+            .collect::<String>(),
         quoted(&run.exit_file),
         quoted(&run.stty_file),
     );
@@ -289,4 +298,60 @@ fn a_terminal_that_goes_away_ends_pdx_and_keeps_the_tree() {
     let kept = pending_recoveries(work.path());
     assert_eq!(kept.len(), 1, "{kept:?}");
     assert!(kept[0].to_string_lossy().contains("SIGHUP"), "{kept:?}");
+}
+
+/// The cache entry a collection is read from in place (mapped), truncated by another program while pdx uses it:
+/// the next read of its arrays past the new end is a SIGBUS. Before, that ended pdx at once (exit 135) with the
+/// terminal left raw and the tree lost; now the read gets zeros instead, and pdx ends as on SIGTERM: the terminal
+/// given back, the tree kept, the next start offering it (and reading the files again: the entry is damaged).
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "needs tmux"]
+fn a_cache_entry_truncated_while_in_use_ends_pdx_as_a_signal_does() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let corpus = work.path().join("corpus");
+    for (topic, words) in [
+        ("space", "orbit rocket moon planet"),
+        ("kitchen", "bread oven flour yeast"),
+    ] {
+        std::fs::create_dir_all(corpus.join(topic)).expect("mkdir");
+        for i in 0..150 {
+            let text = format!("{words} {words} note{} extra{}", i % 30, i % 7);
+            std::fs::write(corpus.join(topic).join(format!("{i}.txt")), text).expect("write");
+        }
+    }
+    // The first start writes the cache entry; the second reads it in place.
+    let run = launch_on(work.path(), "write", &[&corpus]);
+    run.tmux
+        .wait_for_text("cache entry written for the next open");
+    run.tmux.send("q");
+    run.assert_restored(0);
+    drop(run);
+    let entry = std::fs::read_dir(work.path().join("cache"))
+        .expect("the cache folder")
+        .map(|e| e.expect("an entry").path())
+        .find(|path| path.extension().is_some_and(|e| e == "pdxcache"))
+        .expect("a cache entry");
+    let size = std::fs::metadata(&entry).expect("the entry").len();
+    assert!(size > 4 * 4096, "an entry of {size} bytes");
+    let run = launch_on(work.path(), "mapped", &[&corpus]);
+    run.tmux.wait_for_text("Tree · 1 leaf");
+    run.tmux.send("s");
+    run.tmux.wait_for_text("Tree · 2 leaves");
+    // Its header stays; the arrays after it are gone. The next split reads them.
+    std::fs::File::options()
+        .write(true)
+        .open(&entry)
+        .and_then(|file| file.set_len(4096))
+        .expect("truncates");
+    run.tmux.send("S");
+    let screen = run.assert_restored(128 + 7);
+    assert!(
+        screen.contains("pdx: stopped by SIGBUS") && screen.contains("the unsaved tree is kept"),
+        "{screen}"
+    );
+    drop(run);
+    let kept = pending_recoveries(work.path());
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(kept[0].to_string_lossy().contains("SIGBUS"), "{kept:?}");
 }

@@ -13,8 +13,9 @@
 //! because pdx never writes an entry in place: a new one is written to a temporary file and renamed over the old
 //! name (`files::replace_verified_file`), which leaves the old file, and every map of it, as it was. The
 //! mapped bytes could change under a reader only if someone wrote into the entry itself; if someone truncated
-//! it, reading the lost pages would stop the process with SIGBUS. Neither is anything pdx does; the cache
-//! folder is pdx's own.
+//! it, reading the lost pages faults with SIGBUS. Neither is anything pdx does; the cache folder is pdx's own.
+//! The map is a [`FileMap`], registered while it lives, so that the terminal interface can tell such a fault
+//! and end the session keeping the tree (`cli/signals.rs`) rather than die with it.
 //!
 //! The folder is kept under a size bound, the least recently used entries removed after each write
 //! (`cache/store.rs`), and `pdx cache` lists and removes entries ([`entries`], [`remove_entries`]).
@@ -27,14 +28,13 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytemuck::Pod;
-use memmap2::Mmap;
 use rayon::prelude::*;
 use walkdir::WalkDir;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::files;
 use crate::input::{self, InputError};
-use crate::mapped::{MappedRange, OwnedOrMapped};
+use crate::mapped::{FileMap, MappedRange, OwnedOrMapped};
 
 pub use store::{
     DEFAULT_SIZE_LIMIT, EntryInfo, entries, remove_entries, set_size_limit, size_limit,
@@ -131,7 +131,7 @@ pub(crate) trait Entry: Sized {
 /// The arrays of an entry, in the mapped file. A clone shares the map.
 #[derive(Clone)]
 pub(crate) struct Arrays {
-    map: Arc<Mmap>,
+    map: Arc<FileMap>,
     /// Byte offset and length of each.
     sections: Vec<(usize, usize)>,
     /// Each array's checksum, from the header (whose own checksum covers them).
@@ -403,7 +403,7 @@ pub(crate) fn read<T: Entry>(path: &Path, key: &CacheKey) -> Result<Option<T>, R
         return Err(Refused::Damaged("empty"));
     }
     // Sound as the module says: entries are replaced by rename, never written in place.
-    let map = Arc::new(unsafe { Mmap::map(&file) }.map_err(Refused::Unreadable)?);
+    let map = Arc::new(unsafe { FileMap::map(&file) }.map_err(Refused::Unreadable)?);
     let header = Header::decode(&map)?;
     if header.key_len != key.0.len() as u64 {
         return Err(Refused::OtherKey);

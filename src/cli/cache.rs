@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use pdx::byte_size::format_bytes;
+use pdx::printable::escaped;
 
 #[derive(Args, Debug)]
 pub(crate) struct CacheArgs {
@@ -70,7 +71,7 @@ fn list(dir: &Path) -> anyhow::Result<()> {
         let inputs = match &entry.inputs {
             Some(inputs) if !inputs.is_empty() => inputs
                 .iter()
-                .map(|input| printable(input))
+                .map(|input| escaped(input).into_owned())
                 .collect::<Vec<_>>()
                 .join(", "),
             Some(_) => "the demo corpus".to_string(),
@@ -88,7 +89,7 @@ fn list(dir: &Path) -> anyhow::Result<()> {
             "entries"
         },
         format_bytes(total),
-        printable(&dir.display().to_string())
+        escaped(&dir.display().to_string())
     );
     Ok(())
 }
@@ -116,17 +117,6 @@ fn age_text(age: Duration) -> String {
     }
 }
 
-/// A path as a line of a terminal can show it: control characters escaped, so that a name holding escape
-/// sequences prints as text.
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| match c.is_control() {
-            true => c.escape_default().to_string(),
-            false => c.to_string(),
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +129,5 @@ mod tests {
         assert!(age("3 fortnights").is_err());
         assert_eq!(age_text(Duration::from_secs(90)), "1 min");
         assert_eq!(age_text(Duration::from_secs(3 * 86_400)), "3 d");
-        assert_eq!(printable("a\u{1b}[31mb"), "a\\u{1b}[31mb");
     }
 }

@@ -1,6 +1,8 @@
 //! The command line: the flags, and what each command does with them. The only place (with the TUI) that knows a
 //! flag's name; library errors come back through [`flags::describe`] to read in flags.
 
+#[cfg(target_os = "linux")]
+mod bus_error;
 mod cache;
 mod cluster;
 pub(crate) mod config;

@@ -1,5 +1,6 @@
-//! The signals pdx catches while it owns the terminal, as flags the event loop polls, and a terminal that went
-//! away counted as the hang-up it is.
+//! The signals pdx catches while it owns the terminal, as flags the event loop polls, a terminal that went
+//! away counted as the hang-up it is, and (on Linux) a SIGBUS from a mapped file that shrank under pdx
+//! (`bus_error.rs`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -47,6 +48,8 @@ impl Signals {
             registered.push(flag::register_usize(signal, Arc::clone(&caught), number)?);
             registered.push(flag::register(signal, Arc::clone(&handling))?);
         }
+        #[cfg(target_os = "linux")]
+        super::bus_error::catch()?;
         Ok(Signals {
             caught,
             registered,
@@ -54,9 +57,11 @@ impl Signals {
         })
     }
 
-    /// The signal caught, if any.
+    /// The signal caught, if any: a SIGBUS that gave a read of a mapped file zeros counts as caught.
     pub(crate) fn caught(&self) -> Option<i32> {
         match self.caught.load(Ordering::SeqCst) {
+            #[cfg(target_os = "linux")]
+            0 if super::bus_error::faulted() => Some(signal_hook::consts::SIGBUS),
             0 => None,
             number => i32::try_from(number).ok(),
         }
@@ -177,6 +182,8 @@ impl Drop for Signals {
         for id in self.registered.drain(..) {
             signal_hook::low_level::unregister(id);
         }
+        #[cfg(target_os = "linux")]
+        super::bus_error::release();
     }
 }
 
@@ -186,6 +193,8 @@ mod tests {
 
     #[test]
     fn a_caught_signal_is_a_flag_the_loop_polls() {
+        #[cfg(target_os = "linux")]
+        let _alone = super::super::bus_error::tests::ALONE.lock();
         let signals = Signals::catch().expect("signals caught");
         assert_eq!(signals.caught(), None);
         signal_hook::low_level::raise(signal_hook::consts::SIGHUP).expect("raised");

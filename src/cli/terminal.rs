@@ -4,6 +4,7 @@
 //! [`Action`]s for [`update`], the effects it returns run on worker threads ([`effects::perform_and_report`]), and
 //! [`view`] draws the model. Everything else of the interface is the library's [`pdx::tui`].
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -28,7 +29,8 @@ use super::signals::Signals;
 
 /// What worker threads send back.
 enum Message {
-    Loaded(Box<Result<Loaded, DatasetError>>),
+    /// The load's result, or what its thread's panic said.
+    Loaded(Box<Result<Result<Loaded, DatasetError>, String>>),
     /// An effect's result, for `update`.
     Action(Box<Action>),
 }
@@ -114,9 +116,16 @@ pub(crate) fn run(source: Source, options: Options) -> anyhow::Result<()> {
     // set after it turns mouse reporting off first.
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
     let restore_hook = std::panic::take_hook();
+    let ui_thread = std::thread::current().id();
     std::panic::set_hook(Box::new(move |info| {
         // A document reader's panic, caught and reported as a skipped file: the terminal stays as it is.
         if pdx::corpus::panic_is_caught() {
+            return;
+        }
+        // A panic on another thread is a job's or the loader's: caught there, and said in the status line (a
+        // job that failed) or on the way out, while the interface goes on. Printed here, it would write over the
+        // screen, and restoring the terminal would leave the interface drawing on the shell's screen.
+        if std::thread::current().id() != ui_thread {
             return;
         }
         disable_mouse();
@@ -155,9 +164,21 @@ pub(crate) fn run(source: Source, options: Options) -> anyhow::Result<()> {
         }
         Ended::LoadCancelled => eprintln!("pdx: loading cancelled"),
         Ended::Signalled { signal, kept } => {
+            #[cfg(unix)]
+            if signal == signal_hook::consts::SIGBUS {
+                eprintln!(
+                    "pdx: a file read in place (the collection's cache entry) shrank or could not be read while \
+                     in use; the next start reads the collection again"
+                );
+            }
             eprintln!("pdx: {}", recovery::farewell(signal, &kept));
             // As a shell reports a program a signal ended.
             std::process::exit(128 + signal);
+        }
+        Ended::Crashed(Crashed { message, kept }) => {
+            eprintln!("pdx: {}", recovery::crash_farewell(&message, &kept));
+            // As a Rust program that panics.
+            std::process::exit(101);
         }
     }
     Ok(())
@@ -198,6 +219,37 @@ enum Ended {
         signal: i32,
         kept: Result<Option<PathBuf>, String>,
     },
+    /// A panic of the interface's thread.
+    Crashed(Crashed),
+}
+
+/// A panic of the interface's thread: what it said, and the unsaved tree's recovery file (none: nothing to keep),
+/// or why it could not be written.
+#[derive(Debug)]
+struct Crashed {
+    message: String,
+    kept: Result<Option<PathBuf>, String>,
+}
+
+/// Run `body` on `model`, the interface's work on its thread; a panic in it ends the run as a [`Crashed`], the
+/// unsaved tree kept in `recovery_dir` as a signal keeps it. The panic hook has restored the terminal and said
+/// where the panic was by then; the caller restores the terminal again (harmless) and exits.
+fn run_guarded<T>(
+    model: &mut Model,
+    recovery_dir: Option<&std::path::Path>,
+    body: impl FnOnce(&mut Model) -> T,
+) -> Result<T, Crashed> {
+    let panic = match catch_unwind(AssertUnwindSafe(|| body(&mut *model))) {
+        Ok(value) => return Ok(value),
+        Err(panic) => panic,
+    };
+    let message = effects::panic_message(panic.as_ref());
+    // The model may be part way through a change: keeping it may panic too, which must not end pdx unsaid.
+    let kept = catch_unwind(AssertUnwindSafe(|| {
+        recovery::keep_after_crash(model, recovery_dir)
+    }))
+    .unwrap_or_else(|panic| Err(effects::panic_message(panic.as_ref())));
+    Err(Crashed { message, kept })
 }
 
 /// A signal caught while loading (there is no tree to keep yet).
@@ -214,8 +266,10 @@ fn run_in(
     let (sender, receiver) = mpsc::channel();
     let loader = sender.clone();
     std::thread::spawn(move || {
+        let loaded = catch_unwind(AssertUnwindSafe(load))
+            .map_err(|panic| effects::panic_message(panic.as_ref()));
         // The receiver is gone if the user quit while loading: nothing to do then.
-        let _ = loader.send(Message::Loaded(Box::new(load())));
+        let _ = loader.send(Message::Loaded(Box::new(loaded)));
     });
     let Loaded { opened, pending } =
         match wait_for_load(terminal, loading, &receiver, colors, signals)? {
@@ -259,22 +313,34 @@ fn run_in(
         sender: sender.clone(),
         unfinished: Vec::new(),
     };
-    // The cache entry is written while the analyst already works (at a million documents it is a fifth of the
-    // first open), at a lower priority than the analyst's jobs: it only has to be there by the next open.
-    workers.dispatch(&mut model, Action::Opened(pending.map(Box::new)));
-    if let Some((path, session)) = start.session {
-        let session = Box::new(session);
-        workers.dispatch(&mut model, Action::OpenSession { path, session });
-    }
-    match recovered {
-        Some(Ok(Some(offer))) => {
-            workers.dispatch(&mut model, Action::Recovered(Ok(Box::new(offer))))
+    let size = terminal.size()?;
+    let recovery_dir = start.recovery_dir.as_deref();
+    let ran = run_guarded(&mut model, recovery_dir, |model| {
+        // How many documents a list may show, for the texts read for the screen.
+        let (width, height) = (size.width, size.height);
+        workers.dispatch(model, Action::Resize { width, height });
+        // The cache entry is written while the analyst already works (at a million documents it is a fifth of
+        // the first open), at a lower priority than the analyst's jobs: it only has to be there by the next open.
+        workers.dispatch(model, Action::Opened(pending.map(Box::new)));
+        if let Some((path, session)) = start.session {
+            let session = Box::new(session);
+            workers.dispatch(model, Action::OpenSession { path, session });
         }
-        Some(Err(error)) => workers.dispatch(&mut model, Action::Recovered(Err(error))),
-        Some(Ok(None)) | None => {}
-    }
-    if let Some(signal) = event_loop(terminal, &mut model, &mut workers, &receiver, signals)? {
-        let kept = recovery::keep(&model, start.recovery_dir.as_deref(), signal);
+        match recovered {
+            Some(Ok(Some(offer))) => {
+                workers.dispatch(model, Action::Recovered(Ok(Box::new(offer))))
+            }
+            Some(Err(error)) => workers.dispatch(model, Action::Recovered(Err(error))),
+            Some(Ok(None)) | None => {}
+        }
+        event_loop(terminal, model, &mut workers, &receiver, signals)
+    });
+    let caught = match ran {
+        Ok(caught) => caught?,
+        Err(crashed) => return Ok(Ended::Crashed(crashed)),
+    };
+    if let Some(signal) = caught {
+        let kept = recovery::keep(&model, recovery_dir, signal);
         return Ok(Ended::Signalled { signal, kept });
     }
     workers.unfinished.retain(|worker| !worker.is_finished());
@@ -315,7 +381,10 @@ fn wait_for_load(
             return Ok(Ok(LoadEnd::Cancelled));
         }
         match receiver.try_recv() {
-            Ok(Message::Loaded(result)) => return Ok(Ok(loading.finished(*result))),
+            Ok(Message::Loaded(result)) => match *result {
+                Ok(result) => return Ok(Ok(loading.finished(result))),
+                Err(message) => anyhow::bail!("internal error while loading: {message}"),
+            },
             Ok(Message::Action(_)) | Err(mpsc::TryRecvError::Empty) => {}
             Err(mpsc::TryRecvError::Disconnected) => anyhow::bail!("the loading thread died"),
         }
@@ -344,6 +413,11 @@ fn event_loop(
             redraw = false;
         }
         while let Ok(message) = receiver.try_recv() {
+            // A result computed meanwhile from a mapped file that faulted (SIGBUS: its pages read as zeros) is
+            // not taken: the loop ends first.
+            if signals.caught().is_some() {
+                break;
+            }
             let Message::Action(action) = message else {
                 continue;
             };
@@ -405,9 +479,9 @@ fn input_action(
                 _ => None,
             }
         }
-        Event::Resize(..) => {
+        Event::Resize(width, height) => {
             *redraw = true;
-            None
+            Some(Action::Resize { width, height })
         }
         _ => None,
     })
@@ -444,5 +518,54 @@ impl Workers {
         if must_finish {
             self.unfinished.push(worker);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pdx::tui::keys::Command;
+
+    use super::*;
+
+    /// A panic of the interface's thread (in `update` or `view`) ends the run as a crash with the unsaved tree
+    /// kept, offered at the next start as a signal's recovery is. Before, a panic (a hit's snippet in a file
+    /// changed since it was read) ended pdx with exit code 101 and the tree was lost.
+    #[test]
+    fn a_panic_of_the_interface_keeps_the_unsaved_tree() {
+        let opened = pdx::dataset::open_demo(&Default::default()).expect("the demo opens");
+        let source = Source {
+            paths: Vec::new(),
+            options: Default::default(),
+            use_cache: false,
+        };
+        let mut model = Model::new(pdx::tui::Start {
+            source: Some(source.clone()),
+            ..pdx::tui::Start::new(Arc::new(opened.dataset), false)
+        });
+        // A split, so that the tree is not saved.
+        let mut pending = update(&mut model, Action::Command(Command::Split));
+        while let Some(effect) = pending.pop() {
+            let action = effects::perform(effect, model.data());
+            pending.extend(update(&mut model, action));
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        assert_eq!(
+            run_guarded(&mut model, Some(dir.path()), |_| 7).ok(),
+            Some(7)
+        );
+        let crashed = run_guarded::<()>(&mut model, Some(dir.path()), |_| panic!("a bug"))
+            .expect_err("it panicked");
+        assert_eq!(crashed.message, "a bug");
+        let kept = crashed.kept.expect("written").expect("a tree to keep");
+        assert!(kept.is_file(), "{}", kept.display());
+        let offer = recovery::claim(dir.path(), &source)
+            .expect("the folder reads")
+            .expect("offered");
+        assert_eq!(offer.signal, "an internal error");
+        // Reopened, it is the tree of two leaves.
+        let mut reopened = Model::new(pdx::tui::Start::new(Arc::clone(model.data()), false));
+        let _ = update(&mut reopened, Action::Recovered(Ok(Box::new(offer))));
+        let _ = update(&mut reopened, Action::Command(Command::Yes));
+        assert_eq!(reopened.leaves().len(), 2);
     }
 }

@@ -35,6 +35,8 @@ pub use source::{Location, RecordFormat, SourceFile, TextSink, TextSource, read_
 pub use vectors::{Vectors, VectorsSource, read_vector_ids, read_vectors};
 
 use source::Stream;
+#[cfg(test)]
+pub(crate) use source::source_files_opened_here;
 
 /// How long a document's heading (its title, or its first line) may be, in characters.
 pub const HEADING_CHARS: usize = 160;

@@ -154,6 +154,8 @@ impl SourceFile {
     /// blocking and refused as changed when it is no longer a regular file: a named pipe put in its place would
     /// otherwise hold the open until some program wrote to it.
     fn open_unchanged(&self) -> Result<std::fs::File, CorpusError> {
+        #[cfg(test)]
+        OPENED_HERE.with(|opened| opened.set(opened.get() + 1));
         let opened = input::open_regular(&self.path).map_err(|error| match error {
             InputError::Io(error) => self.io_error(error),
             _ => CorpusError::Changed {
@@ -227,6 +229,19 @@ impl SourceFile {
         };
         Ok(text)
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many times this thread opened a source file to read a text again.
+    static OPENED_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times the calling thread opened a source file to read a text again: the tests check with it that the
+/// thread that draws never does.
+#[cfg(test)]
+pub(crate) fn source_files_opened_here() -> usize {
+    OPENED_HERE.with(std::cell::Cell::get)
 }
 
 /// Receives the documents' texts as a loader reads them, chunk by chunk, so that a collection is read once and

@@ -1,5 +1,5 @@
-//! What survives a signal: the unsaved tree kept as a recovery session when a signal stops pdx, and the offer to
-//! reopen that session at the next start on the same corpus.
+//! What survives a signal or a crash: the unsaved tree kept as a recovery session when a signal (or an internal
+//! error of the interface) stops pdx, and the offer to reopen that session at the next start on the same corpus.
 //!
 //! Each recovery gets a folder of its own under the recovery folder (`<seconds>-<pid>-<attempt>-<signal>`, made
 //! with `create_dir`, which fails rather than reuse one), and the session writer writes into it: so a recovery
@@ -20,6 +20,10 @@ const OFFERED: &str = "offered";
 
 /// How many folder names a recovery tries within one second and process before it gives up.
 const ATTEMPTS: u32 = 1000;
+
+/// The word a recovery folder's name ends with when an internal error (a panic) stopped pdx, in place of a
+/// signal's name.
+const CRASH: &str = "crash";
 
 /// A signal's name, e.g. `SIGTERM`.
 pub fn signal_name(signal: i32) -> String {
@@ -45,28 +49,35 @@ pub fn default_dir() -> Option<PathBuf> {
 /// Keep `model`'s tree in `dir` if it is not saved: the file written, none when there was nothing to keep; the
 /// error is one line naming the folder or file.
 pub fn keep(model: &Model, dir: Option<&Path>, signal: i32) -> Result<Option<PathBuf>, String> {
+    keep_as(model, dir, &signal_name(signal).replace(' ', ""))
+}
+
+/// [`keep`] after an internal error (a panic) of the interface stopped pdx. The model may be part way through a
+/// change; the tree itself is replaced whole, never changed in place, so the one kept is a tree the analyst
+/// had.
+pub fn keep_after_crash(model: &Model, dir: Option<&Path>) -> Result<Option<PathBuf>, String> {
+    keep_as(model, dir, CRASH)
+}
+
+/// [`keep`], the folder's name ending with `cause`.
+fn keep_as(model: &Model, dir: Option<&Path>, cause: &str) -> Result<Option<PathBuf>, String> {
     let Some(session) = model.unsaved_session() else {
         return Ok(None);
     };
     let dir = dir.ok_or("no folder for it (set PDX_STATE_DIR)")?;
-    write(&session, &model.data().source, dir, signal).map(Some)
+    write(&session, &model.data().source, dir, cause).map(Some)
 }
 
-/// Write `session` (of the corpus `source` names) into a new folder of its own in `dir`.
-pub(super) fn write(
-    session: &Session,
-    source: &str,
-    dir: &Path,
-    signal: i32,
-) -> Result<PathBuf, String> {
+/// Write `session` (of the corpus `source` names) into a new folder of its own in `dir`, whose name ends with
+/// `cause` (a signal's name, or [`CRASH`]).
+fn write(session: &Session, source: &str, dir: &Path, cause: &str) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
     let seconds = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let name = signal_name(signal).replace(' ', "");
     for attempt in 0..ATTEMPTS {
         // Zero-padded seconds first, so that the names sort oldest first.
-        let folder_name = format!("{seconds:012}-{}-{attempt}-{name}", std::process::id());
+        let folder_name = format!("{seconds:012}-{}-{attempt}-{cause}", std::process::id());
         // A name offered already is taken too: its folder moved, but the offer's path must stay unique.
         if dir.join(OFFERED).join(&folder_name).exists() {
             continue;
@@ -187,14 +198,17 @@ fn move_to_offered(dir: &Path, folder: &Path, file: &Path) -> Result<PathBuf, St
     Ok(target.join(file_name))
 }
 
-/// The signal a recovery folder's name ends with.
+/// What stopped pdx, from the end of a recovery folder's name: a signal's name, or an internal error.
 fn folder_signal(folder: &Path) -> String {
-    folder
+    let cause = folder
         .file_name()
         .and_then(|n| n.to_str())
         .and_then(|n| n.rsplit('-').next())
-        .unwrap_or("a signal")
-        .to_string()
+        .unwrap_or("a signal");
+    match cause {
+        CRASH => "an internal error".to_string(),
+        cause => cause.to_string(),
+    }
 }
 
 /// `source` with absolute paths, as the session writer stores them.
@@ -216,5 +230,19 @@ pub fn farewell(signal: i32, kept: &Result<Option<PathBuf>, String>) -> String {
             path.display()
         ),
         Err(error) => format!("stopped by {name}; the unsaved tree could not be kept: {error}"),
+    }
+}
+
+/// What pdx says as it exits after an internal error of the interface (`message`, what the panic said): where
+/// the unsaved tree went.
+pub fn crash_farewell(message: &str, kept: &Result<Option<PathBuf>, String>) -> String {
+    let stopped = format!("stopped by an internal error ({message})");
+    match kept {
+        Ok(None) => stopped,
+        Ok(Some(path)) => format!(
+            "{stopped}; the unsaved tree is kept in {} and offered at the next start on this corpus",
+            path.display()
+        ),
+        Err(error) => format!("{stopped}; the unsaved tree could not be kept: {error}"),
     }
 }

@@ -3,10 +3,11 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::dataset::Dataset;
 use crate::progress::Progress;
-use crate::text::index::{IndexTexts, TextIndex};
+use crate::text::index::{Hit, IndexTexts, Query, TextIndex};
 
 /// How a worker building the index in the background reads: each text read counts one in `progress` (what the
 /// status line shows), and before each chunk of texts it calls `wait_turn`, which returns when the work the analyst is
@@ -25,6 +26,40 @@ pub(crate) fn build_index(data: &Dataset, reading: Option<Reading>) -> TextIndex
             .start_phase(INDEXING, data.documents.len() as u64);
     }
     TextIndex::build(&DatasetTexts(data, reading))
+}
+
+/// A search typed after `/` (or a filter after `f`), as a job: a search reads the texts of the documents that
+/// hold the query's words (to tell a phrase from its words apart), and a text read again may be slow.
+pub(crate) struct SearchJob {
+    pub index: Arc<TextIndex>,
+    pub query: Query,
+    /// A filter of the Documents tab rather than a search.
+    pub filter: bool,
+}
+
+impl std::fmt::Debug for SearchJob {
+    /// The query, not the index: an index is not worth printing.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SearchJob({}, filter: {})", self.query, self.filter)
+    }
+}
+
+/// A search's result.
+#[derive(Debug)]
+pub(crate) struct Searched {
+    pub query: Query,
+    pub filter: bool,
+    pub hits: Vec<Hit>,
+}
+
+/// Run a search job, on whatever thread calls it.
+pub(super) fn search(data: &Dataset, job: SearchJob) -> Searched {
+    let hits = job.index.search(&job.query, &texts(data));
+    Searched {
+        query: job.query,
+        filter: job.filter,
+        hits,
+    }
 }
 
 /// The index's phase, as its progress reports it.

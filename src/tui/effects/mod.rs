@@ -7,6 +7,7 @@
 mod detail;
 pub(crate) mod index;
 mod preview;
+pub(crate) mod texts;
 mod tree;
 
 use std::path::PathBuf;
@@ -21,7 +22,8 @@ use super::model::Action;
 use super::{recovery, session};
 
 pub(crate) use detail::{DetailDone, DetailJob};
-pub(crate) use index::build_index;
+pub(crate) use index::{SearchJob, Searched, build_index};
+pub(crate) use texts::{ReadDone, ReadJob, Reading, ShownText, Unreadable};
 
 /// The documents' full-text index of `data`, built on the calling thread (the app builds it in the background
 /// after loading; a caller that wants it at once, a test or a benchmark, builds it here).
@@ -47,6 +49,10 @@ pub enum JobKind {
     /// The detail pane's passes.
     Detail,
     Index,
+    /// Documents' texts read for the screen.
+    Read,
+    /// A search or a filter of the texts.
+    Search,
     Export,
     Save,
     WriteCache,
@@ -60,6 +66,8 @@ impl Effect {
             Work::Preview(_) => JobKind::Preview,
             Work::Detail(_) => JobKind::Detail,
             Work::Index => JobKind::Index,
+            Work::Read(_) => JobKind::Read,
+            Work::Search(_) => JobKind::Search,
             Work::Export(_) => JobKind::Export,
             Work::Save(_) => JobKind::Save,
             Work::WriteCache(_) => JobKind::WriteCache,
@@ -84,6 +92,10 @@ pub(crate) enum Work {
     Detail(DetailJob),
     /// The documents' search index.
     Index,
+    /// Documents' texts read for the screen.
+    Read(ReadJob),
+    /// A search or a filter of the texts.
+    Search(Box<SearchJob>),
     Export(Box<Export>),
     Save(Box<session::Save>),
     /// The collection's cache entry, built with it and written after loading.
@@ -109,6 +121,10 @@ pub(crate) enum Outcome {
     Preview(PreviewDone),
     Detail(DetailDone),
     Index(Arc<TextIndex>),
+    Read(ReadDone),
+    Searched(Box<Searched>),
+    /// The work panicked: what it said. The job is over; the part it was for says it failed rather than wait.
+    Failed(String),
     /// The files written, or what went wrong.
     /// The files written (or why not), and whether they were made label-blind.
     Exported {
@@ -137,6 +153,9 @@ impl std::fmt::Debug for Outcome {
             Outcome::Preview(_) => "Preview",
             Outcome::Detail(_) => "Detail",
             Outcome::Index(_) => "Index",
+            Outcome::Read(_) => "Read",
+            Outcome::Searched(_) => "Searched",
+            Outcome::Failed(_) => "Failed",
             Outcome::Exported { .. } => "Exported",
             Outcome::Saved { .. } => "Saved",
             Outcome::CacheWritten(_) => "CacheWritten",
@@ -148,18 +167,36 @@ impl std::fmt::Debug for Outcome {
 /// Do what `effect` asks, on the calling thread, on the threads its priority runs on; the action that reports
 /// the result. What the work freed stays with the allocator: [`perform_and_report`] gives it back once the
 /// result is on its way.
+///
+/// Work that panics is over: its result is `Outcome::Failed` with what it said, so that the part that waited
+/// for it says so rather than wait for ever, and the thread that ran it is not lost with the job's key.
 pub fn perform(effect: Effect, data: &Dataset) -> Action {
     let Effect { ticket, work } = effect;
     let progress = &ticket.progress;
+    let guarded = || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            carry_out(work, data, progress)
+        }))
+        .unwrap_or_else(|panic| Outcome::Failed(panic_message(panic.as_ref())))
+    };
     let outcome = match ticket.priority {
-        Priority::Analyst => WAITED_FOR.run(|| carry_out(work, data, progress)),
-        Priority::Deferred => as_cache_writer(|| carry_out(work, data, progress)),
-        Priority::Background => in_background(|| carry_out(work, data, progress)),
+        Priority::Analyst => WAITED_FOR.run(guarded),
+        Priority::Deferred => as_cache_writer(guarded),
+        Priority::Background => in_background(guarded),
     };
     Action::Done(Done {
         id: ticket.id,
         outcome,
     })
+}
+
+/// What a panic said: its message, when it has one.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(message), _) => (*message).to_string(),
+        (None, Some(message)) => message.clone(),
+        (None, None) => "a panic without a message".to_string(),
+    }
 }
 
 fn carry_out(work: Work, data: &Dataset, progress: &crate::progress::Progress) -> Outcome {
@@ -174,6 +211,8 @@ fn carry_out(work: Work, data: &Dataset, progress: &crate::progress::Progress) -
                 wait_turn: &|| WAITED_FOR.wait_until_idle(),
             }),
         ))),
+        Work::Read(job) => Outcome::Read(texts::perform(data, job, progress)),
+        Work::Search(job) => Outcome::Searched(Box::new(index::search(data, *job))),
         Work::Export(job) => Outcome::Exported {
             labels_hidden: job.labels_hidden,
             result: export::export(data, &job),

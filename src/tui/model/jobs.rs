@@ -10,7 +10,8 @@ use crate::cluster::RuleSpec;
 use crate::dataset::PendingCache;
 
 use super::super::effects::{
-    Done, Effect, Outcome, PreviewKey, Replayed, TreeChange, TreeJob, TreeWork, Work, index,
+    Done, Effect, Outcome, PreviewKey, Replayed, SearchJob, Searched, TreeChange, TreeJob,
+    TreeWork, Work, index,
 };
 use super::super::export::Export;
 use super::super::jobs::Priority;
@@ -232,13 +233,102 @@ impl Model {
         )]
     }
 
+    /// The search typed after `/` (or the filter after `f`, with `filter`), by a job: it reads texts.
+    pub(super) fn start_search(&mut self, input: &str, filter: bool) -> Vec<Effect> {
+        let what = if filter { "filter" } else { "search" };
+        let indexing = self.index_progress();
+        let (query, index) = match self.search.prepare(what, input, indexing) {
+            Ok(prepared) => prepared,
+            Err(message) => {
+                self.messages.say(message);
+                return Vec::new();
+            }
+        };
+        let doing = format!("searching the texts for {query}");
+        self.messages.say(format!("{doing}…"));
+        let job = SearchJob {
+            index,
+            query,
+            filter,
+        };
+        let work = Work::Search(Box::new(job));
+        vec![self.start(JobKey::Search, Priority::Analyst, doing, work)]
+    }
+
+    /// A search's hits: the hits list opens (unless another popup did meanwhile); a filter's: the Documents tab
+    /// lists the node's documents holding it.
+    fn searched(&mut self, searched: Searched) {
+        let Searched {
+            query,
+            filter,
+            hits,
+        } = searched;
+        if !filter {
+            let (message, found) = self.search.found(query, hits);
+            self.messages.say(message);
+            if found && self.popup.is_none() {
+                self.popup = Some(Popup::Hits);
+            }
+            return;
+        }
+        let message = self.search.filtered(query, &hits);
+        self.show_selection();
+        let node = self.tree_pane.selected();
+        let size = self.analysis.tree().node(node).map_or(0, |n| n.size());
+        let listed = self.detail.shown().documents.len();
+        let label = self.analysis.label(node);
+        self.messages.say(format!(
+            "{message}: {listed} of {size} documents of {label} (Esc or an empty filter clears it)"
+        ));
+    }
+
+    /// A job's work panicked: the part it was for says so rather than wait for it, and the status line says
+    /// what failed. Nothing the job would have changed has changed.
+    fn job_failed(&mut self, key: JobKey, message: String) {
+        let said = match key {
+            JobKey::Tree => {
+                format!("the change of the tree failed ({message}); the tree is as it was")
+            }
+            JobKey::Preview(preview, step) => {
+                self.preview.cancelled(preview, step);
+                format!("the split preview failed ({message}); 4 computes it again")
+            }
+            JobKey::Detail => {
+                self.detail.failed(&message);
+                format!("the node's details failed: {message}")
+            }
+            JobKey::Index => {
+                self.search.index_failed(message.clone());
+                format!("the search index could not be built: {message}")
+            }
+            JobKey::Read => {
+                self.texts_failed(&message);
+                format!("reading the texts failed: {message}")
+            }
+            JobKey::Search => format!("the search failed: {message}"),
+            JobKey::Export => format!("the export failed: {message}"),
+            JobKey::Save => {
+                if self.quit == Quitting::WhenSaved {
+                    self.quit = Quitting::No;
+                }
+                format!("the session was not saved: {message}")
+            }
+            JobKey::CacheWrite => format!("warning: the cache entry was not written: {message}"),
+            JobKey::Recovery => format!("the recovered session's file was not deleted: {message}"),
+        };
+        self.messages.say(format!("internal error: {said}"));
+    }
+
     /// A job's result: dropped when stale, else taken by the part it is for.
     pub(super) fn finished(&mut self, done: Done) -> Vec<Effect> {
-        if self.jobs.finish(done.id).is_none() {
+        let Some(key) = self.jobs.finish(done.id) else {
             // Cancelled, or replaced: the result is for a state the analyst has left.
             return Vec::new();
-        }
+        };
         match done.outcome {
+            Outcome::Failed(message) => self.job_failed(key, message),
+            Outcome::Read(read) => self.texts_read(read),
+            Outcome::Searched(searched) => self.searched(*searched),
             Outcome::Tree(result) => self.tree_job_done(result),
             Outcome::Replayed(result) => self.replayed(result),
             Outcome::Preview(preview) => {

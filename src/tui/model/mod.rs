@@ -35,6 +35,7 @@ mod replay;
 mod scatter_sample;
 mod search;
 mod settings;
+mod texts;
 mod tree_pane;
 mod update;
 
@@ -63,6 +64,7 @@ pub(crate) use moves::LeafPicker;
 pub(crate) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(crate) use popups::{FIELD_CHARS, Popup};
 pub(crate) use preview::{PREVIEW_CANCELLED, PREVIEW_LINES, PreviewEntry};
+pub(crate) use read::InContext;
 pub(crate) use reading::{ConfusionGrid, shorten_path};
 pub(crate) use replay::{ReplaySummary, WeightingForm};
 #[cfg(test)]
@@ -167,6 +169,12 @@ pub enum Action {
     },
     /// What the start found of a tree a signal kept: the offer to reopen it, or why it cannot be offered.
     Recovered(Result<Box<Offer>, String>),
+    /// The screen's size, as the event loop found it at start and after a change: how many documents' texts a
+    /// list may show.
+    Resize {
+        width: u16,
+        height: u16,
+    },
 }
 
 /// What a job is for: at most one runs per key ([`Jobs`]).
@@ -180,6 +188,10 @@ pub(crate) enum JobKey {
     Detail,
     /// The documents' search index.
     Index,
+    /// Documents' texts read for the screen.
+    Read,
+    /// A search or a filter of the texts.
+    Search,
     Export,
     Save,
     /// The collection's cache entry.
@@ -269,6 +281,8 @@ pub struct Model {
     detail: detail::DetailPane,
     preview: preview::PreviewPane,
     search: search::SearchPane,
+    /// The documents' texts read for the screen.
+    texts: texts::Texts,
     popup: Option<Popup>,
     messages: messages::Messages,
     jobs: Jobs<JobKey>,
@@ -303,6 +317,7 @@ impl Model {
             detail: detail::DetailPane::new(),
             preview: preview::PreviewPane::default(),
             search: search::SearchPane::new(start.index),
+            texts: texts::Texts::default(),
             popup: None,
             messages: messages::Messages::new(
                 start.note.unwrap_or_else(|| "? for help".into()),

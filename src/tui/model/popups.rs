@@ -39,9 +39,12 @@ pub(crate) enum Popup {
     Log {
         scroll: usize,
     },
+    /// A document's text, scrolled down `scroll` lines; `placed` once it was put on its first highlighted line
+    /// (or scrolled by hand): a viewer opened before its text was read is put there when the text arrives.
     Viewer {
         document: usize,
         scroll: usize,
+        placed: bool,
     },
     /// Asks a name for `node`.
     Name {
@@ -131,14 +134,14 @@ impl Model {
                     .say("the corpus has no labels: no confusion view");
                 None
             }
-            Command::OpenDocument => {
-                self.detail
-                    .document_under_cursor()
-                    .map(|document| Popup::Viewer {
-                        document,
-                        scroll: self.first_marked_line(document),
-                    })
-            }
+            Command::OpenDocument => self.detail.document_under_cursor().map(|document| {
+                let line = self.first_marked_line(document);
+                Popup::Viewer {
+                    document,
+                    scroll: line.unwrap_or(0),
+                    placed: line.is_some(),
+                }
+            }),
             Command::Rename => {
                 let node = self.tree_pane.selected();
                 let input = self
@@ -166,9 +169,7 @@ impl Model {
             }
             Popup::Confusion { .. } => self.confusion_grid().rows.len(),
             Popup::Log { .. } => self.messages.log().len(),
-            Popup::Viewer { document, .. } => self
-                .document_text(*document)
-                .map_or(0, |text| text.lines().count() + 4),
+            Popup::Viewer { document, .. } => self.viewer_lines(*document),
             Popup::Alternatives { view, .. } => view
                 .splits
                 .iter()
@@ -220,11 +221,15 @@ impl Model {
                 };
                 true
             }
+            (Popup::Viewer { scroll, placed, .. }, _) => {
+                *scroll = scrolled(*scroll, command, lines.saturating_sub(1));
+                *placed = true;
+                true
+            }
             (
                 Popup::Help { scroll }
                 | Popup::Confusion { scroll, .. }
                 | Popup::Log { scroll }
-                | Popup::Viewer { scroll, .. }
                 | Popup::Alternatives { scroll, .. }
                 | Popup::Compare { scroll, .. }
                 | Popup::Replayed { scroll, .. },
@@ -248,16 +253,11 @@ impl Model {
                 false
             }
             (Popup::Find { input }, Command::Confirm) => {
-                let indexing = self.index_progress();
-                let (message, found) = self.search.run(input, self.analysis.data(), indexing);
-                self.messages.say(message);
-                if found {
-                    self.popup = Some(Popup::Hits);
-                }
+                effects = self.start_search(input, false);
                 false
             }
             (Popup::Filter { input }, Command::Confirm) => {
-                self.apply_filter(input);
+                effects = self.apply_filter(input);
                 false
             }
             (Popup::Hits, Command::Confirm) => {
@@ -367,26 +367,14 @@ impl Model {
         self.messages.say(change);
     }
 
-    /// The filter typed after `f`: an empty one clears it.
-    fn apply_filter(&mut self, input: &str) {
-        let indexing = self.index_progress();
-        let (message, changed) = self
-            .search
-            .apply_filter(input, self.analysis.data(), indexing);
-        if changed {
-            self.show_selection();
+    /// The filter typed after `f`: an empty one clears it, another is searched for by a job.
+    fn apply_filter(&mut self, input: &str) -> Vec<Effect> {
+        if !input.trim().is_empty() {
+            return self.start_search(input, true);
         }
-        match self.search.filter().filter(|_| changed) {
-            Some(_) => {
-                let node = self.tree_pane.selected();
-                let size = self.analysis.tree().node(node).map_or(0, |n| n.size());
-                let listed = self.detail.shown().documents.len();
-                let label = self.analysis.label(node);
-                self.messages.say(format!(
-                    "{message}: {listed} of {size} documents of {label} (Esc or an empty filter clears it)"
-                ));
-            }
-            None => self.messages.say(message),
-        }
+        self.search.drop_filter();
+        self.show_selection();
+        self.messages.say("filter cleared");
+        Vec::new()
     }
 }

@@ -2,8 +2,8 @@
 //! come from the labels are given only while labels are shown, so that label-blind mode hides them everywhere
 //! the screen reads them from.
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::cluster::{RuleSpec, SelectPolicy, Tree};
@@ -12,9 +12,10 @@ use crate::progress::Progress;
 use crate::report::metrics::{ClusterFigures, GlobalFigures};
 use crate::report::preview::MadeSplit;
 use crate::report::{summary, terms};
-use crate::text::index::Query;
+use crate::text::index::{Hit, Query};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
+use super::super::effects::{Reading, ShownText, Unreadable};
 use super::super::keymap::KeyMap;
 use super::super::keys::{Command, Context};
 use super::messages::LogEntry;
@@ -332,57 +333,97 @@ impl Model {
             .unwrap_or_default()
     }
 
-    /// The text of `document` as the viewer and the snippets show it, read on demand; when it cannot be read, a
-    /// line that says why in its place.
-    pub(crate) fn document_text(&self, document: usize) -> Option<Cow<'_, str>> {
-        search::document_text(self.data(), document)
+    /// `document`'s text as kept for the screen; none until a job has read it.
+    pub(crate) fn document_reading(&self, document: usize) -> Option<&Reading> {
+        self.texts.get(document)
     }
 
-    /// The title the viewer shows above a document's text: its title, unless the text starts with it.
-    pub(crate) fn viewer_title(&self, document: usize) -> Option<&str> {
-        search::viewer_title(self.data(), document)
+    /// What a Documents tab row shows of `document` in context: the search's match in it (the current hit if it
+    /// is there), else the first occurrence of the node's most distinctive word.
+    pub(crate) fn document_in_context(&self, document: usize) -> InContext<'_> {
+        match self.texts.get(document) {
+            None => InContext::Reading,
+            Some(Err(why)) => InContext::Unreadable(why.clone()),
+            Some(Ok(shown)) => match self.search.keyword_in_context(document, shown) {
+                Some(Err(why)) => InContext::Unreadable(why),
+                Some(Ok(mark)) => InContext::Shown {
+                    text: shown.text(),
+                    mark: Some(mark),
+                },
+                None => InContext::Shown {
+                    text: shown.text(),
+                    mark: None,
+                },
+            },
+        }
     }
 
-    /// What a Documents tab row shows in context: the search's match in the document (the current hit if it is
-    /// there), else the first occurrence of the node's most distinctive word.
-    pub(crate) fn keyword_in_context(&self, document: usize) -> Option<Mark> {
-        let text = self.document_text(document)?;
-        self.search
-            .keyword_in_context(document, &text, self.detail.distinctive_words())
+    /// What the hits list shows of `hit` in context: its match, unless it does not lie in the document's text
+    /// (the file changed since it was read).
+    pub(crate) fn hit_in_context(&self, hit: &Hit) -> InContext<'_> {
+        match self.texts.get(hit.document) {
+            None => InContext::Reading,
+            Some(Err(why)) => InContext::Unreadable(why.clone()),
+            Some(Ok(shown)) => match shown.shown_range(&hit.range) {
+                None => InContext::Unreadable(Unreadable::Changed),
+                Some(range) => InContext::Shown {
+                    text: shown.text(),
+                    mark: Some(Mark {
+                        range,
+                        kind: search::MarkKind::Search,
+                    }),
+                },
+            },
+        }
     }
 
-    /// What the viewer highlights in `document`: the search's matches and the node's distinctive words, in
-    /// order, none overlapping (a search match wins).
-    pub(crate) fn document_marks(&self, document: usize) -> Vec<Mark> {
-        let Some(text) = self.document_text(document) else {
-            return Vec::new();
-        };
-        self.search
-            .marks(document, &text, self.detail.distinctive_words())
+    /// What the viewer highlights in `document`, read as `shown`, between bytes `within` of its text: the
+    /// search's matches and the node's distinctive words, in order, none overlapping (a search match wins).
+    pub(crate) fn document_marks(
+        &self,
+        document: usize,
+        shown: &ShownText,
+        within: &Range<usize>,
+    ) -> Result<Vec<Mark>, Unreadable> {
+        self.search.marks(document, shown, within)
     }
 
     /// The viewer's line (counting the title and the blank line after it) holding the first match of the
-    /// search in `document`, else its first distinctive word: where the viewer opens.
-    pub(super) fn first_marked_line(&self, document: usize) -> usize {
-        let marks = self.document_marks(document);
+    /// search in `document`, else its first distinctive word: where the viewer opens. None until the text is
+    /// read.
+    pub(super) fn first_marked_line(&self, document: usize) -> Option<usize> {
+        let Ok(shown) = self.texts.get(document)? else {
+            return Some(0);
+        };
+        let marks = self
+            .document_marks(document, shown, &(0..shown.text().len()))
+            .unwrap_or_default();
         let first = marks
             .iter()
             .find(|m| m.kind == search::MarkKind::Search)
             .or(marks.first());
-        let Some(first) = first else {
-            return 0;
-        };
-        let heading = if self.viewer_title(document).is_some() {
-            2
-        } else {
-            0
-        };
-        let text = self.document_text(document).unwrap_or_default();
-        heading
-            + text
-                .get(..first.range.start)
-                .map_or(0, |before| before.matches('\n').count())
+        let heading = if shown.title().is_some() { 2 } else { 0 };
+        Some(first.map_or(0, |mark| heading + shown.line_of(mark.range.start)))
     }
+
+    /// The lines the viewer scrolls through: the title and the blank line after it, when shown, and the text's;
+    /// none until the text is read.
+    pub(super) fn viewer_lines(&self, document: usize) -> usize {
+        match self.texts.get(document) {
+            Some(Ok(shown)) => shown.lines() + if shown.title().is_some() { 2 } else { 0 },
+            _ => 0,
+        }
+    }
+}
+
+/// What a row shows of a document's text in context.
+pub(crate) enum InContext<'a> {
+    /// Not read yet: a job reads it.
+    Reading,
+    /// It cannot be shown, and why.
+    Unreadable(Unreadable),
+    /// The text, and the stretch of it to show in context (none: its start).
+    Shown { text: &'a str, mark: Option<Mark> },
 }
 
 /// What only the tests read.

@@ -2,17 +2,15 @@
 //! query typed after `/` and its hits (the hits list, then n and N), the Documents tab's filter (`f`), and what
 //! the Documents tab and the viewer highlight: the search's matches and the node's distinctive words.
 
-use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::dataset::Dataset;
 use crate::text::index::{Hit, Query, TextIndex};
 
-use super::super::effects::index;
+use super::super::effects::{ShownText, Unreadable};
 
 /// How many of the node's distinctive words the viewer highlights.
-const VIEWER_WORDS: usize = 3;
+pub(super) const VIEWER_WORDS: usize = 3;
 
 /// The active search: its query, every hit, and the hit n and N move from.
 #[derive(Debug, Clone)]
@@ -70,6 +68,8 @@ pub(crate) struct SearchPane {
     index: Option<Arc<TextIndex>>,
     /// A search or filter was refused while the index was built: say when it is ready.
     waited: bool,
+    /// Why the index's job failed, when it did: no index will come.
+    broken: Option<String>,
     search: Option<Search>,
     filter: Option<Filter>,
 }
@@ -104,10 +104,20 @@ impl SearchPane {
             .then(|| "the search index is ready: / searches, f filters".to_string())
     }
 
+    /// The index's job failed: searches say why rather than wait.
+    pub(super) fn index_failed(&mut self, message: String) {
+        self.broken = Some(message);
+    }
+
     /// The index, or what the status line says of `what` (a search, a filter) waiting for it.
     fn index_or_wait(&mut self, what: &str, indexing: Indexing) -> Result<Arc<TextIndex>, String> {
         if let Some(index) = &self.index {
             return Ok(Arc::clone(index));
+        }
+        if let Some(broken) = &self.broken {
+            return Err(format!(
+                "{what}: the search index could not be built ({broken})"
+            ));
         }
         let (read, total) = indexing;
         self.waited = true;
@@ -118,22 +128,21 @@ impl SearchPane {
         ))
     }
 
-    /// Run the search typed after `/`; what the status line says, and whether the hits list opens.
-    pub(super) fn run(
+    /// The query typed after `/` (`what` is "search") or `f` ("filter"), and the index to search it in; or what
+    /// the status line says instead.
+    pub(super) fn prepare(
         &mut self,
+        what: &str,
         input: &str,
-        data: &Dataset,
         indexing: Indexing,
-    ) -> (String, bool) {
-        let query = match Query::parse(input) {
-            Ok(query) => query,
-            Err(error) => return (format!("search: {error}"), false),
-        };
-        let index = match self.index_or_wait("search", indexing) {
-            Ok(index) => index,
-            Err(message) => return (message, false),
-        };
-        let hits = index.search(&query, &index::texts(data));
+    ) -> Result<(Query, Arc<TextIndex>), String> {
+        let query = Query::parse(input).map_err(|error| format!("{what}: {error}"))?;
+        let index = self.index_or_wait(what, indexing)?;
+        Ok((query, index))
+    }
+
+    /// A search's hits arrived: what the status line says, and whether the hits list opens.
+    pub(super) fn found(&mut self, query: Query, hits: Vec<Hit>) -> (String, bool) {
         if hits.is_empty() {
             self.search = None;
             return (format!("no match for {query}"), false);
@@ -202,35 +211,13 @@ impl SearchPane {
         self.filter = None;
     }
 
-    /// The filter typed after `f` (an empty one clears it): what the status line says first, and whether the
-    /// filter changed.
-    pub(super) fn apply_filter(
-        &mut self,
-        input: &str,
-        data: &Dataset,
-        indexing: Indexing,
-    ) -> (String, bool) {
-        if input.trim().is_empty() {
-            self.filter = None;
-            return ("filter cleared".into(), true);
-        }
-        let query = match Query::parse(input) {
-            Ok(query) => query,
-            Err(error) => return (format!("filter: {error}"), false),
-        };
-        let index = match self.index_or_wait("filter", indexing) {
-            Ok(index) => index,
-            Err(message) => return (message, false),
-        };
-        let mut documents: Vec<usize> = index
-            .search(&query, &index::texts(data))
-            .iter()
-            .map(|h| h.document)
-            .collect();
+    /// A filter's hits arrived: the filter is set; what the status line says first.
+    pub(super) fn filtered(&mut self, query: Query, hits: &[Hit]) -> String {
+        let mut documents: Vec<usize> = hits.iter().map(|h| h.document).collect();
         documents.dedup();
         let message = format!("filter {query}");
         self.filter = Some(Filter { query, documents });
-        (message, true)
+        message
     }
 
     /// The search's hits in `document`.
@@ -243,55 +230,62 @@ impl SearchPane {
         &search.hits[first..last]
     }
 
-    /// What a Documents tab row shows in context: the search's match in `text` (the current hit if it is
-    /// there), else the first occurrence of the first of `distinctive`.
-    pub(crate) fn keyword_in_context<'w>(
+    /// What a Documents tab row shows in context of `document`, read as `shown`: the search's match (the
+    /// current hit if it is there), else the first occurrence of the node's most distinctive word; a search's
+    /// match that does not lie in the text means the file changed since it was read.
+    pub(crate) fn keyword_in_context(
         &self,
         document: usize,
-        text: &str,
-        mut distinctive: impl Iterator<Item = &'w str>,
-    ) -> Option<Mark> {
+        shown: &ShownText,
+    ) -> Option<Result<Mark, Unreadable>> {
         let hits = self.hits_in(document);
         let current = self.search.as_ref().and_then(|s| s.hits.get(s.current));
         if let Some(hit) = current.filter(|h| h.document == document).or(hits.first()) {
-            return Some(Mark {
-                range: hit.range.clone(),
-                kind: MarkKind::Search,
+            return Some(match shown.shown_range(&hit.range) {
+                Some(range) => Ok(Mark {
+                    range,
+                    kind: MarkKind::Search,
+                }),
+                None => Err(Unreadable::Changed),
             });
         }
-        let word = distinctive.next()?;
-        let range = Query::phrase(word).ok()?.find_in(text).into_iter().next()?;
-        Some(Mark {
+        let range = shown.first_word.clone()?;
+        Some(Ok(Mark {
             range,
             kind: MarkKind::Distinctive,
-        })
+        }))
     }
 
-    /// What the viewer highlights in `document`'s `text`: the search's matches and the first of `distinctive`,
-    /// in order, none overlapping (a search match wins).
-    pub(crate) fn marks<'w>(
+    /// What the viewer highlights in `document`, read as `shown`, between bytes `within` of its text: the
+    /// search's matches and the distinctive words, in order, none overlapping (a search match wins). A match
+    /// that does not lie in the text means the file changed since it was read.
+    pub(crate) fn marks(
         &self,
         document: usize,
-        text: &str,
-        distinctive: impl Iterator<Item = &'w str>,
-    ) -> Vec<Mark> {
-        let mut marks: Vec<Mark> = self
-            .hits_in(document)
-            .iter()
-            .map(|h| Mark {
-                range: h.range.clone(),
-                kind: MarkKind::Search,
-            })
-            .collect();
-        for word in distinctive.take(VIEWER_WORDS) {
-            let Ok(query) = Query::phrase(word) else {
-                continue;
-            };
-            marks.extend(query.find_in(text).into_iter().map(|range| Mark {
-                range,
-                kind: MarkKind::Distinctive,
-            }));
+        shown: &ShownText,
+        within: &Range<usize>,
+    ) -> Result<Vec<Mark>, Unreadable> {
+        let mut marks = Vec::new();
+        for hit in self.hits_in(document) {
+            let range = shown.shown_range(&hit.range).ok_or(Unreadable::Changed)?;
+            if range.end > within.start && range.start < within.end {
+                marks.push(Mark {
+                    range,
+                    kind: MarkKind::Search,
+                });
+            }
         }
+        let words = &shown.word_marks;
+        let first = words.partition_point(|range| range.end <= within.start);
+        marks.extend(
+            words[first..]
+                .iter()
+                .take_while(|range| range.start < within.end)
+                .map(|range| Mark {
+                    range: range.clone(),
+                    kind: MarkKind::Distinctive,
+                }),
+        );
         marks.sort_by_key(|m| (m.range.start, m.kind == MarkKind::Distinctive));
         let mut kept: Vec<Mark> = Vec::with_capacity(marks.len());
         for mark in marks {
@@ -302,31 +296,8 @@ impl SearchPane {
                 kept.push(mark);
             }
         }
-        kept
+        Ok(kept)
     }
-}
-
-/// The text of `document` as the viewer and the snippets show it, read on demand; when it cannot be read, a line
-/// that says why in its place.
-pub(crate) fn document_text(data: &Dataset, document: usize) -> Option<Cow<'_, str>> {
-    data.documents.get(document)?;
-    Some(
-        data.text(document)
-            .unwrap_or_else(|error| Cow::Owned(format!("(the text cannot be read: {error})"))),
-    )
-}
-
-/// The title the viewer shows above a document's text: its title, unless the text starts with it.
-pub(crate) fn viewer_title(data: &Dataset, document: usize) -> Option<&str> {
-    let doc = data.documents.get(document)?;
-    let text = document_text(data, document)?;
-    doc.title
-        .as_deref()
-        // A title that is the text's own first line (cut as a heading) would only repeat it.
-        .filter(|t| {
-            !text.trim_start().starts_with(t.trim())
-                && crate::corpus::headline(&text).as_deref() != Some(t.trim())
-        })
 }
 
 /// `n things` (or `1 thing`).

@@ -22,6 +22,8 @@ pub fn update(model: &mut Model, action: Action) -> Vec<Effect> {
     // detail pane for the passes it waits for.
     effects.extend(model.request_preview());
     effects.extend(model.request_detail());
+    // And the texts the screen shows that are not read yet.
+    effects.extend(model.request_texts());
     // The one place messages are logged: whatever set the status line, the new message goes in the log.
     model.messages.record();
     effects
@@ -46,6 +48,7 @@ impl Model {
                 self.open_session(&path, *session);
             }
             Action::Recovered(found) => self.recovery_found(found),
+            Action::Resize { height, .. } => self.resized(height),
             Action::Type(c) => self.type_char(c),
             Action::Command(command) => {
                 return match self.popup.take() {

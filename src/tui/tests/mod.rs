@@ -8,6 +8,7 @@ mod config;
 mod detail_jobs;
 mod files;
 mod hostile;
+mod hostile_reads;
 mod html_export;
 mod keys;
 mod mouse;

@@ -228,7 +228,10 @@ fn the_viewer_opens_on_the_first_highlighted_line() {
     key(&mut model, KeyCode::Enter);
     assert_eq!(cursor_document(&model), document);
     key(&mut model, KeyCode::Enter);
-    let heading = usize::from(model.viewer_title(document).is_some()) * 2;
+    let Some(Ok(shown)) = model.document_reading(document) else {
+        panic!("the viewer's text is read");
+    };
+    let heading = usize::from(shown.title().is_some()) * 2;
     let line = model
         .data()
         .text(document)
@@ -241,10 +244,13 @@ fn the_viewer_opens_on_the_first_highlighted_line() {
         model.popup(),
         Some(&Popup::Viewer {
             document,
-            scroll: heading + line
+            scroll: heading + line,
+            placed: true,
         })
     );
-    let marks = model.document_marks(document);
+    let marks = model
+        .document_marks(document, shown, &(0..shown.text().len()))
+        .expect("the hits lie in the text");
     assert!(
         marks
             .iter()

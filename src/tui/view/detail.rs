@@ -11,8 +11,8 @@ use crate::printable;
 use crate::report::terms::TermWeight;
 
 use super::super::model::shorten_path;
-use super::super::model::{DetailTab, Model, Pane};
-use super::hits::snippet_spans;
+use super::super::model::{DetailTab, InContext, Model, Pane};
+use super::hits::in_context_spans;
 use super::preview::draw_preview;
 use super::{FOCUS_MARK, Theme, bar, fit, list_offset, percent, tab_titles};
 
@@ -194,7 +194,8 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
 const MIN_SNIPPET: usize = 16;
 
 /// A Documents tab row: `prefix` (the star and the label), the heading, and when there is room the document's
-/// keyword in context (the search's match, or the node's most distinctive word).
+/// keyword in context (the search's match, or the node's most distinctive word), or "reading…" until its text
+/// is read, or why it cannot be shown.
 fn document_row(
     model: &Model,
     document: usize,
@@ -206,21 +207,19 @@ fn document_row(
     let room = width.saturating_sub(prefix.chars().count());
     let heading_width = (room * 2 / 5).clamp(12, 40);
     let snippet_width = room.saturating_sub(heading_width + 2);
-    let text = model.document_text(document);
-    match (model.keyword_in_context(document), text) {
-        (Some(mark), Some(text)) if snippet_width >= MIN_SNIPPET => {
-            let mut spans = vec![
-                Span::raw(prefix),
-                Span::raw(format!(
-                    "{:<heading_width$}  ",
-                    fit(&heading, heading_width)
-                )),
-            ];
-            spans.extend(snippet_spans(&text, &mark, snippet_width, theme));
-            Line::from(spans)
-        }
-        _ => Line::raw(format!("{prefix}{}", printable::escaped(&heading))),
+    let context = model.document_in_context(document);
+    if snippet_width < MIN_SNIPPET || matches!(context, InContext::Shown { mark: None, .. }) {
+        return Line::raw(format!("{prefix}{}", printable::escaped(&heading)));
     }
+    let mut spans = vec![
+        Span::raw(prefix),
+        Span::raw(format!(
+            "{:<heading_width$}  ",
+            fit(&heading, heading_width)
+        )),
+    ];
+    spans.extend(in_context_spans(context, snippet_width, theme));
+    Line::from(spans)
 }
 
 /// The names from the root to `node`, escaped (a name may come from a session file).

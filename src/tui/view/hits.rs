@@ -4,15 +4,16 @@
 use std::ops::Range;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::{Line, Span};
+use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Clear, List, ListItem, ListState, Paragraph};
 
 use crate::printable;
 use crate::text::index::{Snippet, snippet};
 
-use super::super::model::{Mark, MarkKind, Model, count};
+use super::super::effects::Unreadable;
+use super::super::model::{InContext, Mark, MarkKind, Model, count};
 use super::popups::{popup_area, popup_block};
 use super::{Theme, fit, list_offset};
 
@@ -70,13 +71,54 @@ fn highlighted(
     spans
 }
 
-/// `mark` of `text` in its context, on one line of at most `width` characters, highlighted.
-pub(super) fn snippet_spans(
-    text: &str,
-    mark: &Mark,
+/// What a row shows of a document's text in context, on one line of at most `width` characters: the mark in its
+/// context highlighted, the text's start, "reading…" until the text is read, or why it cannot be shown.
+pub(super) fn in_context_spans(
+    context: InContext<'_>,
     width: usize,
     theme: Theme,
 ) -> Vec<Span<'static>> {
+    match context {
+        InContext::Reading => vec![Span::styled("reading…", theme.dim())],
+        InContext::Unreadable(why) => vec![Span::styled(unreadable_short(&why), theme.dim())],
+        InContext::Shown {
+            text,
+            mark: Some(mark),
+        } => snippet_spans(text, &mark, width, theme),
+        InContext::Shown { text, mark: None } => {
+            let start = Mark {
+                range: 0..0,
+                kind: MarkKind::Distinctive,
+            };
+            snippet_spans(text, &start, width, theme)
+        }
+    }
+}
+
+/// Why a row shows no text, in a few words.
+fn unreadable_short(why: &Unreadable) -> String {
+    match why {
+        Unreadable::Changed => "(changed since it was read)".into(),
+        Unreadable::Failed(_) => "(cannot be read: the viewer says why)".into(),
+    }
+}
+
+/// Why the viewer shows no text.
+pub(super) fn unreadable_text(why: &Unreadable) -> String {
+    match why {
+        Unreadable::Changed => {
+            "(the file changed since it was read: its text is not the one counted; \
+                                reopen the collection to read it again)"
+                .into()
+        }
+        Unreadable::Failed(reason) => {
+            format!("(the text cannot be read: {})", printable::escaped(reason))
+        }
+    }
+}
+
+/// `mark` of `text` in its context, on one line of at most `width` characters, highlighted.
+fn snippet_spans(text: &str, mark: &Mark, width: usize, theme: Theme) -> Vec<Span<'static>> {
     let Snippet {
         text: line,
         highlight,
@@ -88,8 +130,65 @@ pub(super) fn snippet_spans(
     highlighted(&line, highlight, mark.kind, theme)
 }
 
+/// The viewer's text of `document` in `area`, from line `scroll` (counting the title and the blank line after
+/// it): "reading…" until the text is read, or why it cannot be shown. Only the lines the area can show are made
+/// (a text may be hundreds of megabytes), each at most as long as the area can show wrapped.
+pub(super) fn viewer_text(
+    model: &Model,
+    document: usize,
+    scroll: usize,
+    area: Rect,
+    theme: Theme,
+) -> Text<'static> {
+    let shown = match model.document_reading(document) {
+        None => return Text::styled("reading…", theme.dim()),
+        Some(Err(why)) => return Text::styled(unreadable_text(why), theme.dim()),
+        Some(Ok(shown)) => shown,
+    };
+    let mut text = Text::default();
+    let heading: Vec<Line<'static>> = match shown.title() {
+        Some(title) => vec![
+            Line::styled(printable::escaped(title).into_owned(), theme.heading()),
+            Line::raw(""),
+        ],
+        None => Vec::new(),
+    };
+    let first = scroll.saturating_sub(heading.len());
+    for line in heading.into_iter().skip(scroll) {
+        text.push_line(line);
+    }
+    let rows = usize::from(area.height);
+    let body = shown.text();
+    let from = shown.line_start(first);
+    let mut to = shown.line_start(first + rows);
+    // What the area can show of them: a line longer than that shows its start.
+    let room = usize::from(area.width).max(1) * rows.max(1) * 4;
+    if to - from > room {
+        to = from + room;
+        while !body.is_char_boundary(to) {
+            to -= 1;
+        }
+    }
+    let marks = match model.document_marks(document, shown, &(from..to)) {
+        Ok(marks) => marks,
+        Err(why) => return Text::styled(unreadable_text(&why), theme.dim()),
+    };
+    // The marks within the lines made, counted from their start.
+    let marks: Vec<Mark> = marks
+        .into_iter()
+        .map(|mark| Mark {
+            range: mark.range.start.clamp(from, to) - from..mark.range.end.clamp(from, to) - from,
+            kind: mark.kind,
+        })
+        .collect();
+    for line in marked_lines(&body[from..to], &marks, theme) {
+        text.push_line(line);
+    }
+    text
+}
+
 /// A document's text as lines with `marks` highlighted (a mark across lines is highlighted on each).
-pub(super) fn marked_lines(text: &str, marks: &[Mark], theme: Theme) -> Vec<Line<'static>> {
+fn marked_lines(text: &str, marks: &[Mark], theme: Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let mut offset = 0;
     let mut marks = marks.iter().peekable();
@@ -194,12 +293,11 @@ pub(super) fn draw_hits(frame: &mut Frame, model: &Model, theme: Theme) {
                 format!("{:<leaf_width$} ", fit(&leaf, leaf_width)),
                 theme.fg(Color::Cyan),
             ));
-            let mark = Mark {
-                range: hit.range.clone(),
-                kind: MarkKind::Search,
-            };
-            let text = model.document_text(hit.document).unwrap_or_default();
-            spans.extend(snippet_spans(&text, &mark, snippet_width, theme));
+            spans.extend(in_context_spans(
+                model.hit_in_context(hit),
+                snippet_width,
+                theme,
+            ));
             ListItem::new(Line::from(spans))
         })
         .collect();

@@ -14,7 +14,7 @@ use super::super::model::{
 use crate::cluster::registry::Family;
 use crate::printable::escaped;
 
-use super::hits::{draw_hits, marked_lines};
+use super::hits::{draw_hits, viewer_text};
 use super::{Theme, fit, number_width, percent};
 
 /// A popup rectangle of at most `width` x `height` centred in `area`.
@@ -209,7 +209,9 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
             super::compare::draw_comparison(frame, model, theme, view, *scroll)
         }
         Popup::Leaves(picker) => super::moves::draw_leaf_picker(frame, model, theme, picker),
-        Popup::Viewer { document, scroll } => {
+        Popup::Viewer {
+            document, scroll, ..
+        } => {
             let area = popup_area(full, 100, full.height.saturating_sub(2));
             let Some(doc) = model.data().documents.get(*document) else {
                 return;
@@ -218,22 +220,11 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
                 .document_label(*document)
                 .map(|l| format!(" [{}]", escaped(l)))
                 .unwrap_or_default();
-            let mut text = Text::default();
-            if let Some(title) = model.viewer_title(*document) {
-                text.push_line(Line::styled(escaped(title).into_owned(), theme.heading()));
-                text.push_line(Line::raw(""));
-            }
-            let body = model.document_text(*document).unwrap_or_default();
-            for line in marked_lines(&body, &model.document_marks(*document), theme) {
-                text.push_line(line);
-            }
             let block = popup_block(format!(" {}{label} (Esc closes) ", escaped(&doc.id)), theme);
+            let text = viewer_text(model, *document, *scroll, block.inner(area), theme);
             frame.render_widget(Clear, area);
             frame.render_widget(
-                Paragraph::new(text)
-                    .block(block)
-                    .wrap(Wrap { trim: false })
-                    .scroll((u16::try_from(*scroll).unwrap_or(u16::MAX), 0)),
+                Paragraph::new(text).block(block).wrap(Wrap { trim: false }),
                 area,
             );
         }

@@ -47,6 +47,9 @@ pub(crate) struct Detail {
     pub pending: bool,
     /// Whether `documents` waits for a ranking a worker computes.
     pub ranking_pending: bool,
+    /// Why the worker's passes failed, when they did: the pane says so rather than wait (until another node is
+    /// selected).
+    pub failure: Option<String>,
 }
 
 /// The node the pane is about, and what it is read from.
@@ -302,7 +305,10 @@ impl DetailPane {
     /// title gives) and they are not ranked yet: a pass over the members and a sort, once per node (the cache
     /// keeps the last few), never on a move through the tree on the other tabs.
     pub(super) fn rank(&mut self, at: &Shown) {
-        if self.shown.ranked || (self.tab != DetailTab::Documents && at.filter.is_none()) {
+        if self.shown.ranked
+            || self.shown.failure.is_some()
+            || (self.tab != DetailTab::Documents && at.filter.is_none())
+        {
             return;
         }
         let node = self.shown.node;
@@ -407,9 +413,23 @@ impl DetailPane {
         }
     }
 
+    /// The worker's passes failed: the pane says why, and asks for none again for this node.
+    pub(super) fn failed(&mut self, message: &str) {
+        self.shown.pending = false;
+        self.shown.ranking_pending = false;
+        self.shown.failure = Some(message.to_string());
+    }
+
     /// What the pane says while it waits for a job: `None` when it waits for nothing on this tab.
     pub(crate) fn waiting(&self, tree: &Tree) -> Option<String> {
         let size = tree.node(self.shown.node).map_or(0, |n| n.size());
+        if let Some(failure) = &self.shown.failure
+            && matches!(self.tab, DetailTab::Terms | DetailTab::Documents)
+        {
+            return Some(format!(
+                "the node's details could not be computed: {failure}"
+            ));
+        }
         match self.tab {
             DetailTab::Terms if self.shown.pending => {
                 Some(format!("computing the centroid of {size} documents…"))

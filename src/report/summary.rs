@@ -69,7 +69,13 @@ pub fn confusion_grid(
     leaf_names: Vec<String>,
     label_names: &[String],
 ) -> ConfusionGrid {
-    let size = |leaf: usize| counts.get(leaf).map_or(0, |row| row.iter().sum::<usize>());
+    let leaves = leaf_names.len();
+    // Summed once: a cell of a collection with a label per document would otherwise sum its row again, and the
+    // grid cost the square of the labels.
+    let sizes: Vec<usize> = (0..leaves)
+        .map(|leaf| counts.get(leaf).map_or(0, |row| row.iter().sum::<usize>()))
+        .collect();
+    let size = |leaf: usize| sizes[leaf];
     let cell = |leaf: usize, label: usize| {
         let total = size(leaf);
         let count = counts
@@ -87,7 +93,6 @@ pub fn confusion_grid(
             matched: matched.get(leaf).copied().flatten() == Some(label),
         }
     };
-    let leaves = leaf_names.len();
     if labels_as_rows(label_names) {
         ConfusionGrid {
             corner: "label",

@@ -9,7 +9,7 @@ use super::super::effects::{Effect, TreeWork};
 use super::super::keys::{Command, Context};
 use super::popups::{FIELD_CHARS, Popup};
 use super::search::FilterBy;
-use super::{Action, DetailTab, JobKey, Model, Pane, Quitting, Region, alternatives, moves};
+use super::{Action, DetailTab, JobKey, Model, Pane, Quitting, Region, alternatives, count, moves};
 
 /// Rows a wheel notch scrolls text by (a selection moves by one).
 const WHEEL_LINES: usize = 3;
@@ -565,10 +565,13 @@ impl Model {
         let all_marked = listed.iter().all(|d| self.detail.marked().contains(d));
         let marked = self.detail.mark_all(&listed);
         self.messages.say(match all_marked {
-            true => format!("{} listed documents unmarked ({marked} marked)", listed.len()),
+            true => format!(
+                "{} unmarked ({marked} marked)",
+                count(listed.len(), "listed document")
+            ),
             false => format!(
-                "{} listed documents marked, {marked} in all (M moves them to a leaf; * again unmarks them)",
-                listed.len()
+                "{} marked, {marked} in all (M moves them to a leaf; * again unmarks them)",
+                count(listed.len(), "listed document")
             ),
         });
     }

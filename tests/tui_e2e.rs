@@ -522,3 +522,43 @@ fn documents_swapped_for_named_pipes_leave_the_interface_answering() {
     tmux.send("q");
     assert_clean_exit(&tmux, &exit_file);
 }
+
+/// From a figure to the documents behind it: Enter on a confusion cell lists that leaf's documents of that label,
+/// `*` marks them all and `M` moves them in one step.
+#[test]
+#[ignore = "needs tmux"]
+fn a_confusion_cell_to_a_move() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (tmux, exit_file) = launch(work.path(), "cell", &[]);
+    let key = |name: &str| {
+        tmux.run(&["send-keys", "-t", &tmux.session, name]);
+    };
+    tmux.wait_for_text("Tree · 1 leaf");
+    tmux.send("s");
+    tmux.wait_for_text("Tree · 2 leaves");
+    tmux.send("c");
+    tmux.wait_for_text("Enter: its documents");
+    // The demo's labels are the rows; the second column is the second leaf.
+    tmux.send("l");
+    key("Enter");
+    let screen = tmux.wait_for_text("labelled astronomy");
+    assert!(screen.contains("filter label astronomy"), "{screen}");
+    // "#2: its N documents labelled astronomy": N is what * marks and M moves.
+    let listed: usize = screen
+        .split("its ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a count in the status line:\n{screen}"));
+    assert!(listed > 1, "{screen}");
+    tmux.send("*");
+    tmux.wait_for_text(&format!("{listed} listed documents marked"));
+    tmux.send("M");
+    tmux.wait_for_text(&format!("Move {listed} documents to the leaf"));
+    key("Enter");
+    tmux.wait_for_text(&format!("moved {listed} documents"));
+    tmux.send("q");
+    tmux.wait_for_text("y quit without saving");
+    tmux.send("y");
+    assert_clean_exit(&tmux, &exit_file);
+}

@@ -147,6 +147,9 @@ commands! {
     MarkDocument,
     /// Move the marked documents (or the one under the cursor) to a leaf chosen in the leaf picker.
     MoveDocuments,
+    /// Mark every document the Documents tab lists (the filter's, when one is set); when all are marked already,
+    /// unmark them.
+    MarkAll,
     /// Add the word under the Terms tab's cursor to the stop words; rebuild the matrix and replay the tree.
     DropWord,
     /// The weighting and filters form.
@@ -217,8 +220,10 @@ pub(crate) enum Context {
     Confirm,
     /// The offer, at start, to reopen a tree kept when a signal stopped pdx.
     Recovery,
-    /// Help, confusion view, message log and document viewer: scrollable read-only popups.
+    /// Help, message log, document viewer and comparisons: scrollable read-only popups.
     Reader,
+    /// The confusion view: a cursor on its cells.
+    Confusion,
     /// The screen shown while the corpus loads.
     Loading,
     /// The detail pane on the Documents tab: documents can be marked and moved.
@@ -243,7 +248,8 @@ impl Context {
             Context::TextPrompt => "Name, search and filter prompts",
             Context::Confirm => "Quit with the tree not saved",
             Context::Recovery => "Recovered tree (offered at start)",
-            Context::Reader => "Read-only popups: help, confusion, log, viewer, comparisons",
+            Context::Reader => "Read-only popups: help, log, viewer, comparisons",
+            Context::Confusion => "Confusion view",
             Context::Loading => "While loading",
             Context::Documents => "Documents tab (detail pane)",
             Context::LeafPicker => "Leaf picker (M: move documents)",
@@ -414,6 +420,7 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Enter)], Command::UseRow, Context::PreviewTable, "make the rule under the cursor the current rule (no split)"),
     bind(&[Plain(Char(' '))], Command::MarkDocument, Context::Documents, "mark or unmark the document (several can be)"),
     bind(&[Plain(Char('M'))], Command::MoveDocuments, Context::Documents, "move the marked documents (or this one) to a leaf"),
+    bind(&[Plain(Char('*'))], Command::MarkAll, Context::Documents, "mark every listed document; again: unmark them"),
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::TermList, "previous term (the cursor d acts on)"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::TermList, "next term"),
     bind(&[Plain(Char('d'))], Command::DropWord, Context::TermList, "drop the word: stop-list it, rebuild and replay (u undoes)"),
@@ -461,9 +468,17 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(PageDown), Plain(Char(' '))], Command::PageDown, Context::Reader, "page down"),
     bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Reader, "top"),
     bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Reader, "bottom"),
-    bind(&[Plain(Left), Plain(Char('h'))], Command::Left, Context::Reader, "scroll left (confusion view)"),
-    bind(&[Plain(Right), Plain(Char('l'))], Command::Right, Context::Reader, "scroll right (confusion view)"),
     bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Reader, "close"),
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Confusion, "previous row"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Confusion, "next row"),
+    bind(&[Plain(Left), Plain(Char('h'))], Command::Left, Context::Confusion, "previous column"),
+    bind(&[Plain(Right), Plain(Char('l'))], Command::Right, Context::Confusion, "next column"),
+    bind(&[Plain(PageUp)], Command::PageUp, Context::Confusion, "a page up"),
+    bind(&[Plain(PageDown), Plain(Char(' '))], Command::PageDown, Context::Confusion, "a page down"),
+    bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Confusion, "first row"),
+    bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Confusion, "last row"),
+    bind(&[Plain(Enter)], Command::Confirm, Context::Confusion, "list the cell's documents in the Documents tab"),
+    bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Confusion, "close"),
     // The leaf picker.
     bind(&[Plain(Up)], Command::Up, Context::LeafPicker, "previous leaf"),
     bind(&[Plain(Down)], Command::Down, Context::LeafPicker, "next leaf"),

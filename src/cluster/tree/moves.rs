@@ -83,6 +83,28 @@ impl Tree {
         columns: &[usize],
         to_leaf: usize,
     ) -> Result<Vec<ManualMove>, MoveError> {
+        let (moves, changes) = self.plan_move(columns, to_leaf)?;
+        for (id, change) in changes {
+            self.apply_change(data, id, &change);
+        }
+        self.manual_moves.extend_from_slice(&moves);
+        Ok(moves)
+    }
+
+    /// How many of `columns` moving them into `to_leaf` would move (those not there already), or why the move
+    /// would be refused, without making it: what the leaf picker says before the analyst picks.
+    pub fn check_move(&self, columns: &[usize], to_leaf: usize) -> Result<usize, MoveError> {
+        self.plan_move(columns, to_leaf)
+            .map(|(moves, _)| moves.len())
+    }
+
+    /// The moves `columns` into `to_leaf` make and what each node on their way gains and loses; or why the
+    /// move is refused.
+    fn plan_move(
+        &self,
+        columns: &[usize],
+        to_leaf: usize,
+    ) -> Result<(Vec<ManualMove>, BTreeMap<usize, Change>), MoveError> {
         let target = self.node(to_leaf).ok_or(MoveError::NoSuchNode(to_leaf))?;
         if !target.is_leaf() {
             return Err(MoveError::NotALeaf(to_leaf));
@@ -141,12 +163,7 @@ impl Tree {
                 });
             }
         }
-
-        for (id, change) in changes {
-            self.apply_change(data, id, &change);
-        }
-        self.manual_moves.extend_from_slice(&moves);
-        Ok(moves)
+        Ok((moves, changes))
     }
 
     /// Give node `id` its new members, with the figures that follow from them.
@@ -243,6 +260,15 @@ mod tests {
             })
         );
         assert_eq!(tree, before, "a refused move changes nothing");
+        // Checked without moving, each says the same.
+        assert_eq!(tree.check_move(&[0], 0), Err(MoveError::NotALeaf(0)));
+        assert!(matches!(
+            tree.check_move(&members, leaves[2]),
+            Err(MoveError::WouldEmpty { .. })
+        ));
+        assert_eq!(tree.check_move(&members[..1], leaves[2]), Ok(1));
+        assert_eq!(tree.check_move(&members, leaves[0]), Ok(0));
+        assert_eq!(tree, before, "a check changes nothing");
     }
 
     #[test]

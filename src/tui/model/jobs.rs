@@ -271,7 +271,7 @@ impl Model {
             }
             return;
         }
-        let message = self.search.filtered(query, &hits);
+        let message = self.search.filtered(query, hits);
         self.show_selection();
         let node = self.tree_pane.selected();
         let size = self.analysis.tree().node(node).map_or(0, |n| n.size());

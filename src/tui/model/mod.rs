@@ -21,6 +21,7 @@ macro_rules! shown {
 
 mod alternatives;
 mod analysis;
+mod confusion;
 mod detail;
 mod jobs;
 mod labels;

@@ -30,9 +30,10 @@ pub(crate) enum Popup {
         input: String,
     },
     ConfirmQuit,
-    /// The confusion view, scrolled down `scroll` rows and right `column` columns.
+    /// The confusion view, its cursor on the cell of row `row` and column `column` of the grid
+    /// ([`super::ConfusionGrid`]); the view scrolls to show it.
     Confusion {
-        scroll: usize,
+        row: usize,
         column: usize,
     },
     /// The message log, newest first, scrolled down `scroll` messages.
@@ -88,12 +89,12 @@ impl Popup {
     pub(crate) fn context(&self) -> Context {
         match self {
             Popup::Help { .. }
-            | Popup::Confusion { .. }
             | Popup::Log { .. }
             | Popup::Viewer { .. }
             | Popup::Alternatives { .. }
             | Popup::Compare { .. }
             | Popup::Replayed { .. } => Context::Reader,
+            Popup::Confusion { .. } => Context::Confusion,
             Popup::Weighting(_) => Context::WeightingForm,
             Popup::Rules(_) => Context::RulePicker,
             Popup::AutoSplit { .. } => Context::Prompt,
@@ -120,10 +121,9 @@ impl Model {
                 self.analysis.rule(),
                 self.analysis.params(),
             ))),
-            Command::Confusion if self.labels_shown() => Some(Popup::Confusion {
-                scroll: 0,
-                column: 0,
-            }),
+            Command::Confusion if self.labels_shown() => {
+                Some(Popup::Confusion { row: 0, column: 0 })
+            }
             Command::Confusion if self.settings.blind() => {
                 self.messages
                     .say("labels are hidden (b shows them): no confusion view");
@@ -212,6 +212,10 @@ impl Model {
                 }
             }
             (Popup::ConfirmQuit, Command::No) => false,
+            (Popup::Confusion { row, column }, Command::Confirm) => {
+                self.list_confusion_cell(*row, *column);
+                false
+            }
             (Popup::Confusion { column, .. }, Command::Left | Command::Right) => {
                 let last = self.confusion_grid().columns.len().saturating_sub(1);
                 *column = if command == Command::Left {
@@ -228,7 +232,7 @@ impl Model {
             }
             (
                 Popup::Help { scroll }
-                | Popup::Confusion { scroll, .. }
+                | Popup::Confusion { row: scroll, .. }
                 | Popup::Log { scroll }
                 | Popup::Alternatives { scroll, .. }
                 | Popup::Compare { scroll, .. }

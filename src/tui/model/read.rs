@@ -12,7 +12,7 @@ use crate::progress::Progress;
 use crate::report::metrics::{ClusterFigures, GlobalFigures};
 use crate::report::preview::MadeSplit;
 use crate::report::{summary, terms};
-use crate::text::index::{Hit, Query};
+use crate::text::index::Hit;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::super::effects::{Reading, ShownText, Unreadable};
@@ -20,7 +20,7 @@ use super::super::keymap::KeyMap;
 use super::super::keys::{Command, Context};
 use super::messages::LogEntry;
 use super::moves::{self, LeafRow};
-use super::search::{self, Mark, Search};
+use super::search::{self, FilterBy, Mark, Search};
 use super::{
     Action, ConfusionGrid, Derived, Detail, DetailTab, JobKey, Model, Pane, Popup, PreviewEntry,
 };
@@ -313,9 +313,9 @@ impl Model {
         self.search.search()
     }
 
-    /// The Documents tab's filter, as searched.
-    pub(crate) fn filter_query(&self) -> Option<&Query> {
-        self.search.filter().map(|f| &f.query)
+    /// What the Documents tab's filter lets through, if a filter is set.
+    pub(crate) fn filter_by(&self) -> Option<&FilterBy> {
+        self.search.filter().map(|f| &f.by)
     }
 
     /// The name (or `#id`) of the leaf holding `document`.

@@ -23,12 +23,33 @@ pub(crate) struct Search {
     pub current: usize,
 }
 
-/// The Documents tab's filter: the node's documents holding a word or phrase.
+/// What the Documents tab's filter lets through.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FilterBy {
+    /// The documents holding a word or phrase (`f`).
+    Words(Query),
+    /// The documents of one label (Enter on a cell of the confusion view): its name.
+    Label(String),
+}
+
+impl std::fmt::Display for FilterBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FilterBy::Words(query) => write!(f, "{query}"),
+            FilterBy::Label(name) => write!(f, "label {name}"),
+        }
+    }
+}
+
+/// The Documents tab's filter: the node's documents holding a word or phrase, or of one label.
 #[derive(Debug, Clone)]
 pub(crate) struct Filter {
-    pub query: Query,
-    /// The documents of the corpus holding it, sorted.
+    pub by: FilterBy,
+    /// The documents of the corpus it lets through, sorted.
     pub documents: Vec<usize>,
+    /// Where a word filter's words are in those documents, in the documents' order: what their rows show in
+    /// context.
+    hits: Vec<Hit>,
 }
 
 impl Filter {
@@ -43,6 +64,11 @@ impl Filter {
 
     fn lets_through(&self, document: usize) -> bool {
         self.documents.binary_search(&document).is_ok()
+    }
+
+    /// The filter's matches in `document`.
+    fn hits_in(&self, document: usize) -> &[Hit] {
+        hits_of(&self.hits, document)
     }
 }
 
@@ -212,27 +238,38 @@ impl SearchPane {
     }
 
     /// A filter's hits arrived: the filter is set; what the status line says first.
-    pub(super) fn filtered(&mut self, query: Query, hits: &[Hit]) -> String {
+    pub(super) fn filtered(&mut self, query: Query, hits: Vec<Hit>) -> String {
         let mut documents: Vec<usize> = hits.iter().map(|h| h.document).collect();
         documents.dedup();
         let message = format!("filter {query}");
-        self.filter = Some(Filter { query, documents });
+        self.filter = Some(Filter {
+            by: FilterBy::Words(query),
+            documents,
+            hits,
+        });
         message
+    }
+
+    /// Filter the Documents tab to `documents` (sorted), those of the label `name`.
+    pub(super) fn filter_by_label(&mut self, name: String, documents: Vec<usize>) {
+        debug_assert!(documents.is_sorted());
+        self.filter = Some(Filter {
+            by: FilterBy::Label(name),
+            documents,
+            hits: Vec::new(),
+        });
     }
 
     /// The search's hits in `document`.
     fn hits_in(&self, document: usize) -> &[Hit] {
-        let Some(search) = &self.search else {
-            return &[];
-        };
-        let first = search.hits.partition_point(|h| h.document < document);
-        let last = search.hits.partition_point(|h| h.document <= document);
-        &search.hits[first..last]
+        self.search
+            .as_ref()
+            .map_or(&[][..], |search| hits_of(&search.hits, document))
     }
 
     /// What a Documents tab row shows in context of `document`, read as `shown`: the search's match (the
-    /// current hit if it is there), else the first occurrence of the node's most distinctive word; a search's
-    /// match that does not lie in the text means the file changed since it was read.
+    /// current hit if it is there), else the word filter's, else the first occurrence of the node's most
+    /// distinctive word; a match that does not lie in the text means the file changed since it was read.
     pub(crate) fn keyword_in_context(
         &self,
         document: usize,
@@ -240,7 +277,15 @@ impl SearchPane {
     ) -> Option<Result<Mark, Unreadable>> {
         let hits = self.hits_in(document);
         let current = self.search.as_ref().and_then(|s| s.hits.get(s.current));
-        if let Some(hit) = current.filter(|h| h.document == document).or(hits.first()) {
+        let filter_hits = self
+            .filter
+            .as_ref()
+            .map_or(&[][..], |f| f.hits_in(document));
+        let hit = current
+            .filter(|h| h.document == document)
+            .or(hits.first())
+            .or(filter_hits.first());
+        if let Some(hit) = hit {
             return Some(match shown.shown_range(&hit.range) {
                 Some(range) => Ok(Mark {
                     range,
@@ -307,4 +352,11 @@ pub(crate) fn count(n: usize, thing: &str) -> String {
     } else {
         format!("{n} {thing}s")
     }
+}
+
+/// The hits of `document` among `hits`, which are in the documents' order.
+fn hits_of(hits: &[Hit], document: usize) -> &[Hit] {
+    let first = hits.partition_point(|h| h.document < document);
+    let last = hits.partition_point(|h| h.document <= document);
+    &hits[first..last]
 }

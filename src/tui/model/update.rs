@@ -8,7 +8,8 @@ use crate::dataset::Reweigh;
 use super::super::effects::{Effect, TreeWork};
 use super::super::keys::{Command, Context};
 use super::popups::{FIELD_CHARS, Popup};
-use super::{Action, DetailTab, JobKey, Model, Pane, Quitting, Region, alternatives, moves};
+use super::search::FilterBy;
+use super::{Action, DetailTab, JobKey, Model, Pane, Quitting, Region, alternatives, count, moves};
 
 /// Rows a wheel notch scrolls text by (a selection moves by one).
 const WHEEL_LINES: usize = 3;
@@ -327,6 +328,7 @@ impl Model {
             Command::ToggleLabels => self.toggle_labels(),
             Command::MarkDocument => self.toggle_document_mark(),
             Command::MoveDocuments => self.open_leaf_picker(),
+            Command::MarkAll => self.mark_all_listed(),
             Command::DropWord => return self.drop_word_under_cursor(),
             Command::WeightingForm => match self.analysis.data().reweighing() {
                 Some(current) => {
@@ -552,6 +554,28 @@ impl Model {
             });
     }
 
+    /// Mark every document the Documents tab lists; when all of them are marked already, unmark them.
+    fn mark_all_listed(&mut self) {
+        let listed = self.detail.shown().documents.clone();
+        if listed.is_empty() {
+            self.messages
+                .say("no document listed (3 shows the Documents tab)");
+            return;
+        }
+        let all_marked = listed.iter().all(|d| self.detail.marked().contains(d));
+        let marked = self.detail.mark_all(&listed);
+        self.messages.say(match all_marked {
+            true => format!(
+                "{} unmarked ({marked} marked)",
+                count(listed.len(), "listed document")
+            ),
+            false => format!(
+                "{} marked, {marked} in all (M moves them to a leaf; * again unmarks them)",
+                count(listed.len(), "listed document")
+            ),
+        });
+    }
+
     /// Open the leaf picker for the marked documents, or the one under the cursor when none is marked.
     fn open_leaf_picker(&mut self) {
         let columns: Vec<usize> = match self.detail.marked().is_empty() {
@@ -561,6 +585,24 @@ impl Model {
         if columns.is_empty() {
             self.messages
                 .say("no document to move: Space marks documents in the Documents tab");
+            return;
+        }
+        // A move every leaf would refuse (it would empty a leaf, or change a node with other splits) says so
+        // now rather than after a leaf is picked.
+        let tree = self.analysis.tree();
+        let mut refusal = None;
+        let possible = self.analysis.derived().leaves.iter().any(|&leaf| {
+            match tree.check_move(&columns, leaf) {
+                Ok(moved) => moved > 0,
+                Err(error) => {
+                    refusal.get_or_insert(error);
+                    false
+                }
+            }
+        });
+        if let (false, Some(error)) = (possible, refusal) {
+            let message = moves::move_refusal(&error, |id| self.analysis.label(id));
+            self.messages.say(message);
             return;
         }
         self.popup = Some(Popup::Leaves(moves::LeafPicker::new(
@@ -658,7 +700,10 @@ impl Model {
         let input = self
             .search
             .filter()
-            .map(|f| f.query.to_string())
+            .and_then(|f| match &f.by {
+                FilterBy::Words(query) => Some(query.to_string()),
+                FilterBy::Label(_) => None,
+            })
             .unwrap_or_default();
         self.popup = Some(Popup::Filter { input });
     }

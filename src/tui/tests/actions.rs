@@ -305,13 +305,7 @@ fn panes_tabs_and_the_document_viewer() {
     );
     key(&mut model, KeyCode::Esc);
     key(&mut model, KeyCode::Char('c'));
-    assert_eq!(
-        model.popup(),
-        Some(&Popup::Confusion {
-            scroll: 0,
-            column: 0
-        })
-    );
+    assert_eq!(model.popup(), Some(&Popup::Confusion { row: 0, column: 0 }));
 }
 
 #[test]

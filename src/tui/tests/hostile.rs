@@ -105,7 +105,7 @@ fn a_phrase_longer_than_sixty_characters_is_searched_and_filtered_whole() {
     key(&mut model, KeyCode::Char('f'));
     type_text(&mut model, LONG_PHRASE);
     key(&mut model, KeyCode::Enter);
-    let query = model.filter_query().map(|q| q.to_string());
+    let query = model.filter_by().map(|q| q.to_string());
     assert_eq!(
         query.as_deref(),
         Some(LONG_PHRASE.trim_matches('"')),

@@ -4,6 +4,7 @@
 mod actions;
 mod alternatives;
 mod blind;
+mod cells;
 mod config;
 mod detail_jobs;
 mod files;

@@ -403,31 +403,36 @@ fn the_confusion_view_with_long_labels() {
         for label in NEWSGROUPS.iter().take(usize::from(height) - 6) {
             assert!(text.contains(label), "{label} at {width}x{height}");
         }
-        assert!(text.contains("[n] best match · Esc closes"), "{text}");
+        assert!(
+            text.contains("[n] best match · Enter: its documents"),
+            "{text}"
+        );
     }
     insta::assert_snapshot!("confusion_long_80x24", draw(&model, 80, 24).backend());
     insta::assert_snapshot!("confusion_long_160x48", draw(&model, 160, 48).backend());
-    // Right and down: the other leaves and labels.
+    // Right and down: the cursor moves over the cells, and the view scrolls only to keep it in sight.
     for _ in 0..4 {
         key(&mut model, KeyCode::Char('l'));
     }
     for _ in 0..6 {
         key(&mut model, KeyCode::Char('j'));
     }
-    assert_eq!(
-        model.popup(),
-        Some(&Popup::Confusion {
-            scroll: 6,
-            column: 4
-        })
-    );
+    assert_eq!(model.popup(), Some(&Popup::Confusion { row: 6, column: 4 }));
     let text = screen_text(&model, 80, 24);
-    assert!(text.contains("columns 5–"), "{text}");
-    // At 80x24 the 20 labels fit; on a shorter screen the first six scroll away.
+    assert!(text.contains("columns 1–"), "{text}");
+    for _ in 0..8 {
+        key(&mut model, KeyCode::Char('l'));
+    }
+    let text = screen_text(&model, 80, 24);
+    assert!(text.contains("–13 of 24"), "{text}");
+    // At 80x24 the 20 labels fit; on a shorter screen the cursor on the last label scrolls the first away.
+    for _ in 0..13 {
+        key(&mut model, KeyCode::Char('j'));
+    }
     let text = screen_text(&model, 80, 16);
-    assert!(text.contains("rows 7–"), "{text}");
+    assert!(text.contains("–20 of 20"), "{text}");
     assert!(!text.contains("alt.atheism"), "{text}");
-    assert!(text.contains("rec.motorcycles"), "{text}");
+    assert!(text.contains("talk.religion.misc"), "{text}");
     insta::assert_snapshot!(
         "confusion_long_scrolled_80x24",
         draw(&model, 80, 24).backend()
@@ -444,7 +449,7 @@ fn the_confusion_view_with_long_labels() {
     assert_eq!(
         model.popup(),
         Some(&Popup::Confusion {
-            scroll: 19,
+            row: 19,
             column: 23
         })
     );

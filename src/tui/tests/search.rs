@@ -165,19 +165,19 @@ fn the_filter_keeps_the_documents_holding_a_word_until_cleared() {
     // Esc on the Documents tab clears it.
     key(&mut model, KeyCode::Tab);
     key(&mut model, KeyCode::Esc);
-    assert!(model.filter_query().is_none());
+    assert!(model.filter_by().is_none());
     assert_eq!(model.detail().documents.len(), members.len());
     // An empty filter clears it too.
     key(&mut model, KeyCode::Char('f'));
     type_text(&mut model, "telescope");
     key(&mut model, KeyCode::Enter);
-    assert!(model.filter_query().is_some());
+    assert!(model.filter_by().is_some());
     key(&mut model, KeyCode::Char('f'));
     for _ in 0.."telescope".len() {
         key(&mut model, KeyCode::Backspace);
     }
     key(&mut model, KeyCode::Enter);
-    assert!(model.filter_query().is_none());
+    assert!(model.filter_by().is_none());
     assert_eq!(model.status(), "filter cleared");
 }
 

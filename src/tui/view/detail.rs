@@ -51,7 +51,7 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
     let detail = &model.detail();
     let size = model.tree().node(detail.node).map_or(0, |n| n.size());
     // The node's path from the root, cut from the left when the pane is narrow: the node's end always shows.
-    let documents = match model.filter_query() {
+    let documents = match model.filter_by() {
         Some(query) => format!(
             " · {} of {size} documents · filter {} ",
             detail.documents.len(),
@@ -157,7 +157,7 @@ pub(super) fn draw_detail(frame: &mut Frame, model: &Model, theme: Theme, area: 
                 .enumerate()
                 .skip(offset)
                 .take(usize::from(body.height));
-            let filtered = model.filter_query().is_some();
+            let filtered = model.filter_by().is_some();
             let items: Vec<ListItem> = shown
                 .map(|(rank, &j)| {
                     let label = model

@@ -2,7 +2,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Style};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Wrap};
 
@@ -198,9 +198,7 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
         Popup::Replayed { summary, scroll } => {
             super::replay::draw_replay_summary(frame, theme, summary, *scroll)
         }
-        Popup::Confusion { scroll, column } => {
-            draw_confusion(frame, model, theme, *scroll, *column)
-        }
+        Popup::Confusion { row, column } => draw_confusion(frame, model, theme, *row, *column),
         Popup::Log { scroll } => draw_log(frame, model, theme, *scroll),
         Popup::Alternatives { view, scroll } => {
             super::compare::draw_alternatives(frame, model, theme, view, *scroll)
@@ -386,15 +384,16 @@ pub(super) fn draw_rule_picker(frame: &mut Frame, theme: Theme, picker: &RulePic
     );
 }
 
-/// The confusion view: a table of counts, rows and columns as [`ConfusionGrid`](crate::report::summary::ConfusionGrid) lays them out, scrolled down
-/// `scroll` rows and right `column` columns. Every column is wide enough for its heading and its largest `[n]`,
-/// and the title is short enough for an 80-column screen.
+/// The confusion view: a table of counts, rows and columns as [`ConfusionGrid`](crate::report::summary::ConfusionGrid) lays them out, its
+/// cursor on the cell of row `cursor_row` and column `cursor_column`, scrolled just enough to show it. Every
+/// column is wide enough for its heading and its largest `[n]`, and the title is short enough for an 80-column
+/// screen.
 pub(super) fn draw_confusion(
     frame: &mut Frame,
     model: &Model,
     theme: Theme,
-    scroll: usize,
-    column: usize,
+    cursor_row: usize,
+    cursor_column: usize,
 ) {
     let full = frame.area();
     let mut grid = model.confusion_grid();
@@ -434,7 +433,7 @@ pub(super) fn draw_confusion(
         )
         .max(3);
     let title = format!(
-        " Confusion · accuracy {} · [n] best match · Esc closes ",
+        " Confusion · accuracy {} · [n] best match · Enter: its documents ",
         percent(accuracy)
     );
     let fixed = 2 + name_width + if sizes { size_width + 1 } else { 0 };
@@ -445,14 +444,21 @@ pub(super) fn draw_confusion(
         .checked_div(cell + 1)
         .unwrap_or(0)
         .max(1);
-    // Scrolled no further than shows the last column and row at the popup's edge.
-    let first = column.min(grid.columns.len().saturating_sub(shown_columns));
+    // Scrolled just far enough to show the cursor, and no further than shows the last column and row at the
+    // popup's edge.
+    let cursor_column = cursor_column.min(grid.columns.len().saturating_sub(1));
+    let first = (cursor_column + 1)
+        .saturating_sub(shown_columns)
+        .min(grid.columns.len().saturating_sub(shown_columns));
     let last = (first + shown_columns).min(grid.columns.len());
     let header_height = if grid.column_sizes.is_some() { 2 } else { 1 };
     let height = u16::try_from(grid.rows.len() + header_height + 2).unwrap_or(u16::MAX);
     let area = popup_area(full, width, height);
     let shown_rows = usize::from(area.height).saturating_sub(header_height + 2);
-    let scroll = scroll.min(grid.rows.len().saturating_sub(shown_rows));
+    let cursor_row = cursor_row.min(grid.rows.len().saturating_sub(1));
+    let scroll = (cursor_row + 1)
+        .saturating_sub(shown_rows)
+        .min(grid.rows.len().saturating_sub(shown_rows));
 
     let mut corner = vec![Line::raw(grid.corner)];
     if grid.column_sizes.is_some() {
@@ -472,19 +478,24 @@ pub(super) fn draw_confusion(
     let rows: Vec<Row> = grid
         .rows
         .iter()
+        .enumerate()
         .skip(scroll)
-        .map(|row| {
+        .map(|(index, row)| {
             let mut cells = vec![Cell::from(row.name.clone())];
             if let Some(size) = row.size {
                 cells.push(Cell::from(format!("{size:>size_width$}")));
             }
-            for c in row.cells.get(first..last).unwrap_or(&[]) {
+            for (at, c) in (first..).zip(row.cells.get(first..last).unwrap_or(&[])) {
                 let text = match (c.count, c.matched) {
                     (0, _) => format!("{:>cell$}", "·"),
                     (n, true) => format!("{:>cell$}", format!("[{n}]")),
                     (n, false) => format!("{n:>cell$}"),
                 };
-                cells.push(Cell::from(text).style(theme.heat(c.share)));
+                let mut style = theme.heat(c.share);
+                if (index, at) == (cursor_row, cursor_column) {
+                    style = style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
+                }
+                cells.push(Cell::from(text).style(style));
             }
             Row::new(cells)
         })

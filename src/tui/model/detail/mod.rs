@@ -198,6 +198,19 @@ impl DetailPane {
         self.marked.len()
     }
 
+    /// Mark every one of `documents`, or, when all of them are marked already, unmark them; returns how many
+    /// are marked.
+    pub(super) fn mark_all(&mut self, documents: &[usize]) -> usize {
+        if documents.iter().all(|d| self.marked.contains(d)) {
+            for document in documents {
+                self.marked.remove(document);
+            }
+        } else {
+            self.marked.extend(documents.iter().copied());
+        }
+        self.marked.len()
+    }
+
     pub(super) fn clear_marked(&mut self) {
         self.marked.clear();
     }

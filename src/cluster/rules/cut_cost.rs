@@ -32,6 +32,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Two,
     preview_symbol: None,
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::KernelCentroids,
     build: |params| {
         Box::new(CutCost {
             kernel: params.kernel.clone(),

@@ -67,6 +67,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::KWay,
     preview_symbol: None,
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::KernelCentroids,
     build: |params| {
         Box::new(Spectral {
             kernel: params.kernel.clone(),

@@ -204,3 +204,36 @@ fn weigh_known(
         };
     DataMatrix::sparse(matrix, terms)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::open_demo;
+    use crate::weighting::Weighting;
+
+    /// Every weighting, the collection's own texts weighted as new documents: each is its own column of the
+    /// matrix, bit for bit.
+    #[test]
+    fn the_collection_s_own_texts_weigh_as_its_columns() {
+        for code in ["lfc", "tfc", "txx", "lex", "bgx", "anc", "tpx", "pdgp"] {
+            let options = DatasetOptions {
+                weighting: Some(Weighting::parse(code).expect("a weighting")),
+                ..DatasetOptions::default()
+            };
+            let data = open_demo(&options).expect("demo").dataset;
+            let texts: Vec<String> = data
+                .texts(0..data.documents.len())
+                .into_iter()
+                .map(|text| text.expect("inline").into_owned())
+                .collect();
+            let borrowed: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let (matrix, _) = data.weigh_texts(&borrowed, &options.text).expect("weighs");
+            assert_eq!(matrix.cols(), data.matrix.cols());
+            for j in 0..matrix.cols() {
+                let (new, own) = (matrix.column(j), data.matrix.column(j));
+                let entries = |c: crate::linalg::Column| c.entries().collect::<Vec<_>>();
+                assert_eq!(entries(new), entries(own), "{code}: document {j}");
+            }
+        }
+    }
+}

@@ -4,11 +4,18 @@
 //! under the width the split recorded.
 
 use super::{AssignError, NodeRouter, Orthants, child_of, nearest};
+use crate::cluster::Laplacian;
+use crate::cluster::rules::alignment::leading_pair;
+use crate::cluster::rules::cut_cost::second_eigenpair;
+use crate::cluster::rules::soft_kernel_kmeans::{START_TRIALS, best_of_starts};
+use crate::cluster::rules::spectral::laplacian_embedding;
 use crate::cluster::rules::{SplitEnv, centred_eigenpairs};
 use crate::cluster::{ClusterError, Tree};
 use crate::linalg::kernel::{PointKernel, kernel_matrix};
+use crate::linalg::kernel_ops::{CentredEntries, degrees};
 use crate::linalg::{Column, Gram};
 use crate::matrix::DataMatrix;
+use crate::rng::SplitMix64;
 
 /// The kernel of a node's split, its members and their squared norms, and its kernel matrix computed again.
 struct NodeKernel<'a> {
@@ -42,8 +49,10 @@ impl<'a> NodeKernel<'a> {
             }
         })?;
         let members = node.members.to_vec();
+        // The split's own kernel, so that the matrix is the one it split, bit for bit (the same width, found the
+        // same way); the point's row uses the width it recorded.
         let matrix = kernel_matrix(
-            kernel.spec(),
+            &spec,
             data,
             &members,
             env.texts,
@@ -178,17 +187,24 @@ impl NodeRouter for KernelProjection<'_> {
     }
 }
 
-/// A kernel k-means split as a rule for any point: the nearest child mean in feature space,
-/// `||phi(x) - m_C||^2 = k(x, x) - 2 sum_{j in C} k(x, a_j) / |C| + sum_{i, j in C} K_ij / |C|^2`.
-pub(super) struct KernelCentroids<'a> {
+/// A kernel k-means split as a rule for any point: the nearest of its groups' means in feature space, each mean
+/// `m_g = sum_l w_gl phi(a_l)` (hard groups: `w_gl = 1 / |C|` on the group's members; soft groups: the
+/// responsibilities over their total, eq. (4) of Kim, Shim & Choi), at the distance
+/// `||phi(x) - m_g||^2 = k(x, x) - 2 sum_l w_gl k(x, a_l) + w_g^T K w_g`. For soft kernel k-means this is the
+/// assignment (7)-(8) itself: the largest responsibility is the nearest soft mean.
+pub(super) struct KernelMeans<'a> {
     node: NodeKernel<'a>,
-    positions: Vec<Vec<usize>>,
-    /// `sum_{i, j in C} K_ij / |C|^2` per child.
+    /// One weight per member position, per group.
+    weights: Vec<Vec<f64>>,
+    /// `w_g^T K w_g` per group.
     within: Vec<f64>,
+    /// The child position of each group.
+    child_of_group: Vec<usize>,
 }
 
-impl<'a> KernelCentroids<'a> {
-    pub(super) fn new(
+impl<'a> KernelMeans<'a> {
+    /// The children's hard means (kernel k-means, KPDDP_2MEANS).
+    pub(super) fn hard(
         tree: &Tree,
         data: &'a DataMatrix,
         id: usize,
@@ -198,39 +214,380 @@ impl<'a> KernelCentroids<'a> {
         let positions = node
             .child_positions(tree, id)
             .map_err(|error| AssignError::Split { node: id, error })?;
-        let within = positions
+        let n = node.members.len();
+        let weights = positions
             .iter()
             .map(|members| {
-                let size = members.len().max(1) as f64;
-                let total: f64 = members
-                    .iter()
-                    .map(|&i| {
-                        let row = node.gram.row(i);
-                        members.iter().map(|&j| row[j]).sum::<f64>()
-                    })
-                    .sum();
-                total / (size * size)
+                let mut weights = vec![0.0; n];
+                let share = 1.0 / members.len().max(1) as f64;
+                members.iter().for_each(|&i| weights[i] = share);
+                weights
             })
             .collect();
-        Ok(KernelCentroids {
+        let child_of_group = (0..positions.len()).collect();
+        Ok(KernelMeans::with_weights(node, weights, child_of_group))
+    }
+
+    /// Soft kernel k-means' soft means, from its responsibilities computed again (the same starts, drawn from
+    /// the rule's seed and the node's id).
+    pub(super) fn soft(
+        tree: &Tree,
+        data: &'a DataMatrix,
+        id: usize,
+        env: SplitEnv,
+    ) -> Result<Self, AssignError> {
+        let failed = |error: ClusterError| AssignError::Split { node: id, error };
+        let node = NodeKernel::new(tree, data, id, env)?;
+        let params = tree
+            .get(id)
+            .map_err(failed)?
+            .split
+            .as_ref()
+            .map(|split| split.rule.params().clone())
+            .unwrap_or_default();
+        let (k, beta) = (params.k_way.max(1), params.beta);
+        let mut generator = SplitMix64::for_stream(params.seed, id as u64);
+        let grouping = best_of_starts(
+            &node.gram,
+            k,
+            beta,
+            START_TRIALS,
+            &mut generator,
+            env.progress,
+        )
+        .map_err(|_| AssignError::Cancelled)?;
+        let n = node.members.len();
+        let weights: Vec<Vec<f64>> = (0..k)
+            .map(|g| {
+                let column: Vec<f64> = (0..n)
+                    .map(|t| grouping.responsibilities[t * k + g])
+                    .collect();
+                let total: f64 = column.iter().sum();
+                match total > 0.0 {
+                    true => column.iter().map(|r| r / total).collect(),
+                    false => column,
+                }
+            })
+            .collect();
+        // Each group to the child most of its members (by largest responsibility) are in.
+        let positions = node.child_positions(tree, id).map_err(failed)?;
+        let mut child_at = vec![0; n];
+        for (child, members) in positions.iter().enumerate() {
+            members.iter().for_each(|&i| child_at[i] = child);
+        }
+        let votes = Orthants::new(
+            grouping.assignment.iter().copied().zip(child_at),
+            positions.len(),
+        );
+        let child_of_group = (0..k)
+            .map(|g| {
+                votes
+                    .children_of_codes
+                    .iter()
+                    .find(|&&(code, _)| code == g)
+                    .map_or(0, |&(_, child)| child)
+            })
+            .collect();
+        Ok(KernelMeans::with_weights(node, weights, child_of_group))
+    }
+
+    fn with_weights(
+        node: NodeKernel<'a>,
+        weights: Vec<Vec<f64>>,
+        child_of_group: Vec<usize>,
+    ) -> Self {
+        let within = weights
+            .iter()
+            .map(|w| {
+                (0..w.len())
+                    .filter(|&i| w[i] != 0.0)
+                    .map(|i| {
+                        w[i] * node
+                            .gram
+                            .row(i)
+                            .iter()
+                            .zip(w)
+                            .map(|(k, x)| k * x)
+                            .sum::<f64>()
+                    })
+                    .sum()
+            })
+            .collect();
+        KernelMeans {
             node,
-            positions,
+            weights,
             within,
-        })
+            child_of_group,
+        }
     }
 }
 
-impl NodeRouter for KernelCentroids<'_> {
+impl NodeRouter for KernelMeans<'_> {
     fn route(&self, point: Column) -> (usize, f64) {
         let (row, own) = self.node.row(point);
         let distances: Vec<f64> = self
-            .positions
+            .weights
             .iter()
             .zip(&self.within)
-            .map(|(members, within)| {
-                let size = members.len().max(1) as f64;
-                let cross: f64 = members.iter().map(|&i| row[i]).sum::<f64>() / size;
+            .map(|(weights, within)| {
+                let cross: f64 = weights.iter().zip(&row).map(|(w, k)| w * k).sum();
                 (own - 2.0 * cross + within).max(0.0).sqrt()
+            })
+            .collect();
+        let (group, margin) = nearest(&distances);
+        (self.child_of_group[group], margin)
+    }
+}
+
+/// How a member's entry of an eigenvector extends to a point: the Nyström extension of the matrix the rule took
+/// the eigenvector of (Bengio et al., eq. (5) and section 4), from the point's kernel row.
+enum Extension {
+    /// The alignment split's centred (normalised) kernel `K_c`: `v(x) = sum_j (s_x s_j k(x, a_j) - g_j / n) v_j /
+    /// lambda` (the terms constant in j vanish, as `v` sums to 0); `s` the normalising factors, `g` the row sums
+    /// of `S K S`.
+    Centred {
+        lambda: f64,
+        scale: Vec<f64>,
+        row_means: Vec<f64>,
+        normalise: bool,
+    },
+    /// The cut-cost split's `L = D - K`: `v(x) = sum_j k(x, a_j) v_j / (d(x) - lambda)`, `d(x) = sum_j k(x, a_j)`;
+    /// where `d(x) <= lambda` (a point with almost no similarity to the node) the harmonic extension
+    /// `sum_j k(x, a_j) v_j / d(x)`, the limit of the same formula for `lambda` small beside `d(x)`.
+    Laplacian { lambda: f64 },
+}
+
+/// A threshold split on one eigenvector (alignment, cut-cost) as a rule for any point: its Nyström-extended entry
+/// against the split's threshold. The margin is `v(x) - theta` in the eigenvector's units (for alignment
+/// times `sqrt(lambda)`, the signed distance along the principal axis of the centred normalised kernel).
+pub(super) struct EigenvectorThreshold<'a> {
+    node: NodeKernel<'a>,
+    vector: Vec<f64>,
+    threshold: f64,
+    /// What the margin is scaled by.
+    unit: f64,
+    extension: Extension,
+    orthants: Orthants,
+}
+
+impl<'a> EigenvectorThreshold<'a> {
+    pub(super) fn new(
+        tree: &Tree,
+        data: &'a DataMatrix,
+        id: usize,
+        env: SplitEnv,
+        laplacian: bool,
+    ) -> Result<Self, AssignError> {
+        let failed = |error: ClusterError| AssignError::Split { node: id, error };
+        let node = NodeKernel::new(tree, data, id, env)?;
+        let split = tree.get(id).map_err(failed)?.split.clone();
+        let (threshold, normalise) = split
+            .as_ref()
+            .map(|s| {
+                (
+                    s.detail.cuts.first().copied().unwrap_or(0.0),
+                    s.rule.params().normalise,
+                )
+            })
+            .unwrap_or((0.0, false));
+        let degenerate = || {
+            failed(ClusterError::Degenerate {
+                reason: "no eigenvector".into(),
+            })
+        };
+        let (vector, unit, extension) = if laplacian {
+            let degree = degrees(&node.gram);
+            let (lambda, vector) = second_eigenpair(&node.gram, &degree)
+                .map_err(failed)?
+                .ok_or_else(degenerate)?;
+            (vector, 1.0, Extension::Laplacian { lambda })
+        } else {
+            let centred = CentredEntries::new(&node.gram, normalise);
+            let mut pairs = leading_pair(&centred).map_err(failed)?;
+            let lambda = pairs.values.first().copied().ok_or_else(degenerate)?;
+            let vector = pairs.vectors.pop().ok_or_else(degenerate)?;
+            let n = node.gram.n() as f64;
+            let extension = Extension::Centred {
+                lambda,
+                scale: centred.scale.clone(),
+                row_means: centred.row_sums.iter().map(|g| g / n).collect(),
+                normalise,
+            };
+            (vector, lambda.max(0.0).sqrt(), extension)
+        };
+        let positions = node.child_positions(tree, id).map_err(failed)?;
+        let mut split = EigenvectorThreshold {
+            node,
+            vector,
+            threshold,
+            unit,
+            extension,
+            orthants: Orthants {
+                children_of_codes: Vec::new(),
+            },
+        };
+        let mut codes = Vec::new();
+        for (child, members) in positions.iter().enumerate() {
+            for &position in members {
+                let offset = split.vector[position] - split.threshold;
+                codes.push((super::code_of(&[offset]), child));
+            }
+        }
+        split.orthants = Orthants::new(codes.into_iter(), positions.len());
+        Ok(split)
+    }
+
+    /// The point's entry of the eigenvector, from its kernel row and `k(x, x)`.
+    fn extended(&self, row: &[f64], own: f64) -> f64 {
+        let weighted = |weights: &mut dyn Iterator<Item = f64>| -> f64 {
+            weights.zip(&self.vector).map(|(w, v)| w * v).sum()
+        };
+        match &self.extension {
+            Extension::Centred {
+                lambda,
+                scale,
+                row_means,
+                normalise,
+            } => {
+                let own_scale = match (*normalise, own > 0.0) {
+                    (true, true) => 1.0 / own.sqrt(),
+                    (true, false) => 0.0,
+                    (false, _) => 1.0,
+                };
+                let mut terms = row
+                    .iter()
+                    .zip(scale)
+                    .zip(row_means)
+                    .map(|((k, s), g)| own_scale * s * k - g);
+                weighted(&mut terms) / lambda.max(f64::MIN_POSITIVE)
+            }
+            Extension::Laplacian { lambda } => {
+                let degree: f64 = row.iter().sum();
+                let sum = weighted(&mut row.iter().copied());
+                match degree > *lambda {
+                    true => sum / (degree - lambda),
+                    false if degree > 0.0 => sum / degree,
+                    false => 0.0,
+                }
+            }
+        }
+    }
+}
+
+impl NodeRouter for EigenvectorThreshold<'_> {
+    fn route(&self, point: Column) -> (usize, f64) {
+        let (row, own) = self.node.row(point);
+        let offset = self.extended(&row, own) - self.threshold;
+        let (child, _) = self.orthants.route(&[offset]);
+        (child, offset * self.unit)
+    }
+}
+
+/// A spectral split as a rule for any point: its coordinates on the Laplacian's eigenvectors by the Nyström
+/// extension (Bengio et al., section 4: `u(x) = sum_j k(x, a_j) u_j / (d(x) (1 - lambda))` for `L_rw`,
+/// `sum_j k(x, a_j) w_j / (sqrt(d(x) d_j) (1 - lambda))` for `L_sym`, and as for cut-cost for `L`), then the
+/// nearest child centroid in that embedding (k-means' assignment step); margin, the difference of distances there.
+pub(super) struct LaplacianEmbedding<'a> {
+    node: NodeKernel<'a>,
+    laplacian: Laplacian,
+    values: Vec<f64>,
+    vectors: Vec<Vec<f64>>,
+    degree: Vec<f64>,
+    /// Each child's centroid in the embedding.
+    centroids: Vec<Vec<f64>>,
+}
+
+impl<'a> LaplacianEmbedding<'a> {
+    pub(super) fn new(
+        tree: &Tree,
+        data: &'a DataMatrix,
+        id: usize,
+        env: SplitEnv,
+    ) -> Result<Self, AssignError> {
+        let failed = |error: ClusterError| AssignError::Split { node: id, error };
+        let node = NodeKernel::new(tree, data, id, env)?;
+        let params = tree
+            .get(id)
+            .map_err(failed)?
+            .split
+            .as_ref()
+            .map(|split| split.rule.params().clone())
+            .unwrap_or_default();
+        let (values, vectors, degree) =
+            laplacian_embedding(&node.gram, params.k_way, params.laplacian).map_err(failed)?;
+        let positions = node.child_positions(tree, id).map_err(failed)?;
+        let centroids = positions
+            .iter()
+            .map(|members| {
+                let size = members.len().max(1) as f64;
+                vectors
+                    .iter()
+                    .map(|u| members.iter().map(|&i| u[i]).sum::<f64>() / size)
+                    .collect()
+            })
+            .collect();
+        Ok(LaplacianEmbedding {
+            node,
+            laplacian: params.laplacian,
+            values,
+            vectors,
+            degree,
+            centroids,
+        })
+    }
+
+    /// The point's coordinates on the eigenvectors.
+    fn embedded(&self, row: &[f64]) -> Vec<f64> {
+        let d: f64 = row.iter().sum();
+        self.vectors
+            .iter()
+            .zip(&self.values)
+            .map(|(u, &lambda)| {
+                let sum = |weights: &mut dyn Iterator<Item = f64>| -> f64 {
+                    weights.zip(u).map(|(w, x)| w * x).sum()
+                };
+                match self.laplacian {
+                    Laplacian::Unnormalized => {
+                        let s = sum(&mut row.iter().copied());
+                        match d > lambda {
+                            true => s / (d - lambda),
+                            false if d > 0.0 => s / d,
+                            false => 0.0,
+                        }
+                    }
+                    Laplacian::Rw => {
+                        let s = sum(&mut row.iter().copied());
+                        let scale = d * (1.0 - lambda);
+                        if scale > 0.0 { s / scale } else { 0.0 }
+                    }
+                    Laplacian::Sym => {
+                        let mut weights = row
+                            .iter()
+                            .zip(&self.degree)
+                            .map(|(k, &dj)| if dj > 0.0 { k / dj.sqrt() } else { 0.0 });
+                        let s = sum(&mut weights);
+                        let scale = d.sqrt() * (1.0 - lambda);
+                        if scale > 0.0 { s / scale } else { 0.0 }
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+impl NodeRouter for LaplacianEmbedding<'_> {
+    fn route(&self, point: Column) -> (usize, f64) {
+        let (row, _) = self.node.row(point);
+        let x = self.embedded(&row);
+        let distances: Vec<f64> = self
+            .centroids
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .zip(&x)
+                    .map(|(a, b)| (a - b) * (a - b))
+                    .sum::<f64>()
+                    .sqrt()
             })
             .collect();
         nearest(&distances)

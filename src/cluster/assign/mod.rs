@@ -37,6 +37,18 @@ pub enum OutOfSample {
     /// The nearest child mean in feature space (kernel k-means splits): margin, as for [`OutOfSample::Centroids`]
     /// in feature space.
     KernelCentroids,
+    /// The nearest soft mean in feature space (soft kernel k-means' own assignment of a point, its largest
+    /// responsibility): margin, as for [`OutOfSample::KernelCentroids`].
+    SoftKernelCentroids,
+    /// The Nyström extension of the eigenvector of the centred (normalised) kernel, against the split's threshold
+    /// (alignment): margin, the signed distance along that principal axis.
+    KernelThreshold,
+    /// The Nyström extension of the Laplacian's second eigenvector, against the split's threshold (cut-cost):
+    /// margin, the offset from the threshold in the eigenvector's units.
+    LaplacianThreshold,
+    /// The Nyström extension of the Laplacian's eigenvectors, then the nearest child centroid in that embedding
+    /// (spectral): margin, the difference of distances there.
+    LaplacianEmbedding,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -205,8 +217,18 @@ fn router_for<'a>(
         OutOfSample::KernelProjection => {
             Box::new(kernel::KernelProjection::new(tree, data, id, env)?)
         }
-        OutOfSample::KernelCentroids => {
-            Box::new(kernel::KernelCentroids::new(tree, data, id, env)?)
+        OutOfSample::KernelCentroids => Box::new(kernel::KernelMeans::hard(tree, data, id, env)?),
+        OutOfSample::SoftKernelCentroids => {
+            Box::new(kernel::KernelMeans::soft(tree, data, id, env)?)
+        }
+        OutOfSample::KernelThreshold => Box::new(kernel::EigenvectorThreshold::new(
+            tree, data, id, env, false,
+        )?),
+        OutOfSample::LaplacianThreshold => Box::new(kernel::EigenvectorThreshold::new(
+            tree, data, id, env, true,
+        )?),
+        OutOfSample::LaplacianEmbedding => {
+            Box::new(kernel::LaplacianEmbedding::new(tree, data, id, env)?)
         }
     })
 }

@@ -297,6 +297,45 @@ fn twenty_newsgroups_test_half_lands_as_well_as_when_grown_on_both_halves() {
         assigned.labelled,
         test_columns.len()
     );
+    // The same through the command, from the tree saved as a session.
+    let dir = tempfile::tempdir().expect("temp");
+    let options = DatasetOptions::default();
+    let settings = Settings::new(
+        std::slice::from_ref(&train),
+        &options,
+        &trained,
+        &rule,
+        SelectPolicy::Scatter,
+    )
+    .with_absolute_paths();
+    let session = dir.path().join("train.session.json");
+    fs::write(
+        &session,
+        Session::new(settings, &trained, tree)
+            .to_json()
+            .expect("JSON"),
+    )
+    .expect("writes");
+    let output = run_in(
+        dir.path(),
+        &[
+            "assign",
+            "--session",
+            session.to_str().expect("UTF-8"),
+            test.to_str().expect("UTF-8"),
+        ],
+    );
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let summary: Vec<&str> = stdout.lines().rev().take(2).collect();
+    eprintln!("pdx assign: {summary:?}");
+    assert!(
+        stdout.contains(&format!(
+            "{} of {} labelled documents",
+            assigned.agreeing, assigned.labelled
+        )),
+        "{summary:?}"
+    );
     assert!(
         (routed - grown).abs() <= 0.05,
         "assigned {routed:.4}, grown on both {grown:.4}"

@@ -107,7 +107,7 @@ impl<'a> NodeKernel<'a> {
 
 /// KPDDP's split (and KPDDP_OCPC's) as a rule for any point. With `v_i` the unit eigenvectors of the centred
 /// kernel matrix and `lambda_i` their eigenvalues, the point's i-th kernel principal component is
-/// `sum_j v_i[j] ktilde(x, a_j) / sqrt(lambda_i)` (Schölkopf, Smola & Müller, eq. (4.1) with the test points'
+/// `sum_j v_i[j] ktilde(x, a_j) / sqrt(lambda_i)` (Schölkopf, Smola & Müller: the projection of a test point, with the test points'
 /// centring of their appendix), which is `sqrt(lambda_i) v_i[j]` for member j; since `v_i` sums to 0 the centred
 /// row reduces to `k(x, a_j) - mean_l K_jl`. The split's cut `cut_i` on `v_i` is `sqrt(lambda_i) cut_i` on the
 /// component, and the offset from it is a signed distance in feature space.
@@ -340,7 +340,7 @@ impl NodeRouter for KernelMeans<'_> {
 }
 
 /// How a member's entry of an eigenvector extends to a point: the Nyström extension of the matrix the rule took
-/// the eigenvector of (Bengio et al., eq. (5) and section 4), from the point's kernel row.
+/// the eigenvector of (the Nyström formula of Bengio et al.), from the point's kernel row.
 enum Extension {
     /// The alignment split's centred (normalised) kernel `K_c`: `v(x) = sum_j (s_x s_j k(x, a_j) - g_j / n) v_j /
     /// lambda` (the terms constant in j vanish, as `v` sums to 0); `s` the normalising factors, `g` the row sums
@@ -484,7 +484,7 @@ impl NodeRouter for EigenvectorThreshold<'_> {
 }
 
 /// A spectral split as a rule for any point: its coordinates on the Laplacian's eigenvectors by the Nyström
-/// extension (Bengio et al., section 4: `u(x) = sum_j k(x, a_j) u_j / (d(x) (1 - lambda))` for `L_rw`,
+/// extension (the Nyström formula of Bengio et al.: `u(x) = sum_j k(x, a_j) u_j / (d(x) (1 - lambda))` for `L_rw`,
 /// `sum_j k(x, a_j) w_j / (sqrt(d(x) d_j) (1 - lambda))` for `L_sym`, and as for cut-cost for `L`), then the
 /// nearest child centroid in that embedding (k-means' assignment step); margin, the difference of distances there.
 pub(super) struct LaplacianEmbedding<'a> {

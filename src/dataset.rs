@@ -4,6 +4,7 @@
 
 mod cached;
 mod count;
+mod incoming;
 mod reweigh;
 mod stored_counts;
 mod vectors;
@@ -28,6 +29,7 @@ use crate::progress::Progress;
 use crate::text::{self, ChunkWords, TextError, TextOptions};
 use crate::weighting::{Weighting, WeightingError, numeric_matrix};
 
+pub use incoming::{Incoming, IncomingDocument, IncomingError};
 pub use reweigh::{KeptCounts, Reweigh, ReweighError, ReweighReport};
 
 use count::{Counted, Tokeniser, counted_from_raw, counted_from_vectors};

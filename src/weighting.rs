@@ -296,44 +296,7 @@ fn reads_totals(weighting: Weighting) -> bool {
 pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting) -> DataMatrix {
     let terms = counts.terms().len();
     let documents = counts.documents();
-    let n = documents as f64;
-
-    let TermStatistics {
-        df,
-        gf,
-        sum_squares,
-    } = term_statistics(counts, terms, reads_totals(weighting));
-    let global: Vec<f64> = match weighting {
-        Weighting::None => vec![1.0; terms],
-        Weighting::Pdgp => (0..terms).map(|t| (n / f64::from(df[t])).log2()).collect(),
-        Weighting::Code { global, .. } => match global {
-            GlobalWeight::None => vec![1.0; terms],
-            GlobalWeight::Idf => (0..terms).map(|t| (n / f64::from(df[t])).log2()).collect(),
-            GlobalWeight::GfIdf => (0..terms).map(|t| gf[t] / f64::from(df[t])).collect(),
-            GlobalWeight::Normal => sum_squares.iter().map(|s| 1.0 / s.sqrt()).collect(),
-            GlobalWeight::ProbabilisticInverse => (0..terms)
-                .map(|t| {
-                    let d = f64::from(df[t]);
-                    if d >= n { 0.0 } else { ((n - d) / d).log2() }
-                })
-                .collect(),
-            GlobalWeight::Entropy => {
-                if documents <= 1 {
-                    vec![1.0; terms]
-                } else {
-                    let mut plogp = vec![0f64; terms];
-                    for j in 0..documents {
-                        for (term, count) in counts.column(j) {
-                            let t = term as usize;
-                            let p = f64::from(count) / gf[t];
-                            plogp[t] += p * p.ln();
-                        }
-                    }
-                    plogp.iter().map(|s| 1.0 + s / n.ln()).collect()
-                }
-            }
-        },
-    };
+    let global = global_weights(counts, weighting);
 
     // Each column's weights are written in place into arrays as long as the counts (an upper bound: a weight
     // that is zero is dropped), columns in parallel by blocks, then moved down over the dropped entries: the
@@ -445,6 +408,84 @@ pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting)
         Err(error) => panic!("weighted counts made an invalid matrix: {error}"),
     };
     DataMatrix::sparse(matrix, counts.terms().to_vec()).with_words(counts.words().to_vec())
+}
+
+/// The global weight `G_i` of each term of `counts` under `weighting` (1 for every term when it has none): what
+/// [`weight_counts`] multiplies each local weight by, and what a document the collection never saw is weighted with
+/// ([`weigh_column`]), so that it is measured as the collection's own documents are.
+pub fn global_weights<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting) -> Vec<f64> {
+    let terms = counts.terms().len();
+    let documents = counts.documents();
+    let n = documents as f64;
+    let TermStatistics {
+        df,
+        gf,
+        sum_squares,
+    } = term_statistics(counts, terms, reads_totals(weighting));
+    match weighting {
+        Weighting::None => vec![1.0; terms],
+        Weighting::Pdgp => (0..terms).map(|t| (n / f64::from(df[t])).log2()).collect(),
+        Weighting::Code { global, .. } => match global {
+            GlobalWeight::None => vec![1.0; terms],
+            GlobalWeight::Idf => (0..terms).map(|t| (n / f64::from(df[t])).log2()).collect(),
+            GlobalWeight::GfIdf => (0..terms).map(|t| gf[t] / f64::from(df[t])).collect(),
+            GlobalWeight::Normal => sum_squares.iter().map(|s| 1.0 / s.sqrt()).collect(),
+            GlobalWeight::ProbabilisticInverse => (0..terms)
+                .map(|t| {
+                    let d = f64::from(df[t]);
+                    if d >= n { 0.0 } else { ((n - d) / d).log2() }
+                })
+                .collect(),
+            GlobalWeight::Entropy => {
+                if documents <= 1 {
+                    vec![1.0; terms]
+                } else {
+                    let mut plogp = vec![0f64; terms];
+                    for j in 0..documents {
+                        for (term, count) in counts.column(j) {
+                            let t = term as usize;
+                            let p = f64::from(count) / gf[t];
+                            plogp[t] += p * p.ln();
+                        }
+                    }
+                    plogp.iter().map(|s| 1.0 + s / n.ln()).collect()
+                }
+            }
+        },
+    }
+}
+
+/// One document's weighted entries from its `(term, count)` pairs (ascending by term) and the collection's
+/// [`global_weights`]: the same arithmetic, in the same order, as [`weight_counts`] gives each column, so that a
+/// collection's own document weighted here is its column of the matrix, bit for bit.
+pub fn weigh_column(
+    entries: &[(u32, u32)],
+    global: &[f64],
+    weighting: Weighting,
+) -> (Vec<u32>, Vec<f32>) {
+    let max_count = entries.iter().map(|&(_, c)| c).max().unwrap_or(1) as f64;
+    let mut rows = Vec::with_capacity(entries.len());
+    let mut weights = Vec::with_capacity(entries.len());
+    for &(term, count) in entries {
+        let value = local_weight(weighting, count, max_count) * global[term as usize];
+        if value != 0.0 && value.is_finite() {
+            rows.push(term);
+            weights.push(value);
+        }
+    }
+    if matches!(weighting, Weighting::Code { cosine: true, .. }) {
+        normalise(&mut weights);
+    }
+    let mut kept_rows = Vec::with_capacity(rows.len());
+    let mut values = Vec::with_capacity(rows.len());
+    for (&row, &weight) in rows.iter().zip(&weights) {
+        let value = to_single_precision(weight);
+        if value != 0.0 && value.is_finite() {
+            kept_rows.push(row);
+            values.push(value as f32);
+        }
+    }
+    (kept_rows, values)
 }
 
 /// Counts below this have their local weight looked up (when it depends on the count alone).

@@ -1,6 +1,7 @@
 //! The command line: the flags, and what each command does with them. The only place (with the TUI) that knows a
 //! flag's name; library errors come back through [`flags::describe`] to read in flags.
 
+mod assign;
 #[cfg(target_os = "linux")]
 mod bus_error;
 mod cache;
@@ -81,6 +82,8 @@ pub(crate) enum Command {
     },
     /// Grow a cluster tree to K leaves with one rule and report the leaves and the metrics.
     Cluster(cluster::ClusterArgs),
+    /// Route new documents down the tree a session keeps: each one's leaf, path, margins and whether it fits.
+    Assign(assign::AssignArgs),
     /// List the load cache's entries (last used, size, inputs); `pdx cache clear` removes them.
     Cache(cache::CacheArgs),
 }
@@ -130,6 +133,7 @@ pub(crate) fn run(
             args.corpus().apply_cache_limit();
             cluster::run(&args)
         }
+        Some(Command::Assign(args)) => assign::run(&args),
         Some(Command::Cache(args)) => cache::run(&args),
         // On a terminal, open the collection in the TUI; otherwise (a pipe, a test) print its statistics.
         None if std::io::stdout().is_terminal() => {

@@ -9,6 +9,7 @@
 //!   checked ([`Tree::restore`]); `grow.rs`: growing to K leaves ([`Tree::grow_in`]).
 //! - `members.rs`: what is computed on member lists alone, which the tree and the rules both use.
 
+pub mod assign;
 pub mod cuts;
 mod grow;
 pub mod lloyd;

@@ -3,6 +3,7 @@
 //! (the command line's help and parsing, the rule picker, the preview, sessions and exports) reads it from here,
 //! so adding a rule is one file and one line in that list.
 
+use super::assign::OutOfSample;
 use super::params::{CheckedParams, Param};
 use super::rules::{RULES, SplitRule};
 
@@ -52,6 +53,9 @@ pub struct RuleDef {
     /// The rule (at its default parameters) whose split this one refines by 2-means: a preview that compares
     /// both computes the start once.
     pub refines: Option<&'static str>,
+    /// How a split of the rule takes a point it never saw: a new document routed down a kept tree
+    /// ([`super::assign`]).
+    pub out_of_sample: OutOfSample,
     /// The rule, built from checked parameters.
     pub build: fn(&CheckedParams) -> Box<dyn SplitRule>,
 }

@@ -2,6 +2,7 @@
 //! the export formats (JSON, CSV, Newick here, the HTML page in `html.rs`; [`export::FORMATS`] lists them), each
 //! with the settings that made the clustering (`settings.rs`).
 
+pub mod assign;
 pub mod compare;
 pub mod export;
 pub mod html;
@@ -387,7 +388,7 @@ pub const CSV_PATH_NODES: usize = 64;
 /// when it needs it. A cell that is a plain decimal number (`-0.5`, `+3`, `-12e3`) is left as it is: a
 /// spreadsheet reads it as that number, and nothing runs. The numeric columns (leaf, node, parent, depth) are
 /// written as numbers and never pass here.
-fn csv_text(text: &str) -> String {
+pub(crate) fn csv_text(text: &str) -> String {
     let neutral = match text.starts_with(FORMULA_STARTS) && !is_plain_number(text) {
         true => Cow::Owned(format!("'{text}")),
         false => Cow::Borrowed(text),

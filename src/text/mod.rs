@@ -8,6 +8,7 @@
 
 mod cjk;
 pub mod index;
+mod known;
 mod language;
 mod raw;
 mod select;
@@ -25,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use tokenise::tokenise_chunk;
 use vocabulary::vocabulary;
 
+pub use known::{KnownCounts, count_known_terms};
 pub use tokenise::ChunkWords;
 
 pub use language::{

@@ -121,6 +121,26 @@ pub(super) struct Restored {
 }
 
 impl Session {
+    /// The session of `tree`, grown on `data` with `settings` (the picker's parameters those of the settings'
+    /// rule): what `w` writes, and what a program that grew a tree itself can save for `pdx --session` and
+    /// `pdx assign`.
+    pub fn new(settings: Settings, data: &Dataset, tree: Tree) -> Session {
+        Session {
+            format: FORMAT.into(),
+            version: VERSION,
+            documents: data.matrix.cols(),
+            terms: data.matrix.rows(),
+            params: settings.rule.params().into(),
+            settings,
+            tree,
+        }
+    }
+
+    /// The session as its file holds it.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(self)
+    }
+
     /// The session's changes to the loaded matrix, if it keeps any: `data` rebuilt with them.
     pub(super) fn rebuild(&self, data: &Dataset) -> Result<Option<Dataset>, String> {
         self.settings
@@ -324,4 +344,41 @@ impl Session {
             policy: self.settings.policy,
         })
     }
+}
+
+/// A session's tree on its corpus, loaded again: what `pdx assign` routes new documents down.
+pub struct Reopened {
+    pub dataset: Dataset,
+    pub tree: Tree,
+    pub settings: Settings,
+    /// What the load said without stopping (a cache entry refused, ...).
+    pub warnings: Vec<String>,
+}
+
+/// Read the session at `path`, load its corpus (reading and writing the cache when `use_cache`), rebuild its
+/// matrix with the changes it records and restore its tree on it; the error is one line naming the file.
+pub fn reopen(path: &Path, use_cache: bool) -> Result<Reopened, String> {
+    let session = read(path)?;
+    let name = path.display();
+    let settings = session.settings.clone();
+    let opened = if settings.paths.is_empty() {
+        dataset::open_demo(&settings.options)
+    } else {
+        dataset::open(&settings.paths, &settings.options, use_cache)
+    }
+    .map_err(|error| format!("{name}: cannot load the session's corpus: {error}"))?;
+    let warnings = opened.warnings;
+    let mut data = opened.dataset;
+    if let Some(rebuilt) = session.rebuild(&data).map_err(|e| format!("{name}: {e}"))? {
+        data = rebuilt;
+    }
+    let restored = session
+        .restore(&data)
+        .map_err(|error| format!("{name}: {error}"))?;
+    Ok(Reopened {
+        dataset: data,
+        tree: restored.tree,
+        settings,
+        warnings,
+    })
 }

@@ -10,7 +10,7 @@ use crate::cluster::ClusterError;
 use crate::cluster::params::Param;
 use crate::cluster::registry::{Children, RuleDef};
 use crate::linalg::kernel::KernelSpec;
-use crate::linalg::kernel_ops::{CentredEntries, leading_eigenpairs};
+use crate::linalg::kernel_ops::{CentredEntries, Eigenpairs, leading_eigenpairs};
 
 /// How many leading eigenvectors the split measures against the labels, when the documents have some (the
 /// paper's Fig. 1a plots them all; the leading ten show whether the first is the one that follows the labels).
@@ -25,6 +25,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Two,
     preview_symbol: None,
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::KernelThreshold,
     build: |params| {
         Box::new(Alignment {
             kernel: params.kernel.clone(),
@@ -55,6 +56,11 @@ pub struct Alignment {
     pub normalise: bool,
 }
 
+/// The leading eigenpair of the node's centred (normalised) kernel `centred`: the vector the split thresholds.
+pub(crate) fn leading_pair(centred: &CentredEntries) -> Result<Eigenpairs, ClusterError> {
+    Ok(leading_eigenpairs(&centred.operator(), 1, &eigen_options())?)
+}
+
 impl SplitRule for Alignment {
     /// Works from the kernel matrix: the (empty) linear directions are not used.
     fn split_along(
@@ -69,7 +75,7 @@ impl SplitRule for Alignment {
         let centred = CentredEntries::new(gram, self.normalise);
         let frobenius = centred.frobenius();
         let operator = centred.operator();
-        let pairs = leading_eigenpairs(&operator, 1, &eigen_options())?;
+        let pairs = leading_pair(&centred)?;
         if pairs.values.is_empty() || frobenius <= 0.0 {
             return Err(ClusterError::Degenerate {
                 reason: "the members coincide in feature space (the centred kernel is zero)".into(),

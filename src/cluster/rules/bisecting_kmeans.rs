@@ -17,6 +17,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Two,
     preview_symbol: None,
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::Centroids,
     build: |params| {
         Box::new(BisectingKmeans {
             trials: params.trials,

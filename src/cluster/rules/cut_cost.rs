@@ -11,6 +11,7 @@ use super::{Directions, Partition, SplitContext, SplitDetail, SplitRule, require
 use crate::cluster::ClusterError;
 use crate::cluster::params::Param;
 use crate::cluster::registry::{Children, RuleDef};
+use crate::linalg::Gram;
 use crate::linalg::kernel::KernelSpec;
 use crate::linalg::kernel_ops::{GramOperator, degrees, laplacian_shift, leading_eigenpairs};
 
@@ -32,6 +33,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Two,
     preview_symbol: None,
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::LaplacianThreshold,
     build: |params| {
         Box::new(CutCost {
             kernel: params.kernel.clone(),
@@ -79,6 +81,21 @@ pub struct CutCost {
     pub seed: u64,
 }
 
+/// The second smallest eigenvalue of `L = D - K` (`degree` the row sums of `gram`) and its eigenvector, the one the
+/// split thresholds; `None` when there is none (a zero kernel matrix).
+pub(crate) fn second_eigenpair(
+    gram: &Gram,
+    degree: &[f64],
+) -> Result<Option<(f64, Vec<f64>)>, ClusterError> {
+    let shift = laplacian_shift(degree);
+    let operator = GramOperator::shifted_laplacian(gram, degree, shift, true);
+    let mut pairs = leading_eigenpairs(&operator, 1, &eigen_options())?;
+    Ok(match (pairs.values.first(), pairs.vectors.pop()) {
+        (Some(&value), Some(vector)) => Some(((shift - value).max(0.0), vector)),
+        _ => None,
+    })
+}
+
 impl SplitRule for CutCost {
     /// Works from the kernel matrix: the (empty) linear directions are not used.
     fn split_along(
@@ -96,17 +113,14 @@ impl SplitRule for CutCost {
         enter_phase(node, "eigenvectors")?;
         let n = gram.n();
         let degree = degrees(gram);
-        let shift = laplacian_shift(&degree);
-        let operator = GramOperator::shifted_laplacian(gram, &degree, shift, true);
-        let pairs = leading_eigenpairs(&operator, 1, &eigen_options())?;
         let frobenius = gram.frobenius_norm();
-        if pairs.values.is_empty() || frobenius <= 0.0 {
+        let second = second_eigenpair(gram, &degree)?;
+        let Some((lambda, v)) = second.filter(|_| frobenius > 0.0) else {
             return Err(ClusterError::Degenerate {
                 reason: "the kernel matrix is zero: no graph to cut".into(),
             });
-        }
-        let lambda = (shift - pairs.values[0]).max(0.0);
-        let v = &pairs.vectors[0];
+        };
+        let v = &v;
         let order = sweep_order(v);
 
         let shown = self.shown_classes(node);

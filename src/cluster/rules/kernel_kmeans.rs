@@ -24,6 +24,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::KWay,
     preview_symbol: None,
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::KernelCentroids,
     build: |params| {
         Box::new(KernelKmeans {
             kernel: params.kernel.clone(),

@@ -108,7 +108,7 @@ pub(super) fn submatrix_scatter(gram: &Gram, positions: &[usize]) -> f64 {
 
 /// The leading `count` eigenpairs of the centred Gram matrix `(I - P) K (I - P)` (Zeimpekis & Gallopoulos, eqs.
 /// (3)-(4)), or why there are none.
-pub(super) fn centred_eigenpairs(gram: &Gram, count: usize) -> Result<Eigenpairs, ClusterError> {
+pub(crate) fn centred_eigenpairs(gram: &Gram, count: usize) -> Result<Eigenpairs, ClusterError> {
     let pairs = leading_eigenpairs(&GramOperator::centred(gram), count, &eigen_options())?;
     if pairs.values.is_empty() {
         return Err(ClusterError::Degenerate {

@@ -18,6 +18,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Flat,
     preview_symbol: None,
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::Centroids,
     build: |params| {
         Box::new(Kmeans {
             k: params.k_way,

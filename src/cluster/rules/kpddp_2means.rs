@@ -18,6 +18,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Two,
     preview_symbol: None,
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::KernelCentroids,
     build: |params| {
         Box::new(Kpddp2Means {
             kernel: params.kernel.clone(),

@@ -19,6 +19,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Orthants,
     preview_symbol: None,
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::KernelProjection,
     build: |params| {
         Box::new(KpddpOcpc {
             kernel: params.kernel.clone(),

@@ -26,6 +26,7 @@ pub use directions::{
     Directions, ORDER_TOLERANCE, SPLIT_TOLERANCE, node_start, principal_directions,
     refined_directions,
 };
+pub(crate) use kernel_util::centred_eigenpairs;
 pub use known::{KnownDirections, directions_for_split};
 pub use labels::DocumentLabels;
 pub(crate) use orthants::orthant_split;

@@ -15,6 +15,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Orthants,
     preview_symbol: Some('P'),
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::Directions,
     build: |params| {
         Box::new(Pddp {
             l: params.l,

@@ -16,6 +16,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Two,
     preview_symbol: Some('M'),
     refines: Some("pddp"),
+    out_of_sample: crate::cluster::assign::OutOfSample::Centroids,
     build: |params| {
         Box::new(Pddp2Means {
             sample: params.sample,

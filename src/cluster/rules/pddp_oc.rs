@@ -18,6 +18,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Two,
     preview_symbol: Some('O'),
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::Directions,
     build: |params| {
         Box::new(PddpOc {
             sample: params.sample,

@@ -18,6 +18,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Two,
     preview_symbol: Some('m'),
     refines: Some("pddp-oc"),
+    out_of_sample: crate::cluster::assign::OutOfSample::Centroids,
     build: |params| {
         Box::new(PddpOc2Means {
             sample: params.sample,

@@ -16,6 +16,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Orthants,
     preview_symbol: Some('C'),
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::Directions,
     build: |params| {
         Box::new(PddpOcpc {
             l: params.l,

@@ -15,6 +15,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::Two,
     preview_symbol: Some('G'),
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::Directions,
     build: |params| {
         Box::new(Pdgp {
             tau: params.tau,

@@ -50,6 +50,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::KWay,
     preview_symbol: None,
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::SoftKernelCentroids,
     build: |params| {
         Box::new(SoftKernelKmeans {
             kernel: params.kernel.clone(),

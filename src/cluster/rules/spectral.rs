@@ -13,6 +13,7 @@ use crate::choice::Choice;
 use crate::cluster::ClusterError;
 use crate::cluster::registry::{Children, RuleDef};
 use crate::cluster::params::Param;
+use crate::linalg::Gram;
 use crate::linalg::kernel::KernelSpec;
 use crate::linalg::kernel_ops::{
     GramOperator, degrees, laplacian_shift, leading_eigenpairs_deflated,
@@ -67,6 +68,7 @@ pub(super) static RULE: RuleDef = RuleDef {
     children: Children::KWay,
     preview_symbol: None,
     refines: None,
+    out_of_sample: crate::cluster::assign::OutOfSample::LaplacianEmbedding,
     build: |params| {
         Box::new(Spectral {
             kernel: params.kernel.clone(),
@@ -100,6 +102,49 @@ pub struct Spectral {
     pub seed: u64,
 }
 
+/// A Laplacian's eigenvalues, their eigenvectors (one entry per member) and the degrees of the graph.
+pub(crate) type Embedding = (Vec<f64>, Vec<Vec<f64>>, Vec<f64>);
+
+/// The first (smallest) `k` eigenvalues of `laplacian` of the similarity matrix `gram` and their eigenvectors (one
+/// entry per member; for `L_rw`, `D^{-1/2}` times `L_sym`'s), and the degrees: the embedding the split clusters.
+pub(crate) fn laplacian_embedding(
+    gram: &Gram,
+    k: usize,
+    laplacian: Laplacian,
+) -> Result<Embedding, ClusterError> {
+    let degree = degrees(gram);
+    let (eigenvalues, vectors) = match laplacian {
+        Laplacian::Unnormalized => {
+            let shift = laplacian_shift(&degree);
+            let operator = GramOperator::shifted_laplacian(gram, &degree, shift, false);
+            let pairs = leading_eigenpairs_deflated(&operator, k, &eigen_options())?;
+            let values = pairs.values.iter().map(|v| (shift - v).max(0.0)).collect();
+            (values, pairs.vectors)
+        }
+        Laplacian::Sym | Laplacian::Rw => {
+            let operator = GramOperator::shifted_normalised_affinity(gram, &degree);
+            let pairs = leading_eigenpairs_deflated(&operator, k, &eigen_options())?;
+            let values: Vec<f64> = pairs.values.iter().map(|v| (2.0 - v).max(0.0)).collect();
+            let vectors = if laplacian == Laplacian::Rw {
+                pairs
+                    .vectors
+                    .into_iter()
+                    .map(|v| {
+                        v.iter()
+                            .zip(&degree)
+                            .map(|(x, &d)| if d > 0.0 { x / d.sqrt() } else { 0.0 })
+                            .collect()
+                    })
+                    .collect()
+            } else {
+                pairs.vectors
+            };
+            (values, vectors)
+        }
+    };
+    Ok((eigenvalues, vectors, degree))
+}
+
 impl SplitRule for Spectral {
     /// Works from the kernel matrix: the (empty) linear directions are not used.
     fn split_along(
@@ -117,36 +162,7 @@ impl SplitRule for Spectral {
         let gram = &matrix.gram;
         require_non_negative(gram, &self.kernel, RULE.name, node)?;
         enter_phase(node, "eigenvectors")?;
-        let degree = degrees(gram);
-        let (eigenvalues, vectors) = match self.laplacian {
-            Laplacian::Unnormalized => {
-                let shift = laplacian_shift(&degree);
-                let operator = GramOperator::shifted_laplacian(gram, &degree, shift, false);
-                let pairs = leading_eigenpairs_deflated(&operator, self.k, &eigen_options())?;
-                let values = pairs.values.iter().map(|v| (shift - v).max(0.0)).collect();
-                (values, pairs.vectors)
-            }
-            Laplacian::Sym | Laplacian::Rw => {
-                let operator = GramOperator::shifted_normalised_affinity(gram, &degree);
-                let pairs = leading_eigenpairs_deflated(&operator, self.k, &eigen_options())?;
-                let values: Vec<f64> = pairs.values.iter().map(|v| (2.0 - v).max(0.0)).collect();
-                let vectors = if self.laplacian == Laplacian::Rw {
-                    pairs
-                        .vectors
-                        .into_iter()
-                        .map(|v| {
-                            v.iter()
-                                .zip(&degree)
-                                .map(|(x, &d)| if d > 0.0 { x / d.sqrt() } else { 0.0 })
-                                .collect()
-                        })
-                        .collect()
-                } else {
-                    pairs.vectors
-                };
-                (values, vectors)
-            }
-        };
+        let (eigenvalues, vectors, _) = laplacian_embedding(gram, self.k, self.laplacian)?;
         if vectors.is_empty() {
             return Err(ClusterError::Degenerate {
                 reason: "the Laplacian has no eigenvector to embed the members with".into(),

@@ -25,7 +25,7 @@ pub(super) enum Convention {
 
 impl Convention {
     /// The denominator of the exponent for width `sigma`.
-    fn denominator(self, sigma: f64) -> f64 {
+    pub(super) fn denominator(self, sigma: f64) -> f64 {
         let squared = sigma * sigma;
         match self {
             Convention::Squared => squared,

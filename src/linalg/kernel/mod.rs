@@ -16,9 +16,11 @@ use serde::{Deserialize, Serialize};
 mod gaussian;
 mod geodesic;
 mod inner;
+mod point;
 mod string;
 
 pub use gaussian::AUTO_WIDTH_FACTORS;
+pub use point::PointKernel;
 
 use rayon::prelude::*;
 

@@ -4,6 +4,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::*;
+use crate::cluster::registry::DEFAULT_RULE;
 use crate::tui::view::tree::{NodeRow, fit};
 use crate::tui::view::wrap;
 
@@ -151,9 +152,9 @@ fn the_log_records_each_message_once_with_its_time() {
     assert_eq!(
         messages,
         [
-            "undone: split #1 with pddp",
-            "undone: split #0 with pddp",
-            "nothing to undo"
+            format!("undone: split #1 with {DEFAULT_RULE}"),
+            format!("undone: split #0 with {DEFAULT_RULE}"),
+            "nothing to undo".to_string()
         ]
     );
     assert_eq!(

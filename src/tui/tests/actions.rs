@@ -344,9 +344,15 @@ fn naming_a_node_shows_in_the_tree_goes_into_exports_and_undoes() {
     key(&mut model, KeyCode::Char('e'));
     insta::assert_snapshot!("name_prompt_80x24", draw(&model, 80, 24).backend());
     key(&mut model, KeyCode::Esc);
-    let screen = screen_text(&model, 120, 40);
-    assert!(screen.contains("▾ sports"), "{screen}");
-    assert!(!screen.contains(&format!("▾ #{node} ")), "{screen}");
+    // The tree keeps the node's id and words beside its name, at both sizes.
+    let words = crate::report::terms::words_line(model.node_words(node));
+    for (width, height) in [(120, 40), (80, 24)] {
+        let screen = screen_text(&model, width, height);
+        assert!(
+            screen.contains(&format!("▾ #{node} sports · {words}")),
+            "{width}x{height}:\n{screen}"
+        );
+    }
     assert!(crate::report::to_newick(model.tree()).contains("'sports'"));
     let report = crate::report::build(model.data(), model.tree());
     let json = serde_json::to_string(&report).expect("json");

@@ -430,6 +430,26 @@ fn cluster_writes_json_csv_and_newick() {
     assert!(tree.contains("rule=pddp-oc"));
 }
 
+/// `pdx cluster --k 6` on the demo with every other setting at its default finds the demo's six topics.
+#[test]
+fn the_demo_clustered_with_the_defaults_finds_its_six_topics() {
+    // No config file: its defaults would be the user's, not pdx's.
+    let output = pdx()
+        .env("PDX_CONFIG", "")
+        .args(["cluster", "--k", "6", "--json", "-"])
+        .output()
+        .expect("pdx runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["metrics"]["leaves"], 6);
+    let nmi = report["metrics"]["nmi"].as_f64().expect("an NMI");
+    assert!(nmi >= 0.9, "NMI {nmi:.4}");
+}
+
 #[test]
 fn cluster_json_to_standard_output() {
     let output = run(&["cluster", "--k", "2", "--json", "-"]);
@@ -636,6 +656,8 @@ fn pddp_l_says_when_empty_orthants_make_fewer_leaves() {
         "numeric",
         "--k",
         "4",
+        "--rule",
+        "pddp",
         "--l",
         "2",
         "--json",

@@ -154,6 +154,7 @@ fn the_page_describes_the_corpus_the_settings_and_every_node() {
     let (dataset, mut tree) = demo(6);
     name_every_node(&mut tree);
     let page = html::to_html(&dataset, &tree, Some(&settings()), false);
+    let default_rule = RuleSpec::default().text();
     for fact in [
         "<dt>corpus</dt><dd>demo</dd>",
         "<dt>documents</dt><dd>223 (223 in the tree)</dd>",
@@ -163,8 +164,8 @@ fn the_page_describes_the_corpus_the_settings_and_every_node() {
         "<dt>stemming</dt><dd>english</dd>",
         "<dt>stop list</dt><dd>the shipped English list</dd>",
         "<dt>document frequency</dt><dd>in at least 2 documents and at most 95% of them</dd>",
-        "<dt>rule</dt><dd>pddp l=1</dd>",
-        "<dt>splits</dt><dd>pddp l=1 &times; 5</dd>",
+        &format!("<dt>rule</dt><dd>{default_rule}</dd>"),
+        &format!("<dt>splits</dt><dd>{default_rule} &times; 5</dd>"),
         "NMI",
         "arithmetic-mean normalisation",
         "purity",
@@ -316,7 +317,10 @@ fn cluster_writes_the_report_where_html_says() {
     );
     let page = std::fs::read_to_string(dir.path().join("r.html")).expect("the report");
     assert!(page.starts_with("<!DOCTYPE html>") && page.trim_end().ends_with("</html>"));
-    assert!(page.contains("<dt>rule</dt><dd>pddp l=1</dd>"));
+    assert!(page.contains(&format!(
+        "<dt>rule</dt><dd>{}</dd>",
+        RuleSpec::default().text()
+    )));
     assert!(page.contains(&html::escape(LONG_LABELS[0])));
     // `-` is standard output, as for the other outputs.
     let output = pdx_cluster(dir.path(), &["--k", "2", "--html", "-", &corpus]);

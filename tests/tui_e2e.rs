@@ -213,7 +213,8 @@ fn the_preview_tab_and_a_mouse_click_in_a_real_terminal() {
 #[ignore = "needs tmux"]
 fn alternatives_and_comparisons_in_a_real_terminal() {
     let work = tempfile::tempdir().expect("temp dir");
-    let (tmux, exit_file) = launch(work.path(), "alternatives", &[]);
+    // PDDP named, not left to the default: the picker's jumps below count from it.
+    let (tmux, exit_file) = launch(work.path(), "alternatives", &["--rule", "pddp"]);
     let key = |name: &str| {
         tmux.run(&["send-keys", "-t", &tmux.session, name]);
     };

@@ -124,7 +124,7 @@ impl RuleSpec {
     }
 }
 
-/// The rule pdx splits with unless told otherwise: PDDP, the papers' starting point.
+/// The rule pdx splits with unless told otherwise: [`registry::DEFAULT_RULE`].
 impl Default for RuleSpec {
     fn default() -> Self {
         RuleSpec::named(registry::DEFAULT_RULE)

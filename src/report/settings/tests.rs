@@ -101,7 +101,7 @@ fn the_rows_show_the_settings_in_effect_and_those_of_the_load() {
         &[],
         &loaded,
         &rebuilt,
-        &RuleSpec::default(),
+        &RuleSpec::named("pddp").expect("a rule"),
         SelectPolicy::Scatter,
     );
     assert_eq!(settings.reweigh.as_ref(), Some(&changes));

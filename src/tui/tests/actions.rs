@@ -1,6 +1,7 @@
 //! Keys on the main screen: splitting, moving, merging, undo, popups, naming (searching is in `search`).
 
 use super::*;
+use crate::cluster::registry::DEFAULT_RULE;
 
 #[test]
 fn a_split_runs_through_the_worker_path_and_can_be_undone_and_redone() {
@@ -15,14 +16,16 @@ fn a_split_runs_through_the_worker_path_and_can_be_undone_and_redone() {
     assert!(model.dirty());
     assert!(model.derived().objective < before);
     assert!(
-        model.status().starts_with("split #0 into #1 #2 with pddp"),
+        model
+            .status()
+            .starts_with(&format!("split #0 into #1 #2 with {DEFAULT_RULE}")),
         "{}",
         model.status()
     );
     let root = model.tree().node(0).expect("root");
     assert_eq!(
         root.split.as_ref().map(|s| s.rule.clone()),
-        Some(spec("pddp"))
+        Some(spec(DEFAULT_RULE))
     );
 
     key(&mut model, KeyCode::Char('S'));
@@ -335,9 +338,15 @@ fn naming_a_node_shows_in_the_tree_goes_into_exports_and_undoes() {
     key(&mut model, KeyCode::Char('e'));
     insta::assert_snapshot!("name_prompt_80x24", draw(&model, 80, 24).backend());
     key(&mut model, KeyCode::Esc);
-    let screen = screen_text(&model, 120, 40);
-    assert!(screen.contains("▾ sports"), "{screen}");
-    assert!(!screen.contains(&format!("▾ #{node} ")), "{screen}");
+    // The tree keeps the node's id and words beside its name, at both sizes.
+    let words = crate::report::terms::words_line(model.node_words(node));
+    for (width, height) in [(120, 40), (80, 24)] {
+        let screen = screen_text(&model, width, height);
+        assert!(
+            screen.contains(&format!("▾ #{node} sports · {words}")),
+            "{width}x{height}:\n{screen}"
+        );
+    }
     assert!(crate::report::to_newick(model.tree()).contains("'sports'"));
     let report = crate::report::build(model.data(), model.tree());
     let json = serde_json::to_string(&report).expect("json");
@@ -410,9 +419,15 @@ fn undo_and_redo_say_what_they_undid() {
     key(&mut model, KeyCode::Char('u'));
     assert_eq!(model.status(), "undone: named #0 \"all\"");
     key(&mut model, KeyCode::Char('u'));
-    assert_eq!(model.status(), "undone: split #0 with pddp");
+    assert_eq!(
+        model.status(),
+        format!("undone: split #0 with {DEFAULT_RULE}")
+    );
     ctrl(&mut model, 'r');
-    assert_eq!(model.status(), "redone: split #0 with pddp");
+    assert_eq!(
+        model.status(),
+        format!("redone: split #0 with {DEFAULT_RULE}")
+    );
     ctrl(&mut model, 'r');
     assert_eq!(model.status(), "redone: named #0 \"all\"");
     // Merging, switching and keeping say so too.
@@ -439,4 +454,17 @@ fn growing_to_no_more_leaves_than_the_tree_has_says_why_nothing_happens() {
     type_text(&mut model, "4");
     key(&mut model, KeyCode::Enter);
     assert_eq!(model.derived().leaves.len(), 4, "{}", model.status());
+}
+
+/// The analyst who opens the demo and grows it to its six topics with the defaults (`a`, 6, Enter) finds them:
+/// the default rule is one that works on it.
+#[test]
+fn the_demo_grown_to_six_leaves_with_the_defaults_finds_its_six_topics() {
+    let mut model = model();
+    key(&mut model, KeyCode::Char('a'));
+    type_text(&mut model, "6");
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.derived().leaves.len(), 6, "{}", model.status());
+    let figures = model.global_figures().expect("the demo has labels");
+    assert!(figures.nmi >= 0.9, "NMI {:.4}", figures.nmi);
 }

@@ -7,6 +7,12 @@ use crate::cluster::Param;
 use super::*;
 use crate::tui::model::picker::{FIELDS, field_of, row_of, rule_at, rule_count, used_by};
 
+/// A model on the demo whose current rule is pddp, the registry's first: the picker opens on the current rule, and
+/// these tests count its rows from the first.
+fn model() -> Model {
+    model_with_rule(spec("pddp"))
+}
+
 /// The picker row of the field of `name`.
 fn field_row(name: &str) -> usize {
     rule_count()

@@ -304,9 +304,10 @@ fn a_kernel_splits_preview_shows_its_figures() {
     assert!(screen.contains("upper bound"), "{screen}");
 }
 
-/// The demo's root on the Preview tab with the focus in the detail pane, its preview computed.
+/// The demo's root on the Preview tab with the focus in the detail pane, its preview computed, the current rule
+/// pddp (the table's first row is the current rule; these tests count the rows after it).
 fn table_focused() -> Model {
-    let mut model = model();
+    let mut model = model_with_rule(spec("pddp"));
     key(&mut model, KeyCode::Char('4'));
     key(&mut model, KeyCode::Tab);
     assert_eq!(model.focus(), Pane::Detail);

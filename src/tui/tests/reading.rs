@@ -4,6 +4,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::*;
+use crate::cluster::registry::DEFAULT_RULE;
 use crate::tui::view::tree::{NodeRow, fit};
 use crate::tui::view::wrap;
 
@@ -151,9 +152,9 @@ fn the_log_records_each_message_once_with_its_time() {
     assert_eq!(
         messages,
         [
-            "undone: split #1 with pddp",
-            "undone: split #0 with pddp",
-            "nothing to undo"
+            format!("undone: split #1 with {DEFAULT_RULE}"),
+            format!("undone: split #0 with {DEFAULT_RULE}"),
+            "nothing to undo".to_string()
         ]
     );
     assert_eq!(
@@ -292,19 +293,28 @@ fn on_a_narrow_pane_the_scatter_is_the_last_column_to_give_way() {
         share: 1.0,
         label: Some(("comp.os.ms-windows.misc", 0.05)),
     }];
-    let shown = |width: usize| -> Vec<&str> {
-        fit(&rows, true, width, 40)
+    let shorter = [NodeRow {
+        rule: "pddp".to_string(),
+        label: Some(("sci.med", 0.05)),
+        ..rows[0]
+    }];
+    let shown_for = |rows: &[NodeRow], width: usize, natural_node: usize| -> Vec<&str> {
+        fit(rows, true, width, natural_node)
             .iter()
             .map(|(column, _)| column.heading)
             .collect()
     };
-    // The tree pane of a 120-column terminal: every column, the scatter among them.
-    assert_eq!(
-        shown(64),
-        [
-            "node", "size", "scatter", "share", "split by", "label", "purity"
-        ]
-    );
+    let shown = |width: usize| shown_for(&rows, width, 40);
+    // The tree pane of a 120-column terminal, short rules and labels: every column, the scatter among them.
+    let every = [
+        "node", "size", "scatter", "share", "split by", "label", "purity",
+    ];
+    assert_eq!(shown_for(&shorter, 64, 16), every);
+    // Nodes of longer text keep it: the column of lowest rank gives way for it; so it does before a long label
+    // is cut.
+    let without_rule = ["node", "size", "scatter", "share", "label", "purity"];
+    assert_eq!(shown_for(&shorter, 64, 26), without_rule);
+    assert_eq!(shown_for(&rows, 64, 10), without_rule);
     // Narrower, the columns give way in one order, the scatter last: each width shows a subset of the wider's.
     let mut wider = shown(64);
     for width in (8..64).rev() {
@@ -621,4 +631,37 @@ fn the_pane_with_the_focus_is_marked_in_its_title_and_named_in_the_status_line()
         assert!(text.contains("▶ #"), "{text}");
         assert!(text.contains("▶ detail"), "{text}");
     }
+}
+
+/// At 80x24 a tree three levels deep keeps every node's id and words whole in the node column: the other
+/// columns give way (the lowest ranked first) or narrow before it does.
+#[test]
+fn at_80x24_the_node_column_keeps_its_words() {
+    let mut model = model();
+    key(&mut model, KeyCode::Char('a'));
+    type_text(&mut model, "6");
+    key(&mut model, KeyCode::Enter);
+    assert_eq!(model.derived().leaves.len(), 6, "{}", model.status());
+    key(&mut model, KeyCode::Char('g'));
+    let text = screen_text(&model, 80, 24);
+    let tree_pane: Vec<&str> = text
+        .lines()
+        .take_while(|line| !line.starts_with('└'))
+        .collect();
+    let mut seen = 0;
+    for (id, _) in model.visible() {
+        let words = crate::report::terms::words_line(model.node_words(id));
+        let Some(line) = tree_pane
+            .iter()
+            .find(|line| line.contains(&format!("#{id} ")))
+        else {
+            continue;
+        };
+        seen += 1;
+        assert!(
+            line.contains(&format!("#{id} {words}")) || line.contains(&format!("#{id} ◆ {words}")),
+            "#{id} {words}:\n{text}"
+        );
+    }
+    assert!(seen >= 6, "the pane shows most of the tree:\n{text}");
 }

@@ -253,7 +253,11 @@ fn an_export_after_d_records_the_added_stop_word_in_the_json_and_the_page() {
     // Everything else that made the matrix and grows the tree is there too.
     assert_eq!(settings["options"]["text"]["stem"], "english", "{settings}");
     assert_eq!(settings["options"]["text"]["min_df"], 2, "{settings}");
-    assert_eq!(settings["rule"]["rule"], "pddp", "{settings}");
+    assert_eq!(
+        settings["rule"]["rule"],
+        crate::cluster::registry::DEFAULT_RULE,
+        "{settings}"
+    );
     assert_eq!(settings["policy"], "scatter", "{settings}");
     let stop_list = format!(
         "<dt>stop list</dt><dd>the shipped English list, and 1 word added since loading: {}</dd>",

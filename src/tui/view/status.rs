@@ -47,19 +47,36 @@ fn message_text(model: &Model) -> String {
 }
 
 /// The rule prefix and the message's lines at `width`: the first line after the prefix, at most
-/// [`MESSAGE_LINES`], the last ending with [`CUT_NOTE`] when the message is longer.
+/// [`MESSAGE_LINES`], the last ending with [`CUT_NOTE`] when the message is longer. The last line leaves room
+/// for the name of the pane with the focus, which a terminal without colours shows nowhere else: a message
+/// that fills its line takes another for it.
 fn message_lines(model: &Model, width: usize) -> (String, Vec<String>) {
     let rule = fit(&format!("{} · ", model.rule_text()), width / 2);
     let first = width.saturating_sub(rule.chars().count());
     let mut lines = wrap(&message_text(model), first, width);
-    if lines.len() > MESSAGE_LINES {
-        lines.truncate(MESSAGE_LINES);
+    let focus = focus_text(model).chars().count() + 1;
+    let last_used = |lines: &[String]| {
+        let prefix = if lines.len() == 1 { first } else { width };
+        width - prefix + lines.last().map_or(0, |line| line.chars().count())
+    };
+    let cut = lines.len() > MESSAGE_LINES;
+    lines.truncate(MESSAGE_LINES);
+    if !cut && last_used(&lines) + focus > width && lines.len() < MESSAGE_LINES {
+        lines.push(String::new());
+    }
+    if cut || last_used(&lines) + focus > width {
+        let lead = width - if lines.len() == 1 { first } else { width };
         if let Some(last) = lines.last_mut() {
-            let room = width.saturating_sub(CUT_NOTE.chars().count());
+            let room = width.saturating_sub(lead + focus + CUT_NOTE.chars().count());
             *last = format!("{}{CUT_NOTE}", fit_plain(last, room));
         }
     }
     (rule, lines)
+}
+
+/// The mark and name of the pane with the focus, as the status line ends.
+fn focus_text(model: &Model) -> String {
+    format!("{FOCUS_MARK}{}", model.focus().name())
 }
 
 /// The first `width` characters of `text`.
@@ -169,7 +186,7 @@ pub(super) fn draw_status(frame: &mut Frame, model: &Model, theme: Theme, area: 
 
 /// The pane with the focus, then as many `key word` hints as fit in `room`.
 fn hint_text(model: &Model, room: usize) -> String {
-    let mut hint = fit(&format!("{FOCUS_MARK}{}", model.focus().name()), room);
+    let mut hint = fit(&focus_text(model), room);
     for (key, word) in model.keys().hint_pairs() {
         let piece = format!("{key} {word}");
         let extra = piece.chars().count() + usize::from(!hint.is_empty()) * 2;

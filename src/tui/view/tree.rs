@@ -11,9 +11,10 @@ use ratatui::widgets::{Block, Borders, Cell, Row, Table, TableState};
 use crate::choice::Choice;
 use crate::cluster::Node;
 use crate::printable;
+use crate::report::terms;
 
 use super::super::model::{Model, Pane};
-use super::{Theme, leaves_text, list_offset, node_label, percent};
+use super::{Theme, leaves_text, list_offset, percent};
 
 /// The narrowest the node column gets before other columns give way (and before the label column takes what is
 /// left).
@@ -67,7 +68,7 @@ pub(crate) static COLUMNS: &[Column] = &[
     Column {
         heading: "node",
         help: "• a leaf, ▾ a split node, ▸ a collapsed one, ◆ the suggested next split, (A) the node marked for v; \
-               then its name, or #id and its top three words",
+               then its #id, its name when it has one, and its top three words",
         width: Width::Node,
         labels_only: false,
         rank: None,
@@ -173,27 +174,39 @@ pub(crate) fn fit(
             (column, width)
         })
         .collect();
-    // The room the node column and a shared column would have: the pane less the others and the gaps.
-    let room = |shown: &[(&Column, usize)]| {
+    // What the node column keeps before any other column narrows it: its widest text, up to three fifths of
+    // the pane (a tree nested deep would take it all), and never less than its minimum.
+    let node_claim = natural_node
+        .max("node".len())
+        .min(inner_width * 3 / 5)
+        .max(NODE_MIN);
+    // The room the node column would have: the pane less the others, the gaps, and a shared column at its full
+    // width (`full`) or narrowed to its heading.
+    let room = |shown: &[(&Column, usize)], full: bool| {
         let others: usize = shown
             .iter()
-            .filter(|(column, _)| !matches!(column.width, Width::Node | Width::Shared))
-            .map(|(_, width)| width)
+            .map(|(column, width)| match column.width {
+                Width::Node => 0,
+                Width::Shared if !full => column.heading.chars().count(),
+                _ => *width,
+            })
             .sum();
-        let shared_min: usize = shown
-            .iter()
-            .filter(|(column, _)| column.width == Width::Shared)
-            .map(|(column, _)| column.heading.chars().count())
-            .sum();
-        inner_width.saturating_sub(others + shown.len().saturating_sub(1) + shared_min)
+        inner_width.saturating_sub(others + shown.len().saturating_sub(1))
     };
-    while room(&shown) < NODE_MIN {
+    // The columns of lowest rank give way until the node column has its claim, a shared column at its full
+    // width; when the shared column is the lowest left, it narrows instead, if that is enough.
+    while room(&shown, true) < node_claim {
         let lowest = shown
             .iter()
             .enumerate()
             .filter_map(|(at, (column, _))| column.rank.map(|rank| (rank, at)))
             .min();
         match lowest {
+            Some((_, at))
+                if shown[at].0.width == Width::Shared && room(&shown, false) >= node_claim =>
+            {
+                break;
+            }
             Some((_, at)) => {
                 shown.remove(at);
             }
@@ -201,17 +214,13 @@ pub(crate) fn fit(
         }
     }
     // The node and the shared (label) column split what is left: the label as wide as its widest value, unless
-    // that leaves the node column less than three fifths of the room (and at least its minimum).
+    // that leaves the node column less than its claim.
     let others: usize = shown
         .iter()
         .filter(|(column, _)| !matches!(column.width, Width::Node | Width::Shared))
         .map(|(_, width)| width)
         .sum();
     let left = inner_width.saturating_sub(others + shown.len().saturating_sub(1));
-    let node_claim = natural_node
-        .max("node".len())
-        .min(left * 3 / 5)
-        .max(NODE_MIN);
     for (column, width) in shown.iter_mut() {
         if column.width == Width::Shared {
             *width = (*width).min(left.saturating_sub(node_claim));
@@ -285,9 +294,9 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         })
         .collect();
 
-    // Each node's first part (indent, marker, name or #id, suggestion) and, for a node without a name, its words;
-    // made only for the rows on screen (a 1,000-leaf tree has 2,000 rows), measured without being made for the
-    // others.
+    // Each node's first part (indent, marker, #id and name, suggestion) and its words, after a `·` when it has a
+    // name; made only for the rows on screen (a 1,000-leaf tree has 2,000 rows), measured without being made for
+    // the others.
     let suggestion = |id: usize| match model.derived().suggestion == Some(id) {
         true => " ◆",
         false => "",
@@ -301,36 +310,46 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         } else {
             "▾"
         };
+        let label = match node.name.as_deref() {
+            Some(name) => format!("#{} {}", node.id, printable::escaped(name)),
+            None => format!("#{}", node.id),
+        };
         let head = format!(
-            "{}{marker} {}{}{}",
+            "{}{marker} {label}{}{}",
             "  ".repeat(depth),
-            node_label(model, node.id),
             suggestion(node.id),
             marked(node.id)
         );
+        let words = printable::escaped(&terms::words_line(model.node_words(node.id))).into_owned();
         let words = match node.name {
-            Some(_) => String::new(),
-            None => printable::escaped(&model.description(node.id)).into_owned(),
+            Some(_) if !words.is_empty() => format!("· {words}"),
+            _ => words,
         };
         (head, words)
     };
     // The width `node_text` takes written as one (head, a space, the words), counted from its parts.
     let node_text_width = |node: &Node, depth: usize| {
+        let id = 1 + node.id.to_string().len();
         let label = match node.name.as_deref() {
-            Some(name) => printable::width(name),
-            None => 1 + node.id.to_string().len(),
+            Some(name) => id + 1 + printable::width(name),
+            None => id,
         };
         let head = 2 * depth
             + 2
             + label
             + suggestion(node.id).chars().count()
             + marked(node.id).chars().count();
-        let words = match node.name {
-            Some(_) => 0,
-            None => {
-                let words = model.node_words(node.id);
+        let words = model.node_words(node.id);
+        let separators = match words.iter().any(|word| word.contains(' ')) {
+            true => 2,
+            false => 1,
+        };
+        let words = match words.is_empty() {
+            true => 0,
+            false => {
                 words.iter().map(|w| printable::width(w)).sum::<usize>()
-                    + words.len().saturating_sub(1)
+                    + separators * (words.len() - 1)
+                    + if node.name.is_some() { 2 } else { 0 }
             }
         };
         head + if words > 0 { 1 + words } else { 0 }

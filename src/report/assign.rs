@@ -202,3 +202,55 @@ pub fn table(rows: &[AssignedRow]) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str, label: Option<&str>, leaf_label: Option<&str>) -> AssignedRow {
+        AssignedRow {
+            id: id.into(),
+            label: label.map(str::to_string),
+            leaf: 3,
+            path: vec!["#0".into(), "\u{1b}[31mnamed".into()],
+            margins: vec![-0.5, 0.25],
+            least_margin: Some(0.25),
+            distance: 0.9,
+            leaf_radius: 1.2,
+            fit: fit_text(Fit::Fits),
+            leaf_label: leaf_label.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn the_table_prints_no_control_character_of_the_collection() {
+        let table = table(&[row("a\u{1b}]0;title\u{7}b", None, None)]);
+        assert!(
+            !table.chars().any(|c| c.is_control() && c != '\n'),
+            "{table:?}"
+        );
+    }
+
+    #[test]
+    fn csv_cells_a_spreadsheet_would_run_are_written_as_text() {
+        let csv = to_csv(&[row("=HYPERLINK(\"x\")", Some("+cmd"), Some("@sum"))]);
+        let line = csv.lines().nth(1).expect("a row");
+        assert!(line.starts_with("\"'=HYPERLINK"), "{line}");
+        assert!(line.contains(",'+cmd,"), "{line}");
+        assert!(line.ends_with(",'@sum"), "{line}");
+        // Margins are one cell; one that starts with a minus is not a plain number, so it is text too.
+        assert!(line.contains(",'-0.5000 0.2500,"), "{line}");
+    }
+
+    #[test]
+    fn agreement_counts_only_the_labelled_documents() {
+        let rows = [
+            row("a", Some("x"), Some("x")),
+            row("b", Some("x"), Some("y")),
+            row("c", None, Some("y")),
+        ];
+        let agreement = Agreement::of(&rows);
+        assert_eq!((agreement.agreeing, agreement.labelled), (1, 2));
+        assert_eq!(agreement.accuracy(), Some(0.5));
+    }
+}

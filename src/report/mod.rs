@@ -1,5 +1,5 @@
 //! Reports on a cluster tree: metrics against labels, top and discriminating terms, representative documents, and
-//! the export formats (JSON, CSV, Newick here, the HTML page in `html.rs`; [`export::FORMATS`] lists them), each
+//! the export formats (JSON, CSV, Newick here, the HTML page in `html/`; [`export::FORMATS`] lists them), each
 //! with the settings that made the clustering (`settings.rs`).
 
 pub mod compare;

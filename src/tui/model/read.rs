@@ -11,7 +11,7 @@ use crate::dataset::Dataset;
 use crate::progress::Progress;
 use crate::report::metrics::{ClusterFigures, GlobalFigures};
 use crate::report::preview::MadeSplit;
-use crate::report::{summary, terms};
+use crate::report::summary;
 use crate::text::index::{Hit, Query};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
@@ -260,14 +260,6 @@ impl Model {
             .words
             .get(&id)
             .map_or(&[], |known| known.words.as_slice())
-    }
-
-    /// A node's short description: its name if given, else its top words.
-    pub(crate) fn description(&self, id: usize) -> String {
-        match self.tree().node(id).and_then(|n| n.name.as_deref()) {
-            Some(name) => name.to_string(),
-            None => terms::words_line(self.node_words(id)),
-        }
     }
 
     /// The labels ([`Model::label`]) of the nodes from the root down to `id`.

@@ -166,12 +166,11 @@ fn the_log_records_each_message_once_with_its_time() {
 }
 
 #[test]
-fn descriptions_are_the_name_else_the_top_three_words() {
+fn a_nodes_words_are_its_top_three_and_stay_beside_its_name() {
     let mut model = two_splits_from(fixed_start());
     for id in model.tree().depth_first() {
         let words = model.node_words(id);
         assert_eq!(words.len(), 3, "node {id}: {words:?}");
-        assert_eq!(model.description(id), words.join(" "));
     }
     // A leaf's words are the top three of its centroid, as the Terms tab lists them; an inner node's too (its
     // centroid is computed from its leaves').
@@ -189,8 +188,13 @@ fn descriptions_are_the_name_else_the_top_three_words() {
     key(&mut model, KeyCode::Char('e'));
     type_text(&mut model, "sport");
     key(&mut model, KeyCode::Enter);
-    assert_eq!(model.description(leaf), "sport");
-    assert!(screen_text(&model, 80, 24).contains("sport"));
+    let words = model.node_words(leaf).join(" ");
+    let screen = screen_text(&model, 80, 24);
+    assert!(
+        screen.contains(&format!("#{leaf} sport · {words}"))
+            || screen.contains(&format!("#{leaf} ◆ sport · {words}")),
+        "{screen}"
+    );
 }
 
 #[test]

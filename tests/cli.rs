@@ -403,11 +403,17 @@ fn cluster_writes_json_csv_and_newick() {
     let mut lines = csv_text.lines();
     assert_eq!(
         lines.next(),
-        Some("id,leaf,path,node,name,names,parent,depth")
+        Some("id,leaf,path,node,name,names,parent,depth,label")
     );
     let first = lines.next().expect("a row");
     let fields: Vec<&str> = first.split(',').collect();
-    assert_eq!(fields.len(), 8);
+    assert_eq!(fields.len(), 9);
+    // The document's own label: the demo's topic, the folder its id names.
+    for row in csv_text.lines().skip(1) {
+        let (id, label) = (row.split(',').next(), row.rsplit(',').next());
+        let topic = id.and_then(|id| id.split('/').nth(1));
+        assert_eq!(label, topic, "{row}");
+    }
     assert!(fields[2].starts_with("0/"), "path from the root: {first}");
     // The leaf's node id ends the path; unnamed nodes are named by id in the path of names.
     assert!(fields[2].ends_with(&format!("/{}", fields[3])), "{first}");

@@ -59,7 +59,12 @@ fn csv_cells_a_spreadsheet_would_run_are_neutralised_and_numbers_stay_numbers() 
         .chain(&plain)
         .copied()
         .collect();
-    let dataset = open(&jsonl(dir.path(), &ids));
+    let mut dataset = open(&jsonl(dir.path(), &ids));
+    // Labels a spreadsheet would run too, for the label column: the hostile texts, a document each in turn.
+    dataset.label_names = hostile.iter().map(|text| text.to_string()).collect();
+    for (at, document) in dataset.documents.iter_mut().enumerate() {
+        document.label = u32::try_from(at % hostile.len()).ok();
+    }
     let mut tree = Tree::for_dataset(&dataset);
     let children = tree
         .split(&dataset.matrix, tree.root(), &RuleSpec::default())
@@ -68,7 +73,7 @@ fn csv_cells_a_spreadsheet_would_run_are_neutralised_and_numbers_stay_numbers() 
         .expect("named");
     tree.set_name(tree.root(), Some("-root".into()))
         .expect("named");
-    let csv = report::to_csv(&dataset, &tree);
+    let csv = report::to_csv(&dataset, &tree, false);
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let headers = reader.headers().expect("a header").clone();
     let column = |name: &str| {
@@ -77,7 +82,7 @@ fn csv_cells_a_spreadsheet_would_run_are_neutralised_and_numbers_stay_numbers() 
             .position(|h| h == name)
             .unwrap_or_else(|| panic!("no column {name}: {headers:?}"))
     };
-    let mut ids_read = Vec::new();
+    let (mut ids_read, mut labels_read) = (Vec::new(), Vec::new());
     for record in reader.records() {
         let record = record.expect("a row");
         for (at, cell) in record.iter().enumerate() {
@@ -92,6 +97,7 @@ fn csv_cells_a_spreadsheet_would_run_are_neutralised_and_numbers_stay_numbers() 
             assert!(cell.parse::<usize>().is_ok(), "{name} {cell:?}");
         }
         ids_read.push(record[column("id")].to_string());
+        labels_read.push(record[column("label")].to_string());
         let name = &record[column("name")];
         assert!(
             name.is_empty() || name == "'=1+1" || !is_formula(name),
@@ -105,6 +111,10 @@ fn csv_cells_a_spreadsheet_would_run_are_neutralised_and_numbers_stay_numbers() 
         .chain(numbers.iter().chain(&plain).map(|id| id.to_string()))
         .collect();
     assert_eq!(ids_read, expected);
+    let labels_expected: Vec<String> = (0..ids_read.len())
+        .map(|at| format!("'{}", hostile[at % hostile.len()]))
+        .collect();
+    assert_eq!(labels_read, labels_expected);
     assert!(csv.contains("'=1+1"), "{csv}");
     assert!(csv.contains("'-root"), "{csv}");
 }
@@ -246,7 +256,7 @@ fn a_chain_thousands_of_levels_deep_exports_in_bounded_nesting_and_linear_size()
         2 * LEVELS + 1
     );
 
-    let csv = report::to_csv(&dataset, &tree);
+    let csv = report::to_csv(&dataset, &tree, false);
     let rows = csv.lines().count() - 1;
     assert_eq!(rows, dataset.documents.len());
     let per_row = csv.len() / rows;

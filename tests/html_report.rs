@@ -3,8 +3,7 @@
 //! Chromium, that the page a browser builds from it holds the whole tree.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
 use pdx::dataset::{self, Dataset, DatasetOptions, Reweigh};
@@ -12,6 +11,11 @@ use pdx::report::settings::Settings;
 use pdx::report::{self, html};
 use pdx::text::StoplistChoice;
 use pdx::weighting::Weighting;
+
+#[path = "common/chromium.rs"]
+mod chromium;
+
+use chromium::dump_dom;
 
 /// The demo corpus and a tree of `leaves` leaves grown by the default rule.
 fn demo(leaves: usize) -> (Dataset, Tree) {
@@ -348,51 +352,6 @@ fn cluster_never_writes_the_report_over_the_corpus_or_another_output() {
     }
     assert_eq!(std::fs::read(&corpus).expect("read"), before);
     assert!(!dir.path().join("out").exists());
-}
-
-/// The Chromium to run: `PDX_CHROMIUM`, else `chromium` or `chromium-browser` on the `PATH`.
-fn chromium() -> PathBuf {
-    if let Some(path) = std::env::var_os("PDX_CHROMIUM").filter(|p| !p.is_empty()) {
-        return PathBuf::from(path);
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .flat_map(|dir| ["chromium", "chromium-browser"].map(|name| dir.join(name)))
-        .find(|candidate| candidate.is_file())
-        .expect("chromium or chromium-browser on the PATH, or PDX_CHROMIUM")
-}
-
-/// The DOM headless Chromium builds from `file`, after its scripts ran. A browser that has not finished after two
-/// minutes is stopped, so that a stuck one fails the test rather than hanging it.
-fn dump_dom(file: &Path, profile: &Path) -> String {
-    let mut child = Command::new(chromium())
-        .args(["--headless", "--disable-gpu", "--no-sandbox", "--dump-dom"])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(file)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("chromium starts");
-    let mut stdout = child.stdout.take().expect("piped");
-    // Read while it runs: a page larger than the pipe would otherwise stall it.
-    let reader = std::thread::spawn(move || {
-        let mut dom = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut dom).map(|_| dom)
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish with {}", file.display());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(status.success(), "chromium: {status}");
-    reader.join().expect("reader").expect("utf-8 DOM")
 }
 
 /// The `<details>` elements of `dom`, in document order, each with its id and the id of the `<details>` it sits

@@ -194,7 +194,7 @@ fn a_dash_is_standard_output_for_every_output() {
     assert_success(&output);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.starts_with("id,leaf,path,node,name,names,parent,depth\n"),
+        stdout.starts_with("id,leaf,path,node,name,names,parent,depth,label\n"),
         "{stdout}"
     );
     assert!(stderr(&output).contains("3 leaves") || stderr(&output).contains("leaves 3"));

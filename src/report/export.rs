@@ -47,8 +47,14 @@ pub static FORMATS: [ExportFormat; 4] = [
     ExportFormat {
         name: "csv",
         extension: "csv",
-        description: "document id, leaf and node path as CSV",
-        write: |source| Ok(to_csv(source.dataset, source.tree)),
+        description: "document id, leaf, node path and label as CSV",
+        write: |source| {
+            Ok(to_csv(
+                source.dataset,
+                source.tree,
+                source.report.labels_hidden,
+            ))
+        },
     },
     ExportFormat {
         name: "newick",

@@ -1,5 +1,5 @@
 //! Reports on a cluster tree: metrics against labels, top and discriminating terms, representative documents, and
-//! the export formats (JSON, CSV, Newick here, the HTML page in `html.rs`; [`export::FORMATS`] lists them), each
+//! the export formats (JSON, CSV, Newick here, the HTML page in `html/`; [`export::FORMATS`] lists them), each
 //! with the settings that made the clustering (`settings.rs`).
 
 pub mod assign;
@@ -440,10 +440,12 @@ fn path_cell(parts: impl Iterator<Item = String>, separator: &str) -> String {
 
 /// CSV: document id, leaf index, the node ids from the root to the leaf joined by `/`, then the leaf's node id,
 /// its name, the path of names from the root (each node's name, or `#id`) joined by ` / `, the leaf's parent's
-/// node id and its depth (the root's is 0). Columns that came later go last, so that a reader of the first ones
-/// finds them where they were. The paths list at most [`CSV_PATH_NODES`] nodes, so that a row's size does not
-/// grow with the tree's depth; text cells are neutralised for spreadsheets (`csv_text`).
-pub fn to_csv(dataset: &Dataset, tree: &Tree) -> String {
+/// node id, its depth (the root's is 0), and the document's own label from the collection (empty for a document
+/// without one, and for every document with `labels_hidden`, as the JSON report made label-blind leaves them
+/// out). Columns that came later go last, so that a reader of the first ones finds them where they were. The
+/// paths list at most [`CSV_PATH_NODES`] nodes, so that a row's size does not grow with the tree's depth; text
+/// cells are neutralised for spreadsheets (`csv_text`).
+pub fn to_csv(dataset: &Dataset, tree: &Tree, labels_hidden: bool) -> String {
     let leaves = tree.leaves();
     // Each leaf's row end, made once: `leaf,path,node,name,names,parent,depth`.
     let leaf_fields: Vec<String> = leaves
@@ -479,10 +481,21 @@ pub fn to_csv(dataset: &Dataset, tree: &Tree) -> String {
             }
         }
     }
-    let mut out = String::from("id,leaf,path,node,name,names,parent,depth\n");
+    // Each label's cell, made once.
+    let label_cells: Vec<String> = dataset
+        .label_names
+        .iter()
+        .map(|name| csv_text(name))
+        .collect();
+    let mut out = String::from("id,leaf,path,node,name,names,parent,depth,label\n");
     for (document, place) in dataset.documents.iter().zip(&leaf_of_column) {
         let fields = place.map_or(",,,,,,", |index| leaf_fields[index].as_str());
-        let _ = writeln!(out, "{},{fields}", csv_text(&document.id));
+        let label = document
+            .label
+            .filter(|_| !labels_hidden)
+            .and_then(|label| label_cells.get(label as usize))
+            .map_or("", String::as_str);
+        let _ = writeln!(out, "{},{fields},{label}", csv_text(&document.id));
     }
     out
 }

@@ -353,9 +353,9 @@ fn naming_a_node_shows_in_the_tree_goes_into_exports_and_undoes() {
     assert!(json.contains("\"sports\""), "{json}");
     // The CSV names each document's leaf and the path of names from the root; the named node is inner here,
     // so it shows in the paths of its leaves.
-    let csv = crate::report::to_csv(model.data(), model.tree());
+    let csv = crate::report::to_csv(model.data(), model.tree(), false);
     assert!(
-        csv.starts_with("id,leaf,path,node,name,names,parent,depth\n"),
+        csv.starts_with("id,leaf,path,node,name,names,parent,depth,label\n"),
         "{csv}"
     );
     let child = model

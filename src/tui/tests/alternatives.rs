@@ -179,7 +179,7 @@ fn a_saved_session_keeps_every_alternative_and_exports_the_active_one() {
     key(&mut reopened, KeyCode::Char('['));
     assert_eq!(reopened.derived().leaves.len(), 3);
     // Exports write the active tree: its leaves, not the shelved ones.
-    let csv = crate::report::to_csv(model.data(), model.tree());
+    let csv = crate::report::to_csv(model.data(), model.tree(), false);
     let leaf_ids: std::collections::BTreeSet<String> = csv
         .lines()
         .skip(1)

@@ -218,4 +218,14 @@ fn an_export_made_label_blind_leaves_the_labels_out_and_says_so() {
     .expect("json");
     assert!(json.get("labels_hidden").is_none());
     assert!(json["metrics"].get("nmi").is_some(), "{}", json["metrics"]);
+    // The CSV's label column: each document's own label, shown again.
+    let csv = std::fs::read_to_string(dir.path().join("pdx-demo-3leaves-2.csv")).expect("written");
+    let data = model.data();
+    for (row, document) in csv.lines().skip(1).zip(&data.documents) {
+        let label = document
+            .label
+            .map(|l| data.label_names[l as usize].as_str())
+            .expect("the demo is labelled");
+        assert!(row.ends_with(&format!(",{label}")), "{row}");
+    }
 }

@@ -166,7 +166,7 @@ fn the_log_records_each_message_once_with_its_time() {
 }
 
 #[test]
-fn a_nodes_words_are_the_top_three_and_a_name_shows_in_the_tree() {
+fn a_nodes_words_are_its_top_three_and_stay_beside_its_name() {
     let mut model = two_splits_from(fixed_start());
     for id in model.tree().depth_first() {
         let words = model.node_words(id);
@@ -188,11 +188,13 @@ fn a_nodes_words_are_the_top_three_and_a_name_shows_in_the_tree() {
     key(&mut model, KeyCode::Char('e'));
     type_text(&mut model, "sport");
     key(&mut model, KeyCode::Enter);
-    assert_eq!(
-        model.tree().node(leaf).and_then(|n| n.name.as_deref()),
-        Some("sport")
+    let words = model.node_words(leaf).join(" ");
+    let screen = screen_text(&model, 80, 24);
+    assert!(
+        screen.contains(&format!("#{leaf} sport · {words}"))
+            || screen.contains(&format!("#{leaf} ◆ sport · {words}")),
+        "{screen}"
     );
-    assert!(screen_text(&model, 80, 24).contains("sport"));
 }
 
 #[test]

@@ -67,8 +67,8 @@ pub(crate) struct NodeRow<'a> {
 pub(crate) static COLUMNS: &[Column] = &[
     Column {
         heading: "node",
-        help: "• a leaf, ▾ a split node, ▸ a collapsed one, ◆ the suggested next split, (A) the node marked for v; \
-               then its #id, its name when it has one, and its top three words",
+        help: "• a leaf, ▾ a split node, ▸ a collapsed one; its #id, then ◆ on the suggested next split and (A) on \
+               the node marked for v; its name when it has one, and its top three words",
         width: Width::Node,
         labels_only: false,
         rank: None,
@@ -310,13 +310,15 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         } else {
             "▾"
         };
-        let label = match node.name.as_deref() {
-            Some(name) => format!("#{} {}", node.id, printable::escaped(name)),
-            None => format!("#{}", node.id),
+        // The id, its marks, then the name: the marks stay where they are whether the node is named or not.
+        let name = match node.name.as_deref() {
+            Some(name) => format!(" {}", printable::escaped(name)),
+            None => String::new(),
         };
         let head = format!(
-            "{}{marker} {label}{}{}",
+            "{}{marker} #{}{}{}{name}",
             "  ".repeat(depth),
+            node.id,
             suggestion(node.id),
             marked(node.id)
         );

@@ -10,6 +10,12 @@ use std::fmt::{self, Write};
 
 use rayon::prelude::*;
 
+mod palette;
+mod style;
+
+use palette::{LABEL_COLOURS, OTHER_LABELS, ink};
+use style::{SCRIPT, STYLE};
+
 use super::metrics::{self, ClusterFigures, GlobalFigures};
 use super::settings::Settings;
 use super::{REPRESENTATIVES, TOP_TERMS, terms};
@@ -20,9 +26,10 @@ use crate::matrix::DataMatrix;
 /// Documents listed per node: its representatives, so that the page grows with the tree, not the corpus.
 pub const DOCUMENTS_PER_NODE: usize = REPRESENTATIVES;
 
-/// Labels drawn in their own colour and heat-map column; the rarer ones are summed as "other labels", so that a
-/// corpus with a label per document does not make the page as large as the corpus.
-pub const LABEL_COLUMNS: usize = 40;
+/// Labels drawn in their own colour and heat-map column, one for each colour one can tell apart
+/// ([`palette::LABEL_COLOURS`]); the rarer ones are summed as "other labels", so that a corpus with a label per
+/// document does not make the page as large as the corpus, and the heat map fits a page 1280 pixels wide.
+pub const LABEL_COLUMNS: usize = LABEL_COLOURS.len();
 
 /// The levels of the tree drawn as nested `<details>`; a node deeper is written after its parent rather than
 /// inside it, marked with its level. A browser stops nesting elements somewhere (Chromium at 512 deep) and then
@@ -62,6 +69,9 @@ fn shortened(text: &str, limit: usize) -> String {
     }
 }
 
+/// What each node is about, by id.
+type Described = BTreeMap<usize, NodeText>;
+
 /// What a node is about, computed once per node.
 struct NodeText {
     descriptive: Vec<String>,
@@ -69,6 +79,19 @@ struct NodeText {
     discriminating: Vec<String>,
     /// Columns of the members nearest the centroid, nearest first.
     documents: Vec<usize>,
+}
+
+impl NodeText {
+    /// The first three descriptive words in a line: what a node is called without a name, and beside it.
+    fn words_line(&self) -> String {
+        let words: Vec<&str> = self
+            .descriptive
+            .iter()
+            .take(3)
+            .map(String::as_str)
+            .collect();
+        terms::words_line(&words)
+    }
 }
 
 /// Every node's words and documents, in `order`: words, not stems (the matrix's row words), the way
@@ -176,48 +199,11 @@ impl<'a> Labels<'a> {
         }
     }
 
-    /// The colour of column `column`: hues spread evenly over the shown labels; grey for "other labels".
-    fn colour(&self, column: usize) -> String {
-        if column < self.shown.len() {
-            format!("hsl({},62%,52%)", column * 360 / self.shown.len().max(1))
-        } else {
-            "#9a9a9a".into()
-        }
+    /// The colour of column `column`: the palette's, in its order; stripes for "other labels".
+    fn colour(&self, column: usize) -> &'static str {
+        LABEL_COLOURS.get(column).copied().unwrap_or(OTHER_LABELS)
     }
 }
-
-const STYLE: &str = "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:1200px;\
-padding:16px 24px;color:#1d1d1f;background:#fff}h1{font-size:22px;margin:0 0 8px}h2{font-size:17px;margin:24px 0 8px;\
-border-bottom:1px solid #ddd}dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0}\
-dl.facts dt{color:#666}dl.facts dd{margin:0}.chip{display:inline-block;padding:0 6px;margin:1px 4px 1px 0;\
-border-radius:3px;color:#fff;font-size:12px}table{border-collapse:collapse}th,td{padding:2px 6px;text-align:right}\
-th{font-weight:600}td.l,th.l{text-align:left}.figures td{border-bottom:1px solid #eee}\
-.scroll{overflow-x:auto}.heat td.c{min-width:34px;text-align:center;font-size:12px;border:1px solid #fff}\
-.heat th.lab{font-size:11px;font-weight:normal;white-space:nowrap;writing-mode:vertical-rl;\
-transform:rotate(180deg);text-align:left;padding:4px 2px}details.node{margin:2px 0 2px 0;border-left:2px solid #d0d7de;padding-left:10px}\
-details.node>summary{cursor:pointer;padding:2px 0}details.flat{border-left-style:dashed}\
-.level{color:#666;font-size:11px;margin-right:6px}.nid{color:#0969da;font-weight:600}.nname{font-weight:600}\
-.unnamed{font-weight:normal;font-style:italic;color:#555}.meta{color:#666;font-size:12px;margin-left:8px}\
-.leaf{background:#eef6ee;color:#1a7f37;border-radius:3px;padding:0 4px;font-size:11px;margin-left:6px}\
-.body{margin:2px 0 6px 4px}.words{margin:2px 0}.words b{color:#555;font-weight:600;margin-right:6px}\
-.bar{display:flex;height:12px;width:100%;max-width:520px;border-radius:2px;overflow:hidden;background:#eee;\
-margin:4px 0}.bar span{display:block;height:100%}.mix{font-size:12px;color:#555}ol.docs{margin:2px 0 4px;\
-padding-left:22px}ol.docs li{font-size:13px}.doc-id{color:#888;font-size:11px;margin-left:6px}\
-button{font:inherit;margin-right:6px}.note{color:#666;font-size:12px}";
-
-/// Expand or collapse every node, and open a node's ancestors when a link (a heat-map row) leads to it. Its last
-/// step marks the body, so that a test in a real browser can see that the script ran to its end.
-const SCRIPT: &str = "(function(){\
-function all(open){document.querySelectorAll('details.node').forEach(function(d){d.open=open;});}\
-document.getElementById('expand-all').addEventListener('click',function(){all(true);});\
-document.getElementById('collapse-all').addEventListener('click',function(){all(false);});\
-function reveal(id){var e=document.getElementById(id);if(!e)return;\
-for(var p=e;p;p=p.parentElement){if(p.tagName==='DETAILS')p.open=true;}e.scrollIntoView({block:'start'});}\
-document.querySelectorAll('a.to-node').forEach(function(a){a.addEventListener('click',function(ev){\
-ev.preventDefault();var id=a.getAttribute('href').slice(1);reveal(id);history.replaceState(null,'','#'+id);});});\
-if(location.hash)reveal(decodeURIComponent(location.hash.slice(1)));\
-document.body.setAttribute('data-script','ran');\
-})();";
 
 /// The page's anchor of node `id`.
 fn anchor(id: usize) -> String {
@@ -279,11 +265,28 @@ fn write_page(
     write_facts(out, dataset, tree, shown)?;
     write_settings(out, dataset, settings)?;
     out.push_str("</header>\n");
+    let order = tree.depth_first();
+    let described: Described = order
+        .iter()
+        .zip(describe(dataset, tree, &order))
+        .filter_map(|(&id, text)| Some((id, text?)))
+        .collect();
     if has_labels {
         write_figures(out, &global)?;
-        write_heat_map(out, dataset, tree, &leaves, &labels, &per_leaf)?;
+        let leaves = LeafRows {
+            ids: &leaves,
+            figures: &per_leaf,
+            described: &described,
+        };
+        write_heat_map(out, dataset, tree, &leaves, &labels)?;
     }
-    write_tree(out, dataset, tree, has_labels.then_some(&labels))?;
+    write_tree(
+        out,
+        dataset,
+        tree,
+        &described,
+        has_labels.then_some(&labels),
+    )?;
     write!(out, "<script>{SCRIPT}</script>\n</body></html>\n")
 }
 
@@ -330,8 +333,9 @@ fn write_facts(
         for column in 0..labels.shown.len() + usize::from(labels.others > 0) {
             let _ = write!(
                 chips,
-                "<span class=\"chip\" style=\"background:{}\">{}</span>",
+                "<span class=\"chip\" style=\"background:{};color:{}\">{}</span>",
                 labels.colour(column),
+                ink(labels.colour(column)),
                 escape(&labels.name(column))
             );
         }
@@ -458,15 +462,21 @@ fn write_figures(out: &mut String, global: &GlobalFigures) -> fmt::Result {
     Ok(())
 }
 
+/// The heat map's rows: the leaves, their figures against the labels, and what each is about.
+struct LeafRows<'a> {
+    ids: &'a [usize],
+    figures: &'a [ClusterFigures],
+    described: &'a Described,
+}
+
 /// The leaves against the labels: each cell coloured by its share of the leaf's labelled documents; a leaf
-/// links to its node.
+/// links to its node and is named by its words (and its name when it has one).
 fn write_heat_map(
     out: &mut String,
     dataset: &Dataset,
     tree: &Tree,
-    leaves: &[usize],
+    leaves: &LeafRows,
     labels: &Labels,
-    per_leaf: &[ClusterFigures],
 ) -> fmt::Result {
     let columns = labels.shown.len() + usize::from(labels.others > 0);
     out.push_str(
@@ -487,15 +497,20 @@ fn write_heat_map(
         "<th>purity</th><th>precision</th><th>recall</th><th class=\"l\">matched label</th></tr>\n",
     );
     let percent = |value: Option<f64>| value.map_or("-".to_string(), |v| format!("{v:.3}"));
-    for (index, &id) in leaves.iter().enumerate() {
+    for (index, &id) in leaves.ids.iter().enumerate() {
         let Some(node) = tree.node(id) else { continue };
         let counts = labels.counts(dataset, &node.members);
         let labelled: usize = counts.iter().sum();
+        let words = leaves
+            .described
+            .get(&id)
+            .map_or(String::new(), |text| escape(&text.words_line()));
+        let title = node_title(tree, id);
         write!(
             out,
-            "<tr><td class=\"l\"><a class=\"to-node\" href=\"#{}\">{}</a></td><td>{}</td>",
+            "<tr><td class=\"l leafname\" title=\"{title} &middot; {words}\"><a class=\"to-node\" \
+             href=\"#{}\">{title}</a><span class=\"hw\">{words}</span></td><td>{}</td>",
             anchor(id),
-            node_title(tree, id),
             node.size()
         )?;
         for (column, &count) in counts.iter().enumerate() {
@@ -518,14 +533,14 @@ fn write_heat_map(
                 }
             )?;
         }
-        let figures = per_leaf.get(index);
+        let figures = leaves.figures.get(index);
         let matched = figures
             .and_then(|f| f.matched_label)
             .and_then(|l| labels.names.get(l))
             .map_or("-".to_string(), |name| escape(name));
         writeln!(
             out,
-            "<td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{matched}</td></tr>",
+            "<td>{}</td><td>{}</td><td>{}</td><td class=\"l matched\" title=\"{matched}\">{matched}</td></tr>",
             percent(figures.map(|f| f.purity)),
             percent(figures.and_then(|f| f.precision)),
             percent(figures.and_then(|f| f.recall)),
@@ -558,27 +573,21 @@ enum Step {
     Close,
 }
 
-/// The tree as nested `<details>`, the first two levels open; past [`NESTED_LEVELS`], each node closed before its
-/// children, which follow it, so that the elements nest no deeper however deep the tree. Written with a stack
-/// rather than by recursion, so that a tree of any depth (a leaf per document, one at a time) cannot overflow a
-/// worker thread's stack.
+/// The tree as nested `<details>`, every one open, so that each node's words show without a click (and print,
+/// see [`style::STYLE`]); past [`NESTED_LEVELS`], each node closed before its children, which follow it, so that
+/// the elements nest no deeper however deep the tree. Written with a stack rather than by recursion, so that a
+/// tree of any depth (a leaf per document, one at a time) cannot overflow a worker thread's stack.
 fn write_tree(
     out: &mut String,
     dataset: &Dataset,
     tree: &Tree,
+    described: &Described,
     labels: Option<&Labels>,
 ) -> fmt::Result {
     out.push_str(
         "<h2>Tree</h2>\n<p><button type=\"button\" id=\"expand-all\">expand all</button>\
          <button type=\"button\" id=\"collapse-all\">collapse all</button></p>\n<div class=\"tree\">\n",
     );
-    let order = tree.depth_first();
-    let described = describe(dataset, tree, &order);
-    let described: BTreeMap<usize, NodeText> = order
-        .iter()
-        .zip(described)
-        .filter_map(|(&id, text)| Some((id, text?)))
-        .collect();
     let text_of = |id: usize| described.get(&id);
     let mut steps = vec![Step::Open {
         id: tree.root(),
@@ -594,34 +603,30 @@ fn write_tree(
         };
         let Some(node) = tree.node(id) else { continue };
         let text = text_of(id);
-        let open = if depth < 2 { " open" } else { "" };
         let nested = depth < NESTED_LEVELS;
         match nested {
             true => write!(
                 out,
-                "<details class=\"node\" id=\"{}\"{open}><summary>",
+                "<details class=\"node\" id=\"{}\" open><summary>",
                 anchor(id)
             )?,
             false => write!(
                 out,
-                "<details class=\"node flat\" id=\"{}\" data-level=\"{depth}\"><summary>\
+                "<details class=\"node flat\" id=\"{}\" data-level=\"{depth}\" open><summary>\
                  <span class=\"level\">level {depth}</span>",
                 anchor(id)
             )?,
         }
         write!(out, "<span class=\"nid\">#{id}</span> ")?;
+        let words = text.map_or(String::new(), |t| escape(&t.words_line()));
         match &node.name {
-            Some(name) => write!(out, "<span class=\"nname\">{}</span>", escape(name))?,
-            None => {
-                let words: Vec<&str> = text
-                    .map(|t| t.descriptive.iter().take(3).map(String::as_str).collect())
-                    .unwrap_or_default();
-                write!(
-                    out,
-                    "<span class=\"nname unnamed\">{}</span>",
-                    escape(&terms::words_line(&words))
-                )?;
+            Some(name) => {
+                write!(out, "<span class=\"nname\">{}</span>", escape(name))?;
+                if !words.is_empty() {
+                    write!(out, "<span class=\"named-words\"> &middot; {words}</span>")?;
+                }
             }
+            None => write!(out, "<span class=\"nname unnamed\">{words}</span>")?,
         }
         if node.is_leaf() {
             out.push_str("<span class=\"leaf\">leaf</span>");

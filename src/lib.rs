@@ -24,6 +24,7 @@ pub mod progress;
 pub mod report;
 pub mod rng;
 pub mod stats;
+pub mod steps;
 pub mod text;
 pub mod tui;
 pub mod weighting;

@@ -100,7 +100,7 @@ fn split_undo_export_and_quit_in_a_real_terminal() {
     tmux.send("x");
     let screen = tmux.wait_for_text("exported to");
     assert!(
-        screen.contains("pdx-demo-2leaves.{json,csv,nwk,html}"),
+        screen.contains("pdx-demo-2leaves.{json,csv,nwk,html,steps}"),
         "the status line names every file: {screen}"
     );
 
@@ -123,6 +123,152 @@ fn split_undo_export_and_quit_in_a_real_terminal() {
     let json: serde_json::Value = serde_json::from_str(&read("json")).expect("the JSON parses");
     assert_eq!(json["leaves"].as_array().map(Vec::len), Some(2));
     assert!(read("json").contains("\"first side\""));
+}
+
+#[test]
+#[ignore = "needs tmux"]
+fn the_exported_steps_replay_to_the_same_tree_and_their_session_reopens() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let export_dir = work.path().join("export");
+    std::fs::create_dir(&export_dir).expect("export dir");
+    let (tmux, exit_file) = launch(work.path(), "steps", &[]);
+    tmux.wait_for_text("Tree · 1 leaf");
+    // Three splits, one undone and another made instead, a name, a document moved, a stop word dropped.
+    tmux.send("s");
+    tmux.wait_for_text("Tree · 2 leaves");
+    tmux.send("S");
+    tmux.wait_for_text("Tree · 3 leaves");
+    tmux.send("u");
+    tmux.wait_for_text("undone");
+    tmux.send("js");
+    tmux.wait_for_text("Tree · 3 leaves");
+    tmux.send("e");
+    tmux.wait_for_text("Name (empty clears it)");
+    tmux.send("kept name");
+    tmux.run(&["send-keys", "-t", &tmux.session, "Enter"]);
+    tmux.wait_for_text("named #");
+    tmux.send("gj");
+    tmux.run(&["send-keys", "-t", &tmux.session, "Enter"]);
+    tmux.send("3 ");
+    tmux.wait_for_text("1 document marked");
+    tmux.send("M");
+    tmux.wait_for_text("Move 1 document to the leaf");
+    tmux.run(&["send-keys", "-t", &tmux.session, "Enter"]);
+    tmux.wait_for_text("moved 1 document");
+    tmux.send("1j");
+    tmux.send("d");
+    tmux.wait_for_text("Rebuilt and replayed");
+    tmux.run(&["send-keys", "-t", &tmux.session, "Escape"]);
+    tmux.send("x");
+    let screen = tmux.wait_for_text("exported to");
+    assert!(
+        screen.contains("pdx-demo-3leaves.{json,csv,nwk,html,steps}"),
+        "{screen}"
+    );
+    tmux.send("q");
+    tmux.wait_for_text("y quit without saving");
+    tmux.send("y");
+    assert_clean_exit(&tmux, &exit_file);
+    drop(tmux);
+
+    let steps = export_dir.join("pdx-demo-3leaves.steps");
+    let script = std::fs::read_to_string(&steps).expect("the steps file");
+    let kinds: Vec<&str> = script
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "pdx-steps",
+            "options",
+            "split",
+            "split",
+            "name",
+            "move",
+            "stopword"
+        ],
+        "the undone split is not in the script:\n{script}"
+    );
+    let old = export_dir.join("pdx-demo-3leaves.json");
+    let json = work.path().join("replayed.json");
+    let session = work.path().join("replayed.session.json");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pdx"))
+        .env("PDX_CONFIG", "")
+        .env("PDX_CACHE_DIR", work.path().join("cache"))
+        .arg("replay")
+        .arg(&steps)
+        .arg("--against")
+        .arg(&old)
+        .arg("--json")
+        .arg(&json)
+        .arg("--session")
+        .arg(&session)
+        .output()
+        .expect("pdx replay runs");
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        report.contains("5 made, 0 made in part, 0 skipped"),
+        "{report}"
+    );
+    assert!(!report.contains("moved > 5%"), "nothing moved:\n{report}");
+    // The same tree: the same documents in the same leaves of the same ids, the same nodes, names and moves.
+    let read = |path: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).expect("a JSON file")).expect("JSON")
+    };
+    let (before, after) = (read(&old), read(&json));
+    for field in ["docs", "assignments", "manual_moves"] {
+        assert_eq!(before[field], after[field], "{field}");
+    }
+    let nodes = |report: &serde_json::Value| -> Vec<serde_json::Value> {
+        report["tree"]["nodes"]
+            .as_array()
+            .expect("nodes")
+            .iter()
+            .map(|node| {
+                serde_json::json!([
+                    node["id"],
+                    node["children"],
+                    node["size"],
+                    node["name"],
+                    node["rule"]
+                ])
+            })
+            .collect()
+    };
+    assert_eq!(nodes(&before), nodes(&after));
+    assert_eq!(before["leaves"].as_array().map(Vec::len), Some(3));
+
+    // The replayed session opens in the terminal interface, and its steps go on.
+    let session = session.to_str().expect("a UTF-8 path");
+    let (tmux, exit_file) = launch(work.path(), "steps-session", &["--session", session]);
+    let screen = tmux.wait_for_text("restored: 3 leaves");
+    assert!(screen.contains("kept name"), "{screen}");
+    tmux.send("S");
+    tmux.wait_for_text("Tree · 4 leaves");
+    tmux.send("x");
+    tmux.wait_for_text("exported to");
+    tmux.send("q");
+    tmux.wait_for_text("y quit without saving");
+    tmux.send("y");
+    assert_clean_exit(&tmux, &exit_file);
+    let again = std::fs::read_to_string(export_dir.join("pdx-demo-4leaves.steps")).expect("steps");
+    let body = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|line| !line.starts_with('#') && !line.starts_with("options "))
+            .map(str::to_string)
+            .collect()
+    };
+    let (old_lines, new_lines) = (body(&script), body(&again));
+    assert_eq!(new_lines.len(), old_lines.len() + 1, "{again}");
+    assert_eq!(new_lines[..old_lines.len()], old_lines[..]);
+    assert!(new_lines[old_lines.len()].starts_with("split #"), "{again}");
 }
 
 #[test]

@@ -9,7 +9,9 @@ mod cluster;
 pub(crate) mod config;
 mod corpus;
 pub(crate) mod flags;
+mod outputs;
 pub(crate) mod params;
+mod replay;
 mod signals;
 mod terminal;
 
@@ -86,6 +88,9 @@ pub(crate) enum Command {
     Assign(assign::AssignArgs),
     /// List the load cache's entries (last used, size, inputs); `pdx cache clear` removes them.
     Cache(cache::CacheArgs),
+    /// Make the steps of a terminal session (the steps file x exports) again on a collection, the same or an
+    /// updated one; report what became of each and what moved, and write the tree as cluster does.
+    Replay(replay::ReplayArgs),
 }
 
 fn print_stats(corpus: &CorpusArgs, json: bool) -> anyhow::Result<()> {
@@ -135,6 +140,7 @@ pub(crate) fn run(
         }
         Some(Command::Assign(args)) => assign::run(&args),
         Some(Command::Cache(args)) => cache::run(&args),
+        Some(Command::Replay(args)) => replay::run(&args),
         // On a terminal, open the collection in the TUI; otherwise (a pipe, a test) print its statistics.
         None if std::io::stdout().is_terminal() => {
             let (source, options) = tui_inputs(cli, keys)?;

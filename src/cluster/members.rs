@@ -20,6 +20,23 @@ pub(super) fn positions_within(subset: &[usize], superset: &[usize]) -> Option<V
     Some(positions)
 }
 
+/// How many members two member lists (sorted) have in common.
+pub fn shared_count(a: &[usize], b: &[usize]) -> usize {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared
+}
+
 #[cfg(test)]
 mod tests {
     use super::positions_within;

@@ -22,6 +22,7 @@ mod spec;
 mod tree;
 
 pub use grow::{GrowReport, LeafCount, SelectPolicy};
+pub use members::shared_count;
 pub use params::{
     CheckedParams, DEFAULT_BETA, DEFAULT_MIN_SIDE, GivenParams, MAX_L, Param, ParamError,
     ParamValue, Params, SAMPLED_MIN_SAMPLE, Step, ValueKind,
@@ -58,6 +59,19 @@ pub enum ClusterError {
         index: usize,
         count: usize,
     },
+    /// A split made again as recorded ([`Tree::split_recorded`]) made another number of children.
+    #[error("the split of node {node} made {made} children instead of {recorded}")]
+    OtherChildren {
+        node: usize,
+        made: usize,
+        recorded: usize,
+    },
+    /// A split made again as recorded ([`Tree::split_recorded`]) was to number its children from an id the tree
+    /// has given already (or not one after another).
+    #[error(
+        "the children of node {node} cannot take the ids recorded: the tree's next id is {next}"
+    )]
+    IdsTaken { node: usize, next: usize },
     #[error("unknown rule {name:?} (choose one of: {})", registry::all().iter().map(|rule| rule.name).collect::<Vec<_>>().join(", "))]
     UnknownRule { name: String },
     #[error(transparent)]

@@ -36,6 +36,7 @@ use crate::matrix::DataMatrix;
 
 mod alternatives;
 mod moves;
+mod recorded;
 mod replay;
 
 pub use alternatives::Alternative;
@@ -200,6 +201,12 @@ impl Tree {
 
     pub fn root(&self) -> usize {
         self.root
+    }
+
+    /// The id the next node made takes: ids are given in creation order and never reused, so this counts every
+    /// node the tree has made, those merged away or shelved included (a tree read back or replayed keeps it).
+    pub fn next_id(&self) -> usize {
+        self.nodes.len()
     }
 
     pub fn node(&self, id: usize) -> Option<&Node> {

@@ -8,6 +8,7 @@ pub mod export;
 pub mod html;
 pub mod metrics;
 pub mod preview;
+pub mod replayed;
 pub mod settings;
 pub mod summary;
 pub mod terms;

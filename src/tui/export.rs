@@ -1,5 +1,6 @@
 //! The `x` export: the tree in every format of `report::export::FORMATS` (JSON, CSV, Newick and an HTML report),
-//! the same files the batch command writes, under names no file has yet.
+//! the same files the batch command writes, and the steps that made it (the script `pdx replay` makes again),
+//! under names no file has yet.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -122,11 +123,18 @@ pub(crate) struct Export {
     /// Made label-blind: the files leave out the labels and every figure measured against them, and say so
     /// ([`report::ClusterReport::hide_labels`]).
     pub labels_hidden: bool,
+    /// The script of the steps that made the tree ([`crate::steps::Script::to_text`]), written beside the
+    /// others as `.steps`; `None` when they are not known.
+    pub steps: Option<String>,
 }
 
-/// Write a file of each of the library's export formats into the export's folder, in their order, under names no
-/// file has yet, the JSON with its timings as its `timings_ms` and its settings (paths made absolute, as a session
-/// keeps them) as its `settings`, without the labels when made label-blind; returns their paths.
+/// The extension of the steps' file.
+pub(crate) const STEPS_EXTENSION: &str = "steps";
+
+/// Write a file of each of the library's export formats into the export's folder, in their order, and the steps'
+/// file after them, under names no file has yet, the JSON with its timings as its `timings_ms` and its settings
+/// (paths made absolute, as a session keeps them) as its `settings`, without the labels when made label-blind;
+/// returns their paths.
 pub(crate) fn export(data: &Dataset, job: &Export) -> Result<Vec<PathBuf>, String> {
     let Export {
         tree,
@@ -134,6 +142,7 @@ pub(crate) fn export(data: &Dataset, job: &Export) -> Result<Vec<PathBuf>, Strin
         settings,
         timings,
         labels_hidden,
+        steps,
     } = job;
     let stem = file_stem(&data.source, tree.leaves().len());
     let mut report = report::build(data, tree);
@@ -157,6 +166,7 @@ pub(crate) fn export(data: &Dataset, job: &Export) -> Result<Vec<PathBuf>, Strin
     let files: Vec<(&str, &[u8])> = texts
         .iter()
         .map(|(extension, text)| (*extension, text.as_bytes()))
+        .chain(steps.iter().map(|text| (STEPS_EXTENSION, text.as_bytes())))
         .collect();
     write_new_files(dir, &stem, &files)
 }

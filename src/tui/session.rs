@@ -1,15 +1,18 @@
 //! Sessions: `w` saves the settings (the corpus's paths, every loading option, what was changed since, the rule
 //! and the policy: [`Settings`], whose fields are the session's own) and the tree as one JSON file;
-//! `pdx --session FILE` reloads the corpus the same way and restores the tree. A file that is damaged, not a
+//! `pdx --session FILE` reloads the corpus the same way and restores the tree, with the steps that made it (the
+//! script `x` exports, which goes on from them). A file that is damaged, not a
 //! session, or made for another matrix is refused with one message, and pdx starts without it. A session's
 //! settings, or a JSON report's, are also what `pdx cluster --settings-from` reads ([`read_settings`]).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::cluster::{CheckedParams, GivenParams, Params, RuleSpec, SelectPolicy, Tree, TreeError};
 use crate::dataset::{self, Dataset, DatasetError, DatasetOptions, Opened, PendingCache};
 use crate::progress::Progress;
 use crate::report::settings::Settings;
+use crate::steps::{self, Script, Step};
 use serde::{Deserialize, Serialize};
 
 use super::export;
@@ -109,6 +112,19 @@ pub struct Session {
     pub(crate) terms: usize,
     pub(crate) params: PickerParams,
     pub(crate) tree: Tree,
+    /// The steps that made the tree from the collection as loaded, a line each as the script writes them (a
+    /// long move: several); absent in files of a pdx that kept no steps, and when they are not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) steps: Option<Vec<String>>,
+}
+
+/// `steps` as a session keeps them: the lines a script writes them as.
+pub(crate) fn step_lines(steps: &[Arc<Step>]) -> Vec<String> {
+    let script = Script {
+        options: None,
+        steps: steps.to_vec(),
+    };
+    script.body_lines()
 }
 
 /// What a session gives a model that can use it.
@@ -118,27 +134,47 @@ pub(super) struct Restored {
     /// The picker's parameters: the session's, then the values of the parameters its rule uses.
     pub params: CheckedParams,
     pub policy: SelectPolicy,
+    /// The steps that made the tree; `None` when not known (a session of a pdx that kept none, on a tree grown
+    /// already).
+    pub steps: Option<Vec<Arc<Step>>>,
 }
 
 impl Session {
     /// The session of `tree`, grown on `data` with `settings` (the picker's parameters those of the settings'
-    /// rule): what `w` writes, and what a program that grew a tree itself can save for `pdx --session` and
+    /// rule) and no steps kept: what a program that grew a tree itself can save for `pdx --session` and
     /// `pdx assign`.
     pub fn new(settings: Settings, data: &Dataset, tree: Tree) -> Session {
         Session {
             format: FORMAT.into(),
             version: VERSION,
+            params: PickerParams(settings.rule.params().clone()),
+            settings,
             documents: data.matrix.cols(),
             terms: data.matrix.rows(),
-            params: settings.rule.params().into(),
-            settings,
             tree,
+            steps: None,
         }
     }
 
-    /// The session as its file holds it.
-    pub fn to_json(&self) -> Result<String, serde_json::Error> {
-        serde_json::to_string(self)
+    /// A session of `tree`, grown over `dataset` (the corpus read and rebuilt as `settings` say) by `steps`: what
+    /// `pdx replay --session` writes, for `pdx --session` to open and go on with.
+    pub fn of_replay(
+        settings: Settings,
+        dataset: &Dataset,
+        tree: Tree,
+        steps: &[Arc<Step>],
+    ) -> Session {
+        Session {
+            steps: Some(step_lines(steps)),
+            ..Session::new(settings, dataset, tree)
+        }
+    }
+
+    /// The session as its file holds it: JSON, its paths absolute.
+    pub fn to_json(&self) -> Result<String, String> {
+        let mut session = self.clone();
+        session.settings = session.settings.with_absolute_paths();
+        serde_json::to_string(&session).map_err(|e| format!("cannot write the session: {e}"))
     }
 
     /// The session's changes to the loaded matrix, if it keeps any: `data` rebuilt with them.
@@ -185,9 +221,7 @@ pub(crate) struct Save {
 pub(super) fn save(session: &Session, source: &str, dir: &Path) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
     let (stem, extension) = file_name(source, session.tree.leaves().len());
-    let mut session = session.clone();
-    session.settings = session.settings.with_absolute_paths();
-    let json = serde_json::to_string(&session).map_err(|e| format!("cannot save: {e}"))?;
+    let json = session.to_json()?;
     let written = export::write_new_files(dir, &stem, &[(extension, json.as_bytes())])?;
     written
         .into_iter()
@@ -337,11 +371,23 @@ impl Session {
             })
             .check()
             .map_err(damaged)?;
+        let steps = match &self.steps {
+            Some(lines) => Some(parse_steps(lines)?),
+            // A session of a pdx that kept no steps: none are missing only if the tree is as loaded.
+            None => {
+                let root = tree.node(tree.root());
+                let as_loaded = tree.next_id() == 1
+                    && root.is_some_and(|root| root.name.is_none())
+                    && self.settings.reweigh.is_none();
+                as_loaded.then(Vec::new)
+            }
+        };
         Ok(Restored {
             tree,
             rule: self.settings.rule,
             params,
             policy: self.settings.policy,
+            steps,
         })
     }
 }
@@ -381,4 +427,24 @@ pub fn reopen(path: &Path, use_cache: bool) -> Result<Reopened, String> {
         settings,
         warnings,
     })
+}
+
+/// A session's steps, read as a script's lines are.
+fn parse_steps(lines: &[String]) -> Result<Vec<Arc<Step>>, String> {
+    if lines.len() > steps::MAX_LINES {
+        return Err(format!(
+            "damaged session: more than {} lines of steps",
+            steps::MAX_LINES
+        ));
+    }
+    let text = format!("{} {}\n{}", steps::FORMAT, steps::VERSION, lines.join("\n"));
+    Script::parse(Path::new("steps"), &text)
+        .map(|parsed| parsed.script.steps)
+        .map_err(|error| match error {
+            // The line among the steps, after the format line this adds.
+            steps::StepsError::Line { line, message, .. } => {
+                format!("damaged session: steps, line {}: {message}", line - 1)
+            }
+            other => format!("damaged session: {other}"),
+        })
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Node, SplitRecord, Tree};
 use crate::cluster::ClusterError;
-use crate::cluster::rules::SplitEnv;
+use crate::cluster::rules::{Partition, SplitEnv};
 use crate::cluster::spec::RuleSpec;
 use crate::matrix::DataMatrix;
 
@@ -129,8 +129,20 @@ impl Tree {
         rule: &RuleSpec,
         env: SplitEnv,
     ) -> Result<Vec<usize>, ClusterError> {
+        let partition = self.plan_alternative(data, id, rule, env)?;
+        self.apply_alternative(data, id, rule, partition)
+    }
+
+    /// The partition [`Tree::split_alternative_in`] would make of node `id`, leaving the tree as it is.
+    pub(super) fn plan_alternative(
+        &self,
+        data: &DataMatrix,
+        id: usize,
+        rule: &RuleSpec,
+        env: SplitEnv,
+    ) -> Result<Partition, ClusterError> {
         if self.get(id)?.is_leaf() {
-            return self.split_in(data, id, rule, env);
+            return self.plan_split(data, id, rule, env);
         }
         let partition = self.plan_split_of_members(data, id, rule, env)?;
         if let Some(index) = self.split_with_groups(id, &partition.groups) {
@@ -139,6 +151,21 @@ impl Tree {
                 index,
                 count: self.split_count(id),
             });
+        }
+        Ok(partition)
+    }
+
+    /// Give node `id` the split `partition`, which `rule` made of it ([`Tree::plan_alternative`]): a leaf its
+    /// children, a split node one more split, active, its current split kept as an alternative.
+    pub(super) fn apply_alternative(
+        &mut self,
+        data: &DataMatrix,
+        id: usize,
+        rule: &RuleSpec,
+        partition: Partition,
+    ) -> Result<Vec<usize>, ClusterError> {
+        if self.get(id)?.is_leaf() {
+            return self.apply_split(data, id, rule, partition);
         }
         let shelved = self.shelve_active(id)?;
         let node = self.node_mut(id).ok_or(ClusterError::NoSuchNode(id))?;

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::Tree;
 use crate::cluster::ClusterError;
+use crate::cluster::members::shared_count;
 use crate::cluster::rules::SplitEnv;
 use crate::dataset::Dataset;
 use crate::matrix::DataMatrix;
@@ -248,23 +249,6 @@ fn replay_moves(
     }
 }
 
-/// How many members two sorted member lists have in common.
-fn shared_members(a: &[usize], b: &[usize]) -> usize {
-    let (mut i, mut j, mut shared) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    shared
-}
-
 fn carry_name(old: &Tree, new: &mut Tree, old_id: usize, new_id: usize) {
     let name = old.node(old_id).and_then(|n| n.name.clone());
     if let Some(node) = new.node_mut(new_id) {
@@ -285,7 +269,7 @@ fn matched_leaves(old: &Tree, new: &Tree, matched: &BTreeMap<usize, usize>) -> V
             Some(LeafChange {
                 old_size: before.len(),
                 new_size: after.len(),
-                shared: shared_members(before, after),
+                shared: shared_count(before, after),
                 path: old.path_of(old_leaf),
                 old_node: old_leaf,
                 new_node: new_leaf,
@@ -295,29 +279,34 @@ fn matched_leaves(old: &Tree, new: &Tree, matched: &BTreeMap<usize, usize>) -> V
 }
 
 /// For each old child (in order), the new child that continues it: the one-to-one matching of old to new
-/// children that keeps the most documents together (Kuhn-Munkres on the shared counts). The identity when the
-/// split is the same.
+/// children that keeps the most documents together. The identity when the split is the same.
 fn match_children(
     old: &Tree,
     new: &Tree,
     old_children: &[usize],
     new_children: &[usize],
 ) -> Vec<usize> {
-    assert_eq!(
-        old_children.len(),
-        new_children.len(),
-        "children matched one to one"
-    );
     fn members(tree: &Tree, id: usize) -> &[usize] {
         tree.node(id).map_or(&[][..], |n| &n.members[..])
     }
-    let weights =
-        pathfinding::matrix::Matrix::from_fn(old_children.len(), new_children.len(), |(i, j)| {
-            // Ties keep the rule's order: the diagonal gets a nudge smaller than one document.
-            let shared =
-                shared_members(members(old, old_children[i]), members(new, new_children[j]));
-            2 * i64::try_from(shared).unwrap_or(i64::MAX / 4) + i64::from(i == j)
-        });
+    let old_groups: Vec<&[usize]> = old_children.iter().map(|&id| members(old, id)).collect();
+    let new_groups: Vec<&[usize]> = new_children.iter().map(|&id| members(new, id)).collect();
+    match_groups(&old_groups, &new_groups)
+        .into_iter()
+        .map(|at| new_children[at])
+        .collect()
+}
+
+/// For each old group of members (sorted), the place of the new group that continues it: the one-to-one matching
+/// of old to new groups that keeps the most members together (Kuhn-Munkres on the shared counts), ties in the
+/// order given. As many groups on each side.
+pub(super) fn match_groups(old: &[&[usize]], new: &[&[usize]]) -> Vec<usize> {
+    assert_eq!(old.len(), new.len(), "groups matched one to one");
+    let weights = pathfinding::matrix::Matrix::from_fn(old.len(), new.len(), |(i, j)| {
+        // Ties keep the given order: the diagonal gets a nudge smaller than one member.
+        let shared = shared_count(old[i], new[j]);
+        2 * i64::try_from(shared).unwrap_or(i64::MAX / 4) + i64::from(i == j)
+    });
     let (_, assignment) = pathfinding::kuhn_munkres::kuhn_munkres(&weights);
-    assignment.into_iter().map(|j| new_children[j]).collect()
+    assignment
 }

@@ -125,10 +125,11 @@ pub(crate) enum Outcome {
     Searched(Box<Searched>),
     /// The work panicked: what it said. The job is over; the part it was for says it failed rather than wait.
     Failed(String),
-    /// The files written, or what went wrong.
-    /// The files written (or why not), and whether they were made label-blind.
+    /// The files written (or why not), whether they were made label-blind, and whether the steps were left out
+    /// (not known).
     Exported {
         labels_hidden: bool,
+        without_steps: bool,
         result: Result<Vec<PathBuf>, String>,
     },
     /// The tree's revision when saved, and the file or what went wrong.
@@ -215,6 +216,7 @@ fn carry_out(work: Work, data: &Dataset, progress: &crate::progress::Progress) -
         Work::Search(job) => Outcome::Searched(Box::new(index::search(data, *job))),
         Work::Export(job) => Outcome::Exported {
             labels_hidden: job.labels_hidden,
+            without_steps: job.steps.is_none(),
             result: export::export(data, &job),
         },
         Work::Save(save) => Outcome::Saved {

@@ -9,6 +9,7 @@ use crate::cluster::rules::{KnownDirections, SplitEnv};
 use crate::cluster::{ReplayReport, RuleSpec, SelectPolicy, Tree};
 use crate::dataset::{Dataset, Reweigh, ReweighReport};
 use crate::progress::Progress;
+use crate::steps::Step;
 
 use super::Outcome;
 
@@ -40,6 +41,8 @@ pub(crate) enum TreeWork {
         settings: Reweigh,
         /// What changes, in a few words ("dropped the word \"game\""), for the status line and undo.
         change: String,
+        /// The change as a step of the script.
+        step: Step,
     },
 }
 
@@ -52,6 +55,8 @@ pub(crate) struct TreeChange {
     pub message: String,
     /// The change in a few words, for undo and redo to say what they did.
     pub change: String,
+    /// The change as steps of the script: a split, or the splits a growth made.
+    pub steps: Vec<Step>,
     /// How long the work took, in milliseconds.
     pub millis: f64,
     /// The node split and the directions its split took from the node's preview: the split node's own Preview
@@ -63,6 +68,8 @@ pub(crate) struct TreeChange {
 #[derive(Debug, Clone)]
 pub(crate) struct Replayed {
     pub change: String,
+    /// The change as a step of the script.
+    pub step: Step,
     pub data: Arc<Dataset>,
     pub tree: Tree,
     pub reweigh: ReweighReport,
@@ -97,44 +104,53 @@ pub(super) fn perform(data: &Dataset, job: TreeJob, progress: &Progress) -> Outc
                 TreeChange {
                     millis: millis(),
                     change: format!("split {} with {}", name_of(&tree, node), rule.name()),
+                    steps: vec![Step::Split {
+                        node,
+                        rule: rule.clone(),
+                        children,
+                    }],
                     message,
                     tree,
                     select: Some(node),
                     split_directions: known.map(|known| (node, known)),
                 }
             }),
-        TreeWork::Grow { k, rule, policy } => tree
-            .grow_in(&data.matrix, &rule, k, policy, env)
-            .map(|report| {
-                let mut message = format!(
-                    "{} splits with {}: {} leaves",
-                    report.splits,
-                    rule.name(),
-                    tree.leaves().len()
-                );
-                if !report.refused.is_empty() {
-                    message.push_str(&format!(", {} refused", report.refused.len()));
-                }
-                if let Some(reason) = &report.stopped_early {
-                    message.push_str(&format!("; stopped early: {reason}"));
-                }
-                if let Some(count) = &report.leaf_count {
-                    message.push_str(&format!("; {}", count.describe(&rule, report.splits)));
-                }
-                TreeChange {
-                    millis: millis(),
-                    change: format!("{} splits with {}", report.splits, rule.name()),
-                    tree,
-                    select: None,
-                    message,
-                    split_directions: None,
-                }
-            }),
+        TreeWork::Grow { k, rule, policy } => {
+            let before = tree.clone();
+            tree.grow_in(&data.matrix, &rule, k, policy, env)
+                .map(|report| {
+                    let mut message = format!(
+                        "{} splits with {}: {} leaves",
+                        report.splits,
+                        rule.name(),
+                        tree.leaves().len()
+                    );
+                    if !report.refused.is_empty() {
+                        message.push_str(&format!(", {} refused", report.refused.len()));
+                    }
+                    if let Some(reason) = &report.stopped_early {
+                        message.push_str(&format!("; stopped early: {reason}"));
+                    }
+                    if let Some(count) = &report.leaf_count {
+                        message.push_str(&format!("; {}", count.describe(&rule, report.splits)));
+                    }
+                    TreeChange {
+                        millis: millis(),
+                        change: format!("{} splits with {}", report.splits, rule.name()),
+                        steps: Step::splits_made(&before, &tree),
+                        tree,
+                        select: None,
+                        message,
+                        split_directions: None,
+                    }
+                })
+        }
         TreeWork::Replay {
             data,
             settings,
             change,
-        } => return Outcome::Replayed(replay(&data, &tree, settings, change, env)),
+            step,
+        } => return Outcome::Replayed(replay(&data, &tree, settings, change, step, env)),
     };
     Outcome::Tree(changed.map_err(|error| error.to_string()))
 }
@@ -178,6 +194,7 @@ fn replay(
     tree: &Tree,
     settings: Reweigh,
     change: String,
+    step: Step,
     env: SplitEnv,
 ) -> Result<Box<Replayed>, String> {
     let (rebuilt, reweigh) = data
@@ -192,6 +209,7 @@ fn replay(
         Tree::replay(tree, &rebuilt, env).map_err(|error| format!("{change}: {error}"))?;
     Ok(Box::new(Replayed {
         change,
+        step,
         data: Arc::new(rebuilt),
         tree,
         reweigh,

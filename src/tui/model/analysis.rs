@@ -1,6 +1,7 @@
-//! The analyst's work, what a session file keeps: the dataset and the tree over it, the undo history and the
-//! revision that tells whether the tree is saved, the rule and its parameters, the selection policy, and what the
-//! screen shows of the whole tree ([`Derived`]), recomputed whenever the tree changes.
+//! The analyst's work, what a session file keeps: the dataset and the tree over it, the steps that made the tree
+//! (the script `x` exports), the undo history and the revision that tells whether the tree is saved, the rule and
+//! its parameters, the selection policy, and what the screen shows of the whole tree ([`Derived`]), recomputed
+//! whenever the tree changes.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use crate::report::metrics::{self, ClusterFigures, Confusion, GlobalFigures};
 use crate::report::preview;
 use crate::report::settings::Settings;
 use crate::report::terms;
+use crate::steps::{Script, Step};
 
 use super::super::session::{self, Restored, Session, Source};
 use super::labels::DocumentLabels;
@@ -48,6 +50,32 @@ struct Snapshot {
     /// The change made from this state (kept in the undo stack) or to it (in the redo stack): what undo and
     /// redo say they did.
     change: String,
+    /// The steps that made `tree`: undo takes a change's steps out of the script with it.
+    steps: Steps,
+}
+
+/// The steps that made the tree, in order: every change that stands, as the script records it.
+#[derive(Debug, Clone)]
+pub(crate) struct Steps {
+    list: Vec<Arc<Step>>,
+    /// Whether `list` makes the tree from the collection as loaded: not after a session saved by a pdx that kept
+    /// no steps was reopened on a tree already grown (its earlier steps are not known).
+    complete: bool,
+}
+
+impl Steps {
+    /// No step yet: the tree as loaded.
+    fn new() -> Steps {
+        Steps {
+            list: Vec::new(),
+            complete: true,
+        }
+    }
+
+    /// The steps, when they make the tree from the collection as loaded.
+    pub(crate) fn known(&self) -> Option<&[Arc<Step>]> {
+        self.complete.then_some(&self.list[..])
+    }
 }
 
 /// Undo and redo, and the revision that tells whether the tree is saved.
@@ -76,6 +104,8 @@ pub(crate) struct Analysis {
     load_timings: Option<Timings>,
     /// The time the splits and growths of the session took, in milliseconds.
     split_ms: f64,
+    /// The steps that made `tree`.
+    steps: Steps,
 }
 
 impl Analysis {
@@ -116,6 +146,7 @@ impl Analysis {
             labels,
             load_timings,
             split_ms: 0.0,
+            steps: Steps::new(),
         }
     }
 
@@ -186,17 +217,26 @@ impl Analysis {
         rules
     }
 
-    /// Replace the dataset and the tree over it after `change` (what undo will say it undid), keeping the old
-    /// pair for undo.
-    pub(super) fn replace(&mut self, data: Arc<Dataset>, tree: Tree, change: String) {
+    /// Replace the dataset and the tree over it after `change` (what undo will say it undid), made by `steps`
+    /// (which the script records), keeping the old pair for undo.
+    pub(super) fn replace(
+        &mut self,
+        data: Arc<Dataset>,
+        tree: Tree,
+        change: String,
+        steps: Vec<Step>,
+    ) {
         let old = std::mem::replace(&mut self.tree, tree);
         let old_data = std::mem::replace(&mut self.data, data);
+        let old_steps = self.steps.clone();
+        self.steps.list.extend(steps.into_iter().map(Arc::new));
         let history = &mut self.history;
         history.undo.push(Snapshot {
             tree: old,
             data: old_data,
             revision: history.revision,
             change,
+            steps: old_steps,
         });
         if history.undo.len() > MAX_UNDO {
             history.undo.remove(0);
@@ -207,8 +247,8 @@ impl Analysis {
     }
 
     /// Replace the tree, keeping the dataset.
-    pub(super) fn replace_tree(&mut self, tree: Tree, change: String) {
-        self.replace(Arc::clone(&self.data), tree, change);
+    pub(super) fn replace_tree(&mut self, tree: Tree, change: String, steps: Vec<Step>) {
+        self.replace(Arc::clone(&self.data), tree, change, steps);
     }
 
     /// Undo (or redo) one change: the change undone (or redone), none when there is nothing to.
@@ -222,6 +262,7 @@ impl Analysis {
             data: std::mem::replace(&mut self.data, snapshot.data),
             revision: self.history.revision,
             change: snapshot.change.clone(),
+            steps: std::mem::replace(&mut self.steps, snapshot.steps),
         };
         match undo {
             true => self.history.redo.push(old),
@@ -254,6 +295,10 @@ impl Analysis {
         self.rule = restored.rule;
         self.policy = restored.policy;
         self.tree = restored.tree;
+        self.steps = Steps {
+            complete: restored.steps.is_some(),
+            list: restored.steps.unwrap_or_default(),
+        };
         self.history.undo.clear();
         self.history.redo.clear();
         self.history.saved_revision = self.history.revision;
@@ -305,6 +350,15 @@ impl Analysis {
         }
     }
 
+    /// The script of the tree as it stands, the collection read with `source`'s options (unknown without a
+    /// source); `None` when the steps are not known (see [`Steps`]).
+    pub(crate) fn script(&self, source: Option<&Source>) -> Option<Script> {
+        Some(Script {
+            options: source.map(|source| source.options.clone().with_absolute_paths()),
+            steps: self.steps.known()?.to_vec(),
+        })
+    }
+
     /// The session as it stands: what `w` writes.
     pub(crate) fn session(&self, source: &Source, memory_budget: u64) -> Session {
         Session {
@@ -315,6 +369,7 @@ impl Analysis {
             terms: self.data.matrix.rows(),
             params: (&*self.params).into(),
             tree: self.tree.clone(),
+            steps: self.steps.known().map(session::step_lines),
         }
     }
 

@@ -21,7 +21,7 @@ use super::popups::Popup;
 use super::preview::Asked;
 use super::search::Indexing;
 use super::update::exported_text;
-use super::{DetailTab, JobKey, Model, Quitting, replay};
+use super::{DetailTab, JobKey, Model, Quitting};
 
 impl Model {
     /// Start `work` under `key` at `priority`; `what` is what the status line says it does.
@@ -199,6 +199,7 @@ impl Model {
             }),
             timings: self.analysis.export_timings(),
             labels_hidden: self.settings.blind() && self.analysis.has_labels(),
+            steps: self.script().map(|script| script.to_text()),
         };
         let what = "exporting".to_string();
         vec![self.start(
@@ -343,13 +344,23 @@ impl Model {
             }
             Outcome::Exported {
                 labels_hidden,
+                without_steps,
                 result,
             } => self.messages.say(match result {
-                Ok(paths) if labels_hidden => format!(
-                    "{}; made label-blind: no labels, no figures measured against them",
-                    exported_text(&paths)
-                ),
-                Ok(paths) => exported_text(&paths),
+                Ok(paths) => {
+                    let mut said = exported_text(&paths);
+                    if labels_hidden {
+                        said.push_str(
+                            "; made label-blind: no labels, no figures measured against them",
+                        );
+                    }
+                    if without_steps {
+                        said.push_str(
+                            "; no steps file: the session was saved by a pdx that kept no steps",
+                        );
+                    }
+                    said
+                }
                 Err(error) => error,
             }),
             Outcome::Saved { revision, result } => match result {
@@ -393,7 +404,7 @@ impl Model {
             Err(error) => return self.messages.say(error),
         };
         self.analysis.add_split_time(change.millis);
-        self.replace_tree(change.tree, change.change);
+        self.replace_tree(change.tree, change.change, change.steps);
         if let Some((node, directions)) = change.split_directions {
             let key = self.preview_key_of(node);
             self.preview.keep_split_directions(key, directions);
@@ -414,6 +425,7 @@ impl Model {
         };
         let Replayed {
             change,
+            step,
             data,
             tree,
             reweigh,
@@ -421,7 +433,8 @@ impl Model {
         } = replayed;
         let selected = self.tree_pane.selected();
         let path = self.analysis.tree().path_of(selected);
-        self.analysis.replace(data, tree, change.clone());
+        self.analysis
+            .replace(data, tree, change.clone(), vec![step]);
         self.tree_changed(&[]);
         // A node the replay found again keeps its id; one below a split not redone gives way to what is at its
         // place.
@@ -433,7 +446,9 @@ impl Model {
         {
             self.select(id);
         }
-        let summary = replay::summary(&change, &reweigh, &replay, |id| self.analysis.label(id));
+        let summary = crate::report::replayed::summary(&change, &reweigh, &replay, |id| {
+            self.analysis.label(id)
+        });
         self.messages.say(summary.headline[0].clone());
         self.popup = Some(Popup::Replayed {
             summary: Arc::new(summary),

@@ -56,6 +56,7 @@ use super::keys::Command;
 use super::recovery::Offer;
 use super::session::{Session, Source};
 
+pub(crate) use crate::report::replayed::ReplaySummary;
 pub(crate) use alternatives::{AlternativesView, ComparisonView};
 pub(crate) use analysis::Derived;
 #[cfg(test)]
@@ -67,7 +68,7 @@ pub(crate) use popups::{FIELD_CHARS, Popup};
 pub(crate) use preview::{PREVIEW_CANCELLED, PREVIEW_LINES, PreviewEntry};
 pub(crate) use read::InContext;
 pub(crate) use reading::{ConfusionGrid, shorten_path};
-pub(crate) use replay::{ReplaySummary, WeightingForm};
+pub(crate) use replay::WeightingForm;
 #[cfg(test)]
 pub(crate) use scatter_sample::SCATTER_POINTS;
 pub(crate) use scatter_sample::ScatterSample;

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::report::preview;
+use crate::steps::Step;
 
 use super::super::effects::{Effect, TreeWork};
 use super::super::help::{HELP_WIDTH, help_rows_for};
@@ -311,8 +312,8 @@ impl Model {
                     self.messages.say("weighting and filters unchanged");
                     false
                 }
-                FormOutcome::Apply(settings, change) => {
-                    effects = self.start_replay(settings, change);
+                FormOutcome::Apply(settings, change, step) => {
+                    effects = self.start_replay(settings, change, *step);
                     false
                 }
             },
@@ -363,11 +364,11 @@ impl Model {
             self.messages.say(error.to_string());
             return;
         }
-        let change = match name {
+        let change = match &name {
             Some(name) => format!("named #{node} \"{name}\""),
             None => format!("cleared the name of #{node}"),
         };
-        self.replace_tree(tree, change.clone());
+        self.replace_tree(tree, change.clone(), vec![Step::Name { node, name }]);
         self.messages.say(change);
     }
 

@@ -39,6 +39,12 @@ impl Model {
         self.analysis.tree()
     }
 
+    /// The script of the steps that made the tree (what `x` exports beside the tree); `None` when they are not
+    /// known (a reopened session of a pdx that kept none).
+    pub fn script(&self) -> Option<crate::steps::Script> {
+        self.analysis.script(self.settings.source())
+    }
+
     pub(crate) fn selected(&self) -> usize {
         self.tree_pane.selected()
     }

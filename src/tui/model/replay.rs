@@ -1,34 +1,12 @@
-//! Stop words and weighting without restarting: the weighting and filters form (`W`), and what a rebuild of the
-//! matrix and replay of the tree changed, as the report popup shows it. The Terms tab's `d` (drop the word) and
-//! the job itself are the root's and the effects'.
+//! Stop words and weighting without restarting: the weighting and filters form (`W`). The Terms tab's `d` (drop
+//! the word) and the job itself are the root's and the effects'; what a rebuild and replay changed, as the report
+//! popup shows it, is `report::replayed`'s.
 
-use crate::cluster::ReplayReport;
-use crate::dataset::{Reweigh, ReweighReport};
+use crate::dataset::Reweigh;
+use crate::steps::Step;
 use crate::weighting::{GlobalWeight, LocalWeight, Weighting};
 
 use super::super::keys::Command;
-
-/// How many moved leaves the status line names; the report popup lists them all.
-const STATUS_LEAVES: usize = 4;
-
-/// The replay's report as the popup shows it: a heading line, then a line per matched leaf.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ReplaySummary {
-    pub headline: Vec<String>,
-    /// A line per matched leaf.
-    pub leaves: Vec<LeafLine>,
-}
-
-/// A leaf of the old tree found again: its label (a replay keeps ids and names), its sizes before and after,
-/// the documents both hold, and whether the size moved by more than 5%.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct LeafLine {
-    pub label: String,
-    pub old_size: usize,
-    pub new_size: usize,
-    pub shared: usize,
-    pub moved: bool,
-}
 
 /// What a key in the weighting form asks for.
 pub(crate) enum FormOutcome {
@@ -36,8 +14,8 @@ pub(crate) enum FormOutcome {
     Stay,
     /// Closed: nothing changed.
     Unchanged,
-    /// Rebuild with these settings; the change in a few words.
-    Apply(Reweigh, String),
+    /// Rebuild with these settings; the change in a few words, and as a step of the script.
+    Apply(Reweigh, String, Box<Step>),
 }
 
 /// The local weights in the form's order, with their TMG letters and names.
@@ -204,6 +182,22 @@ impl WeightingForm {
         }
     }
 
+    /// The form's settings as a step of the script: the weighting and limits it sets, and the stop words it
+    /// takes back (the last ones of the matrix's: ← takes them from the end).
+    fn as_step(&self) -> Step {
+        Step::Weighting {
+            weighting: self.weighting(),
+            min_df: self.min_df,
+            max_df: self.max_df,
+            taken_back: self
+                .current
+                .extra_stop_words
+                .get(self.stop_words.len()..)
+                .unwrap_or_default()
+                .to_vec(),
+        }
+    }
+
     /// The changes from the matrix's settings, in a few words; empty when nothing changed.
     fn changes(&self) -> Vec<String> {
         let (old, new) = (&self.current, self.settings());
@@ -243,91 +237,15 @@ impl WeightingForm {
                 let changes = self.changes();
                 return match changes.is_empty() {
                     true => FormOutcome::Unchanged,
-                    false => FormOutcome::Apply(self.settings(), changes.join(", ")),
+                    false => FormOutcome::Apply(
+                        self.settings(),
+                        changes.join(", "),
+                        Box::new(self.as_step()),
+                    ),
                 };
             }
             _ => {}
         }
         FormOutcome::Stay
     }
-}
-
-/// What a rebuild and replay changed: `change` in a few words, and the leaves of the old tree found again
-/// (`label` names a node of the new tree, which has the old one's id).
-pub(super) fn summary(
-    change: &str,
-    reweigh: &ReweighReport,
-    replay: &ReplayReport,
-    label: impl Fn(usize) -> String,
-) -> ReplaySummary {
-    let moved = replay.moved();
-    let named: Vec<String> = moved
-        .iter()
-        .take(STATUS_LEAVES)
-        .map(|l| format!("{} {}→{}", label(l.new_node), l.old_size, l.new_size))
-        .collect();
-    let more = if moved.len() > STATUS_LEAVES {
-        ", …"
-    } else {
-        ""
-    };
-    let mut status = format!(
-        "{change}: replayed {} splits; {} leaves changed by more than 5% (size or documents)",
-        replay.replayed,
-        moved.len()
-    );
-    if !named.is_empty() {
-        status.push_str(&format!(": {}{more}", named.join(", ")));
-    }
-    if !replay.stopped.is_empty() {
-        status.push_str(&format!(
-            "; {} splits could not be redone",
-            replay.stopped.len()
-        ));
-    }
-    let mut headline = vec![
-        status,
-        format!(
-            "terms {} → {}; documents left without terms: {} more, {} fewer",
-            reweigh.terms_before, reweigh.terms_after, reweigh.newly_empty, reweigh.no_longer_empty
-        ),
-    ];
-    for stopped in &replay.stopped {
-        headline.push(format!(
-            "not redone: the split of {} ({}): {}",
-            label(stopped.new_node),
-            stopped.rule,
-            stopped.reason
-        ));
-    }
-    if replay.shelved > 0 {
-        headline.push(format!(
-            "{} alternative splits kept aside were not replayed",
-            replay.shelved
-        ));
-    }
-    if replay.unmatched_leaves > 0 {
-        headline.push(format!(
-            "{} leaves are gone with the splits not redone",
-            replay.unmatched_leaves
-        ));
-    }
-    if replay.moves_replayed + replay.moves_dropped > 0 {
-        headline.push(format!(
-                "documents moved by hand: {} put back in their leaves, {} left where the splits put them",
-                replay.moves_replayed, replay.moves_dropped
-            ));
-    }
-    let leaves = replay
-        .leaves
-        .iter()
-        .map(|leaf| LeafLine {
-            label: label(leaf.new_node),
-            old_size: leaf.old_size,
-            new_size: leaf.new_size,
-            shared: leaf.shared,
-            moved: leaf.moved(),
-        })
-        .collect();
-    ReplaySummary { headline, leaves }
 }

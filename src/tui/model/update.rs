@@ -4,6 +4,7 @@
 
 use crate::choice::Choice;
 use crate::dataset::Reweigh;
+use crate::steps::Step;
 
 use super::super::effects::{Effect, TreeWork};
 use super::super::keys::{Command, Context};
@@ -86,9 +87,15 @@ impl Model {
         self.show_selection();
     }
 
-    /// Replace the tree after `change` (what undo will say it undid), keeping the old one for undo.
-    pub(super) fn replace_tree(&mut self, tree: crate::cluster::Tree, change: String) {
-        self.analysis.replace_tree(tree, change);
+    /// Replace the tree after `change` (what undo will say it undid), made by `steps`, keeping the old one for
+    /// undo.
+    pub(super) fn replace_tree(
+        &mut self,
+        tree: crate::cluster::Tree,
+        change: String,
+        steps: Vec<Step>,
+    ) {
+        self.analysis.replace_tree(tree, change, steps);
         self.tree_changed(&[]);
     }
 
@@ -416,7 +423,8 @@ impl Model {
         match tree.merge(id) {
             Ok(()) => {
                 let change = format!("merged {} back into a leaf", self.analysis.label(id));
-                self.analysis.replace_tree(tree, change.clone());
+                self.analysis
+                    .replace_tree(tree, change.clone(), vec![Step::Merge { node: id }]);
                 self.tree_changed(&[id]);
                 self.messages.say(change);
             }
@@ -468,7 +476,15 @@ impl Model {
             return;
         }
         let label = self.analysis.label(id);
-        self.replace_tree(tree, format!("switched {label} to split {}", target + 1));
+        let step = Step::Switch {
+            node: id,
+            split: target,
+        };
+        self.replace_tree(
+            tree,
+            format!("switched {label} to split {}", target + 1),
+            vec![step],
+        );
         let rule = self
             .analysis
             .tree()
@@ -496,7 +512,8 @@ impl Model {
         let mut tree = self.analysis.tree().clone();
         match tree.keep_active_split(id) {
             Ok(dropped) => {
-                self.replace_tree(tree, format!("kept {label}'s active split"));
+                let change = format!("kept {label}'s active split");
+                self.replace_tree(tree, change, vec![Step::Keep { node: id }]);
                 self.messages.say(format!(
                     "{label}: kept the active split, dropped {dropped} alternative{} (u undoes)",
                     if dropped == 1 { "" } else { "s" }
@@ -636,8 +653,16 @@ impl Model {
                     sources.join(", "),
                     label(to)
                 );
+                let documents = &self.analysis.data().documents;
+                let step = Step::Move {
+                    to,
+                    documents: moves
+                        .iter()
+                        .map(|m| documents[m.column].id.clone())
+                        .collect(),
+                };
                 self.detail.clear_marked();
-                self.replace_tree(tree, change.clone());
+                self.replace_tree(tree, change.clone(), vec![step]);
                 self.messages.say(change);
             }
             Err(error) => {
@@ -665,16 +690,24 @@ impl Model {
         };
         let mut settings = current;
         settings.extra_stop_words.push(word.clone());
-        self.start_replay(settings, format!("dropped the word \"{word}\""))
+        let change = format!("dropped the word \"{word}\"");
+        self.start_replay(settings, change, Step::StopWord { word })
     }
 
-    /// Start the rebuild and replay of `settings`, unless a change of the tree runs already.
-    pub(super) fn start_replay(&mut self, settings: Reweigh, change: String) -> Vec<Effect> {
+    /// Start the rebuild and replay of `settings` (`step` in the script), unless a change of the tree runs
+    /// already.
+    pub(super) fn start_replay(
+        &mut self,
+        settings: Reweigh,
+        change: String,
+        step: Step,
+    ) -> Vec<Effect> {
         let what = format!("{change}: rebuilding the matrix and replaying the tree");
         let work = TreeWork::Replay {
             data: std::sync::Arc::clone(self.analysis.data()),
             settings,
             change,
+            step,
         };
         self.start_tree_job(work, what)
     }

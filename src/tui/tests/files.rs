@@ -247,7 +247,7 @@ fn exports_of_trees_with_the_same_leaf_count_never_overwrite() {
     assert!(
         model
             .status()
-            .ends_with("/pdx-demo-3leaves-2.{json,csv,nwk,html}"),
+            .ends_with("/pdx-demo-3leaves-2.{json,csv,nwk,html,steps}"),
         "{}",
         model.status()
     );
@@ -272,7 +272,9 @@ fn exports_of_trees_with_the_same_leaf_count_never_overwrite() {
     );
     let mut expected: Vec<String> = ["", "-2", "-4"]
         .iter()
-        .flat_map(|n| ["json", "csv", "nwk", "html"].map(|e| format!("pdx-demo-3leaves{n}.{e}")))
+        .flat_map(|n| {
+            ["json", "csv", "nwk", "html", "steps"].map(|e| format!("pdx-demo-3leaves{n}.{e}"))
+        })
         .collect();
     expected.push("pdx-demo-3leaves-3.csv".into());
     expected.sort();

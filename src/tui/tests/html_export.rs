@@ -19,7 +19,7 @@ fn export_writes_the_html_report_beside_the_other_files() {
     assert!(
         model
             .status()
-            .ends_with("/pdx-demo-3leaves.{json,csv,nwk,html}"),
+            .ends_with("/pdx-demo-3leaves.{json,csv,nwk,html,steps}"),
         "{}",
         model.status()
     );
@@ -49,7 +49,7 @@ fn the_html_report_never_replaces_a_file() {
     assert!(
         model
             .status()
-            .ends_with("/pdx-demo-3leaves-2.{json,csv,nwk,html}"),
+            .ends_with("/pdx-demo-3leaves-2.{json,csv,nwk,html,steps}"),
         "{}",
         model.status()
     );

@@ -23,6 +23,7 @@ mod scale;
 mod screens;
 mod search;
 mod signals;
+mod steps;
 mod vectors;
 mod words;
 

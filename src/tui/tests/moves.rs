@@ -224,7 +224,7 @@ fn a_session_keeps_the_moves_and_the_export_lists_them_with_timings() {
     assert!(
         model
             .status()
-            .ends_with("/pdx-demo-3leaves.{json,csv,nwk,html}"),
+            .ends_with("/pdx-demo-3leaves.{json,csv,nwk,html,steps}"),
         "the status line names every file: {}",
         model.status()
     );

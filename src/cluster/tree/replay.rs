@@ -91,8 +91,9 @@ impl ReplayReport {
 
 impl Tree {
     /// A tree over `dataset` (its documents flagged empty left aside, as [`Tree::for_dataset`] does) grown by
-    /// redoing `old`'s history ([`history`]): its active splits, each found by the node it was made on and
-    /// split with the same rule and parameters, and its merges into other leaves, in the order they were made.
+    /// redoing `old`'s history: its active splits, each found by the node it was made on and split with the same
+    /// rule and parameters, and its merges into other leaves ([`Tree::merge_into`]), in the order they were made
+    /// (the merges' records keep the splits later edits dropped).
     /// A split the rule refuses, or that makes another number of children, stops its branch (reported); a merge
     /// whose leaves are not found again is not redone (counted), and its documents are put back as moved ones
     /// are. Names carry over. `dataset` must have the columns `old` was grown over (the same documents in the

@@ -327,6 +327,7 @@ impl Model {
             Command::ToggleLabels => self.toggle_labels(),
             Command::MarkDocument => self.toggle_document_mark(),
             Command::MoveDocuments => self.open_leaf_picker(),
+            Command::MergeInto => self.open_merge_picker(),
             Command::DropWord => return self.drop_word_under_cursor(),
             Command::WeightingForm => match self.analysis.data().reweighing() {
                 Some(current) => {
@@ -564,7 +565,7 @@ impl Model {
             return;
         }
         self.popup = Some(Popup::Leaves(moves::LeafPicker::new(
-            columns,
+            moves::Picking::Documents(columns),
             &self.analysis,
         )));
     }

@@ -242,6 +242,7 @@ fn every_command_has_one_name_the_config_files_already_use() {
         "use-row",
         "mark-document",
         "move-documents",
+        "merge-into",
         "drop-word",
         "weighting-form",
         "next-hit",
@@ -254,5 +255,5 @@ fn every_command_has_one_name_the_config_files_already_use() {
     ] {
         assert!(names.contains(&name), "{name}");
     }
-    assert_eq!(count, 60, "every command, each detail tab of Tab");
+    assert_eq!(count, 61, "every command, each detail tab of Tab");
 }

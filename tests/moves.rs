@@ -11,6 +11,7 @@ use pdx::report;
 mod common;
 
 use common::spec;
+use common::trees::check_tree;
 
 fn demo() -> Dataset {
     dataset::open_demo(&DatasetOptions::default())
@@ -30,55 +31,6 @@ fn grown(data: &Dataset) -> Tree {
     )
     .expect("grows");
     tree
-}
-
-/// Every node's children divide its members; every node's scatter and every leaf's kept centroid are what a
-/// tree of the same members computes from scratch.
-fn check_tree(tree: &Tree, data: &Dataset) {
-    let mut covered: Vec<usize> = Vec::new();
-    for id in tree.depth_first() {
-        let node = tree.node(id).expect("live");
-        assert!(
-            node.members.windows(2).all(|pair| pair[0] < pair[1]),
-            "#{id}'s members sorted"
-        );
-        if node.is_leaf() {
-            assert!(node.size() > 0, "no empty leaf");
-            covered.extend(node.members.iter());
-        } else {
-            let mut divided: Vec<usize> = node
-                .children
-                .iter()
-                .flat_map(|&c| tree.node(c).expect("child").members.to_vec())
-                .collect();
-            divided.sort_unstable();
-            assert_eq!(divided[..], node.members[..], "#{id}'s children divide it");
-        }
-        let fresh = Tree::new(&data.matrix, node.members.to_vec(), Vec::new());
-        let fresh_root = fresh.node(fresh.root()).expect("root");
-        assert_eq!(
-            node.scatter.to_bits(),
-            fresh_root.scatter.to_bits(),
-            "#{id}'s scatter"
-        );
-        assert_eq!(
-            tree.centroid(&data.matrix, id).expect("a centroid"),
-            fresh
-                .centroid(&data.matrix, fresh.root())
-                .expect("a centroid"),
-            "#{id}'s centroid"
-        );
-        if let Some(direction) = &node.direction {
-            assert_eq!(direction.len(), node.size(), "#{id}'s start vector fits");
-        }
-    }
-    covered.sort_unstable();
-    let root = tree.node(tree.root()).expect("root");
-    assert_eq!(
-        covered[..],
-        root.members[..],
-        "the leaves partition the root"
-    );
 }
 
 #[test]

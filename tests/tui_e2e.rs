@@ -490,6 +490,55 @@ fn move_a_document_by_hand() {
     assert_clean_exit(&tmux, &exit_file);
 }
 
+/// The demo's medicine, split across the root's two branches by plain PDDP at six leaves, joined again: `M` on
+/// `#10`, the leaf picker, `#7`, Enter; then undone.
+#[test]
+#[ignore = "needs tmux"]
+fn merge_a_leaf_into_another_across_branches() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (tmux, exit_file) = launch(work.path(), "merge-into", &[]);
+    let enter = || tmux.run(&["send-keys", "-t", &tmux.session, "Enter"]);
+    tmux.wait_for_text("Tree · 1 leaf");
+    tmux.send("a6");
+    enter();
+    let screen = tmux.wait_for_text("Tree · 6 leaves");
+    assert!(screen.contains("• #10"), "{screen}");
+
+    // The last node of the tree is #10.
+    tmux.send("GM");
+    let screen = tmux.wait_for_text("Merge #10 (17) into the leaf");
+    assert!(screen.contains("Enter merges"), "{screen}");
+    tmux.send("#7");
+    enter();
+    let screen = tmux.wait_for_text("merged #10 into #7 (17 documents)");
+    assert!(screen.contains("Tree · 5 leaves"), "{screen}");
+    assert!(
+        !screen.contains("• #10") && !screen.contains("• #9"),
+        "{screen}"
+    );
+    assert!(
+        screen
+            .lines()
+            .any(|line| line.contains("• #7") && line.contains(" 69 ")),
+        "{screen}"
+    );
+
+    tmux.send("u");
+    let screen = tmux.wait_for_text("undone: merged #10 into #7");
+    assert!(screen.contains("Tree · 6 leaves"), "{screen}");
+
+    // On a split node M says why not, and opens nothing.
+    tmux.send("g");
+    tmux.send("M");
+    let screen = tmux.wait_for_text("not merged: #0 is split");
+    assert!(!screen.contains("into the leaf"), "{screen}");
+
+    tmux.send("q");
+    tmux.wait_for_text("y quit without saving");
+    tmux.send("y");
+    assert_clean_exit(&tmux, &exit_file);
+}
+
 #[test]
 #[ignore = "needs tmux"]
 fn add_a_stop_word_and_replay() {

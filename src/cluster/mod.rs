@@ -30,7 +30,10 @@ pub use params::{
 pub use restore::TreeError;
 pub use rules::{CutScan, Laplacian};
 pub use spec::RuleSpec;
-pub use tree::{Alternative, KernelScatter, ManualMove, MoveError, Node, SplitRecord, Tree};
+pub use tree::{
+    Alternative, KernelScatter, ManualMerge, ManualMove, MergeError, MoveError, Node, SplitRecord,
+    Tree,
+};
 pub use tree::{LeafChange, MOVED_FRACTION, ReplayReport, StoppedSplit};
 
 use crate::linalg::LinalgError;

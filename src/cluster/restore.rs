@@ -1,13 +1,14 @@
 //! A tree read back from a file (a session) is checked here before anything uses it: that it was made for this
 //! data, and that it is a tree at all (every node once, children that divide their parent's members, split
 //! records where there are children, start vectors that fit, alternative splits whose subtrees are trees too,
-//! documents moved by hand that exist; nodes a move changed must divide as any others). What passes gets its
+//! documents moved by hand that exist, leaves merged into others whose records name documents and nodes that
+//! can be; nodes a move or a merge changed must divide as any others). What passes gets its
 //! centroids, which files do not keep; what fails is a [`TreeError`] saying what is wrong, and nothing of the
 //! file is used.
 
 use std::collections::HashSet;
 
-use super::tree::{Node, Tree};
+use super::tree::{ManualMerge, Node, Tree};
 use crate::dataset::Dataset;
 
 /// Why a stored tree cannot be used with the data at hand.
@@ -41,6 +42,10 @@ pub enum TreeError {
     /// A document moved by hand that is not a column of the matrix.
     #[error("manual move {0} names a document the data does not have")]
     ManualMove(usize),
+    /// A leaf merged into another by hand whose record names a document the data does not have, a node the tree
+    /// never made, or a place among the moves that the tree does not have.
+    #[error("manual merge {0} names a document or node the tree does not have")]
+    ManualMerge(usize),
 }
 
 /// Column norms read back agree with fresh ones to this relative tolerance (a file stores them in decimal).
@@ -78,6 +83,15 @@ impl Tree {
         // Moves are history (their nodes may have been merged away since); their documents must exist.
         if let Some(at) = self.manual_moves().iter().position(|m| m.column >= columns) {
             return Err(TreeError::ManualMove(at));
+        }
+        // Merges are history too; what a replay reads of them must be there (see `ManualMerge::fits`).
+        let damaged = |merge: &ManualMerge| {
+            !merge.fits(self.next_id())
+                || merge.moves_before > self.manual_moves().len()
+                || merge.columns.iter().any(|&column| column >= columns)
+        };
+        if let Some(at) = self.manual_merges().iter().position(damaged) {
+            return Err(TreeError::ManualMerge(at));
         }
         let mut seen = HashSet::new();
         self.check_subtree(self.root(), &|id| self.node(id), columns, &mut seen)

@@ -35,11 +35,13 @@ use crate::linalg::kernel::KernelSpec;
 use crate::matrix::DataMatrix;
 
 mod alternatives;
+mod merge_into;
 mod moves;
 mod recorded;
 mod replay;
 
 pub use alternatives::Alternative;
+pub use merge_into::{ManualMerge, MergeError};
 pub use moves::{ManualMove, MoveError};
 pub use replay::{LeafChange, MOVED_FRACTION, ReplayReport, StoppedSplit};
 
@@ -141,6 +143,12 @@ pub struct Tree {
     /// written before pdx could move documents, and from trees where none was moved.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     manual_moves: Vec<ManualMove>,
+    /// Leaves merged into other leaves by hand, in the order they were merged ([`Tree::merge_into`]); each says
+    /// its place among the moves. Kept beside the moves rather than in one log with them so that files written
+    /// before pdx could merge into read as they were, and files with merges still list their moves where older
+    /// readers look for them. Absent when no leaf was merged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    manual_merges: Vec<ManualMerge>,
 }
 
 /// A scatter below this multiple of `eps sum_j ||a_j||^2` is the rounding of the subtraction below, not spread:
@@ -189,6 +197,7 @@ impl Tree {
             norms_squared,
             excluded,
             manual_moves: Vec::new(),
+            manual_merges: Vec::new(),
         }
     }
 

@@ -129,6 +129,9 @@ pub struct ClusterReport {
     /// Documents the analyst moved by hand, in order; absent when none was (as from `pdx cluster`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub manual_moves: Vec<MoveReport>,
+    /// Leaves the analyst merged into other leaves, in order; absent when none was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub manual_merges: Vec<MergeReport>,
     /// What made the clustering (see [`settings::Settings`]): filled in by the caller, `null` when it does not
     /// know how the corpus was loaded. The HTML page shows the same settings.
     pub settings: Option<settings::Settings>,
@@ -168,6 +171,23 @@ pub struct MoveReport {
     pub to: usize,
     pub from_name: String,
     pub to_name: String,
+}
+
+/// A leaf merged into another by hand: the two leaves (the first gone since), the documents it took along, and
+/// what became of its parent.
+#[derive(Debug, Clone, Serialize)]
+pub struct MergeReport {
+    pub from: usize,
+    pub to: usize,
+    pub to_name: String,
+    /// The documents' ids, in load order.
+    pub documents: Vec<String>,
+    /// The merged leaf's parent, and the sibling it became one node with (when it had two children).
+    pub parent: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub absorbed_sibling: Option<usize>,
+    /// How many of `manual_moves` came before it.
+    pub after_moves: usize,
 }
 
 /// A node as the reports name it: its name, or `#id` (also for a node merged away since).
@@ -368,6 +388,28 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
                 to_name: node_label(tree, step.to),
             })
             .collect(),
+        manual_merges: tree
+            .manual_merges()
+            .iter()
+            .map(|merge| MergeReport {
+                from: merge.from,
+                to: merge.to,
+                to_name: node_label(tree, merge.to),
+                documents: merge
+                    .columns
+                    .iter()
+                    .map(|&column| {
+                        dataset
+                            .documents
+                            .get(column)
+                            .map_or_else(String::new, |d| d.id.clone())
+                    })
+                    .collect(),
+                parent: merge.parent,
+                absorbed_sibling: merge.absorbed_sibling,
+                after_moves: merge.moves_before,
+            })
+            .collect(),
         settings: None,
         labels_hidden: false,
     }
@@ -503,8 +545,8 @@ pub fn to_csv(dataset: &Dataset, tree: &Tree, labels_hidden: bool) -> String {
 
 /// Newick: every node is labelled `n<id>` (or its quoted name), with its size, scatter and rule in a bracketed
 /// comment, e.g. `(n1[size=10 scatter=2.5],n2[size=12 scatter=3.1])n0[size=22 scatter=8 rule=pddp l=1];`. A
-/// leaf that documents were moved into or out of by hand says how many (`moved_in=2 moved_out=1`); the JSON
-/// report lists the moves themselves.
+/// leaf that documents were moved into or out of by hand says how many (`moved_in=2 moved_out=1`), and one that
+/// leaves were merged into, how many (`merged_in=1`); the JSON report lists the moves and merges themselves.
 pub fn to_newick(tree: &Tree) -> String {
     fn label(node: &crate::cluster::Node) -> String {
         match &node.name {
@@ -533,6 +575,10 @@ pub fn to_newick(tree: &Tree) -> String {
         }
         if moved_out > 0 {
             let _ = write!(out, " moved_out={moved_out}");
+        }
+        let merged_in = tree.manual_merges().iter().filter(|m| m.to == id).count();
+        if merged_in > 0 {
+            let _ = write!(out, " merged_in={merged_in}");
         }
         if let Some(split) = &node.split {
             let _ = write!(out, " rule={}", split.rule.name());

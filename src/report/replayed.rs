@@ -167,6 +167,12 @@ pub fn summary(
             replay.moves_replayed, replay.moves_dropped
         ));
     }
+    if replay.merges_replayed + replay.merges_dropped > 0 {
+        headline.push(format!(
+            "leaves merged into others by hand: {} merged again, {} not (their documents put back where they were)",
+            replay.merges_replayed, replay.merges_dropped
+        ));
+    }
     let leaves = replay
         .leaves
         .iter()

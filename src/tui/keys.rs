@@ -150,6 +150,8 @@ commands! {
     /// Mark every document the Documents tab lists (the filter's, when one is set); when all are marked already,
     /// unmark them.
     MarkAll,
+    /// Merge the selected leaf into another leaf, anywhere in the tree, chosen in the leaf picker.
+    MergeInto,
     /// Add the word under the Terms tab's cursor to the stop words; rebuild the matrix and replay the tree.
     DropWord,
     /// The weighting and filters form.
@@ -252,7 +254,7 @@ impl Context {
             Context::Confusion => "Confusion view",
             Context::Loading => "While loading",
             Context::Documents => "Documents tab (detail pane)",
-            Context::LeafPicker => "Leaf picker (M: move documents)",
+            Context::LeafPicker => "Leaf picker (M: move documents, or merge a leaf)",
             Context::Hits => "Search hits",
         }
     }
@@ -402,6 +404,8 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Tree, "select the last node"),
     // Enter looks into the node, as lazygit's and gitui's Enter moves into what the cursor is on: it never splits.
     bind(&[Plain(Enter)], Command::NextPane, Context::Tree, "look into the node: the detail pane takes the focus"),
+    // lazygit's M merges a branch into the current one; here the leaf goes into another leaf, across branches.
+    bind(&[Plain(Char('M'))], Command::MergeInto, Context::Tree, "merge the leaf into a leaf anywhere, chosen in a picker"),
     // The detail pane.
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Detail, "previous document / scroll up"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Detail, "next document / scroll down"),
@@ -484,8 +488,8 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Down)], Command::Down, Context::LeafPicker, "next leaf"),
     bind(&[Text], Command::Type, Context::LeafPicker, "type to jump to a leaf by #id, name or top word"),
     bind(&[Plain(Backspace)], Command::Backspace, Context::LeafPicker, "delete a typed character"),
-    bind(&[Plain(Enter)], Command::Confirm, Context::LeafPicker, "move the documents to the leaf under the cursor (u undoes)"),
-    bind(&[Plain(Esc), Ctrl('c')], Command::Cancel, Context::LeafPicker, "close without moving"),
+    bind(&[Plain(Enter)], Command::Confirm, Context::LeafPicker, "move (or merge) into the leaf under the cursor (u undoes)"),
+    bind(&[Plain(Esc), Ctrl('c')], Command::Cancel, Context::LeafPicker, "close without moving or merging"),
     // The search's hits list.
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Hits, "previous hit"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Hits, "next hit"),

@@ -6,6 +6,7 @@
 
 pub mod hostile;
 pub mod points;
+pub mod trees;
 
 use std::path::PathBuf;
 

@@ -55,9 +55,9 @@ pub enum MoveError {
 
 /// What one node gains and loses in a move.
 #[derive(Default)]
-struct Change {
-    lose: BTreeSet<usize>,
-    gain: BTreeSet<usize>,
+pub(super) struct Change {
+    pub(super) lose: BTreeSet<usize>,
+    pub(super) gain: BTreeSet<usize>,
 }
 
 impl Tree {
@@ -135,18 +135,7 @@ impl Tree {
             })
             .collect();
 
-        let target_path: BTreeSet<usize> = self.path_to(to_leaf).into_iter().collect();
-        let mut changes: BTreeMap<usize, Change> = BTreeMap::new();
-        for step in &moves {
-            let source_path = self.path_to(step.from);
-            let source_set: BTreeSet<usize> = source_path.iter().copied().collect();
-            for &node in source_path.iter().filter(|n| !target_path.contains(n)) {
-                changes.entry(node).or_default().lose.insert(step.column);
-            }
-            for &node in target_path.iter().filter(|n| !source_set.contains(n)) {
-                changes.entry(node).or_default().gain.insert(step.column);
-            }
-        }
+        let changes = self.changes_on_the_way(&moves, to_leaf);
         for (&id, change) in &changes {
             let node = self.get(id).map_err(|_| MoveError::NoSuchNode(id))?;
             if node.is_leaf() && change.lose.len() >= node.size() {
@@ -166,8 +155,36 @@ impl Tree {
         Ok((moves, changes))
     }
 
+    /// What each node between the leaves gains and loses when `moves` (all into leaf `to_leaf`) are made: the
+    /// nodes from a move's old leaf up to (not including) the common ancestor lose its column, those from the
+    /// common ancestor down to the target gain it.
+    pub(super) fn changes_on_the_way(
+        &self,
+        moves: &[ManualMove],
+        to_leaf: usize,
+    ) -> BTreeMap<usize, Change> {
+        let target_path: BTreeSet<usize> = self.path_to(to_leaf).into_iter().collect();
+        let mut changes: BTreeMap<usize, Change> = BTreeMap::new();
+        // The moves of one leaf share its path: computed once per leaf.
+        let mut paths: BTreeMap<usize, (Vec<usize>, BTreeSet<usize>)> = BTreeMap::new();
+        for step in moves {
+            let (source_path, source_set) = paths.entry(step.from).or_insert_with(|| {
+                let path = self.path_to(step.from);
+                let set = path.iter().copied().collect();
+                (path, set)
+            });
+            for &node in source_path.iter().filter(|n| !target_path.contains(n)) {
+                changes.entry(node).or_default().lose.insert(step.column);
+            }
+            for &node in target_path.iter().filter(|n| !source_set.contains(n)) {
+                changes.entry(node).or_default().gain.insert(step.column);
+            }
+        }
+        changes
+    }
+
     /// Give node `id` its new members, with the figures that follow from them.
-    fn apply_change(&mut self, data: &DataMatrix, id: usize, change: &Change) {
+    pub(super) fn apply_change(&mut self, data: &DataMatrix, id: usize, change: &Change) {
         let norms_squared = std::mem::take(&mut self.norms_squared);
         let node = self
             .node_mut(id)

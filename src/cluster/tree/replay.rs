@@ -15,6 +15,9 @@ use crate::cluster::members::shared_count;
 use crate::cluster::rules::SplitEnv;
 use crate::dataset::Dataset;
 use crate::matrix::DataMatrix;
+use history::Step;
+
+mod history;
 
 /// A leaf whose size moved by more than this fraction of its old size, or that lost more than this fraction of
 /// its old documents, is listed in [`ReplayReport::moved`].
@@ -73,6 +76,11 @@ pub struct ReplayReport {
     /// Documents moved by hand that could not be put back (their leaf's path is gone, or the move would empty a
     /// leaf): they stay where the replayed splits put them.
     pub moves_dropped: usize,
+    /// Leaves merged into other leaves by hand, merged again.
+    pub merges_replayed: usize,
+    /// Merges that could not be redone (a leaf of theirs is below a split not redone): their documents are put
+    /// back in the leaves holding them in the old tree, as moved documents are.
+    pub merges_dropped: usize,
 }
 
 impl ReplayReport {
@@ -84,10 +92,13 @@ impl ReplayReport {
 
 impl Tree {
     /// A tree over `dataset` (its documents flagged empty left aside, as [`Tree::for_dataset`] does) grown by
-    /// redoing `old`'s active splits: the root, then every node `old` split, found by its path, split with the
-    /// same rule and parameters. A split the rule refuses, or that makes another number of children, stops its
-    /// branch (reported). Names carry over by path. `dataset` must have the columns `old` was grown over (the
-    /// same documents in the same order). The only error is a cancel through `env`'s progress.
+    /// redoing `old`'s history: its active splits, each found by the node it was made on and split with the same
+    /// rule and parameters, and its merges into other leaves ([`Tree::merge_into`]), in the order they were made
+    /// (the merges' records keep the splits later edits dropped).
+    /// A split the rule refuses, or that makes another number of children, stops its branch (reported); a merge
+    /// whose leaves are not found again is not redone (counted), and its documents are put back as moved ones
+    /// are. Names carry over. `dataset` must have the columns `old` was grown over (the same documents in the
+    /// same order). The only error is a cancel through `env`'s progress.
     pub fn replay(
         old: &Tree,
         dataset: &Dataset,
@@ -104,33 +115,62 @@ impl Tree {
         let old_root = old.root;
         let new_root = tree.root;
         carry_name(old, &mut tree, old_root, new_root);
-        // Every old node found again: old id -> new id.
-        let mut matched = BTreeMap::from([(old_root, new_root)]);
-        // Nodes to split, keyed by the id of the old split's first child: the order the splits were made in.
-        let mut pending: BTreeMap<usize, (usize, usize, Vec<usize>)> = BTreeMap::new();
-        let queue = |pending: &mut BTreeMap<_, _>, old_id: usize, new_id: usize, path| {
-            if let Some(&first) = old.node(old_id).and_then(|n| n.children.first()) {
-                pending.insert(first, (old_id, new_id, path));
-            }
+        let mut ids = Ids {
+            matched: BTreeMap::from([(old_root, new_root)]),
+            origin: BTreeMap::from([(new_root, old_root)]),
+            passing: BTreeSet::new(),
         };
-        queue(&mut pending, old_root, new_root, Vec::new());
-        while let Some((_, (old_id, new_id, path))) = pending.pop_first() {
+        let edited: BTreeSet<usize> = (old.manual_moves.iter().map(|step| step.column))
+            .chain(
+                old.manual_merges
+                    .iter()
+                    .flat_map(|m| m.columns.iter().copied()),
+            )
+            .collect();
+        // Merges redone: the old record's number, the new tree's record.
+        let mut redone: Vec<(usize, super::ManualMerge)> = Vec::new();
+        for step in history::history(old) {
             if let Some(progress) = env.progress {
                 progress.check()?;
             }
-            let old_node = old.get(old_id)?;
-            report.shelved += old_node.alternatives.len();
-            let Some(record) = &old_node.split else {
+            let split = match step {
+                Step::Merge(index) => {
+                    let record = &old.manual_merges[index];
+                    if let Some(merged) = ids.redo_merge(&mut tree, data, record) {
+                        redone.push((index, merged));
+                    }
+                    continue;
+                }
+                Step::Split(split) => split,
+            };
+            let Some(&new_id) = ids.matched.get(&split.node) else {
                 continue;
             };
+            if let Some(now_on) = split.now_on.and_then(|id| old.node(id)) {
+                report.shelved += now_on.alternatives.len();
+            }
+            ids.drop_passing(&mut tree, new_id);
+            // A split the old tree put aside (as an alternative) for another split of the node, which lasts.
+            if !split.lasts && tree.node(new_id).is_some_and(|node| !node.is_leaf()) {
+                continue;
+            }
             let stop = |reason: String| StoppedSplit {
-                path: path.clone(),
-                old_node: old_id,
+                path: tree.path_of(new_id),
+                old_node: split.node,
                 new_node: new_id,
-                rule: record.rule.name().to_string(),
+                rule: split.rule.name().to_string(),
                 reason,
             };
-            let partition = match tree.plan_split(data, new_id, &record.rule, env) {
+            let distinct: BTreeSet<usize> = split.children.iter().copied().collect();
+            if distinct.len() != split.children.len()
+                || distinct.iter().any(|child| ids.matched.contains_key(child))
+            {
+                report.stopped.push(stop(
+                    "the tree's record names a child twice (a damaged file)".into(),
+                ));
+                continue;
+            }
+            let partition = match tree.plan_split(data, new_id, split.rule, env) {
                 Ok(partition) => partition,
                 Err(ClusterError::Cancelled(cancelled)) => return Err(cancelled.into()),
                 Err(error) => {
@@ -138,35 +178,59 @@ impl Tree {
                     continue;
                 }
             };
-            if partition.groups.len() != old_node.children.len() {
+            if partition.groups.len() != split.children.len() {
                 report.stopped.push(stop(format!(
                     "made {} children instead of {}",
                     partition.groups.len(),
-                    old_node.children.len()
+                    split.children.len()
                 )));
                 continue;
             }
-            let children = tree.apply_split(data, new_id, &record.rule, partition)?;
+            let children = tree.apply_split(data, new_id, split.rule, partition)?;
             report.replayed += 1;
+            if !split.lasts {
+                ids.passing.insert(new_id);
+            }
             // A rebuilt split may come out with its sides in another order (a singular vector's sign is
             // arbitrary): each old child goes on in the new child that holds most of its documents.
-            let order = match_children(old, &tree, &old_node.children, &children);
-            for (index, (&old_child, new_child)) in old_node.children.iter().zip(order).enumerate()
-            {
+            let order = match_children(old, &edited, &tree, &split.children, &children);
+            for (&old_child, new_child) in split.children.iter().zip(order) {
                 carry_name(old, &mut tree, old_child, new_child);
-                matched.insert(old_child, new_child);
-                let mut child_path = path.clone();
-                child_path.push(index);
-                queue(&mut pending, old_child, new_child, child_path);
+                ids.matched.insert(old_child, new_child);
+                ids.origin.insert(new_child, old_child);
             }
         }
-        tree.take_old_ids(old.nodes.len(), &matched);
+        // Splits the old tree dropped after the merges that needed them.
+        for id in std::mem::take(&mut ids.passing) {
+            if tree.node(id).is_some_and(|node| !node.is_leaf()) {
+                tree.merge(id)?;
+            }
+        }
+        ids.forget_gone(&tree);
+        let redone_numbers: BTreeSet<usize> = redone.iter().map(|&(index, _)| index).collect();
+        // The merges, in the old tree's ids; redone before every move here (the moves come last).
+        let merges: Vec<super::ManualMerge> = redone
+            .into_iter()
+            .map(|(index, merged)| {
+                let renumber = |id: usize| ids.origin.get(&id).copied().unwrap_or(id);
+                merged.renumbered(renumber, old.manual_merges[index].next_id)
+            })
+            .collect();
+        tree.manual_merges.clear();
+        tree.take_old_ids(old.nodes.len(), &ids.matched);
+        tree.manual_merges = merges;
         // A stopped split's node was found again, so it now has its old id too.
         for stopped in &mut report.stopped {
             stopped.new_node = stopped.old_node;
         }
-        let matched: BTreeMap<usize, usize> = matched.keys().map(|&id| (id, id)).collect();
-        replay_moves(old, &mut tree, data, &matched, &mut report);
+        let matched: BTreeMap<usize, usize> = ids.matched.keys().map(|&id| (id, id)).collect();
+        report.merges_replayed = redone_numbers.len();
+        report.merges_dropped = old.manual_merges.len() - redone_numbers.len();
+        let unmerged: BTreeSet<usize> = (old.manual_merges.iter().enumerate())
+            .filter(|(index, _)| !redone_numbers.contains(index))
+            .flat_map(|(_, record)| record.columns.iter().copied())
+            .collect();
+        replay_moves(old, &mut tree, data, &matched, &unmerged, &mut report);
         report.leaves = matched_leaves(old, &tree, &matched);
         report.unmatched_leaves = old.leaves().len() - report.leaves.len();
         Ok((tree, report))
@@ -222,18 +286,69 @@ impl Tree {
     }
 }
 
-/// Put every document the old tree had moved by hand into the new leaf matched to the leaf holding it in the
-/// old tree: what the analyst decided is where it ended up, not each step on the way (a move made before a
-/// later split of its target lands in the child that holds it now).
+/// The replay's bookkeeping of ids.
+struct Ids {
+    /// Every old node found again, by its old id: the node of the new tree continuing it (live nodes only).
+    matched: BTreeMap<usize, usize>,
+    /// Every node the replay made, by its id in the new tree: the old node it continued.
+    origin: BTreeMap<usize, usize>,
+    /// New nodes split by a split the old tree dropped later ([`history::SplitStep::lasts`]).
+    passing: BTreeSet<usize>,
+}
+
+impl Ids {
+    /// Merge again the leaves `record` merged, found by their old ids; `None` when they are not found again, or
+    /// the merge is refused.
+    fn redo_merge(
+        &mut self,
+        tree: &mut Tree,
+        data: &DataMatrix,
+        record: &super::ManualMerge,
+    ) -> Option<super::ManualMerge> {
+        let from = *self.matched.get(&record.from)?;
+        let to = *self.matched.get(&record.to)?;
+        // Both were leaves when the old tree merged them.
+        self.drop_passing(tree, from);
+        self.drop_passing(tree, to);
+        let merged = tree.merge_into(data, from, to).ok()?;
+        // A parent that became one node with its sibling holds the sibling's split now, to drop when the old
+        // tree did.
+        let absorbed = merged.absorbed_sibling;
+        if absorbed.is_some_and(|sibling| self.passing.remove(&sibling)) {
+            self.passing.insert(merged.parent);
+        }
+        self.forget_gone(tree);
+        Some(merged)
+    }
+
+    /// Drop the split of `id` in `tree` when the old tree dropped it later: a later step needs `id` a leaf.
+    fn drop_passing(&mut self, tree: &mut Tree, id: usize) {
+        if self.passing.remove(&id) && tree.merge(id).is_ok() {
+            self.forget_gone(tree);
+        }
+    }
+
+    /// Forget the nodes a merge took out of `tree`.
+    fn forget_gone(&mut self, tree: &Tree) {
+        self.matched.retain(|_, new| tree.node(*new).is_some());
+        self.passing.retain(|&new| tree.node(new).is_some());
+    }
+}
+
+/// Put every document the old tree had moved by hand, and every document of a merge not redone (`unmerged`),
+/// into the new leaf matched to the leaf holding it in the old tree: what the analyst decided is where it ended
+/// up, not each step on the way (a move made before a later split of its target lands in the child that holds it
+/// now). Only the moved documents are counted.
 fn replay_moves(
     old: &Tree,
     tree: &mut Tree,
     data: &DataMatrix,
     matched: &BTreeMap<usize, usize>,
+    unmerged: &BTreeSet<usize>,
     report: &mut ReplayReport,
 ) {
     let moved: BTreeSet<usize> = old.manual_moves().iter().map(|m| m.column).collect();
-    for column in moved {
+    for &column in moved.union(unmerged) {
         let target = old
             .leaf_of(column)
             .and_then(|leaf| matched.get(&leaf).copied())
@@ -241,6 +356,9 @@ fn replay_moves(
         let put_back = target.is_some_and(|leaf| {
             tree.leaf_of(column) == Some(leaf) || tree.move_documents(data, &[column], leaf).is_ok()
         });
+        if !moved.contains(&column) {
+            continue;
+        }
         if put_back {
             report.moves_replayed += 1;
         } else {
@@ -279,18 +397,49 @@ fn matched_leaves(old: &Tree, new: &Tree, matched: &BTreeMap<usize, usize>) -> V
 }
 
 /// For each old child (in order), the new child that continues it: the one-to-one matching of old to new
-/// children that keeps the most documents together. The identity when the split is the same.
+/// children that keeps the most documents together (Kuhn-Munkres on the shared counts). The identity when the
+/// split is the same. An old child's documents are those no hand edit touched (`edited`: moved, or merged into
+/// another leaf): they are still where the split put them, when the others may have come from anywhere since.
+/// A leaf merged away since is gone from the old tree; its record says what it held then.
 fn match_children(
     old: &Tree,
+    edited: &BTreeSet<usize>,
     new: &Tree,
     old_children: &[usize],
     new_children: &[usize],
 ) -> Vec<usize> {
-    fn members(tree: &Tree, id: usize) -> &[usize] {
-        tree.node(id).map_or(&[][..], |n| &n.members[..])
-    }
-    let old_groups: Vec<&[usize]> = old_children.iter().map(|&id| members(old, id)).collect();
-    let new_groups: Vec<&[usize]> = new_children.iter().map(|&id| members(new, id)).collect();
+    assert_eq!(
+        old_children.len(),
+        new_children.len(),
+        "children matched one to one"
+    );
+    let placed = |id: usize| -> Vec<usize> {
+        match old.node(id) {
+            Some(node) => (node.members.iter())
+                .copied()
+                .filter(|column| !edited.contains(column))
+                .collect(),
+            None => {
+                let Some(at) = old.manual_merges.iter().position(|m| m.from == id) else {
+                    return Vec::new();
+                };
+                // What it held then, less what earlier merges brought in and what was moved.
+                let earlier: BTreeSet<usize> = (old.manual_merges[..at].iter())
+                    .flat_map(|m| m.columns.iter().copied())
+                    .chain(old.manual_moves.iter().map(|step| step.column))
+                    .collect();
+                (old.manual_merges[at].columns.iter())
+                    .copied()
+                    .filter(|column| !earlier.contains(column))
+                    .collect()
+            }
+        }
+    };
+    let old_members: Vec<Vec<usize>> = old_children.iter().map(|&id| placed(id)).collect();
+    let old_groups: Vec<&[usize]> = old_members.iter().map(Vec::as_slice).collect();
+    let new_groups: Vec<&[usize]> = (new_children.iter())
+        .map(|&id| new.node(id).map_or(&[][..], |n| &n.members[..]))
+        .collect();
     match_groups(&old_groups, &new_groups)
         .into_iter()
         .map(|at| new_children[at])

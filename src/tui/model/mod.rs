@@ -62,7 +62,7 @@ pub(crate) use analysis::Derived;
 #[cfg(test)]
 pub(crate) use detail::DETAIL_TERMS;
 pub(crate) use detail::Detail;
-pub(crate) use moves::LeafPicker;
+pub(crate) use moves::{LeafPicker, Picking};
 pub(crate) use picker::{FIELDS, RulePicker, rule_at, rule_count, used_by};
 pub(crate) use popups::{FIELD_CHARS, Popup};
 pub(crate) use preview::{PREVIEW_CANCELLED, PREVIEW_LINES, PreviewEntry};

@@ -1,15 +1,27 @@
-//! Moving documents by hand: the leaf picker that chooses where the marked documents go, and how a refused move
-//! is said. The move itself is a change of the tree like a split, made by the root.
+//! Moving documents by hand, and merging a leaf into another: the leaf picker that chooses where the marked
+//! documents, or the selected leaf's, go; how a refused move or merge is said; and the merge itself (`M` on a
+//! leaf in the tree pane). Both are changes of the tree like a split, made by the root, that undo undoes.
 
-use crate::cluster::MoveError;
+use crate::cluster::{MergeError, MoveError};
 
 use super::super::keys::Command;
+use super::Model;
 use super::analysis::Analysis;
 
-/// The leaf picker: where the documents `columns` go. Typing jumps to a leaf by its name, `#id` or a top word.
+/// What the leaf picker chooses a leaf for.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Picking {
+    /// Where these documents (columns) go.
+    Documents(Vec<usize>),
+    /// Which leaf this leaf is merged into.
+    MergeOf(usize),
+}
+
+/// The leaf picker: where the documents go, or the leaf to merge into. Typing jumps to a leaf by its name, `#id`
+/// or a top word.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct LeafPicker {
-    columns: Vec<usize>,
+    picking: Picking,
     /// Row under the cursor, in the order of the tree's leaves.
     cursor: usize,
     /// What was typed to jump.
@@ -23,7 +35,7 @@ pub(crate) struct LeafRow {
     /// The leaf's name or `#id`.
     pub label: String,
     pub size: usize,
-    /// How many of the documents to move it holds already.
+    /// How many of the documents to move it holds already (for a merge: all of them, in the leaf merged).
     pub holds: usize,
     pub words: Vec<String>,
 }
@@ -31,14 +43,24 @@ pub(crate) struct LeafRow {
 /// What a key in the leaf picker asks for.
 pub(crate) enum PickerOutcome {
     Stay,
-    /// Move the documents into this leaf.
+    /// Move the documents, or merge the leaf, into this leaf.
     MoveTo(usize),
 }
 
+impl Picking {
+    /// How many documents go.
+    pub(crate) fn count(&self, analysis: &Analysis) -> usize {
+        match self {
+            Picking::Documents(columns) => columns.len(),
+            Picking::MergeOf(leaf) => analysis.tree().node(*leaf).map_or(0, |node| node.size()),
+        }
+    }
+}
+
 impl LeafPicker {
-    /// The documents (columns) to move.
-    pub(crate) fn columns(&self) -> &[usize] {
-        &self.columns
+    /// What the picker chooses a leaf for.
+    pub(crate) fn picking(&self) -> &Picking {
+        &self.picking
     }
 
     /// Row under the cursor, in the order of the tree's leaves.
@@ -51,15 +73,13 @@ impl LeafPicker {
         &self.query
     }
 
-    /// The picker for `columns`, its cursor on the first leaf that is not where the documents are.
-    pub(super) fn new(columns: Vec<usize>, analysis: &Analysis) -> LeafPicker {
-        let rows = leaf_rows(analysis, &columns);
-        let cursor = rows
-            .iter()
-            .position(|row| row.holds < columns.len())
-            .unwrap_or(0);
+    /// The picker for `picking`, its cursor on the first leaf that is not where all the documents are.
+    pub(super) fn new(picking: Picking, analysis: &Analysis) -> LeafPicker {
+        let count = picking.count(analysis);
+        let rows = leaf_rows(analysis, &picking);
+        let cursor = rows.iter().position(|row| row.holds < count).unwrap_or(0);
         LeafPicker {
-            columns,
+            picking,
             cursor,
             query: String::new(),
         }
@@ -95,14 +115,14 @@ impl LeafPicker {
         if self.query.chars().count() < super::FIELD_CHARS {
             self.query.push(c);
         }
-        if let Some(row) = find_leaf_row(analysis, &self.columns, &self.query) {
+        if let Some(row) = find_leaf_row(analysis, &self.picking, &self.query) {
             self.cursor = row;
         }
     }
 }
 
-/// The leaf picker's rows for moving `columns`: every leaf, in the tree's order.
-pub(crate) fn leaf_rows(analysis: &Analysis, columns: &[usize]) -> Vec<LeafRow> {
+/// The leaf picker's rows for `picking`: every leaf, in the tree's order.
+pub(crate) fn leaf_rows(analysis: &Analysis, picking: &Picking) -> Vec<LeafRow> {
     let tree = analysis.tree();
     let derived = analysis.derived();
     derived
@@ -110,10 +130,15 @@ pub(crate) fn leaf_rows(analysis: &Analysis, columns: &[usize]) -> Vec<LeafRow> 
         .iter()
         .filter_map(|&id| {
             let node = tree.node(id)?;
-            let holds = columns
-                .iter()
-                .filter(|c| node.members.binary_search(c).is_ok())
-                .count();
+            let holds = match picking {
+                Picking::Documents(columns) => columns
+                    .iter()
+                    .filter(|c| node.members.binary_search(c).is_ok())
+                    .count(),
+                // Leaves partition the documents: the merged leaf's are in it and nowhere else.
+                Picking::MergeOf(leaf) if *leaf == id => node.size(),
+                Picking::MergeOf(_) => 0,
+            };
             let words = derived
                 .words
                 .get(&id)
@@ -129,12 +154,12 @@ pub(crate) fn leaf_rows(analysis: &Analysis, columns: &[usize]) -> Vec<LeafRow> 
         .collect()
 }
 
-fn find_leaf_row(analysis: &Analysis, columns: &[usize], query: &str) -> Option<usize> {
+fn find_leaf_row(analysis: &Analysis, picking: &Picking, query: &str) -> Option<usize> {
     let query = query.trim().to_lowercase();
     if query.is_empty() {
         return None;
     }
-    let rows = leaf_rows(analysis, columns);
+    let rows = leaf_rows(analysis, picking);
     let id_query = query.trim_start_matches('#');
     // The leaf's id first (`7` or `#7`), then names, then words.
     rows.iter()
@@ -163,5 +188,80 @@ pub(super) fn move_refusal(error: &MoveError, label: impl Fn(usize) -> String) -
         ),
         MoveError::NotALeaf(id) => format!("not moved: {} is not a leaf", label(*id)),
         other => format!("not moved: {other}"),
+    }
+}
+
+/// Why a merge into another leaf was refused, as the TUI says it (nodes by their names, and the key that helps).
+pub(super) fn merge_refusal(error: &MergeError, label: impl Fn(usize) -> String) -> String {
+    match error {
+        MergeError::NotALeaf(id) => format!(
+            "not merged: {} is split (M merges a leaf into another; m merges a split node back)",
+            label(*id)
+        ),
+        MergeError::OnlyLeaf(id) => {
+            format!(
+                "not merged: {} is the only leaf, there is no other to merge it into",
+                label(*id)
+            )
+        }
+        MergeError::SameLeaf(id) => format!(
+            "not merged: {} is the leaf to merge; choose another",
+            label(*id)
+        ),
+        MergeError::Alternatives { node, count } => format!(
+            "not merged: {} has {count} other split(s) made for its members and children as they are; K keeps \
+             the active one, then merge",
+            label(*node)
+        ),
+        MergeError::NoSuchNode(_) => format!("not merged: {error}"),
+    }
+}
+
+impl Model {
+    /// `M` on the tree pane: open the leaf picker to merge the selected leaf into another, unless the merge is
+    /// refused whatever the target (then say why at once).
+    pub(super) fn open_merge_picker(&mut self) {
+        let leaf = self.tree_pane.selected();
+        if let Some(refusal) = self.analysis.tree().merge_refusal(leaf) {
+            let said = merge_refusal(&refusal, |id| self.analysis.label(id));
+            self.messages.say(said);
+            return;
+        }
+        let picker = LeafPicker::new(Picking::MergeOf(leaf), &self.analysis);
+        self.popup = Some(super::Popup::Leaves(picker));
+    }
+
+    /// Merge leaf `from` into leaf `to`: an undoable change of the tree; the selection goes to `to`.
+    pub(super) fn merge_into(&mut self, from: usize, to: usize) {
+        if self.refuse_while_busy() {
+            return;
+        }
+        let mut tree = self.analysis.tree().clone();
+        let label = |id| self.analysis.label(id);
+        match tree.merge_into(&self.analysis.data().matrix, from, to) {
+            Ok(merged) => {
+                let documents = match merged.columns.len() {
+                    1 => "1 document".to_string(),
+                    n => format!("{n} documents"),
+                };
+                let mut change = format!("merged {} into {} ({documents})", label(from), label(to));
+                if let Some(sibling) = merged.absorbed_sibling {
+                    // The node keeps the parent's id, and the sibling's name when the parent had none.
+                    let now = super::analysis::node_label(&tree, merged.parent);
+                    change.push_str(&format!(
+                        "; {} and {} are now one node, {now}",
+                        label(merged.parent),
+                        label(sibling)
+                    ));
+                }
+                self.replace_tree(tree, change.clone());
+                self.reveal(to);
+                self.messages.say(change);
+            }
+            Err(error) => {
+                let refusal = merge_refusal(&error, label);
+                self.messages.say(refusal);
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ use super::super::effects::{Effect, TreeWork};
 use super::super::help::{HELP_WIDTH, help_rows_for};
 use super::super::keys::{Command, Context};
 use super::super::recovery::Offer;
-use super::moves::{LeafPicker, PickerOutcome};
+use super::moves::{LeafPicker, PickerOutcome, Picking};
 use super::picker::{PickerAnswer, RulePicker};
 use super::replay::FormOutcome;
 use super::{AlternativesView, ComparisonView, Model, Quitting, scrolled};
@@ -301,8 +301,10 @@ impl Model {
             (Popup::Leaves(picker), command) => match picker.command(command, &self.analysis) {
                 PickerOutcome::Stay => true,
                 PickerOutcome::MoveTo(to) => {
-                    let columns = picker.columns().to_vec();
-                    self.move_documents(&columns, to);
+                    match picker.picking().clone() {
+                        Picking::Documents(columns) => self.move_documents(&columns, to),
+                        Picking::MergeOf(from) => self.merge_into(from, to),
+                    }
                     false
                 }
             },

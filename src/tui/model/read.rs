@@ -250,9 +250,14 @@ impl Model {
         self.detail.marked()
     }
 
-    /// The leaf picker's rows for moving `columns`: every leaf, in the tree's order.
-    pub(crate) fn leaf_rows(&self, columns: &[usize]) -> Vec<LeafRow> {
-        moves::leaf_rows(&self.analysis, columns)
+    /// The leaf picker's rows for `picking`: every leaf, in the tree's order.
+    pub(crate) fn leaf_rows(&self, picking: &moves::Picking) -> Vec<LeafRow> {
+        moves::leaf_rows(&self.analysis, picking)
+    }
+
+    /// How many documents the leaf picker's `picking` moves.
+    pub(crate) fn picked_count(&self, picking: &moves::Picking) -> usize {
+        picking.count(&self.analysis)
     }
 
     /// The row under the Terms tab's cursor.

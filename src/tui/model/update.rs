@@ -336,6 +336,7 @@ impl Model {
             Command::MarkDocument => self.toggle_document_mark(),
             Command::MoveDocuments => self.open_leaf_picker(),
             Command::MarkAll => self.mark_all_listed(),
+            Command::MergeInto => self.open_merge_picker(),
             Command::DropWord => return self.drop_word_under_cursor(),
             Command::WeightingForm => match self.analysis.data().reweighing() {
                 Some(current) => {
@@ -623,7 +624,7 @@ impl Model {
             return;
         }
         self.popup = Some(Popup::Leaves(moves::LeafPicker::new(
-            columns,
+            moves::Picking::Documents(columns),
             &self.analysis,
         )));
     }

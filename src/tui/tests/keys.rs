@@ -243,6 +243,7 @@ fn every_command_has_one_name_the_config_files_already_use() {
         "mark-document",
         "move-documents",
         "mark-all",
+        "merge-into",
         "drop-word",
         "weighting-form",
         "next-hit",

@@ -12,6 +12,7 @@ mod hostile;
 mod hostile_reads;
 mod html_export;
 mod keys;
+mod merge_into;
 mod mouse;
 mod moves;
 mod picker;

@@ -1,11 +1,11 @@
 //! The leaf picker: every leaf with its name or `#id`, its size and top words, to choose where documents moved
-//! by hand go.
+//! by hand go, or which leaf a leaf is merged into.
 
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use super::super::model::{LeafPicker, Model};
+use super::super::model::{LeafPicker, Model, Picking};
 use super::popups::{popup_area, popup_block};
 use super::{Theme, fit};
 
@@ -19,7 +19,8 @@ pub(super) fn draw_leaf_picker(
     picker: &LeafPicker,
 ) {
     let full = frame.area();
-    let rows = model.leaf_rows(picker.columns());
+    let rows = model.leaf_rows(picker.picking());
+    let count = model.picked_count(picker.picking());
     let width = LEAF_PICKER_WIDTH.min(full.width.saturating_sub(2));
     let inner_width = usize::from(width.saturating_sub(2));
     // The rows, a blank line, what is typed and the keys; the list scrolls to keep the cursor in view.
@@ -46,7 +47,7 @@ pub(super) fn draw_leaf_picker(
         .skip(offset)
         .take(list_height)
         .map(|(index, row)| {
-            let here = if row.holds == picker.columns().len() {
+            let here = if row.holds == count {
                 "all here"
             } else if row.holds > 0 {
                 "some here"
@@ -81,16 +82,23 @@ pub(super) fn draw_leaf_picker(
             theme.heading(),
         ),
     ]));
+    let (verb, title) = match picker.picking() {
+        Picking::Documents(_) if count == 1 => {
+            ("moves", " Move 1 document to the leaf ".to_string())
+        }
+        Picking::Documents(_) => ("moves", format!(" Move {count} documents to the leaf ")),
+        Picking::MergeOf(leaf) => (
+            "merges",
+            format!(
+                " Merge {} ({count}) into the leaf ",
+                fit(&model.label(*leaf), 24)
+            ),
+        ),
+    };
     lines.push(Line::styled(
-        " ↑↓ choose · type #id, a name or a word · Enter moves · Esc cancels",
+        format!(" ↑↓ choose · type #id, a name or a word · Enter {verb} · Esc cancels"),
         theme.dim(),
     ));
-    let count = picker.columns().len();
-    let title = if count == 1 {
-        " Move 1 document to the leaf ".to_string()
-    } else {
-        format!(" Move {count} documents to the leaf ")
-    };
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(popup_block(title, theme)), area);
 }

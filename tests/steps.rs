@@ -294,7 +294,7 @@ fn the_same_collection_gives_the_same_files_from_the_command_line() {
     std::fs::write(&script_path, script_text(&data)).expect("written");
     let parsed = Script::read(&script_path).expect("reads");
     let replayed = replay(data, &parsed.script, None);
-    let expected = pdx::report::to_csv(&replayed.dataset, &replayed.tree);
+    let expected = pdx::report::to_csv(&replayed.dataset, &replayed.tree, false);
     let csv = work.path().join("out.csv");
     let newick = work.path().join("out.nwk");
     let output = pdx()

@@ -60,6 +60,9 @@ pub enum Step {
     Keep { node: usize },
     /// `merge #N`: node N becomes a leaf again, its subtree and other splits dropped (`m`).
     Merge { node: usize },
+    /// `merge-into #F #T`: every document of leaf F goes to leaf T anywhere in the tree, F goes, and a parent
+    /// left with one child becomes one node with it under the parent's id (`M` on a leaf in the tree).
+    MergeInto { from: usize, to: usize },
     /// `move #N "ID" ...`: move these documents into leaf N (`M`).
     Move { to: usize, documents: Vec<String> },
     /// `name #N "NAME"`: name node N; `name #N ""` clears its name (`e`).

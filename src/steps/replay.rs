@@ -173,6 +173,12 @@ impl Replay<'_> {
                 }
                 _ => done(self.tree.merge(*node).map_err(|e| e.to_string())),
             },
+            Step::MergeInto { from, to } => done(
+                self.tree
+                    .merge_into(data, *from, *to)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+            ),
             Step::Name { node, name } => done(
                 self.tree
                     .set_name(*node, name.clone())

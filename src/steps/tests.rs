@@ -42,6 +42,7 @@ fn every_kind() -> Vec<Step> {
         Step::Switch { node: 1, split: 0 },
         Step::Keep { node: 1 },
         Step::Merge { node: 2 },
+        Step::MergeInto { from: 4, to: 7 },
         Step::Move {
             to: 7,
             documents: vec![
@@ -190,6 +191,8 @@ fn each_mistake_names_its_line() {
         ),
         ("switch #0 0", "a split's number (from 1)"),
         ("merge #0 #1", "unexpected \"#1\""),
+        ("merge-into #3", "expected a node such as #3"),
+        ("merge-into #3 #4 #5", "unexpected \"#5\""),
         ("move #3", "a document's id"),
         ("move #3 plain", "in double quotes"),
         ("move #3 \"open", "closing quote is missing"),

@@ -201,6 +201,7 @@ pub(super) fn lines_of(step: &Step) -> Vec<String> {
         Step::Switch { node: id, split } => format!("switch #{id} {}", split + 1),
         Step::Keep { node: id } => format!("keep #{id}"),
         Step::Merge { node: id } => format!("merge #{id}"),
+        Step::MergeInto { from, to } => format!("merge-into #{from} #{to}"),
         Step::Move { to, documents } => return move_lines(*to, documents),
         Step::Name { node: id, name } => {
             format!("name #{id} {}", quoted(name.as_deref().unwrap_or("")))
@@ -431,6 +432,10 @@ fn parse_step(line: &str) -> Result<Step, String> {
         "merge" => Step::Merge {
             node: words.node()?,
         },
+        "merge-into" => Step::MergeInto {
+            from: words.node()?,
+            to: words.node()?,
+        },
         "move" => Step::Move {
             to: words.node()?,
             documents: words.strings("a document's id")?,
@@ -453,7 +458,7 @@ fn parse_step(line: &str) -> Result<Step, String> {
         "weighting" => parse_weighting(&mut words)?,
         other => {
             return Err(format!(
-                "unknown step {} (a step is split, switch, keep, merge, move, name, stopword or weighting)",
+                "unknown step {} (a step is split, switch, keep, merge, merge-into, move, name, stopword or weighting)",
                 quoted(other)
             ));
         }

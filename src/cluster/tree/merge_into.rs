@@ -288,9 +288,4 @@ impl Tree {
             node.name = absorbed.name;
         }
     }
-
-    /// How long the arena is: the id the next node will take.
-    pub(in crate::cluster) fn next_id(&self) -> usize {
-        self.nodes.len()
-    }
 }

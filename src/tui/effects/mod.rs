@@ -116,7 +116,7 @@ pub struct Done {
 
 /// What a job's work gave.
 pub(crate) enum Outcome {
-    Tree(Result<TreeChange, String>),
+    Tree(Result<Box<TreeChange>, String>),
     Replayed(Result<Box<Replayed>, String>),
     Preview(PreviewDone),
     Detail(DetailDone),

@@ -152,7 +152,7 @@ pub(super) fn perform(data: &Dataset, job: TreeJob, progress: &Progress) -> Outc
             step,
         } => return Outcome::Replayed(replay(&data, &tree, settings, change, step, env)),
     };
-    Outcome::Tree(changed.map_err(|error| error.to_string()))
+    Outcome::Tree(changed.map(Box::new).map_err(|error| error.to_string()))
 }
 
 /// A node as messages name it: its name, or `#id`.

@@ -398,9 +398,9 @@ impl Model {
         Vec::new()
     }
 
-    fn tree_job_done(&mut self, result: Result<TreeChange, String>) {
+    fn tree_job_done(&mut self, result: Result<Box<TreeChange>, String>) {
         let change = match result {
-            Ok(change) => change,
+            Ok(change) => *change,
             Err(error) => return self.messages.say(error),
         };
         self.analysis.add_split_time(change.millis);

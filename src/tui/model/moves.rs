@@ -3,6 +3,7 @@
 //! leaf in the tree pane). Both are changes of the tree like a split, made by the root, that undo undoes.
 
 use crate::cluster::{MergeError, MoveError};
+use crate::steps::Step;
 
 use super::super::keys::Command;
 use super::Model;
@@ -254,7 +255,8 @@ impl Model {
                         label(sibling)
                     ));
                 }
-                self.replace_tree(tree, change.clone());
+                let step = Step::MergeInto { from, to };
+                self.replace_tree(tree, change.clone(), vec![step]);
                 self.reveal(to);
                 self.messages.say(change);
             }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use ratatui::crossterm::event::KeyCode;
 
 use super::*;
-use crate::tui::model::{DetailTab, Pane};
+use crate::tui::model::{DetailTab, Pane, Picking};
 
 /// The leaf and the label of the grid's cell at `row`, `column`, as the confusion view lays them out.
 fn cell_leaf_and_label(model: &Model, row: usize, column: usize) -> (usize, usize) {
@@ -83,7 +83,7 @@ fn enter_on_a_confusion_cell_lists_its_documents_and_star_marks_them_for_one_mov
     let Some(Popup::Leaves(picker)) = model.popup() else {
         panic!("the leaf picker opens: {}", model.status());
     };
-    assert_eq!(picker.columns(), listed.as_slice());
+    assert_eq!(picker.picking(), &Picking::Documents(listed.clone()));
     let target = model.leaves()[picker.cursor()];
     assert_ne!(target, leaf);
     key(&mut model, KeyCode::Enter);

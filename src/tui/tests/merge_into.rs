@@ -8,7 +8,7 @@ use crate::tui::model::Picking;
 /// The demo grown to six leaves with the default rule (PDDP), as `pdx cluster --rule pddp --k 6`: its medicine
 /// is split between #7 (with finance) and #10 (with a little cooking), in the root's two branches.
 fn six_leaves() -> Model {
-    let mut model = model();
+    let mut model = model_with_rule(spec("pddp"));
     key(&mut model, KeyCode::Char('a'));
     type_text(&mut model, "6");
     key(&mut model, KeyCode::Enter);
@@ -94,7 +94,7 @@ fn a_named_sibling_gives_the_node_its_name_and_the_status_line_says_so() {
 
 #[test]
 fn refusals_known_before_the_target_are_said_without_the_picker() {
-    let mut model = model();
+    let mut model = model_with_rule(spec("pddp"));
     key(&mut model, KeyCode::Char('M'));
     assert_eq!(model.popup(), None);
     assert_eq!(
@@ -169,6 +169,7 @@ fn a_session_keeps_the_merge_and_the_exports_show_it() {
         source: Some(demo_source()),
         session_dir: Some(dir.path().join("sessions")),
         export_dir: dir.path().to_path_buf(),
+        rule: spec("pddp"),
         ..start()
     });
     key(&mut model, KeyCode::Char('a'));
@@ -255,4 +256,17 @@ fn snapshot_merge_picker() {
         draw(&model, width, height);
         key(&mut model, KeyCode::Esc);
     }
+}
+
+#[test]
+fn a_merge_into_records_its_step_and_the_script_replays_to_the_same_tree() {
+    let mut model = six_leaves();
+    merge(&mut model, 10, 7);
+    assert_eq!(super::steps::last_line(&model), "merge-into #10 #7");
+    // The steps after it name the nodes the merge left: the collapsed parent keeps its id.
+    merge(&mut model, 8, 5);
+    assert_eq!(super::steps::last_line(&model), "merge-into #8 #5");
+    super::steps::assert_replays_to_the_same_tree(&model);
+    key(&mut model, KeyCode::Char('u'));
+    assert_eq!(super::steps::last_line(&model), "merge-into #10 #7");
 }

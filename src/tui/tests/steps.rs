@@ -17,13 +17,13 @@ fn lines(model: &Model) -> Vec<String> {
 }
 
 /// The last line of the script.
-fn last_line(model: &Model) -> String {
+pub(super) fn last_line(model: &Model) -> String {
     lines(model).pop().unwrap_or_default()
 }
 
 /// The model's script written, read back and made again on the demo corpus as loaded: every step made, and the
 /// very tree the model has (the same ids, members, splits, names and moves, bit for bit).
-fn assert_replays_to_the_same_tree(model: &Model) {
+pub(super) fn assert_replays_to_the_same_tree(model: &Model) {
     let script = model.script().expect("known steps");
     let text = script.to_text();
     let parsed = Script::parse(Path::new("session.steps"), &text).expect("the script reads back");
@@ -56,7 +56,7 @@ fn assert_replays_to_the_same_tree(model: &Model) {
 
 #[test]
 fn a_split_a_suggested_split_a_growth_and_names_record_their_lines() {
-    let mut model = model();
+    let mut model = model_with_rule(spec("pddp"));
     assert_eq!(lines(&model), Vec::<String>::new());
     key(&mut model, KeyCode::Char('s'));
     assert_eq!(lines(&model), ["split #0 pddp l=1 -> #1 #2"]);
@@ -206,7 +206,7 @@ fn undo_takes_the_step_out_of_the_script_and_redo_puts_it_back() {
     // Another split instead: its children take the ids the undone split's had, as the tree gives them.
     select(&mut model, 2);
     key(&mut model, KeyCode::Char('s'));
-    assert_eq!(last_line(&model), "split #2 pddp l=1 -> #5 #6");
+    assert_eq!(last_line(&model), "split #2 pddp-2means -> #5 #6");
     assert_eq!(lines(&model).len(), 3);
     assert_replays_to_the_same_tree(&model);
 }
@@ -296,12 +296,12 @@ fn a_session_saved_without_steps_exports_none_unless_its_tree_is_as_loaded() {
     let mut reopened = model_from_session(&path, bare);
     assert_eq!(lines(&reopened), Vec::<String>::new());
     key(&mut reopened, KeyCode::Char('s'));
-    assert_eq!(lines(&reopened), ["split #0 pddp l=1 -> #1 #2"]);
+    assert_eq!(lines(&reopened), ["split #0 pddp-2means -> #1 #2"]);
 }
 
 /// A model of the demo that opened `session` (read from `path`).
 fn model_from_session(path: &Path, session: session::Session) -> Model {
-    let mut model = model();
+    let mut model = model_with_rule(spec("pddp"));
     assert!(
         open_session(&mut model, path, session),
         "{}",

@@ -101,6 +101,35 @@ pub fn cut(text: &str, columns: usize) -> String {
     kept
 }
 
+/// `text` escaped and cut to at most `columns` terminal columns from its start, beginning with `…` when cut: for a
+/// path or an id, whose end (the file's name) tells it apart. An escape is kept whole or left out whole.
+pub fn cut_start(text: &str, columns: usize) -> String {
+    if width(text) <= columns {
+        return escaped(text).into_owned();
+    }
+    let room = columns.saturating_sub(1);
+    let mut pieces: Vec<String> = Vec::new();
+    let mut used = 0;
+    for c in text.chars().rev() {
+        let piece: String = match needs_escape(c) {
+            true => c.escape_unicode().collect(),
+            false => c.to_string(),
+        };
+        let next = used + piece.chars().map(char_width).sum::<usize>();
+        if next > room {
+            break;
+        }
+        pieces.push(piece);
+        used = next;
+    }
+    let mut kept = String::new();
+    if columns > 0 {
+        kept.push('…');
+    }
+    kept.extend(pieces.into_iter().rev());
+    kept
+}
+
 /// `text` escaped, cut to `columns` terminal columns and padded with spaces to exactly `columns`: one cell of a
 /// table.
 pub fn padded(text: &str, columns: usize) -> String {
@@ -143,6 +172,27 @@ mod tests {
             escaped_lines("a\tb\nc\u{1b}[2J\r\n"),
             "a\tb\nc\\u{1b}[2J\\u{d}\n"
         );
+    }
+
+    #[test]
+    fn a_cut_from_the_start_keeps_the_end_and_every_escape_whole() {
+        assert_eq!(cut_start("mail/2026/ann/12.eml", 11), "…ann/12.eml");
+        assert_eq!(cut_start("short", 10), "short");
+        let id = "a/\u{1b}]0;T\u{7}/b.txt";
+        for columns in 0..30 {
+            let shown = cut_start(id, columns);
+            assert!(width(&shown) <= columns, "{shown:?} in {columns}");
+            assert!(!shown.contains(needs_escape), "{shown:?}");
+            if columns < width(id) && columns > 0 {
+                let kept = shown.trim_start_matches('…');
+                assert!(escaped(id).ends_with(kept), "{shown:?}");
+                // Never half an escape: no digits and brace left of a cut `\u{`.
+                assert!(
+                    !kept.starts_with('{') && !kept.starts_with('u'),
+                    "{shown:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -496,7 +496,8 @@ fn move_a_document_by_hand() {
 #[ignore = "needs tmux"]
 fn merge_a_leaf_into_another_across_branches() {
     let work = tempfile::tempdir().expect("temp dir");
-    let (tmux, exit_file) = launch(work.path(), "merge-into", &[]);
+    // Plain PDDP's six leaves: its medicine is split across the root's two branches (#7 and #10).
+    let (tmux, exit_file) = launch(work.path(), "merge-into", &["--rule", "pddp"]);
     let enter = || tmux.run(&["send-keys", "-t", &tmux.session, "Enter"]);
     tmux.wait_for_text("Tree · 1 leaf");
     tmux.send("a6");
@@ -753,6 +754,51 @@ fn a_confusion_cell_to_a_move() {
     tmux.wait_for_text(&format!("Move {listed} documents to the leaf"));
     key("Enter");
     tmux.wait_for_text(&format!("moved {listed} documents"));
+    tmux.send("q");
+    tmux.wait_for_text("y quit without saving");
+    tmux.send("y");
+    assert_clean_exit(&tmux, &exit_file);
+}
+
+#[test]
+#[ignore = "needs tmux"]
+fn new_documents_added_to_the_open_tree() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let incoming = work.path().join("incoming");
+    std::fs::create_dir_all(&incoming).expect("folder");
+    std::fs::write(
+        incoming.join("clinic.txt"),
+        "The patients saw the doctors at the clinic about heart disease, diet and vitamin doses.",
+    )
+    .expect("written");
+    std::fs::write(
+        incoming.join("match.txt"),
+        "The team won the game; the players thanked their coaches after the season.",
+    )
+    .expect("written");
+    let (tmux, exit_file) = launch(work.path(), "new-documents", &[]);
+    let enter = || tmux.run(&["send-keys", "-t", &tmux.session, "Enter"]);
+    tmux.wait_for_text("Tree · 1 leaf");
+    tmux.send("a6");
+    enter();
+    tmux.wait_for_text("Tree · 6 leaves");
+
+    tmux.send("+");
+    tmux.wait_for_text("Add new documents");
+    tmux.send(&incoming.display().to_string());
+    enter();
+    let screen = tmux.wait_for_text("2 new documents from");
+    assert!(screen.contains("New documents: 2 documents"), "{screen}");
+    assert!(
+        screen.contains("clinic.txt") && screen.contains("match.txt"),
+        "{screen}"
+    );
+    // Enter on the first row selects its leaf; the tree pane counts the new documents per node.
+    enter();
+    let screen = tmux.wait_for_text("went to #");
+    assert!(screen.contains(" new "), "{screen}");
+    assert!(screen.contains("+2"), "{screen}");
+
     tmux.send("q");
     tmux.wait_for_text("y quit without saving");
     tmux.send("y");

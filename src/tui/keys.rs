@@ -156,6 +156,10 @@ commands! {
     DropWord,
     /// The weighting and filters form.
     WeightingForm,
+    /// Add new documents: a file or folder read, weighted as the collection's own and routed down the tree.
+    AddDocuments,
+    /// The new documents' list: each one's leaf, fit and least sure step.
+    NewDocuments,
 }
 
 impl Command {
@@ -234,6 +238,8 @@ pub(crate) enum Context {
     LeafPicker,
     /// The search's hits list.
     Hits,
+    /// The new documents' list.
+    NewDocuments,
 }
 
 impl Context {
@@ -256,6 +262,7 @@ impl Context {
             Context::Documents => "Documents tab (detail pane)",
             Context::LeafPicker => "Leaf picker (M: move documents, or merge a leaf)",
             Context::Hits => "Search hits",
+            Context::NewDocuments => "New documents (+ adds them, = lists them)",
         }
     }
 }
@@ -395,6 +402,8 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Char('b'))], Command::ToggleLabels, Context::Main, "label-blind: hide (or show) labels, purity, entropy, NMI"),
     bind(&[Plain(Char('L'))], Command::MessageLog, Context::Main, "message log: every message of the session, newest first"),
     bind(&[Plain(Char('W'))], Command::WeightingForm, Context::Main, "weighting and filters (code, min/max df); rebuild + replay"),
+    bind(&[Plain(Char('+'))], Command::AddDocuments, Context::Main, "add new documents (a file or folder) routed down the tree"),
+    bind(&[Plain(Char('='))], Command::NewDocuments, Context::Main, "the new documents: each one's leaf, fit and margin"),
     // The tree pane.
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Tree, "select the node above"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Tree, "select the node below"),
@@ -499,6 +508,14 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Hits, "last hit"),
     bind(&[Plain(Enter)], Command::Confirm, Context::Hits, "select the hit's document in its leaf (Documents tab)"),
     bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Hits, "close the list (n/N step through the hits)"),
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::NewDocuments, "previous document"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::NewDocuments, "next document"),
+    bind(&[Plain(PageUp)], Command::PageUp, Context::NewDocuments, "page up"),
+    bind(&[Plain(PageDown)], Command::PageDown, Context::NewDocuments, "page down"),
+    bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::NewDocuments, "first document"),
+    bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::NewDocuments, "last document"),
+    bind(&[Plain(Enter)], Command::Confirm, Context::NewDocuments, "select the document's leaf in the tree"),
+    bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::NewDocuments, "close the list"),
     // The loading screen.
     bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Loading, "stop loading and quit"),
 ];

@@ -116,6 +116,10 @@ pub struct Session {
     /// long move: several); absent in files of a pdx that kept no steps, and when they are not known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) steps: Option<Vec<String>>,
+    /// The files and folders of new documents added with `+` (absolute), routed again when the session is
+    /// reopened; absent when none were added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) new_documents: Vec<PathBuf>,
 }
 
 /// `steps` as a session keeps them: the lines a script writes them as.
@@ -153,6 +157,7 @@ impl Session {
             terms: data.matrix.rows(),
             tree,
             steps: None,
+            new_documents: Vec::new(),
         }
     }
 

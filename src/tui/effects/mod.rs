@@ -4,6 +4,7 @@
 //! ticket of its job ([`jobs`](super::jobs)): its id, which the result carries back so that the model can tell a
 //! stale result, its progress report, and its priority, which decides the threads it runs on here.
 
+mod assign;
 mod detail;
 pub(crate) mod index;
 mod preview;
@@ -21,6 +22,7 @@ use super::jobs::{JobId, Priority, Ticket, Turns};
 use super::model::Action;
 use super::{recovery, session};
 
+pub(crate) use assign::{AssignJob, BatchToRoute, Routed};
 pub(crate) use detail::{DetailDone, DetailJob};
 pub(crate) use index::{SearchJob, Searched, build_index};
 pub(crate) use texts::{ReadDone, ReadJob, Reading, ShownText, Unreadable};
@@ -57,6 +59,8 @@ pub enum JobKind {
     Save,
     WriteCache,
     RemoveRecovery,
+    /// New documents read, weighted and routed down the tree.
+    Assign,
 }
 
 impl Effect {
@@ -72,6 +76,7 @@ impl Effect {
             Work::Save(_) => JobKind::Save,
             Work::WriteCache(_) => JobKind::WriteCache,
             Work::RemoveRecovery { .. } => JobKind::RemoveRecovery,
+            Work::Assign(_) => JobKind::Assign,
         }
     }
 
@@ -105,6 +110,8 @@ pub(crate) enum Work {
         path: PathBuf,
         accepted: bool,
     },
+    /// New documents added to the session (`+`), routed down the tree.
+    Assign(Box<AssignJob>),
 }
 
 /// A job's result, as it comes back to the model: its job's id and what the work gave.
@@ -143,6 +150,8 @@ pub(crate) enum Outcome {
         accepted: bool,
         result: Result<PathBuf, String>,
     },
+    /// The new documents' batches, each routed or why not.
+    Assigned(Box<Routed>),
 }
 
 impl std::fmt::Debug for Outcome {
@@ -161,6 +170,7 @@ impl std::fmt::Debug for Outcome {
             Outcome::Saved { .. } => "Saved",
             Outcome::CacheWritten(_) => "CacheWritten",
             Outcome::RecoveryRemoved { .. } => "RecoveryRemoved",
+            Outcome::Assigned(_) => "Assigned",
         })
     }
 }
@@ -228,6 +238,7 @@ fn carry_out(work: Work, data: &Dataset, progress: &crate::progress::Progress) -
             accepted,
             result: recovery::discard(&path),
         },
+        Work::Assign(job) => assign::perform(data, *job, progress),
     }
 }
 

@@ -301,6 +301,8 @@ impl Analysis {
         };
         self.history.undo.clear();
         self.history.redo.clear();
+        // Another tree: what was made for the one before (previews, new documents' routes) is not for it.
+        self.new_revision();
         self.history.saved_revision = self.history.revision;
         self.rederive();
     }
@@ -370,6 +372,7 @@ impl Analysis {
             params: (&*self.params).into(),
             tree: self.tree.clone(),
             steps: self.steps.known().map(session::step_lines),
+            new_documents: Vec::new(),
         }
     }
 

@@ -219,7 +219,10 @@ impl Model {
             return Vec::new();
         };
         let save = Save {
-            session: self.analysis.session(source, self.settings.memory_budget()),
+            session: Session {
+                new_documents: self.incoming.paths(),
+                ..self.analysis.session(source, self.settings.memory_budget())
+            },
             dir: dir.clone(),
             revision: self.analysis.revision(),
         };
@@ -316,6 +319,11 @@ impl Model {
             }
             JobKey::CacheWrite => format!("warning: the cache entry was not written: {message}"),
             JobKey::Recovery => format!("the recovered session's file was not deleted: {message}"),
+            JobKey::Assign => {
+                // Routing them again would fail again: they are dropped, and + adds them anew.
+                let paths = self.drop_new_documents();
+                format!("routing the new documents failed ({message}); {paths} left out")
+            }
         };
         self.messages.say(format!("internal error: {said}"));
     }
@@ -331,6 +339,7 @@ impl Model {
             Outcome::Read(read) => self.texts_read(read),
             Outcome::Searched(searched) => self.searched(*searched),
             Outcome::Tree(result) => self.tree_job_done(result),
+            Outcome::Assigned(routed) => self.routed(*routed),
             Outcome::Replayed(result) => self.replayed(result),
             Outcome::Preview(preview) => {
                 self.preview
@@ -468,9 +477,11 @@ impl Model {
                 return false;
             }
         };
+        let new_documents = session.new_documents.clone();
         match session.restore(&data) {
             Ok(restored) => {
                 self.analysis.restore(data, restored);
+                self.take_new_documents(&new_documents);
                 self.tree_pane.reset(self.analysis.tree());
                 self.tree_changed(&[]);
                 let leaves = self.analysis.derived().leaves.len();

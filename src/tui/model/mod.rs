@@ -23,6 +23,7 @@ mod alternatives;
 mod analysis;
 mod confusion;
 mod detail;
+mod incoming;
 mod jobs;
 mod labels;
 mod messages;
@@ -200,6 +201,8 @@ pub(crate) enum JobKey {
     CacheWrite,
     /// A recovered session's file, deleted.
     Recovery,
+    /// New documents routed down the tree.
+    Assign,
 }
 
 /// What the model starts with.
@@ -285,6 +288,8 @@ pub struct Model {
     search: search::SearchPane,
     /// The documents' texts read for the screen.
     texts: texts::Texts,
+    /// New documents added to the session, and where each went.
+    incoming: incoming::NewDocuments,
     popup: Option<Popup>,
     messages: messages::Messages,
     jobs: Jobs<JobKey>,
@@ -320,6 +325,7 @@ impl Model {
             preview: preview::PreviewPane::default(),
             search: search::SearchPane::new(start.index),
             texts: texts::Texts::default(),
+            incoming: incoming::NewDocuments::default(),
             popup: None,
             messages: messages::Messages::new(
                 start.note.unwrap_or_else(|| "? for help".into()),

@@ -6,8 +6,9 @@ use crate::cluster::{MergeError, MoveError};
 use crate::steps::Step;
 
 use super::super::keys::Command;
-use super::Model;
 use super::analysis::Analysis;
+use super::popups::Popup;
+use super::{Model, count};
 
 /// What the leaf picker chooses a leaf for.
 #[derive(Debug, Clone, PartialEq)]
@@ -262,6 +263,124 @@ impl Model {
             }
             Err(error) => {
                 let refusal = merge_refusal(&error, label);
+                self.messages.say(refusal);
+            }
+        }
+    }
+}
+
+impl Model {
+    /// Mark the document under the Documents tab's cursor, or unmark it.
+    pub(super) fn toggle_document_mark(&mut self) {
+        let Some(document) = self.detail.document_under_cursor() else {
+            self.messages
+                .say("no document under the cursor (3 shows the Documents tab)");
+            return;
+        };
+        self.messages
+            .say(match self.detail.toggle_marked(document) {
+                0 => "no document marked".into(),
+                1 => "1 document marked (M moves it to a leaf; Space unmarks)".into(),
+                n => format!("{n} documents marked (M moves them to a leaf; Space unmarks)"),
+            });
+    }
+
+    /// Mark every document the Documents tab lists; when all of them are marked already, unmark them.
+    pub(super) fn mark_all_listed(&mut self) {
+        let listed = self.detail.shown().documents.clone();
+        if listed.is_empty() {
+            self.messages
+                .say("no document listed (3 shows the Documents tab)");
+            return;
+        }
+        let all_marked = listed.iter().all(|d| self.detail.marked().contains(d));
+        let marked = self.detail.mark_all(&listed);
+        self.messages.say(match all_marked {
+            true => format!(
+                "{} unmarked ({marked} marked)",
+                count(listed.len(), "listed document")
+            ),
+            false => format!(
+                "{} marked, {marked} in all (M moves them to a leaf; * again unmarks them)",
+                count(listed.len(), "listed document")
+            ),
+        });
+    }
+
+    /// Open the leaf picker for the marked documents, or the one under the cursor when none is marked.
+    pub(super) fn open_leaf_picker(&mut self) {
+        let columns: Vec<usize> = match self.detail.marked().is_empty() {
+            true => self.detail.document_under_cursor().into_iter().collect(),
+            false => self.detail.marked().iter().copied().collect(),
+        };
+        if columns.is_empty() {
+            self.messages
+                .say("no document to move: Space marks documents in the Documents tab");
+            return;
+        }
+        // A move every leaf would refuse (it would empty a leaf, or change a node with other splits) says so
+        // now rather than after a leaf is picked.
+        let tree = self.analysis.tree();
+        let mut refusal = None;
+        let possible = self.analysis.derived().leaves.iter().any(|&leaf| {
+            match tree.check_move(&columns, leaf) {
+                Ok(moved) => moved > 0,
+                Err(error) => {
+                    refusal.get_or_insert(error);
+                    false
+                }
+            }
+        });
+        if let (false, Some(error)) = (possible, refusal) {
+            let message = move_refusal(&error, |id| self.analysis.label(id));
+            self.messages.say(message);
+            return;
+        }
+        self.popup = Some(Popup::Leaves(LeafPicker::new(
+            Picking::Documents(columns),
+            &self.analysis,
+        )));
+    }
+
+    /// Move `columns` into leaf `to`: an undoable change of the tree; the marks go.
+    pub(super) fn move_documents(&mut self, columns: &[usize], to: usize) {
+        if self.refuse_while_busy() {
+            return;
+        }
+        let mut tree = self.analysis.tree().clone();
+        let label = |id| self.analysis.label(id);
+        match tree.move_documents(&self.analysis.data().matrix, columns, to) {
+            Ok(moves) if moves.is_empty() => {
+                let to = label(to);
+                self.messages.say(format!("nothing moved: already in {to}"));
+            }
+            Ok(moves) => {
+                let sources: std::collections::BTreeSet<usize> =
+                    moves.iter().map(|m| m.from).collect();
+                let sources: Vec<String> = sources.into_iter().map(label).collect();
+                let documents = match moves.len() {
+                    1 => "1 document".to_string(),
+                    n => format!("{n} documents"),
+                };
+                let change = format!(
+                    "moved {documents} from {} to {}",
+                    sources.join(", "),
+                    label(to)
+                );
+                let documents = &self.analysis.data().documents;
+                let step = Step::Move {
+                    to,
+                    documents: moves
+                        .iter()
+                        .map(|m| documents[m.column].id.clone())
+                        .collect(),
+                };
+                self.detail.clear_marked();
+                self.replace_tree(tree, change.clone(), vec![step]);
+                self.messages.say(change);
+            }
+            Err(error) => {
+                let refusal = move_refusal(&error, label);
                 self.messages.say(refusal);
             }
         }

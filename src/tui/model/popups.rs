@@ -84,6 +84,14 @@ pub(crate) enum Popup {
     },
     /// Where documents moved by hand go.
     Leaves(LeafPicker),
+    /// Asks a file or folder of new documents to route down the tree (`+`).
+    AddDocuments {
+        input: String,
+    },
+    /// The new documents, the cursor on row `cursor`.
+    NewDocuments {
+        cursor: usize,
+    },
 }
 
 impl Popup {
@@ -99,7 +107,11 @@ impl Popup {
             Popup::Weighting(_) => Context::WeightingForm,
             Popup::Rules(_) => Context::RulePicker,
             Popup::AutoSplit { .. } => Context::Prompt,
-            Popup::Name { .. } | Popup::Find { .. } | Popup::Filter { .. } => Context::TextPrompt,
+            Popup::Name { .. }
+            | Popup::Find { .. }
+            | Popup::Filter { .. }
+            | Popup::AddDocuments { .. } => Context::TextPrompt,
+            Popup::NewDocuments { .. } => Context::NewDocuments,
             Popup::Hits => Context::Hits,
             Popup::ConfirmQuit => Context::Confirm,
             Popup::Recovery(_) => Context::Recovery,
@@ -247,7 +259,8 @@ impl Model {
                 Popup::AutoSplit { input }
                 | Popup::Name { input, .. }
                 | Popup::Find { input }
-                | Popup::Filter { input },
+                | Popup::Filter { input }
+                | Popup::AddDocuments { input },
                 Command::Backspace,
             ) => {
                 input.pop();
@@ -264,6 +277,19 @@ impl Model {
             (Popup::Filter { input }, Command::Confirm) => {
                 effects = self.apply_filter(input);
                 false
+            }
+            (Popup::AddDocuments { input }, Command::Confirm) => {
+                self.add_new_documents(input);
+                false
+            }
+            (Popup::NewDocuments { cursor }, Command::Confirm) => {
+                self.go_to_new_document(*cursor);
+                false
+            }
+            (Popup::NewDocuments { cursor }, command) => {
+                let last = self.incoming.row_count().saturating_sub(1);
+                *cursor = scrolled(*cursor, command, last);
+                true
             }
             (Popup::Hits, Command::Confirm) => {
                 if let Some(current) = self.search.search().map(|s| s.current) {

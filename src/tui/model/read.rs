@@ -417,6 +417,16 @@ impl Model {
             _ => 0,
         }
     }
+
+    /// The new documents added to the session, and where each went.
+    pub(crate) fn new_documents(&self) -> &super::incoming::NewDocuments {
+        &self.incoming
+    }
+
+    /// The tree's revision: which state of it a job's result is for.
+    pub(crate) fn analysis_revision(&self) -> u64 {
+        self.analysis.revision()
+    }
 }
 
 /// What a row shows of a document's text in context.

@@ -121,8 +121,11 @@ fn the_help_explains_every_column_figure_and_rule() {
         let first_words: String = words.chars().take(30).collect();
         assert!(text.contains(&first_words), "{name}: {first_words:?}");
     }
-    // Every column the tree pane draws (wide, with labels) is explained, and nothing else is.
-    let screen = screen_text(&two_splits(), 160, 48);
+    // Every column the tree pane draws (wide, with labels and new documents) is explained, and nothing else is.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut model = two_splits();
+    super::incoming::with_a_new_document(&mut model, dir.path());
+    let screen = screen_text(&model, 160, 48);
     let header = screen.lines().nth(1).expect("a header row");
     let tree_header = header.split('│').nth(1).expect("the tree pane's header");
     let mut left = tree_header.to_string();
@@ -246,6 +249,8 @@ fn every_command_has_one_name_the_config_files_already_use() {
         "merge-into",
         "drop-word",
         "weighting-form",
+        "add-documents",
+        "new-documents",
         "next-hit",
         "prev-hit",
         "filter",
@@ -256,5 +261,5 @@ fn every_command_has_one_name_the_config_files_already_use() {
     ] {
         assert!(names.contains(&name), "{name}");
     }
-    assert_eq!(count, 62, "every command, each detail tab of Tab");
+    assert_eq!(count, 64, "every command, each detail tab of Tab");
 }

@@ -11,6 +11,7 @@ mod files;
 mod hostile;
 mod hostile_reads;
 mod html_export;
+mod incoming;
 mod keys;
 mod merge_into;
 mod mouse;

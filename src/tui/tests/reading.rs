@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::*;
 use crate::cluster::registry::DEFAULT_RULE;
-use crate::tui::view::tree::{NodeRow, fit};
+use crate::tui::view::tree::{NodeRow, Showing, fit};
 use crate::tui::view::wrap;
 
 /// 13:05:09 UTC on the fourth day of 1970: the log's times in snapshots.
@@ -266,12 +266,21 @@ fn tree_columns_are_as_wide_as_their_numbers() {
         rule: rule.to_string(),
         share: 0.5,
         label: None,
+        new: None,
     };
     let width = |rows: &[NodeRow], heading: &str| {
-        fit(rows, false, 200, 20)
-            .iter()
-            .find(|(column, _)| column.heading == heading)
-            .map(|&(_, width)| width)
+        fit(
+            rows,
+            Showing {
+                labels: false,
+                new_documents: false,
+            },
+            200,
+            20,
+        )
+        .iter()
+        .find(|(column, _)| column.heading == heading)
+        .map(|&(_, width)| width)
     };
     let wide = [row(1_000_000, 123_456.789, "pddp"), row(3, 0.5, "")];
     assert_eq!(width(&wide, "size"), Some(7), "1000000");
@@ -296,6 +305,7 @@ fn on_a_narrow_pane_the_scatter_is_the_last_column_to_give_way() {
         rule: "pddp-oc-2means 2/3".to_string(),
         share: 1.0,
         label: Some(("comp.os.ms-windows.misc", 0.05)),
+        new: None,
     }];
     let shorter = [NodeRow {
         rule: "pddp".to_string(),
@@ -303,10 +313,18 @@ fn on_a_narrow_pane_the_scatter_is_the_last_column_to_give_way() {
         ..rows[0]
     }];
     let shown_for = |rows: &[NodeRow], width: usize, natural_node: usize| -> Vec<&str> {
-        fit(rows, true, width, natural_node)
-            .iter()
-            .map(|(column, _)| column.heading)
-            .collect()
+        fit(
+            rows,
+            Showing {
+                labels: true,
+                new_documents: false,
+            },
+            width,
+            natural_node,
+        )
+        .iter()
+        .map(|(column, _)| column.heading)
+        .collect()
     };
     let shown = |width: usize| shown_for(&rows, width, 40);
     // The tree pane of a 120-column terminal, short rules and labels: every column, the scatter among them.

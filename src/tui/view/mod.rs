@@ -10,6 +10,7 @@ mod compare;
 mod detail;
 mod figures;
 mod hits;
+mod incoming;
 mod loading;
 mod moves;
 mod popups;

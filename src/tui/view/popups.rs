@@ -166,6 +166,16 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
             );
         }
         Popup::Hits => draw_hits(frame, model, theme),
+        Popup::AddDocuments { input } => draw_text_prompt(
+            frame,
+            theme,
+            " Add new documents ".into(),
+            "A folder, or a file of documents (JSONL, CSV, ...):",
+            input,
+        ),
+        Popup::NewDocuments { cursor } => {
+            super::incoming::draw_new_documents(frame, model, theme, *cursor)
+        }
         Popup::ConfirmQuit => draw_question(
             frame,
             theme,

@@ -26,14 +26,41 @@ pub(crate) struct Column {
     pub heading: &'static str,
     pub help: &'static str,
     width: Width,
-    /// Shown only while labels are.
-    labels_only: bool,
+    /// When it shows.
+    shown: Shown,
     /// The node column has none: it always shows.
     rank: Option<u8>,
     /// Numbers are right-aligned, words left-aligned.
     right_aligned: bool,
     /// The cell's text.
     cell: fn(&NodeRow) -> String,
+}
+
+/// When a column shows.
+#[derive(Clone, Copy, PartialEq)]
+enum Shown {
+    Always,
+    /// While labels are shown.
+    WithLabels,
+    /// Once new documents were added (`+`).
+    WithNewDocuments,
+}
+
+/// What the tree pane shows besides the columns every tree has.
+#[derive(Clone, Copy)]
+pub(crate) struct Showing {
+    pub labels: bool,
+    pub new_documents: bool,
+}
+
+impl Showing {
+    fn shows(self, column: &Column) -> bool {
+        match column.shown {
+            Shown::Always => true,
+            Shown::WithLabels => self.labels,
+            Shown::WithNewDocuments => self.new_documents,
+        }
+    }
 }
 
 /// How wide a column is.
@@ -61,6 +88,8 @@ pub(crate) struct NodeRow<'a> {
     pub share: f64,
     /// Its most frequent label and its purity, when labels are shown.
     pub label: Option<(&'a str, f64)>,
+    /// How many new documents went into it (none while they are routed again).
+    pub new: Option<usize>,
 }
 
 /// The tree pane's columns, in the order they are drawn; the help screen lists them from here.
@@ -70,7 +99,7 @@ pub(crate) static COLUMNS: &[Column] = &[
         help: "• a leaf, ▾ a split node, ▸ a collapsed one; its #id, then ◆ on the suggested next split and (A) on \
                the node marked for v; its name when it has one, and its top three words",
         width: Width::Node,
-        labels_only: false,
+        shown: Shown::Always,
         rank: None,
         right_aligned: false,
         cell: |_| String::new(),
@@ -79,8 +108,8 @@ pub(crate) static COLUMNS: &[Column] = &[
         heading: "size",
         help: "how many documents the node holds",
         width: Width::Values,
-        labels_only: false,
-        rank: Some(5),
+        shown: Shown::Always,
+        rank: Some(6),
         right_aligned: true,
         cell: |row| row.size.to_string(),
     },
@@ -88,8 +117,8 @@ pub(crate) static COLUMNS: &[Column] = &[
         heading: "scatter",
         help: "the spread of its documents (see the figures below); the last column to give way on a narrow pane",
         width: Width::Values,
-        labels_only: false,
-        rank: Some(6),
+        shown: Shown::Always,
+        rank: Some(7),
         right_aligned: true,
         cell: |row| scatter_text(row.scatter),
     },
@@ -97,7 +126,7 @@ pub(crate) static COLUMNS: &[Column] = &[
         heading: "share",
         help: "its scatter as a share of the root's",
         width: Width::Fixed(5),
-        labels_only: false,
+        shown: Shown::Always,
         rank: Some(3),
         right_aligned: true,
         cell: |row| percent(row.share),
@@ -107,16 +136,30 @@ pub(crate) static COLUMNS: &[Column] = &[
         help: "the rule that split the node (empty on a leaf); pddp 2/3: the second of its three alternative splits \
                is active",
         width: Width::Values,
-        labels_only: false,
+        shown: Shown::Always,
         rank: Some(1),
         right_aligned: false,
         cell: |row| row.rule.clone(),
     },
     Column {
+        heading: "new",
+        help: "how many of the new documents added with + went into the node (shown once there are some; … while \
+               they are routed down a changed tree)",
+        width: Width::Values,
+        shown: Shown::WithNewDocuments,
+        rank: Some(5),
+        right_aligned: true,
+        cell: |row| match row.new {
+            Some(0) => String::new(),
+            Some(count) => format!("+{count}"),
+            None => "…".into(),
+        },
+    },
+    Column {
         heading: "label",
         help: "the most frequent label among its documents (corpora with labels)",
         width: Width::Shared,
-        labels_only: true,
+        shown: Shown::WithLabels,
         rank: Some(2),
         right_aligned: false,
         cell: |row| {
@@ -129,7 +172,7 @@ pub(crate) static COLUMNS: &[Column] = &[
         heading: "purity",
         help: "the share of its documents that carry that label",
         width: Width::Fixed(6),
-        labels_only: true,
+        shown: Shown::WithLabels,
         rank: Some(4),
         right_aligned: true,
         cell: |row| {
@@ -156,13 +199,13 @@ fn scatter_text(scatter: f64) -> String {
 /// column's what is left), for `rows`, as wide as their values; `natural_node` is the node column's widest text.
 pub(crate) fn fit(
     rows: &[NodeRow],
-    labels: bool,
+    showing: Showing,
     inner_width: usize,
     natural_node: usize,
 ) -> Vec<(&'static Column, usize)> {
     let mut shown: Vec<(&'static Column, usize)> = COLUMNS
         .iter()
-        .filter(|column| labels || !column.labels_only)
+        .filter(|column| showing.shows(column))
         .map(|column| {
             let width = match column.width {
                 Width::Node => 0,
@@ -252,6 +295,8 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         .title(theme.pane_title(focused, title));
     let inner_width = usize::from(area.width.saturating_sub(2));
     let labels = model.labels_shown();
+    let new_documents = model.new_documents();
+    let revision = model.analysis_revision();
     let tree = model.tree();
     let total = tree.node(tree.root()).map_or(0.0, |root| root.scatter);
 
@@ -290,6 +335,7 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
                     0.0
                 },
                 label,
+                new: new_documents.in_node(node.id, revision),
             })
         })
         .collect();
@@ -361,7 +407,11 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         .map(|row| node_text_width(row.node, row.depth))
         .max()
         .unwrap_or(0);
-    let columns = fit(&rows, labels, inner_width, natural_node);
+    let showing = Showing {
+        labels,
+        new_documents: !new_documents.is_empty(),
+    };
+    let columns = fit(&rows, showing, inner_width, natural_node);
     let length = |width: usize| Constraint::Length(u16::try_from(width).unwrap_or(u16::MAX));
     let widths: Vec<Constraint> = columns.iter().map(|&(_, width)| length(width)).collect();
     let header: Vec<&str> = columns.iter().map(|(column, _)| column.heading).collect();

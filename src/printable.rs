@@ -101,6 +101,35 @@ pub fn cut(text: &str, columns: usize) -> String {
     kept
 }
 
+/// `text` escaped and cut from its start to at most `columns` terminal columns, beginning with `…` when cut: for
+/// what ends in what tells it apart (a document id that is a path). An escape is kept whole or left out whole.
+pub fn cut_start(text: &str, columns: usize) -> String {
+    if width(text) <= columns {
+        return escaped(text).into_owned();
+    }
+    let mut kept: Vec<String> = Vec::new();
+    let mut used = 0;
+    let room = columns.saturating_sub(1);
+    for c in text.chars().rev() {
+        let shown = match needs_escape(c) {
+            true => c.escape_unicode().to_string(),
+            false => c.to_string(),
+        };
+        let next = used + shown.chars().map(char_width).sum::<usize>();
+        if next > room {
+            break;
+        }
+        kept.push(shown);
+        used = next;
+    }
+    let mut cut = String::new();
+    if columns > 0 {
+        cut.push('…');
+    }
+    cut.extend(kept.into_iter().rev());
+    cut
+}
+
 /// `text` escaped, cut to `columns` terminal columns and padded with spaces to exactly `columns`: one cell of a
 /// table.
 pub fn padded(text: &str, columns: usize) -> String {
@@ -143,6 +172,19 @@ mod tests {
             escaped_lines("a\tb\nc\u{1b}[2J\r\n"),
             "a\tb\nc\\u{1b}[2J\\u{d}\n"
         );
+    }
+
+    #[test]
+    fn a_cut_from_the_start_keeps_the_end_and_whole_escapes() {
+        assert_eq!(
+            cut_start("demo/medicine/nutrition/iron.txt", 12),
+            "…on/iron.txt"
+        );
+        assert_eq!(cut_start("short", 12), "short");
+        assert_eq!(cut_start("abc\u{1b}", 7), "…\\u{1b}");
+        assert_eq!(cut_start("abc\u{1b}", 6), "…");
+        assert_eq!(cut_start("北京北京", 5), "…北京");
+        assert_eq!(cut_start("anything", 0), "");
     }
 
     #[test]

@@ -27,7 +27,7 @@ use crate::matrix::DataMatrix;
 pub const DOCUMENTS_PER_NODE: usize = REPRESENTATIVES;
 
 /// Labels drawn in their own colour and heat-map column, one for each colour one can tell apart
-/// ([`palette::LABEL_COLOURS`]); the rarer ones are summed as "other labels", so that a corpus with a label per
+/// (`palette::LABEL_COLOURS`); the rarer ones are summed as "other labels", so that a corpus with a label per
 /// document does not make the page as large as the corpus, and the heat map fits a page 1280 pixels wide.
 pub const LABEL_COLUMNS: usize = LABEL_COLOURS.len();
 

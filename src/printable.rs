@@ -196,6 +196,19 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_from_the_start_keeps_the_end_and_whole_escapes() {
+        assert_eq!(
+            cut_start("demo/medicine/nutrition/iron.txt", 12),
+            "…on/iron.txt"
+        );
+        assert_eq!(cut_start("short", 12), "short");
+        assert_eq!(cut_start("abc\u{1b}", 7), "…\\u{1b}");
+        assert_eq!(cut_start("abc\u{1b}", 6), "…");
+        assert_eq!(cut_start("北京北京", 5), "…北京");
+        assert_eq!(cut_start("anything", 0), "");
+    }
+
+    #[test]
     fn a_cut_never_falls_inside_an_escape() {
         let label = "\u{1b}]0;TITLE\u{7}";
         for columns in 0..30 {

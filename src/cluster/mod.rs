@@ -22,7 +22,7 @@ mod spec;
 mod tree;
 
 pub use grow::{GrowReport, LeafCount, SelectPolicy};
-pub use members::shared_count;
+pub use members::{match_groups, match_shared, shared_count};
 pub use params::{
     CheckedParams, DEFAULT_BETA, DEFAULT_MIN_SIDE, GivenParams, MAX_L, Param, ParamError,
     ParamValue, Params, SAMPLED_MIN_SAMPLE, Step, ValueKind,

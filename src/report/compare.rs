@@ -1,7 +1,11 @@
 //! Side by side: a node's alternative splits (rule, children's sizes, scatter after, agreement with the labels,
-//! what each child holds), and two nodes' top terms sorted into those only one of them has and those they share.
+//! what each child holds), where two of them disagree ([`disagreement`]), and two nodes' top terms sorted into those
+//! only one of them has and those they share.
 
 use serde::Serialize;
+
+mod disagree;
+pub use disagree::{CrossTable, Disagreement, Disputed, disagreement, label_counts};
 
 use super::metrics::{self, Confusion, GlobalFigures};
 use super::terms::{self, TermWeight, Words};
@@ -15,6 +19,8 @@ pub struct SplitSummary {
     pub active: bool,
     /// The rule with its parameters, as the interface writes it.
     pub rule: String,
+    /// The children's ids, in split order.
+    pub children: Vec<usize>,
     pub child_sizes: Vec<usize>,
     /// The node's scatter, and the sum of the children's.
     pub objective_before: f64,
@@ -23,6 +29,9 @@ pub struct SplitSummary {
     pub figures: Option<GlobalFigures>,
     /// Per child: the terms that set it apart from the rest of the node, heaviest first.
     pub sides: Vec<Vec<TermWeight>>,
+    /// Per child, when there are labels: its documents per label, the most frequent first ([`label_counts`]);
+    /// empty without labels.
+    pub labels: Vec<Vec<(u32, usize)>>,
 }
 
 /// Every split of node `id` (none for a leaf), in the order [`Tree::split_children`] numbers them. `labels`
@@ -54,17 +63,22 @@ pub fn compare_splits(
                 terms::discriminating_terms(&centroid, &rest, names, count)
             })
             .collect();
-        let figures = labels.and_then(|(labels, label_count)| {
-            let counts = children
+        let label_rows: Vec<Vec<(u32, usize)>> = match labels {
+            Some((labels, _)) => children
+                .iter()
+                .map(|child| label_counts(&child.members, labels))
+                .collect(),
+            None => Vec::new(),
+        };
+        let figures = labels.and_then(|(_, label_count)| {
+            let counts = label_rows
                 .iter()
                 .map(|child| {
                     let mut row = vec![0usize; label_count];
-                    for label in child
-                        .members
-                        .iter()
-                        .filter_map(|&j| labels.get(j).copied().flatten())
-                    {
-                        row[label as usize] += 1;
+                    for &(label, count) in child {
+                        if let Some(cell) = row.get_mut(label as usize) {
+                            *cell = count;
+                        }
                     }
                     row
                 })
@@ -76,11 +90,13 @@ pub fn compare_splits(
             index,
             active: index == tree.active_split(id),
             rule: record.rule.text(),
+            children: children.iter().map(|child| child.id).collect(),
             child_sizes,
             objective_before: record.objective_before,
             objective_after: record.objective_after,
             figures,
             sides,
+            labels: label_rows,
         });
     }
     Ok(summaries)

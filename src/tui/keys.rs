@@ -109,6 +109,8 @@ commands! {
     PrevSplit,
     /// The selected node's alternative splits side by side.
     CompareSplits,
+    /// In the side-by-side view of alternatives: compare the active split with the next other one.
+    OtherSplit,
     /// Keep the selected node's active split, drop its alternatives.
     KeepSplit,
     /// Mark the selected node for comparison (or clear the mark).
@@ -228,6 +230,8 @@ pub(crate) enum Context {
     Recovery,
     /// Help, message log, document viewer and comparisons: scrollable read-only popups.
     Reader,
+    /// A node's alternative splits side by side: a cursor on the documents two of them dispute.
+    Alternatives,
     /// The confusion view: a cursor on its cells.
     Confusion,
     /// The screen shown while the corpus loads.
@@ -257,6 +261,7 @@ impl Context {
             Context::Confirm => "Quit with the tree not saved",
             Context::Recovery => "Recovered tree (offered at start)",
             Context::Reader => "Read-only popups: help, log, viewer, comparisons",
+            Context::Alternatives => "Alternative splits side by side (A)",
             Context::Confusion => "Confusion view",
             Context::Loading => "While loading",
             Context::Documents => "Documents tab (detail pane)",
@@ -482,6 +487,20 @@ pub(super) static BINDINGS: &[Binding] = &[
     bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Reader, "top"),
     bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Reader, "bottom"),
     bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Reader, "close"),
+    // The side-by-side view of alternatives: the arrows choose a disputed document, the page keys scroll the
+    // columns of splits above them.
+    bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Alternatives, "previous disputed document"),
+    bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Alternatives, "next disputed document"),
+    bind(&[Plain(Char('g')), Plain(Home)], Command::Top, Context::Alternatives, "first disputed document"),
+    bind(&[Plain(Char('G')), Plain(End)], Command::Bottom, Context::Alternatives, "last disputed document"),
+    bind(&[Plain(PageUp)], Command::PageUp, Context::Alternatives, "scroll the splits' columns up"),
+    bind(&[Plain(PageDown), Plain(Char(' '))], Command::PageDown, Context::Alternatives, "scroll the splits' columns down"),
+    bind(&[Plain(KeyCode::Tab)], Command::OtherSplit, Context::Alternatives, "compare the active split with the next other one"),
+    bind(&[Plain(Char(']'))], Command::NextSplit, Context::Alternatives, "next split made active, compared with the one left"),
+    bind(&[Plain(Char('['))], Command::PrevSplit, Context::Alternatives, "previous split made active, compared with the one left"),
+    bind(&[Plain(Char('K'))], Command::KeepSplit, Context::Alternatives, "keep the active split, drop the others (u undoes)"),
+    bind(&[Plain(Enter)], Command::Confirm, Context::Alternatives, "list the disputed in the Documents tab, at this one"),
+    bind(&[Plain(Esc), Plain(Char('q')), Ctrl('c')], Command::Cancel, Context::Alternatives, "close"),
     bind(&[Plain(Up), Plain(Char('k'))], Command::Up, Context::Confusion, "previous row"),
     bind(&[Plain(Down), Plain(Char('j'))], Command::Down, Context::Confusion, "next row"),
     bind(&[Plain(Left), Plain(Char('h'))], Command::Left, Context::Confusion, "previous column"),

@@ -3,8 +3,8 @@
 //! recorded it did, and the script's later steps (a name, a move into a leaf, a split of a child) find them.
 
 use super::Tree;
-use super::replay::match_groups;
 use crate::cluster::ClusterError;
+use crate::cluster::members::match_groups;
 use crate::cluster::rules::SplitEnv;
 use crate::cluster::spec::RuleSpec;
 use crate::matrix::DataMatrix;
@@ -55,7 +55,8 @@ impl Tree {
         }
         if let Some(old) = continues.filter(|old| old.len() == children.len()) {
             let new: Vec<&[usize]> = partition.groups.iter().map(Vec::as_slice).collect();
-            let order = match_groups(old, &new);
+            // As many groups on each side (checked above): every old group has its new one.
+            let order: Vec<usize> = match_groups(old, &new).into_iter().flatten().collect();
             let mut groups: Vec<Option<Vec<usize>>> = std::mem::take(&mut partition.groups)
                 .into_iter()
                 .map(Some)

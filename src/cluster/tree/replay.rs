@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::Tree;
 use crate::cluster::ClusterError;
-use crate::cluster::members::shared_count;
+use crate::cluster::members::{match_groups, shared_count};
 use crate::cluster::rules::SplitEnv;
 use crate::dataset::Dataset;
 use crate::matrix::DataMatrix;
@@ -440,22 +440,10 @@ fn match_children(
     let new_groups: Vec<&[usize]> = (new_children.iter())
         .map(|&id| new.node(id).map_or(&[][..], |n| &n.members[..]))
         .collect();
+    // As many children on each side: every old child has its new one.
     match_groups(&old_groups, &new_groups)
         .into_iter()
+        .flatten()
         .map(|at| new_children[at])
         .collect()
-}
-
-/// For each old group of members (sorted), the place of the new group that continues it: the one-to-one matching
-/// of old to new groups that keeps the most members together (Kuhn-Munkres on the shared counts), ties in the
-/// order given. As many groups on each side.
-pub(super) fn match_groups(old: &[&[usize]], new: &[&[usize]]) -> Vec<usize> {
-    assert_eq!(old.len(), new.len(), "groups matched one to one");
-    let weights = pathfinding::matrix::Matrix::from_fn(old.len(), new.len(), |(i, j)| {
-        // Ties keep the given order: the diagonal gets a nudge smaller than one member.
-        let shared = shared_count(old[i], new[j]);
-        2 * i64::try_from(shared).unwrap_or(i64::MAX / 4) + i64::from(i == j)
-    });
-    let (_, assignment) = pathfinding::kuhn_munkres::kuhn_munkres(&weights);
-    assignment
 }

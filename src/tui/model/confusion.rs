@@ -1,6 +1,7 @@
 //! From a figure to the documents behind it: Enter on a cell of the confusion view lists that leaf's documents of
 //! that label in the Documents tab, where `*` marks them all and `M` moves them.
 
+use super::search::FilterBy;
 use super::{DetailTab, Model, Pane};
 
 impl Model {
@@ -31,7 +32,8 @@ impl Model {
             .map(|(column, _)| column)
             .collect();
         self.reveal(leaf);
-        self.search.filter_by_label(name.clone(), documents);
+        self.search
+            .filter_to(FilterBy::Label(name.clone()), documents);
         self.show_selection();
         self.focus = Pane::Detail;
         self.detail.set_tab(DetailTab::Documents);

@@ -72,10 +72,12 @@ pub(crate) enum Popup {
         summary: Arc<super::ReplaySummary>,
         scroll: usize,
     },
-    /// A node's splits side by side.
+    /// A node's splits side by side, their columns scrolled down `scroll` lines, the cursor on disputed
+    /// document `cursor` (of the view's list).
     Alternatives {
         view: Arc<AlternativesView>,
         scroll: usize,
+        cursor: usize,
     },
     /// The marked node and the selected one side by side.
     Compare {
@@ -100,9 +102,9 @@ impl Popup {
             Popup::Help { .. }
             | Popup::Log { .. }
             | Popup::Viewer { .. }
-            | Popup::Alternatives { .. }
             | Popup::Compare { .. }
             | Popup::Replayed { .. } => Context::Reader,
+            Popup::Alternatives { .. } => Context::Alternatives,
             Popup::Confusion { .. } => Context::Confusion,
             Popup::Weighting(_) => Context::WeightingForm,
             Popup::Rules(_) => Context::RulePicker,
@@ -183,12 +185,6 @@ impl Model {
             Popup::Confusion { .. } => self.confusion_grid().rows.len(),
             Popup::Log { .. } => self.messages.log().len(),
             Popup::Viewer { document, .. } => self.viewer_lines(*document),
-            Popup::Alternatives { view, .. } => view
-                .splits
-                .iter()
-                .map(|s| s.sides.iter().map(|side| side.len() + 1).sum::<usize>() + 6)
-                .max()
-                .unwrap_or(0),
             Popup::Compare { view, .. } => {
                 let c = &view.comparison;
                 view.label_rows.len() + c.only_a.len().max(c.shared.len()).max(c.only_b.len()) + 6
@@ -208,6 +204,18 @@ impl Model {
                 false
             }
             (_, Command::Cancel) => false,
+            (
+                Popup::Alternatives {
+                    view,
+                    scroll,
+                    cursor,
+                },
+                _,
+            ) => {
+                // The view may be rebuilt (another split compared, another made active) or closed.
+                self.popup = self.alternatives_command(Arc::clone(view), *scroll, *cursor, command);
+                false
+            }
             (Popup::ConfirmQuit, Command::Yes) => {
                 self.quit = Quitting::Now;
                 false
@@ -247,7 +255,6 @@ impl Model {
                 Popup::Help { scroll }
                 | Popup::Confusion { row: scroll, .. }
                 | Popup::Log { scroll }
-                | Popup::Alternatives { scroll, .. }
                 | Popup::Compare { scroll, .. }
                 | Popup::Replayed { scroll, .. },
                 _,

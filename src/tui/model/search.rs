@@ -30,6 +30,9 @@ pub(crate) enum FilterBy {
     Words(Query),
     /// The documents of one label (Enter on a cell of the confusion view): its name.
     Label(String),
+    /// The documents two splits of a node dispute (Enter in the side-by-side view of alternatives): the splits,
+    /// by their places among the node's splits.
+    Disputed { a: usize, b: usize },
 }
 
 impl std::fmt::Display for FilterBy {
@@ -37,11 +40,12 @@ impl std::fmt::Display for FilterBy {
         match self {
             FilterBy::Words(query) => write!(f, "{query}"),
             FilterBy::Label(name) => write!(f, "label {name}"),
+            FilterBy::Disputed { a, b } => write!(f, "disputed by splits {} and {}", a + 1, b + 1),
         }
     }
 }
 
-/// The Documents tab's filter: the node's documents holding a word or phrase, or of one label.
+/// The Documents tab's filter: the node's documents holding a word or phrase, of one label, or disputed.
 #[derive(Debug, Clone)]
 pub(crate) struct Filter {
     pub by: FilterBy,
@@ -250,11 +254,11 @@ impl SearchPane {
         message
     }
 
-    /// Filter the Documents tab to `documents` (sorted), those of the label `name`.
-    pub(super) fn filter_by_label(&mut self, name: String, documents: Vec<usize>) {
+    /// Filter the Documents tab to `documents` (sorted), those `by` lets through (a label's, the disputed ones).
+    pub(super) fn filter_to(&mut self, by: FilterBy, documents: Vec<usize>) {
         debug_assert!(documents.is_sorted());
         self.filter = Some(Filter {
-            by: FilterBy::Label(name),
+            by,
             documents,
             hits: Vec::new(),
         });

@@ -166,7 +166,8 @@ impl Model {
                 }
             }
             Region::Popup => {
-                if self.popup.as_ref().map(Popup::context) == Some(Context::Reader) {
+                let context = self.popup.as_ref().map(Popup::context);
+                if matches!(context, Some(Context::Reader | Context::Alternatives)) {
                     for _ in 0..WHEEL_LINES {
                         if let Some(popup) = self.popup.take() {
                             self.popup_command(popup, step);
@@ -267,19 +268,7 @@ impl Model {
             Command::NextSplit | Command::PrevSplit => {
                 self.step_split(command == Command::NextSplit)
             }
-            Command::CompareSplits => {
-                let id = self.tree_pane.selected();
-                let shown = self.labels_shown();
-                match alternatives::alternatives(&mut self.analysis, id, shown) {
-                    Ok(view) => {
-                        self.popup = Some(Popup::Alternatives {
-                            view: std::sync::Arc::new(view),
-                            scroll: 0,
-                        })
-                    }
-                    Err(error) => self.messages.say(error),
-                }
-            }
+            Command::CompareSplits => self.open_alternatives(),
             Command::KeepSplit => self.keep_split(),
             Command::Mark => {
                 let id = self.tree_pane.selected();
@@ -364,7 +353,8 @@ impl Model {
             | Command::Backspace
             | Command::Choose
             | Command::Left
-            | Command::Right => {}
+            | Command::Right
+            | Command::OtherSplit => {}
         }
         Vec::new()
     }
@@ -462,7 +452,7 @@ impl Model {
     }
 
     /// Make the selected node's next (or previous) split the active one; undoable.
-    fn step_split(&mut self, forward: bool) {
+    pub(super) fn step_split(&mut self, forward: bool) {
         let id = self.tree_pane.selected();
         let count = self.analysis.tree().split_count(id);
         if count < 2 {
@@ -508,7 +498,7 @@ impl Model {
     }
 
     /// Keep the selected node's active split and drop the others; undoable.
-    fn keep_split(&mut self) {
+    pub(super) fn keep_split(&mut self) {
         let id = self.tree_pane.selected();
         let label = self.analysis.label(id);
         if self.analysis.tree().split_count(id) < 2 {
@@ -629,7 +619,7 @@ impl Model {
             .filter()
             .and_then(|f| match &f.by {
                 FilterBy::Words(query) => Some(query.to_string()),
-                FilterBy::Label(_) => None,
+                FilterBy::Label(_) | FilterBy::Disputed { .. } => None,
             })
             .unwrap_or_default();
         self.popup = Some(Popup::Filter { input });

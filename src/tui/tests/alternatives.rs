@@ -7,7 +7,7 @@ const FIRST_SPLIT: [usize; 4] = [1, 2, 3, 4];
 
 /// The demo after two splits, the root then split again with `pddp-oc`: two splits on the root, the second
 /// active.
-fn with_alternative() -> Model {
+pub(super) fn with_alternative() -> Model {
     let mut model = two_splits();
     pick_rule(&mut model, "pddp-oc", &[]);
     key(&mut model, KeyCode::Char('g'));

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::*;
 
 /// Label names no document text, word or id contains, so that finding one on screen means a label was drawn.
-fn renamed_labels() -> Arc<Dataset> {
+pub(super) fn renamed_labels() -> Arc<Dataset> {
     let mut data = (*demo()).clone();
     for (at, name) in data.label_names.iter_mut().enumerate() {
         *name = format!("Qlabel{at}x");

@@ -261,5 +261,5 @@ fn every_command_has_one_name_the_config_files_already_use() {
     ] {
         assert!(names.contains(&name), "{name}");
     }
-    assert_eq!(count, 64, "every command, each detail tab of Tab");
+    assert_eq!(count, 65, "every command, each detail tab of Tab");
 }

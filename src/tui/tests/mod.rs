@@ -7,6 +7,7 @@ mod blind;
 mod cells;
 mod config;
 mod detail_jobs;
+mod disagree;
 mod files;
 mod hostile;
 mod hostile_reads;

@@ -1,19 +1,23 @@
-//! Side-by-side popups: a node's alternative splits in columns, and two nodes' terms in three columns (only in
-//! A, shared, only in B).
+//! Side-by-side popups: a node's alternative splits in columns with, below them, where the active one and
+//! another disagree ([`super::disagree`]); and two nodes' terms in three columns (only in A, shared, only in B).
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph};
 
+use crate::printable;
 use crate::report::compare::SharedTerm;
 
 use super::super::model::{AlternativesView, ComparisonView, Model};
+use super::disagree::{disputed_lines, table_lines};
 use super::popups::{popup_area, popup_block};
-use super::{Theme, fit, node_label, percent};
+use super::{Theme, fit, list_offset, node_label, percent};
 
 /// The narrowest column an alternative gets; fewer columns show when the screen is narrower.
 const SPLIT_COLUMN: usize = 26;
+/// Rows of the disputed list kept in sight below the columns of splits, when it has that many.
+const DISPUTED_ROWS: usize = 4;
 
 fn scroll_offset(scroll: usize) -> (u16, u16) {
     (u16::try_from(scroll).unwrap_or(u16::MAX), 0)
@@ -65,12 +69,33 @@ fn split_lines(
             width,
         )));
     }
-    for (child, (side, size)) in split.sides.iter().zip(&split.child_sizes).enumerate() {
+    let children = split.sides.iter().zip(&split.child_sizes).enumerate();
+    for (place, (side, size)) in children {
         lines.push(Line::raw(""));
+        let id = split
+            .children
+            .get(place)
+            .map_or(String::new(), |id| format!("#{id} "));
         lines.push(Line::styled(
-            fit(&format!("child {} ({size}) holds:", child + 1), width),
+            fit(&format!("{id}({size}) holds:"), width),
             theme.dim(),
         ));
+        // Its documents per label, the most frequent first, while labels are shown.
+        let labels = split.labels.get(place).filter(|_| model.labels_shown());
+        if let Some(labels) = labels.filter(|labels| !labels.is_empty()) {
+            let names = &model.data().label_names;
+            let counts: Vec<String> = labels
+                .iter()
+                .filter_map(|&(label, count)| {
+                    let name = names.get(label as usize)?;
+                    Some(format!("{} {count}", printable::escaped(name)))
+                })
+                .collect();
+            lines.push(Line::raw(fit(
+                &format!("labels {}", counts.join(" · ")),
+                width,
+            )));
+        }
         for term in side {
             let weight = format!("{:.3}", term.weight);
             let room = width.saturating_sub(weight.len() + 1);
@@ -89,6 +114,7 @@ pub(super) fn draw_alternatives(
     theme: Theme,
     view: &AlternativesView,
     scroll: usize,
+    cursor: usize,
 ) {
     let full = frame.area();
     let area = popup_area(
@@ -97,22 +123,68 @@ pub(super) fn draw_alternatives(
         full.height.saturating_sub(2),
     );
     let title = format!(
-        " Splits of {} · [ ] switch · K keep the active · Esc closes ",
+        " Splits of {} · [ ] switch · K keep the active · Enter lists · Esc closes ",
         node_label(model, view.node)
     );
     let block = popup_block(fit(&title, usize::from(area.width)), theme);
     let inner = block.inner(area);
     frame.render_widget(Clear, area);
     frame.render_widget(block, area);
+    let width = usize::from(inner.width);
+    let table = view
+        .disagreement
+        .as_ref()
+        .map(|d| (d, table_lines(model, theme, view, d, width)));
+    // The columns of splits take what they need of the height, but leave the table and the first disputed
+    // documents in sight below them (and at least half the height); the page keys scroll them.
+    let height = usize::from(inner.height);
+    let columns_height = match &table {
+        None => height,
+        Some((d, lines)) => {
+            let below = lines.len() + d.table.disputed.len().min(DISPUTED_ROWS);
+            let columns = view.column_lines(model.labels_shown());
+            columns.min(height.saturating_sub(below).max(height / 2))
+        }
+    };
+    let [top, bottom] = Layout::vertical([
+        Constraint::Length(u16::try_from(columns_height).unwrap_or(u16::MAX)),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    draw_split_columns(frame, model, theme, view, scroll, top);
+    if let Some((d, mut lines)) = table {
+        let rows = usize::from(bottom.height).saturating_sub(lines.len());
+        let offset = list_offset(cursor, u16::try_from(rows).unwrap_or(u16::MAX));
+        lines.extend(disputed_lines(
+            model,
+            theme,
+            d,
+            width,
+            (offset, rows),
+            cursor,
+        ));
+        frame.render_widget(Paragraph::new(lines), bottom);
+    }
+}
+
+/// The node's splits in columns, scrolled down `scroll` lines, in `area`.
+fn draw_split_columns(
+    frame: &mut Frame,
+    model: &Model,
+    theme: Theme,
+    view: &AlternativesView,
+    scroll: usize,
+    area: Rect,
+) {
     let count = view.splits.len().max(1);
-    let fitting = (usize::from(inner.width) / SPLIT_COLUMN).clamp(1, count);
+    let fitting = (usize::from(area.width) / SPLIT_COLUMN).clamp(1, count);
     // The columns shown start so that the active split is among them.
     let active = view.splits.iter().position(|s| s.active).unwrap_or(0);
     let first = active.saturating_sub(fitting - 1);
     // Columns no wider than a term list needs, so that a word and its weight stay close.
-    let width = (usize::from(inner.width) / fitting).min(SPLIT_COLUMN * 2);
+    let width = (usize::from(area.width) / fitting).min(SPLIT_COLUMN * 2);
     let constraints = vec![Constraint::Length(u16::try_from(width).unwrap_or(u16::MAX)); fitting];
-    let columns = Layout::horizontal(constraints).spacing(1).split(inner);
+    let columns = Layout::horizontal(constraints).spacing(1).split(area);
     for (split, column) in view.splits.iter().skip(first).zip(columns.iter()) {
         let lines = split_lines(model, theme, split, usize::from(column.width));
         frame.render_widget(Paragraph::new(lines).scroll(scroll_offset(scroll)), *column);

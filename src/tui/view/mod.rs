@@ -8,6 +8,7 @@
 
 mod compare;
 mod detail;
+mod disagree;
 mod figures;
 mod hits;
 mod incoming;

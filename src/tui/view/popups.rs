@@ -210,9 +210,11 @@ pub(super) fn draw_popup(frame: &mut Frame, model: &Model, theme: Theme, popup: 
         }
         Popup::Confusion { row, column } => draw_confusion(frame, model, theme, *row, *column),
         Popup::Log { scroll } => draw_log(frame, model, theme, *scroll),
-        Popup::Alternatives { view, scroll } => {
-            super::compare::draw_alternatives(frame, model, theme, view, *scroll)
-        }
+        Popup::Alternatives {
+            view,
+            scroll,
+            cursor,
+        } => super::compare::draw_alternatives(frame, model, theme, view, *scroll, *cursor),
         Popup::Compare { view, scroll } => {
             super::compare::draw_comparison(frame, model, theme, view, *scroll)
         }

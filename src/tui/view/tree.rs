@@ -92,12 +92,16 @@ pub(crate) struct NodeRow<'a> {
     pub new: Option<usize>,
 }
 
+/// The heading of the rule's column, which says which alternative split is active.
+const RULE_HEADING: &str = "split by";
+
 /// The tree pane's columns, in the order they are drawn; the help screen lists them from here.
 pub(crate) static COLUMNS: &[Column] = &[
     Column {
         heading: "node",
-        help: "• a leaf, ▾ a split node, ▸ a collapsed one; its #id, then ◆ on the suggested next split and (A) on \
-               the node marked for v; its name when it has one, and its top three words",
+        help: "• a leaf, ▾ a split node, ▸ a collapsed one; its #id, then ◆ on the suggested next split, (A) on \
+               the node marked for v, and [2/3] on a node whose second of three alternative splits is active when \
+               the split column gives way; its name when it has one, and its top three words",
         width: Width::Node,
         shown: Shown::Always,
         rank: None,
@@ -132,7 +136,7 @@ pub(crate) static COLUMNS: &[Column] = &[
         cell: |row| percent(row.share),
     },
     Column {
-        heading: "split by",
+        heading: RULE_HEADING,
         help: "the rule that split the node (empty on a leaf); pddp 2/3: the second of its three alternative splits \
                is active",
         width: Width::Values,
@@ -348,7 +352,13 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         false => "",
     };
     let marked = |id: usize| if model.mark() == Some(id) { " (A)" } else { "" };
-    let node_text = |node: &Node, depth: usize| {
+    // Which of a node's alternative splits is active, `[2/3]` (the keys that switch), in the node column when the
+    // split column has given way (a narrow pane): that the node has alternatives must show at every width.
+    let alternatives = |id: usize| match tree.split_count(id) {
+        count if count > 1 => format!(" [{}/{count}]", tree.active_split(id) + 1),
+        _ => String::new(),
+    };
+    let node_text = |node: &Node, depth: usize, rule_shown: bool| {
         let marker = if node.is_leaf() {
             "•"
         } else if model.is_collapsed(node.id) {
@@ -362,11 +372,16 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
             None => String::new(),
         };
         let head = format!(
-            "{}{marker} #{}{}{}{name}",
+            "{}{marker} #{}{}{}{}{name}",
             "  ".repeat(depth),
             node.id,
             suggestion(node.id),
-            marked(node.id)
+            marked(node.id),
+            if rule_shown {
+                String::new()
+            } else {
+                alternatives(node.id)
+            }
         );
         let words = printable::escaped(&terms::words_line(model.node_words(node.id))).into_owned();
         let words = match node.name {
@@ -412,6 +427,9 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         new_documents: !new_documents.is_empty(),
     };
     let columns = fit(&rows, showing, inner_width, natural_node);
+    let rule_shown = columns
+        .iter()
+        .any(|(column, _)| column.heading == RULE_HEADING);
     let length = |width: usize| Constraint::Length(u16::try_from(width).unwrap_or(u16::MAX));
     let widths: Vec<Constraint> = columns.iter().map(|&(_, width)| length(width)).collect();
     let header: Vec<&str> = columns.iter().map(|(column, _)| column.heading).collect();
@@ -428,7 +446,7 @@ pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Re
         .map(|row| {
             let cells = columns.iter().map(|&(column, width)| match column.width {
                 Width::Node => {
-                    let (head, words) = node_text(row.node, row.depth);
+                    let (head, words) = node_text(row.node, row.depth, rule_shown);
                     let mut line = vec![Span::raw(head)];
                     if !words.is_empty() {
                         line.push(Span::styled(format!(" {words}"), theme.dim()));

@@ -100,7 +100,7 @@ impl Model {
     pub(super) fn add_new_documents(&mut self, input: &str) {
         let Some(path) = typed_path(input) else {
             self.messages
-                .say("type a file or folder of new documents (any format pdx reads)");
+                .say("type a folder of new documents, or a file of them (JSONL, CSV, ...)");
             return;
         };
         let path = std::path::absolute(&path).unwrap_or(path);
@@ -118,7 +118,9 @@ impl Model {
             return;
         }
         self.incoming.add(path);
+        // A job running now routes the batches before this one: the next update starts one with it instead.
         self.incoming.routed = None;
+        self.incoming.routing = None;
         self.messages
             .say(format!("reading and routing the new documents of {shown}…"));
     }
@@ -168,8 +170,10 @@ impl Model {
     /// one line why.
     pub(super) fn routed(&mut self, routed: Routed) {
         self.incoming.routing = None;
-        if routed.revision != self.analysis.revision() {
-            // For a tree the analyst has left: the next update routes them again.
+        if routed.revision != self.analysis.revision()
+            || routed.batches.len() != self.incoming.batches.len()
+        {
+            // For a tree the analyst has left, or before a batch was added: the next update routes them again.
             return;
         }
         let data = Arc::downgrade(self.analysis.data());

@@ -237,3 +237,35 @@ fn a_session_keeps_the_new_documents_and_a_reopened_one_routes_them_again() {
     let after: Vec<_> = reopened.new_documents().rows().cloned().collect();
     assert_eq!(after, before, "routed again to the same leaves");
 }
+
+#[test]
+fn a_batch_added_while_the_first_is_routed_is_routed_too() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut model = two_splits();
+    let first = new_documents(dir.path(), 17);
+    let second = dir.path().join("second");
+    std::fs::create_dir_all(&second).expect("folder");
+    std::fs::write(second.join("more.txt"), "players team coaches season").expect("written");
+    // Both added before any job runs: the first job is replaced by one for both.
+    let mut held = act_held(&mut model, &first);
+    held.extend(act_held(&mut model, &second));
+    run_effects(&mut model, held);
+    assert_eq!(model.new_documents().paths().len(), 2);
+    assert_eq!(model.new_documents().row_count(), 3, "{}", model.status());
+}
+
+/// `+`, the path, Enter, with the effects held back: the routing job not yet run.
+fn act_held(model: &mut Model, path: &Path) -> Vec<crate::tui::Effect> {
+    let mut effects = update(
+        model,
+        Action::Command(crate::tui::keys::Command::AddDocuments),
+    );
+    for c in path.display().to_string().chars() {
+        effects.extend(update(model, Action::Type(c)));
+    }
+    effects.extend(update(
+        model,
+        Action::Command(crate::tui::keys::Command::Confirm),
+    ));
+    effects
+}

@@ -4,32 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
+use pdx::cluster::Tree;
 use pdx::dataset::{self, Dataset, DatasetOptions};
 use pdx::report::{self, html};
 
 #[path = "common/chromium.rs"]
 mod chromium;
+mod common;
 
-fn grown(dataset: &Dataset, leaves: usize) -> Tree {
-    let mut tree = Tree::for_dataset(dataset);
-    tree.grow(
-        &dataset.matrix,
-        &RuleSpec::default(),
-        leaves,
-        SelectPolicy::default(),
-    )
-    .expect("the tree grows");
-    tree
-}
-
-fn demo(leaves: usize) -> (Dataset, Tree) {
-    let dataset = dataset::open_demo(&DatasetOptions::default())
-        .expect("the demo opens")
-        .dataset;
-    let tree = grown(&dataset, leaves);
-    (dataset, tree)
-}
+use common::trees::{demo, grown};
 
 /// A JSON Lines corpus in `dir` of `labels` topics of ten documents each, under names as long as 20 Newsgroups'
 /// (`comp.os.ms-windows.misc`), each topic with words of its own.

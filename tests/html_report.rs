@@ -14,29 +14,11 @@ use pdx::weighting::Weighting;
 
 #[path = "common/chromium.rs"]
 mod chromium;
+mod common;
+
+use common::trees::{demo, grown};
 
 use chromium::dump_dom;
-
-/// The demo corpus and a tree of `leaves` leaves grown by the default rule.
-fn demo(leaves: usize) -> (Dataset, Tree) {
-    let dataset = dataset::open_demo(&DatasetOptions::default())
-        .expect("the demo opens")
-        .dataset;
-    let tree = grown(&dataset, leaves);
-    (dataset, tree)
-}
-
-fn grown(dataset: &Dataset, leaves: usize) -> Tree {
-    let mut tree = Tree::for_dataset(dataset);
-    tree.grow(
-        &dataset.matrix,
-        &RuleSpec::default(),
-        leaves,
-        SelectPolicy::default(),
-    )
-    .expect("the tree grows");
-    tree
-}
 
 /// Every node named `Topic <id>`.
 fn name_every_node(tree: &mut Tree) {

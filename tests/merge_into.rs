@@ -8,8 +8,6 @@ use proptest::prelude::*;
 use pdx::cluster::{MergeError, SelectPolicy, Tree, TreeError};
 use pdx::dataset::{self, Dataset, DatasetOptions, Reweigh};
 use pdx::report;
-use pdx::text::{StoplistChoice, TextOptions};
-use pdx::weighting::Weighting;
 
 mod common;
 
@@ -457,27 +455,15 @@ fn a_merge_whose_branch_was_merged_back_since_is_redone_from_its_record() {
 #[test]
 fn a_merge_below_a_split_not_redone_puts_its_documents_back() {
     let dir = tempfile::tempdir().expect("temp dir");
-    for (name, text) in [
-        ("a.txt", "apple banana cherry"),
-        ("b.txt", "apple banana durian"),
-        ("c.txt", "walrus yak zebra"),
-        ("d.txt", "walrus yak quokka"),
-    ] {
-        std::fs::write(dir.path().join(name), text).expect("written");
-    }
-    let options = DatasetOptions {
-        text: TextOptions {
-            stoplist: StoplistChoice::None,
-            min_df: 1,
-            max_df: 1.0,
-            ..TextOptions::default()
-        },
-        weighting: Some(Weighting::parse("txc").expect("a code")),
-        ..DatasetOptions::default()
-    };
-    let data = dataset::open(&[dir.path().to_path_buf()], &options, false)
-        .expect("opens")
-        .dataset;
+    let data = common::folder_corpus(
+        dir.path(),
+        &[
+            ("a.txt", "apple banana cherry"),
+            ("b.txt", "apple banana durian"),
+            ("c.txt", "walrus yak zebra"),
+            ("d.txt", "walrus yak quokka"),
+        ],
+    );
     let column = |name: &str| {
         (data.documents.iter())
             .position(|d| d.id.ends_with(name))

@@ -1,11 +1,9 @@
 //! Rebuilding a dataset's matrix from the counts it keeps (`Dataset::reweigh`) and replaying a tree's splits on
 //! the rebuilt matrix (`Tree::replay`).
 
-use std::path::Path;
-
 use pdx::cluster::{SelectPolicy, Tree};
 use pdx::dataset::{self, Dataset, DatasetOptions, Reweigh, ReweighError};
-use pdx::text::{StoplistChoice, TextError, TextOption, TextOptions};
+use pdx::text::{TextError, TextOption, TextOptions};
 use pdx::weighting::Weighting;
 
 mod common;
@@ -33,27 +31,6 @@ fn members_by_path(tree: &Tree) -> Vec<(Vec<usize>, Vec<usize>)> {
             (tree.path_of(id), node.members.to_vec())
         })
         .collect()
-}
-
-/// A folder corpus of `(file name, text)` pairs, read without stop list, df limits or idf, so that every word
-/// counts.
-fn folder(dir: &Path, files: &[(&str, &str)]) -> Dataset {
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text).expect("written");
-    }
-    let options = DatasetOptions {
-        text: TextOptions {
-            stoplist: StoplistChoice::None,
-            min_df: 1,
-            max_df: 1.0,
-            ..TextOptions::default()
-        },
-        weighting: Some(Weighting::parse("txc").expect("a code")),
-        ..DatasetOptions::default()
-    };
-    dataset::open(&[dir.to_path_buf()], &options, false)
-        .expect("opens")
-        .dataset
 }
 
 #[test]
@@ -171,7 +148,7 @@ fn loosening_a_df_limit_brings_terms_back_as_a_load_would() {
 #[test]
 fn a_document_left_without_terms_stays_as_an_empty_column() {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let data = folder(
+    let data = common::folder_corpus(
         dir.path(),
         &[
             ("a.txt", "apple banana cherry"),
@@ -295,7 +272,7 @@ fn replaying_after_a_stop_word_reports_how_the_leaves_moved() {
 #[test]
 fn a_split_that_can_no_longer_be_made_stops_its_branch() {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let data = folder(
+    let data = common::folder_corpus(
         dir.path(),
         &[
             ("a.txt", "apple banana cherry"),

@@ -9,7 +9,7 @@ mod tmux;
 #[path = "common/launch.rs"]
 mod launch;
 
-use launch::{assert_clean_exit, launch};
+use launch::{assert_clean_exit, launch, quit_without_saving};
 #[cfg(target_os = "linux")]
 use tmux::cpu_time;
 
@@ -52,11 +52,7 @@ fn split_undo_export_and_quit_in_a_real_terminal() {
         "the status line names every file: {screen}"
     );
 
-    tmux.send("q");
-    tmux.wait_for_text("y quit without saving");
-    tmux.send("y");
-
-    assert_clean_exit(&tmux, &exit_file);
+    quit_without_saving(&tmux, &exit_file);
 
     let read = |extension: &str| {
         let path = export_dir.join(format!("pdx-demo-2leaves.{extension}"));
@@ -113,10 +109,7 @@ fn the_exported_steps_replay_to_the_same_tree_and_their_session_reopens() {
         screen.contains("pdx-demo-3leaves.{json,csv,nwk,html,steps}"),
         "{screen}"
     );
-    tmux.send("q");
-    tmux.wait_for_text("y quit without saving");
-    tmux.send("y");
-    assert_clean_exit(&tmux, &exit_file);
+    quit_without_saving(&tmux, &exit_file);
     drop(tmux);
 
     let steps = export_dir.join("pdx-demo-3leaves.steps");
@@ -202,10 +195,7 @@ fn the_exported_steps_replay_to_the_same_tree_and_their_session_reopens() {
     tmux.wait_for_text("Tree · 4 leaves");
     tmux.send("x");
     tmux.wait_for_text("exported to");
-    tmux.send("q");
-    tmux.wait_for_text("y quit without saving");
-    tmux.send("y");
-    assert_clean_exit(&tmux, &exit_file);
+    quit_without_saving(&tmux, &exit_file);
     let again = std::fs::read_to_string(export_dir.join("pdx-demo-4leaves.steps")).expect("steps");
     let body = |text: &str| -> Vec<String> {
         text.lines()
@@ -434,10 +424,7 @@ fn move_a_document_by_hand() {
     assert_eq!(size_of(&screen, 1), first, "{screen}");
     assert_eq!(size_of(&screen, 2), second, "{screen}");
 
-    tmux.send("q");
-    tmux.wait_for_text("y quit without saving");
-    tmux.send("y");
-    assert_clean_exit(&tmux, &exit_file);
+    quit_without_saving(&tmux, &exit_file);
 }
 
 #[test]
@@ -464,10 +451,7 @@ fn add_a_stop_word_and_replay() {
     let screen = tmux.wait_for_text("undone: dropped the word");
     assert!(screen.contains("1791 terms"), "{screen}");
     assert!(screen.contains("Tree · 3 leaves"), "{screen}");
-    tmux.send("q");
-    tmux.wait_for_text("y quit without saving");
-    tmux.send("y");
-    assert_clean_exit(&tmux, &exit_file);
+    quit_without_saving(&tmux, &exit_file);
 }
 
 #[test]

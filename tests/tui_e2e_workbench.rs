@@ -8,7 +8,7 @@ mod tmux;
 #[path = "common/launch.rs"]
 mod launch;
 
-use launch::{assert_clean_exit, launch};
+use launch::{launch, quit_without_saving};
 
 /// The demo's medicine, split across the root's two branches by plain PDDP at six leaves, joined again: `M` on
 /// `#10`, the leaf picker, `#7`, Enter; then undone.
@@ -54,10 +54,7 @@ fn merge_a_leaf_into_another_across_branches() {
     let screen = tmux.wait_for_text("not merged: #0 is split");
     assert!(!screen.contains("into the leaf"), "{screen}");
 
-    tmux.send("q");
-    tmux.wait_for_text("y quit without saving");
-    tmux.send("y");
-    assert_clean_exit(&tmux, &exit_file);
+    quit_without_saving(&tmux, &exit_file);
 }
 
 /// From a figure to the documents behind it: Enter on a confusion cell lists that leaf's documents of that label,
@@ -94,10 +91,7 @@ fn a_confusion_cell_to_a_move() {
     tmux.wait_for_text(&format!("Move {listed} documents to the leaf"));
     key("Enter");
     tmux.wait_for_text(&format!("moved {listed} documents"));
-    tmux.send("q");
-    tmux.wait_for_text("y quit without saving");
-    tmux.send("y");
-    assert_clean_exit(&tmux, &exit_file);
+    quit_without_saving(&tmux, &exit_file);
 }
 
 /// New documents added to the open tree: `+`, a folder, Enter; the list, Enter on a row selects its leaf, and the
@@ -141,8 +135,5 @@ fn new_documents_added_to_the_open_tree() {
     assert!(screen.contains(" new "), "{screen}");
     assert!(screen.contains("+2"), "{screen}");
 
-    tmux.send("q");
-    tmux.wait_for_text("y quit without saving");
-    tmux.send("y");
-    assert_clean_exit(&tmux, &exit_file);
+    quit_without_saving(&tmux, &exit_file);
 }

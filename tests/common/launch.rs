@@ -58,3 +58,11 @@ pub fn assert_clean_exit(tmux: &Tmux, exit_file: &Path) {
     let screen = tmux.wait_for_text("PDX-ENDED");
     assert!(!screen.contains("Tree ·"), "{screen}");
 }
+
+/// `q`, then `y` to the question a changed tree asks: pdx quits without saving; it exited cleanly.
+pub fn quit_without_saving(tmux: &Tmux, exit_file: &Path) {
+    tmux.send("q");
+    tmux.wait_for_text("y quit without saving");
+    tmux.send("y");
+    assert_clean_exit(tmux, exit_file);
+}

@@ -32,3 +32,27 @@ pub fn spec_with(name: &str, set: impl FnOnce(&mut Params)) -> RuleSpec {
     set(&mut params);
     RuleSpec::new(name, &params).expect("a rule of the registry, with valid parameters")
 }
+
+/// A folder corpus of `(file name, text)` pairs, read without stop list, df limits or idf, so that every word
+/// counts.
+pub fn folder_corpus(dir: &std::path::Path, files: &[(&str, &str)]) -> pdx::dataset::Dataset {
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("written");
+    }
+    use pdx::dataset::DatasetOptions;
+    use pdx::text::{StoplistChoice, TextOptions};
+    use pdx::weighting::Weighting;
+    let options = DatasetOptions {
+        text: TextOptions {
+            stoplist: StoplistChoice::None,
+            min_df: 1,
+            max_df: 1.0,
+            ..TextOptions::default()
+        },
+        weighting: Some(Weighting::parse("txc").expect("a code")),
+        ..DatasetOptions::default()
+    };
+    pdx::dataset::open(&[dir.to_path_buf()], &options, false)
+        .expect("opens")
+        .dataset
+}

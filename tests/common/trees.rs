@@ -1,7 +1,29 @@
 //! Checks of a tree that hand edits (moves, merges into other leaves) must keep true.
 
-use pdx::cluster::Tree;
-use pdx::dataset::Dataset;
+use pdx::cluster::{RuleSpec, SelectPolicy, Tree};
+use pdx::dataset::{self, Dataset, DatasetOptions};
+
+/// `dataset`'s tree grown to `leaves` leaves by the default rule and policy.
+pub fn grown(dataset: &Dataset, leaves: usize) -> Tree {
+    let mut tree = Tree::for_dataset(dataset);
+    tree.grow(
+        &dataset.matrix,
+        &RuleSpec::default(),
+        leaves,
+        SelectPolicy::default(),
+    )
+    .expect("the tree grows");
+    tree
+}
+
+/// The demo corpus and a tree of `leaves` leaves grown by the default rule.
+pub fn demo(leaves: usize) -> (Dataset, Tree) {
+    let dataset = dataset::open_demo(&DatasetOptions::default())
+        .expect("the demo opens")
+        .dataset;
+    let tree = grown(&dataset, leaves);
+    (dataset, tree)
+}
 
 /// Every node's children divide its members and know it as their parent; every node's scatter and every leaf's
 /// kept centroid are what a tree of the same members computes from scratch.

@@ -17,7 +17,7 @@ fn on_terms_row(row: usize) -> Model {
 }
 
 /// The word under the Terms tab's cursor.
-fn word_under_cursor(model: &Model) -> String {
+pub(super) fn word_under_cursor(model: &Model) -> String {
     let detail = model.detail();
     detail
         .top_terms

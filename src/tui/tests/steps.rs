@@ -153,17 +153,7 @@ fn moves_stop_words_and_weighting_record_their_lines() {
     // `d` on the Terms tab: the word under the cursor.
     key(&mut model, KeyCode::Char('1'));
     key(&mut model, KeyCode::Down);
-    let word = {
-        let detail = model.detail();
-        detail
-            .top_terms
-            .iter()
-            .chain(&detail.discriminating)
-            .nth(model.term_cursor())
-            .expect("a listed term")
-            .term
-            .clone()
-    };
+    let word = super::replay::word_under_cursor(&model);
     key(&mut model, KeyCode::Char('d'));
     key(&mut model, KeyCode::Esc);
     assert_eq!(last_line(&model), format!("stopword \"{word}\""));

@@ -4,17 +4,17 @@
 use std::ops::Range;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{Clear, List, ListItem, ListState, Paragraph};
+use ratatui::widgets::{List, ListItem, ListState, Paragraph};
 
 use crate::printable;
 use crate::text::index::{Snippet, snippet};
 
 use super::super::effects::Unreadable;
 use super::super::model::{InContext, Mark, MarkKind, Model, count};
-use super::popups::{popup_area, popup_block};
+use super::popups::draw_list_popup;
 use super::{Theme, fit, list_offset};
 
 /// What surrounds a highlight without colours, so that it still shows: a search match, a distinctive word.
@@ -233,14 +233,6 @@ pub(super) fn draw_hits(frame: &mut Frame, model: &Model, theme: Theme) {
     let Some(search) = model.search() else {
         return;
     };
-    let full = frame.area();
-    // As tall as the hits (with the border and the heading), at most the screen less a line above and below.
-    let rows = u16::try_from(search.hits.len().saturating_add(3)).unwrap_or(u16::MAX);
-    let area = popup_area(
-        full,
-        full.width.saturating_sub(4).min(140),
-        rows.min(full.height.saturating_sub(2)),
-    );
     let counts = format!(
         " Search {}: {} in {} ",
         printable::escaped(&search.query.to_string()),
@@ -248,17 +240,7 @@ pub(super) fn draw_hits(frame: &mut Frame, model: &Model, theme: Theme) {
         count(search.documents, "document")
     );
     let keys = "· Enter opens · Esc closes, then n/N step ";
-    let title = if counts.chars().count() + keys.chars().count() + 2 <= usize::from(area.width) {
-        format!("{counts}{keys}")
-    } else {
-        counts
-    };
-    let block = popup_block(title, theme);
-    frame.render_widget(Clear, area);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let [heading, body] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    let [heading, body] = draw_list_popup(frame, theme, search.hits.len(), counts, keys);
     let width = usize::from(body.width);
     let title_width = (width / 4).clamp(10, 40);
     let leaf_width = (width / 8).clamp(6, 16);

@@ -2,24 +2,16 @@
 //! margin of its least sure step; with labels shown, its own label and its leaf's.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout};
 use ratatui::style::Color;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, List, ListItem, ListState, Paragraph};
+use ratatui::widgets::{List, ListItem, ListState, Paragraph};
 
 use super::super::model::{Model, count};
-use super::popups::{popup_area, popup_block};
+use super::popups::draw_list_popup;
 use super::{Theme, fit, list_offset};
 
 pub(super) fn draw_new_documents(frame: &mut Frame, model: &Model, theme: Theme, cursor: usize) {
     let rows: Vec<_> = model.new_documents().rows().collect();
-    let full = frame.area();
-    let height = u16::try_from(rows.len().saturating_add(3)).unwrap_or(u16::MAX);
-    let area = popup_area(
-        full,
-        full.width.saturating_sub(4).min(140),
-        height.min(full.height.saturating_sub(2)),
-    );
     let routed = model.new_documents().routed_for(model.analysis_revision());
     let counts = format!(
         " New documents: {}{} ",
@@ -27,17 +19,7 @@ pub(super) fn draw_new_documents(frame: &mut Frame, model: &Model, theme: Theme,
         if routed { "" } else { " (routing again…)" }
     );
     let keys = "· Enter selects its leaf · Esc closes ";
-    let title = if counts.chars().count() + keys.chars().count() + 2 <= usize::from(area.width) {
-        format!("{counts}{keys}")
-    } else {
-        counts
-    };
-    let block = popup_block(title, theme);
-    frame.render_widget(Clear, area);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let [heading, body] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    let [heading, body] = draw_list_popup(frame, theme, rows.len(), counts, keys);
     let width = usize::from(body.width);
     let labels = model.labels_shown();
     let leaf_width = (width / 5).clamp(6, 28);

@@ -17,6 +17,35 @@ use crate::printable::escaped;
 use super::hits::{draw_hits, viewer_text};
 use super::{Theme, fit, number_width, percent};
 
+/// A list popup (the search's hits, the new documents): as tall as `rows` with its border and heading, at most the
+/// screen less a line above and below; its title `counts`, then `keys` when the width allows. Drawn empty; the
+/// heading's row and the list's area below it.
+pub(super) fn draw_list_popup(
+    frame: &mut Frame,
+    theme: Theme,
+    rows: usize,
+    counts: String,
+    keys: &str,
+) -> [Rect; 2] {
+    let full = frame.area();
+    let height = u16::try_from(rows.saturating_add(3)).unwrap_or(u16::MAX);
+    let area = popup_area(
+        full,
+        full.width.saturating_sub(4).min(140),
+        height.min(full.height.saturating_sub(2)),
+    );
+    let title = if counts.chars().count() + keys.chars().count() + 2 <= usize::from(area.width) {
+        format!("{counts}{keys}")
+    } else {
+        counts
+    };
+    let block = popup_block(title, theme);
+    frame.render_widget(Clear, area);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner)
+}
+
 /// A popup rectangle of at most `width` x `height` centred in `area`.
 pub(super) fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
     area.centered(

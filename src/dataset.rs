@@ -4,6 +4,7 @@
 
 mod cached;
 mod count;
+mod given;
 mod incoming;
 mod reweigh;
 mod stored_counts;
@@ -64,6 +65,10 @@ pub enum DatasetError {
     },
     #[error("{path}: {message}")]
     VectorIds { path: PathBuf, message: String },
+    #[error(transparent)]
+    Market(#[from] crate::exchange::market::MarketError),
+    #[error("{}: its weights are given, so it is {what}", path.display())]
+    GivenWeights { path: PathBuf, what: &'static str },
 }
 
 /// Everything that decides what matrix a corpus becomes. Part of the cache key.
@@ -287,6 +292,9 @@ pub fn open_deferring_cache(
         if !path.exists() {
             return Err(CorpusError::NotFound { path: path.clone() }.into());
         }
+    }
+    if let Some(given) = given::given_format(paths) {
+        return Ok((given::open_given(paths, given, options)?, None));
     }
     // A dataset of precomputed vectors holds two matrices, which a cache entry does not: it is built each time.
     let use_cache = use_cache && options.vectors.is_none();

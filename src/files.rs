@@ -156,6 +156,14 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_file(path, bytes, Replace::No)
 }
 
+/// [`write_new`] with the contents written by `write` (a large output streamed, with no buffer that holds it all).
+pub fn write_new_with(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<()> {
+    write_file_with(path, Replace::No, true, write)
+}
+
 /// Write `bytes` as the file named `path` in one step, replacing whatever has that name itself (a link, not what
 /// it points to; a pipe or a device, not written through). For files pdx owns in a folder of its own, such as
 /// cache entries, where anything else at the name is debris.

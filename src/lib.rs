@@ -14,6 +14,7 @@ pub mod corpus;
 pub mod dataset;
 mod demo;
 pub mod document_texts;
+pub mod exchange;
 pub mod files;
 pub mod input;
 pub mod linalg;

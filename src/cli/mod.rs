@@ -8,6 +8,7 @@ mod cache;
 mod cluster;
 pub(crate) mod config;
 mod corpus;
+mod exchange;
 pub(crate) mod flags;
 mod outputs;
 pub(crate) mod params;
@@ -81,6 +82,8 @@ pub(crate) enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        outputs: exchange::MatrixOutputs,
     },
     /// Grow a cluster tree to K leaves with one rule and report the leaves and the metrics.
     Cluster(cluster::ClusterArgs),
@@ -93,8 +96,14 @@ pub(crate) enum Command {
     Replay(replay::ReplayArgs),
 }
 
-fn print_stats(corpus: &CorpusArgs, json: bool) -> anyhow::Result<()> {
+fn print_stats(
+    corpus: &CorpusArgs,
+    json: bool,
+    outputs: &exchange::MatrixOutputs,
+) -> anyhow::Result<()> {
+    outputs.check(&corpus.paths)?;
     let opened = corpus.open()?;
+    outputs.write(&opened.dataset)?;
     let stats = Stats::of(&opened);
     let mut stdout = std::io::stdout().lock();
     if json {
@@ -130,9 +139,13 @@ pub(crate) fn run(
     configured: &[String],
 ) -> anyhow::Result<()> {
     match cli.command {
-        Some(Command::Stats { corpus, json }) => {
+        Some(Command::Stats {
+            corpus,
+            json,
+            outputs,
+        }) => {
             corpus.apply_cache_limit();
-            print_stats(&corpus, json)
+            print_stats(&corpus, json, &outputs)
         }
         Some(Command::Cluster(args)) => {
             args.corpus().apply_cache_limit();
@@ -166,7 +179,7 @@ pub(crate) fn run(
                 )
             }
             cli.corpus.apply_cache_limit();
-            print_stats(&cli.corpus, false)
+            print_stats(&cli.corpus, false, &exchange::MatrixOutputs::default())
         }
     }
 }

@@ -31,7 +31,10 @@ pub use extract::{FileFormat, panic_is_caught};
 pub use folder::{DOCUMENT_FILE_LIMIT, FolderEntry, Unread};
 pub use numeric::{LabelColumn, MAX_MAGNITUDE, MissingPolicy, NumericTable};
 pub use report::{LoadReport, Skipped, encodings_line, reason};
-pub use source::{Location, RecordFormat, SourceFile, TextSink, TextSource, read_text, read_texts};
+pub use source::{
+    Location, RecordFormat, SourceFile, TextSink, TextSource, own_file, read_text, read_texts,
+    whole_file,
+};
 pub use vectors::{Vectors, VectorsSource, read_vector_ids, read_vectors};
 
 use source::Stream;
@@ -626,7 +629,7 @@ fn load_path(
 /// Make every id unique: the second `x` becomes `x#2` (or the next `x#N` not already an id), counted in `report`.
 /// Two folders of the same name, or a CSV with a repeated id, would otherwise give exports in which one id names
 /// two documents.
-fn make_ids_unique<'a>(ids: impl Iterator<Item = &'a mut String>, report: &mut LoadReport) {
+pub fn make_ids_unique<'a>(ids: impl Iterator<Item = &'a mut String>, report: &mut LoadReport) {
     let mut ids: Vec<&mut String> = ids.collect();
     // Borrowed and hashed fast: a million documents' ids would otherwise be a million allocations.
     let mut seen: FxHashSet<&str> = FxHashSet::default();

@@ -87,6 +87,49 @@ impl SourceFile {
     }
 }
 
+/// A document whose text is a whole file of its own, read on demand as a folder's file of that name would be (a
+/// PDF's text layer, a page's visible text, plain text decoded): for collections that name where each document's
+/// text is, such as the exchange formats. The file is taken as it is now; the caller gives it its place
+/// `file` in the table of sources. A mailbox holds many documents, so it is never one document's file.
+pub fn whole_file(path: &Path, file: u32) -> Result<(SourceFile, TextSource), CorpusError> {
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy())
+        .unwrap_or_default();
+    let format = match FileFormat::by_name(&name) {
+        None | Some(FileFormat::Text) | Some(FileFormat::Mbox) => RecordFormat::FolderFile {
+            strip_headers: false,
+            encoding: TextEncoding::Detect,
+        },
+        Some(format) => RecordFormat::Extracted {
+            format,
+            encoding: TextEncoding::Detect,
+        },
+    };
+    let source = SourceFile::stat(path, format)?;
+    let location = Location {
+        file,
+        offset: 0,
+        len: source.size,
+    };
+    Ok((source, TextSource::Record(location)))
+}
+
+/// Whether the text at `source` is the whole of one file (a folder's file), rather than a record among others
+/// or text held in memory: the file's path when it is.
+pub fn own_file<'a>(sources: &'a [SourceFile], source: &TextSource) -> Option<&'a Path> {
+    let TextSource::Record(location) = source else {
+        return None;
+    };
+    let file = sources.get(location.file as usize)?;
+    let whole = match file.format {
+        RecordFormat::FolderFile { .. } => true,
+        RecordFormat::Extracted { format, .. } => format != FileFormat::Mbox,
+        _ => false,
+    };
+    (whole && location.offset == 0 && location.len == file.size).then_some(file.path.as_path())
+}
+
 /// The text at `source`, read again from its file when it is not held: the record's bytes are parsed by the
 /// loader's own record parser. A file that changed since the load (size or modification time) is refused with
 /// [`CorpusError::Changed`], rather than giving some other text.

@@ -1,0 +1,183 @@
+//! Collections whose weights are given ([`crate::exchange`]'s formats): a dataset made from the matrix as read,
+//! never weighted again, and a dataset's matrix handed to those formats.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::{
+    CacheUse, Dataset, DatasetError, DatasetOptions, DocumentMeta, Opened, Timings, index_labels,
+    millis,
+};
+use crate::corpus::{self, LoadReport, TextSource};
+use crate::exchange::{self, CollectionView, ExchangedCollection, ExchangedDocument};
+use crate::matrix::DataMatrix;
+use crate::weighting::Weighting;
+
+/// The exchange format `paths` name, when they name one: a collection in such a format is opened alone.
+pub(super) fn given_format(paths: &[PathBuf]) -> Option<&Path> {
+    paths
+        .iter()
+        .find(|path| exchange::market::is_market(path))
+        .map(PathBuf::as_path)
+}
+
+/// Open the collection at `path` as its weights are given.
+pub(super) fn open_given(
+    paths: &[PathBuf],
+    path: &Path,
+    options: &DatasetOptions,
+) -> Result<Opened, DatasetError> {
+    let start = Instant::now();
+    let refuse = |what: &'static str| {
+        Err(DatasetError::GivenWeights {
+            path: path.to_path_buf(),
+            what,
+        })
+    };
+    if paths.len() > 1 {
+        return refuse("a collection on its own: give no other path with it");
+    }
+    if options.weighting.is_some() {
+        return refuse("its own weights, and a weighting cannot be applied to them");
+    }
+    if options.standardize {
+        return refuse("weighted text, which standardising does not apply to");
+    }
+    if options.vectors.is_some() {
+        return refuse("its own matrix, and precomputed vectors cannot replace it");
+    }
+    let collection = exchange::market::read(path)?;
+    let dataset = from_exchanged(path, collection);
+    let elapsed = millis(start);
+    Ok(Opened {
+        warnings: dataset.report.notes.clone(),
+        dataset,
+        timings: Timings {
+            read: elapsed,
+            tokenise: 0.0,
+            weight: 0.0,
+            total: elapsed,
+        },
+        cache: CacheUse::Off,
+        cache_file: None,
+    })
+}
+
+/// A dataset of `collection` as read from `path`: its matrix as given (`Weighting::None`: pdx weighs it no
+/// further), its documents' labels indexed, ids made unique, and each text read from its own file when that file
+/// can be read. A document without entries is kept as an empty column, as `keep_empty` keeps one.
+pub(super) fn from_exchanged(path: &Path, collection: ExchangedCollection) -> Dataset {
+    let ExchangedCollection {
+        matrix,
+        terms,
+        words,
+        documents,
+        notes,
+    } = collection;
+    let mut report = LoadReport {
+        files_read: 1,
+        notes,
+        ..LoadReport::default()
+    };
+    report.notes.push(format!(
+        "{}: the weights are as given; pdx weighs them no further",
+        path.display()
+    ));
+    let mut ids: Vec<String> = documents
+        .iter()
+        .map(|document| document.id.clone())
+        .collect();
+    corpus::make_ids_unique(ids.iter_mut(), &mut report);
+    let (label_names, labels) = index_labels(documents.iter().map(|d| d.label.as_deref()));
+    let mut sources = Vec::new();
+    let mut unreadable = 0usize;
+    let metas: Vec<DocumentMeta> = documents
+        .into_iter()
+        .zip(ids)
+        .zip(labels)
+        .enumerate()
+        .map(|(column, ((document, id), label))| {
+            let source = match &document.source {
+                Some(file) => match corpus::whole_file(file, sources.len() as u32) {
+                    Ok((source_file, source)) => {
+                        sources.push(source_file);
+                        source
+                    }
+                    Err(_) => {
+                        unreadable += 1;
+                        TextSource::Inline(String::new())
+                    }
+                },
+                None => TextSource::Inline(String::new()),
+            };
+            DocumentMeta {
+                id,
+                path: document.source,
+                headline: None,
+                title: document.title,
+                label,
+                tokens: 0,
+                empty: matrix.column_range(column).is_empty(),
+                source,
+            }
+        })
+        .collect();
+    if unreadable > 0 {
+        report.notes.push(format!(
+            "{unreadable} documents name a text file that cannot be read; their texts are not shown"
+        ));
+    }
+    let empty_documents: Vec<String> = metas
+        .iter()
+        .filter(|meta| meta.empty)
+        .map(|meta| meta.id.clone())
+        .collect();
+    Dataset {
+        source: path.display().to_string(),
+        documents: metas,
+        label_names,
+        matrix: DataMatrix::sparse(matrix, terms).with_words(words),
+        text_matrix: None,
+        weighting: Weighting::None,
+        report,
+        empty_documents,
+        counts: None,
+        sources,
+    }
+}
+
+impl Dataset {
+    /// The matrix the tree is grown on, with its words and documents, for [`crate::exchange`]'s writers; `None`
+    /// for numeric data and precomputed vectors, which are not a term-document matrix.
+    pub fn exchange_view(&self) -> Option<CollectionView<'_>> {
+        let DataMatrix::Sparse { matrix, terms, .. } = &self.matrix else {
+            return None;
+        };
+        if !self.clusters_terms() {
+            return None;
+        }
+        let documents = self
+            .documents
+            .iter()
+            .map(|document| ExchangedDocument {
+                id: document.id.clone(),
+                label: document
+                    .label
+                    .map(|label| self.label_names[label as usize].clone()),
+                title: document.title.clone(),
+                source: corpus::own_file(&self.sources, &document.source).map(Path::to_path_buf),
+            })
+            .collect();
+        Some(CollectionView {
+            matrix,
+            terms,
+            words: self.matrix.row_words(),
+            documents,
+            settings: serde_json::json!({
+                "source": self.source,
+                "weighting": self.weighting.code(),
+                "matrix": self.reweighing(),
+            }),
+        })
+    }
+}

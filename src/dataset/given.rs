@@ -47,7 +47,7 @@ pub(super) fn open_given(
         return refuse("its own matrix, and precomputed vectors cannot replace it");
     }
     let collection = exchange::market::read(path)?;
-    let dataset = from_exchanged(path, collection);
+    let dataset = Dataset::from_weighted(&path.display().to_string(), collection);
     let elapsed = millis(start);
     Ok(Opened {
         warnings: dataset.report.notes.clone(),
@@ -63,90 +63,90 @@ pub(super) fn open_given(
     })
 }
 
-/// A dataset of `collection` as read from `path`: its matrix as given (`Weighting::None`: pdx weighs it no
-/// further), its documents' labels indexed, ids made unique, and each text read from its own file when that file
-/// can be read. A document without entries is kept as an empty column, as `keep_empty` keeps one.
-pub(super) fn from_exchanged(path: &Path, collection: ExchangedCollection) -> Dataset {
-    let ExchangedCollection {
-        matrix,
-        terms,
-        words,
-        documents,
-        notes,
-    } = collection;
-    let mut report = LoadReport {
-        files_read: 1,
-        notes,
-        ..LoadReport::default()
-    };
-    report.notes.push(format!(
-        "{}: the weights are as given; pdx weighs them no further",
-        path.display()
-    ));
-    let mut ids: Vec<String> = documents
-        .iter()
-        .map(|document| document.id.clone())
-        .collect();
-    corpus::make_ids_unique(ids.iter_mut(), &mut report);
-    let (label_names, labels) = index_labels(documents.iter().map(|d| d.label.as_deref()));
-    let mut sources = Vec::new();
-    let mut unreadable = 0usize;
-    let metas: Vec<DocumentMeta> = documents
-        .into_iter()
-        .zip(ids)
-        .zip(labels)
-        .enumerate()
-        .map(|(column, ((document, id), label))| {
-            let source = match &document.source {
-                Some(file) => match corpus::whole_file(file, sources.len() as u32) {
-                    Ok((source_file, source)) => {
-                        sources.push(source_file);
-                        source
-                    }
-                    Err(_) => {
-                        unreadable += 1;
-                        TextSource::Inline(String::new())
-                    }
-                },
-                None => TextSource::Inline(String::new()),
-            };
-            DocumentMeta {
-                id,
-                path: document.source,
-                headline: None,
-                title: document.title,
-                label,
-                tokens: 0,
-                empty: matrix.column_range(column).is_empty(),
-                source,
-            }
-        })
-        .collect();
-    if unreadable > 0 {
+impl Dataset {
+    /// A dataset of `collection`, read from `source` (or made by a library user, from a [`crate::matrix::SparseMatrix`]
+    /// for a sprs matrix): its matrix as given (`Weighting::None`: pdx weighs it no further), its documents' labels
+    /// indexed, ids made unique, and each text read from its own file when that file can be read. A document
+    /// without entries is kept as an empty column, as `keep_empty` keeps one.
+    pub fn from_weighted(source: &str, collection: ExchangedCollection) -> Dataset {
+        let ExchangedCollection {
+            matrix,
+            terms,
+            words,
+            documents,
+            notes,
+        } = collection;
+        let mut report = LoadReport {
+            files_read: 1,
+            notes,
+            ..LoadReport::default()
+        };
         report.notes.push(format!(
+            "{source}: the weights are as given; pdx weighs them no further"
+        ));
+        let mut ids: Vec<String> = documents
+            .iter()
+            .map(|document| document.id.clone())
+            .collect();
+        corpus::make_ids_unique(ids.iter_mut(), &mut report);
+        let (label_names, labels) = index_labels(documents.iter().map(|d| d.label.as_deref()));
+        let mut sources = Vec::new();
+        let mut unreadable = 0usize;
+        let metas: Vec<DocumentMeta> = documents
+            .into_iter()
+            .zip(ids)
+            .zip(labels)
+            .enumerate()
+            .map(|(column, ((document, id), label))| {
+                let source = match &document.source {
+                    Some(file) => match corpus::whole_file(file, sources.len() as u32) {
+                        Ok((source_file, source)) => {
+                            sources.push(source_file);
+                            source
+                        }
+                        Err(_) => {
+                            unreadable += 1;
+                            TextSource::Inline(String::new())
+                        }
+                    },
+                    None => TextSource::Inline(String::new()),
+                };
+                DocumentMeta {
+                    id,
+                    path: document.source,
+                    headline: None,
+                    title: document.title,
+                    label,
+                    tokens: 0,
+                    empty: matrix.column_range(column).is_empty(),
+                    source,
+                }
+            })
+            .collect();
+        if unreadable > 0 {
+            report.notes.push(format!(
             "{unreadable} documents name a text file that cannot be read; their texts are not shown"
         ));
+        }
+        let empty_documents: Vec<String> = metas
+            .iter()
+            .filter(|meta| meta.empty)
+            .map(|meta| meta.id.clone())
+            .collect();
+        Dataset {
+            source: source.to_string(),
+            documents: metas,
+            label_names,
+            matrix: DataMatrix::sparse(matrix, terms).with_words(words),
+            text_matrix: None,
+            weighting: Weighting::None,
+            report,
+            empty_documents,
+            counts: None,
+            sources,
+        }
     }
-    let empty_documents: Vec<String> = metas
-        .iter()
-        .filter(|meta| meta.empty)
-        .map(|meta| meta.id.clone())
-        .collect();
-    Dataset {
-        source: path.display().to_string(),
-        documents: metas,
-        label_names,
-        matrix: DataMatrix::sparse(matrix, terms).with_words(words),
-        text_matrix: None,
-        weighting: Weighting::None,
-        report,
-        empty_documents,
-        counts: None,
-        sources,
-    }
-}
 
-impl Dataset {
     /// The matrix the tree is grown on, with its words and documents, for [`crate::exchange`]'s writers; `None`
     /// for numeric data and precomputed vectors, which are not a term-document matrix.
     pub fn exchange_view(&self) -> Option<CollectionView<'_>> {

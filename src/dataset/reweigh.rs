@@ -190,7 +190,7 @@ impl Reweigh {
 #[derive(Debug, thiserror::Error)]
 pub enum ReweighError {
     #[error(
-        "the dataset keeps no term counts to rebuild from (numeric data, or a load too large to keep them)"
+        "the dataset keeps no term counts to rebuild from (numeric data, weights given by a Matrix Market or Parquet file, or a load too large to keep them)"
     )]
     NoCounts,
     #[error("no term of the collection belongs to the stop word {word:?}")]

@@ -1,5 +1,5 @@
 //! The weighted term-document matrix in formats other tools read and write, both ways: Matrix Market
-//! ([`market`]: scipy, MATLAB and TMG) and Parquet shards ([`parquet`]: a cluster's engines, one machine's
+//! ([`market`]: scipy, MATLAB and TMG) and Parquet shards (`parquet`: a cluster's engines, one machine's
 //! arrays). What goes out is the matrix the tree is grown on, with its words and its documents' ids, labels,
 //! titles and where their texts are; what comes in is grown on as given, never weighted again, so that a node
 //! exported from a bigger collection keeps the weights its parent was split on.

@@ -95,7 +95,7 @@ impl Dataset {
             ));
         }
         let kept = self.counts.as_ref().ok_or(IncomingError::NoCounts(
-            "numeric data, or a load too large to keep them",
+            "numeric data, weights given by a Matrix Market or Parquet file, or a load too large to keep them",
         ))?;
         let raw = kept
             .raw()

@@ -238,7 +238,7 @@ impl<'de, T: Pod + Deserialize<'de>> Deserialize<'de> for OwnedOrMapped<T> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn mapped_file(bytes: &[u8]) -> Arc<FileMap> {
@@ -246,6 +246,12 @@ mod tests {
         std::io::Write::write_all(&mut file, bytes).expect("writes");
         // Sound: the file is this test's own, unnamed, and never written again.
         Arc::new(unsafe { FileMap::map(&file) }.expect("maps"))
+    }
+
+    /// `values` written to a file of their own and read back in place, for tests of what reads mapped arrays.
+    pub(crate) fn mapped_copy<T: Pod>(values: &[T]) -> OwnedOrMapped<T> {
+        let map = mapped_file(bytemuck::cast_slice(values));
+        OwnedOrMapped::Mapped(MappedRange::new(map, 0, values.len()).expect("in range"))
     }
 
     #[test]

@@ -81,7 +81,7 @@ impl Signals {
     pub(crate) fn poll_input(&self, timeout: std::time::Duration) -> std::io::Result<bool> {
         use std::io::IsTerminal;
 
-        use ratatui::crossterm::event;
+        use crossterm::event;
 
         // crossterm reads standard input when it is the terminal (else /dev/tty, left to crossterm).
         if !std::io::stdin().is_terminal() {
@@ -110,7 +110,7 @@ impl Signals {
     /// (a read gives EIO) counts as SIGHUP.
     #[cfg(unix)]
     pub(crate) fn queued_input(&self) -> std::io::Result<bool> {
-        let ready = match ratatui::crossterm::event::poll(QUEUED) {
+        let ready = match crossterm::event::poll(QUEUED) {
             Ok(ready) => ready,
             Err(_) if terminal(std::time::Duration::ZERO)?.hung_up => return Ok(self.hang_up()),
             Err(error) => return Err(error),
@@ -131,12 +131,12 @@ impl Signals {
 
     #[cfg(not(unix))]
     pub(crate) fn poll_input(&self, timeout: std::time::Duration) -> std::io::Result<bool> {
-        ratatui::crossterm::event::poll(timeout)
+        crossterm::event::poll(timeout)
     }
 
     #[cfg(not(unix))]
     pub(crate) fn queued_input(&self) -> std::io::Result<bool> {
-        ratatui::crossterm::event::poll(std::time::Duration::ZERO)
+        crossterm::event::poll(std::time::Duration::ZERO)
     }
 }
 

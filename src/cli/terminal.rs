@@ -12,6 +12,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
+use crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
+};
 use pdx::cluster::{Params, RuleSpec, SelectPolicy};
 use pdx::dataset::DatasetError;
 use pdx::progress::Progress;
@@ -20,9 +23,6 @@ use pdx::tui::loading::{LoadEnd, Loaded, Loading};
 use pdx::tui::session::{self, Session, Source};
 use pdx::tui::{Action, Effect, Model, effects, export, recovery, update, view};
 use ratatui::DefaultTerminal;
-use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
-};
 use ratatui::layout::Rect;
 
 use super::signals::Signals;
@@ -131,7 +131,7 @@ pub(crate) fn run(source: Source, options: Options) -> anyhow::Result<()> {
         disable_mouse();
         restore_hook(info);
     }));
-    let result = ratatui::crossterm::execute!(std::io::stdout(), EnableMouseCapture)
+    let result = crossterm::execute!(std::io::stdout(), EnableMouseCapture)
         .context("cannot turn on the mouse")
         .and_then(|()| {
             run_in(
@@ -150,7 +150,7 @@ pub(crate) fn run(source: Source, options: Options) -> anyhow::Result<()> {
     disable_mouse();
     ratatui::restore();
     // The terminal's drop shows the cursor too, but not on the way out after a signal (process::exit skips it).
-    let _ = ratatui::crossterm::execute!(std::io::stdout(), ratatui::crossterm::cursor::Show);
+    let _ = crossterm::execute!(std::io::stdout(), crossterm::cursor::Show);
     match result? {
         Ended::Quit { unfinished } => {
             // The collection's cache entry, written while it was in use, is what makes the next open fast. Its
@@ -186,7 +186,7 @@ pub(crate) fn run(source: Source, options: Options) -> anyhow::Result<()> {
 
 /// Stop mouse reporting (harmless if it was not on): before the terminal goes back to the shell.
 fn disable_mouse() {
-    let _ = ratatui::crossterm::execute!(std::io::stdout(), DisableMouseCapture);
+    let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
 }
 
 /// What the model starts with besides the data.

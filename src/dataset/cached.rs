@@ -92,20 +92,15 @@ impl cache::Entry for Dataset {
                 matrix,
                 terms,
                 words,
-            } => {
-                let (offsets, rows, values) = matrix.stored_arrays();
-                (
-                    SmallMatrix::Sparse {
-                        rows: matrix.rows() as u64,
-                        cols: matrix.cols() as u64,
-                        terms: Cow::Borrowed(terms),
-                        words: Cow::Borrowed(words),
-                    },
-                    [offsets.as_bytes(), rows.as_bytes(), values.as_bytes()]
-                        .map(Cow::Borrowed)
-                        .into(),
-                )
-            }
+            } => (
+                SmallMatrix::Sparse {
+                    rows: matrix.rows() as u64,
+                    cols: matrix.cols() as u64,
+                    terms: Cow::Borrowed(terms),
+                    words: Cow::Borrowed(words),
+                },
+                matrix.stored_bytes().map(Cow::Borrowed).into(),
+            ),
             dense @ DataMatrix::Dense { .. } => (
                 SmallMatrix::Dense(Cow::Borrowed(dense)),
                 vec![Cow::Borrowed(&[][..]); MATRIX_ARRAYS.len()],

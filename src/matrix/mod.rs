@@ -1,14 +1,14 @@
 //! The data matrix pdx clusters. Documents are columns (m terms x n documents), as in the papers: sparse
-//! ([`SparseMatrix`], compressed columns in single precision) for text, dense (nalgebra) for numeric data. How
-//! counts become entries is [`crate::weighting`]; the numerics on columns (centroids, norms, dot products) are
-//! [`crate::linalg`]'s.
+//! ([`SparseMatrix`], sprs's compressed columns in single precision) for text, dense (nalgebra) for numeric
+//! data. How counts become entries is [`crate::weighting`]; the numerics on columns (centroids, norms, dot
+//! products) are [`crate::linalg`]'s.
 
 mod sparse;
 
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
-pub use sparse::{SparseError, SparseMatrix, Triplets};
+pub use sparse::{CscView, SparseError, SparseMatrix, StoredCsc, Triplets};
 
 /// The data the engine clusters: one column per document or object.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,6 +66,14 @@ impl DataMatrix {
                 assert!(words.is_empty(), "numeric data has no words");
                 self
             }
+        }
+    }
+
+    /// The sparse matrix as a sprs view over its arrays (see [`SparseMatrix::view`]); `None` for numeric data.
+    pub fn sparse_view(&self) -> Option<CscView<'_>> {
+        match self {
+            DataMatrix::Sparse { matrix, .. } => Some(matrix.view()),
+            DataMatrix::Dense { .. } => None,
         }
     }
 

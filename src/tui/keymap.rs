@@ -1,7 +1,7 @@
 //! The key table in effect: `BINDINGS` with the keys a config file remapped (`[keys]`, by each command's stable
 //! name), checked for collisions; the TUI looks keys up, draws its help and its hints from it.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::keys::{BINDINGS, Command, Context, Key, MOUSE, MOUSE_TITLE};
 use Key::{Ctrl, Digits, Letters, Plain, Text};

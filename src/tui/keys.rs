@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::model::DetailTab;
 

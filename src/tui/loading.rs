@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::dataset::{DatasetError, Opened, PendingCache};
 use crate::progress::{Progress, ProgressSnapshot};
-use ratatui::crossterm::event::KeyEvent;
+use crossterm::event::KeyEvent;
 
 use super::keys::{self, Command, Context};
 

@@ -13,7 +13,7 @@ use crate::report::metrics::{ClusterFigures, GlobalFigures};
 use crate::report::preview::MadeSplit;
 use crate::report::summary;
 use crate::text::index::Hit;
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent};
 
 use super::super::effects::{Reading, ShownText, Unreadable};
 use super::super::keymap::KeyMap;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use ratatui::crossterm::event::KeyCode;
+use crossterm::event::KeyCode;
 
 use super::*;
 use crate::tui::model::{DetailTab, Pane, Picking};

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use ratatui::crossterm::event::KeyCode;
+use crossterm::event::KeyCode;
 
 use super::*;
 use crate::tui::model::FIELD_CHARS;

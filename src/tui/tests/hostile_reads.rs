@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ratatui::crossterm::event::KeyCode;
+use crossterm::event::KeyCode;
 
-use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
+use crossterm::event::{KeyEvent, KeyModifiers};
 
 use super::{Action, Effect, Model, Start, effects, key, screen_text, type_text, update};
 use crate::corpus::source_files_opened_here;

@@ -34,9 +34,9 @@ use std::sync::{Arc, OnceLock};
 
 use crate::cluster::{Params, RuleSpec};
 use crate::dataset::Dataset;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::effects;
 use super::export;

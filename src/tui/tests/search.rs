@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::dataset::Dataset;
 use crate::text::index::Query;
-use ratatui::crossterm::event::KeyCode;
+use crossterm::event::KeyCode;
 
 use super::{
     Action, Model, Pane, Popup, Start, Work, demo, draw, key, screen_text, two_splits,

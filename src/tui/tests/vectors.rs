@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use crate::corpus::VectorsSource;
 use crate::dataset::{self, DatasetOptions};
+use crossterm::event::KeyCode;
 use npyz::WriterBuilder;
-use ratatui::crossterm::event::KeyCode;
 
 use super::{key, screen_text, two_splits_from};
 use crate::tui::model::Start;

@@ -1,6 +1,6 @@
 //! Terms are shown as words: the Terms tab of the demo lists no stem that differs from its word.
 
-use ratatui::crossterm::event::KeyCode;
+use crossterm::event::KeyCode;
 
 use super::{key, screen_text, two_splits};
 

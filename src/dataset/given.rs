@@ -64,8 +64,8 @@ pub(super) fn open_given(
 }
 
 impl Dataset {
-    /// A dataset of `collection`, read from `source` (or made by a library user, from a [`crate::matrix::SparseMatrix`]
-    /// for a sprs matrix): its matrix as given (`Weighting::None`: pdx weighs it no further), its documents' labels
+    /// A dataset of `collection`, read from `source` (or made by a library user, with
+    /// [`SparseMatrix::from_sprs`](crate::matrix::SparseMatrix::from_sprs) from a sprs matrix): its matrix as given (`Weighting::None`: pdx weighs it no further), its documents' labels
     /// indexed, ids made unique, and each text read from its own file when that file can be read. A document
     /// without entries is kept as an empty column, as `keep_empty` keeps one.
     pub fn from_weighted(source: &str, collection: ExchangedCollection) -> Dataset {
@@ -179,5 +179,54 @@ impl Dataset {
                 "matrix": self.reweighing(),
             }),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::{Params, RuleSpec, SelectPolicy, Tree};
+
+    /// A library user's sprs matrix, with words and documents, grows a tree and comes back as a sprs view.
+    #[test]
+    fn a_sprs_matrix_becomes_a_dataset_and_comes_back() {
+        // Two groups of documents over two groups of terms.
+        let mut triplets = sprs::TriMat::new((4, 6));
+        for column in 0..6 {
+            let rows = if column < 3 { [0, 1] } else { [2, 3] };
+            for row in rows {
+                triplets.add_triplet(row, column, 1.0 + column as f64 / 10.0);
+            }
+        }
+        let csc: sprs::CsMat<f64> = triplets.to_csc();
+        let collection = ExchangedCollection {
+            matrix: crate::matrix::SparseMatrix::from_sprs(&csc).expect("a valid matrix"),
+            terms: ["apple", "pear", "bolt", "nut"].map(String::from).to_vec(),
+            words: Vec::new(),
+            documents: (0..6)
+                .map(|column| ExchangedDocument {
+                    id: format!("d{column}"),
+                    label: Some(if column < 3 { "fruit" } else { "hardware" }.to_string()),
+                    ..ExchangedDocument::default()
+                })
+                .collect(),
+            notes: Vec::new(),
+        };
+        let dataset = Dataset::from_weighted("mine", collection);
+        assert_eq!(dataset.label_names, ["fruit", "hardware"]);
+        let spec = RuleSpec::new("pddp", &Params::default()).expect("a rule");
+        let mut tree = Tree::for_dataset(&dataset);
+        tree.grow(&dataset.matrix, &spec, 2, SelectPolicy::default())
+            .expect("grows");
+        let mut sides: Vec<Vec<usize>> = tree
+            .leaves()
+            .into_iter()
+            .filter_map(|leaf| Some(tree.node(leaf)?.members.to_vec()))
+            .collect();
+        sides.sort();
+        assert_eq!(sides, [vec![0, 1, 2], vec![3, 4, 5]]);
+        let view = dataset.matrix.sparse_view().expect("a sparse matrix");
+        assert_eq!(view.nnz(), 12);
+        assert_eq!(view.get(2, 4), Some(&1.4f32));
     }
 }

@@ -115,14 +115,7 @@ pub fn write(matrix: &Path, collection: &CollectionView) -> Result<(), MarketErr
 }
 
 fn write_matrix(file: &mut File, collection: &CollectionView) -> io::Result<()> {
-    let matrix = collection.matrix;
-    let view = sprs::CsMatViewI::<f32, u32, u64>::try_new_csc(
-        (matrix.rows(), matrix.cols()),
-        matrix.offsets(),
-        matrix.indices(),
-        matrix.values(),
-    )
-    .map_err(|(_, _, _, error)| io::Error::other(error.to_string()))?;
+    let view = collection.matrix.view();
     let settings = serde_json::to_string(&collection.settings).unwrap_or_default();
     let comments = format!(
         "% terms x documents, weighted by pdx {}\n% settings: {settings}\n",

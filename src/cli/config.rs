@@ -18,10 +18,12 @@ use pdx::tui::keymap::KeyMap;
 pub(crate) const CONFIG_ENV: &str = "PDX_CONFIG";
 
 /// Options a config file cannot set: the files a run writes or reads as a whole (every export format's output,
-/// the session, a settings file and the report `pdx replay` compares with), and the config's own flag. A default
+/// the matrix's outputs, the session, a settings file and the report `pdx replay` compares with), and the config's
+/// own flag. A default
 /// output would replace a file at every run; a default session would reopen it at every start, a default settings
 /// file replace the flags of every run, a default old report be compared with every script.
 const NOT_SETTABLE: &[&str] = &[
+    "write-matrix",
     "session",
     "settings-from",
     "against",

@@ -67,6 +67,8 @@ pub enum DatasetError {
     VectorIds { path: PathBuf, message: String },
     #[error(transparent)]
     Market(#[from] crate::exchange::market::MarketError),
+    #[error(transparent)]
+    Parquet(#[from] crate::exchange::parquet::ParquetError),
     #[error("{}: its weights are given, so it is {what}", path.display())]
     GivenWeights { path: PathBuf, what: &'static str },
 }

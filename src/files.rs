@@ -269,6 +269,47 @@ pub fn rename_durably(from: &Path, to: &Path) -> io::Result<()> {
     sync_folder(folder_of(to))
 }
 
+/// Create a new, empty folder beside `path`, named as pdx's temporary files are from `path`'s name: an output
+/// folder is written there whole and then moved into place ([`move_folder_into_place_unless_taken`]).
+pub fn create_temporary_folder(path: &Path) -> io::Result<PathBuf> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| Refusal::Folder.into_error())?
+        .to_string_lossy();
+    let folder = folder_of(path);
+    let pid = std::process::id();
+    let mut last_error = None;
+    for _ in 0..100 {
+        let number = TEMPORARIES.fetch_add(1, Ordering::Relaxed);
+        let temporary = folder.join(temporary_name(&name, pid, number));
+        // `create_dir` never opens what is there already.
+        match fs::create_dir(&temporary) {
+            Ok(()) => return Ok(temporary),
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => last_error = Some(error),
+            Err(error) => return Err(error),
+        }
+    }
+    Err(last_error.unwrap_or_else(|| io::Error::other("no free temporary folder name")))
+}
+
+/// Give the finished folder `temporary` (its files flushed) the name `to` unless something has it
+/// ([`io::ErrorKind::AlreadyExists`]): a rename would replace an empty folder there. Checked, then renamed,
+/// which leaves a window of a few microseconds in which a folder made by someone else could be replaced.
+pub fn move_folder_into_place_unless_taken(temporary: &Path, to: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(to) {
+        Ok(_) => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "the name is taken",
+        )),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            // The folder's own entries first, so that its files are there under the new name after a crash.
+            sync_folder(temporary)?;
+            rename_durably(temporary, to)
+        }
+        Err(error) => Err(error),
+    }
+}
+
 /// Flush a folder's entries to the disk.
 #[cfg(unix)]
 fn sync_folder(folder: &Path) -> io::Result<()> {

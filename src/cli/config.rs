@@ -18,12 +18,14 @@ use pdx::tui::keymap::KeyMap;
 pub(crate) const CONFIG_ENV: &str = "PDX_CONFIG";
 
 /// Options a config file cannot set: the files a run writes or reads as a whole (every export format's output,
-/// the matrix's outputs, the session, a settings file and the report `pdx replay` compares with), and the config's
+/// the matrix's outputs and their shards' size, the session, a settings file and the report `pdx replay` compares with), and the config's
 /// own flag. A default
 /// output would replace a file at every run; a default session would reopen it at every start, a default settings
 /// file replace the flags of every run, a default old report be compared with every script.
 const NOT_SETTABLE: &[&str] = &[
     "write-matrix",
+    "write-parquet",
+    "parquet-shard-docs",
     "session",
     "settings-from",
     "against",

@@ -13,18 +13,34 @@ use crate::exchange::{self, CollectionView, ExchangedCollection, ExchangedDocume
 use crate::matrix::DataMatrix;
 use crate::weighting::Weighting;
 
-/// The exchange format `paths` name, when they name one: a collection in such a format is opened alone.
-pub(super) fn given_format(paths: &[PathBuf]) -> Option<&Path> {
-    paths
-        .iter()
-        .find(|path| exchange::market::is_market(path))
-        .map(PathBuf::as_path)
+/// An exchange format, which a collection of given weights is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum GivenFormat {
+    /// A `.mtx` file ([`exchange::market`]).
+    MatrixMarket,
+    /// A folder holding a manifest ([`exchange::parquet`]).
+    Parquet,
+}
+
+/// The exchange format `paths` name, when they name one, and the path in it: a collection in such a format is
+/// opened alone.
+pub(super) fn given_format(paths: &[PathBuf]) -> Option<(GivenFormat, &Path)> {
+    paths.iter().find_map(|path| {
+        let format = if exchange::market::is_market(path) {
+            GivenFormat::MatrixMarket
+        } else if exchange::parquet::is_parquet_folder(path) {
+            GivenFormat::Parquet
+        } else {
+            return None;
+        };
+        Some((format, path.as_path()))
+    })
 }
 
 /// Open the collection at `path` as its weights are given.
 pub(super) fn open_given(
     paths: &[PathBuf],
-    path: &Path,
+    (format, path): (GivenFormat, &Path),
     options: &DatasetOptions,
 ) -> Result<Opened, DatasetError> {
     let start = Instant::now();
@@ -46,7 +62,10 @@ pub(super) fn open_given(
     if options.vectors.is_some() {
         return refuse("its own matrix, and precomputed vectors cannot replace it");
     }
-    let collection = exchange::market::read(path)?;
+    let collection = match format {
+        GivenFormat::MatrixMarket => exchange::market::read(path)?,
+        GivenFormat::Parquet => exchange::parquet::read(path)?,
+    };
     let dataset = Dataset::from_weighted(&path.display().to_string(), collection);
     let elapsed = millis(start);
     Ok(Opened {
@@ -178,7 +197,18 @@ impl Dataset {
                 "weighting": self.weighting.code(),
                 "matrix": self.reweighing(),
             }),
+            global_weights: None,
         })
+    }
+
+    /// [`Dataset::exchange_view`] with each row's global weight, for the formats that carry it (Parquet's
+    /// vocabulary): computed from the counts the dataset keeps, which takes reading them (from the cache
+    /// entry, after an open from the cache). Without counts (weights given by another tool) there is nothing to
+    /// compute them from, and counts a damaged cache entry cannot give are as good as none: `None` then.
+    pub fn exchange_view_with_global_weights(&self) -> Option<CollectionView<'_>> {
+        let mut view = self.exchange_view()?;
+        view.global_weights = self.global_weights().ok();
+        Some(view)
     }
 }
 

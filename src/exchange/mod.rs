@@ -8,6 +8,7 @@
 //! [`ExchangedCollection`], which `dataset` makes from and into its own.
 
 pub mod market;
+pub mod parquet;
 
 use std::path::PathBuf;
 
@@ -35,6 +36,9 @@ pub struct CollectionView<'a> {
     pub documents: Vec<ExchangedDocument>,
     /// What made the matrix (the text and weighting options, as the JSON report gives them), for the record.
     pub settings: serde_json::Value,
+    /// The weighting's global weight of each row, as many as the rows, when the counts it was computed from are
+    /// kept; `None` otherwise (weights given by another tool, numeric data).
+    pub global_weights: Option<Vec<f64>>,
 }
 
 /// A collection read: the matrix as given, its rows' names and its documents.
@@ -61,5 +65,8 @@ impl CollectionView<'_> {
             self.matrix.cols(),
             "a document per column"
         );
+        if let Some(weights) = &self.global_weights {
+            assert_eq!(weights.len(), self.matrix.rows(), "a global weight per row");
+        }
     }
 }

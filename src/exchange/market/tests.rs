@@ -27,6 +27,7 @@ fn write_small(folder: &Path) -> PathBuf {
         words: &words,
         documents,
         settings: serde_json::json!({"weighting": "lfc"}),
+        global_weights: None,
     };
     write(&path, &view).expect("written");
     path
@@ -61,6 +62,7 @@ fn nothing_is_replaced() {
         words: &words,
         documents,
         settings: serde_json::Value::Null,
+        global_weights: None,
     };
     let error = write(&folder.path().join("out.mtx"), &view).expect_err("refused");
     assert!(

@@ -40,17 +40,6 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// Exit code 2, one line on stderr holding every `needle`, no panic.
-fn assert_clean_failure(output: &Output, needles: &[&str]) {
-    let stderr = stderr(output);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for needle in needles {
-        assert!(stderr.contains(needle), "{needle:?} not in {stderr:?}");
-    }
-}
-
 fn demo_folder() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo")
 }
@@ -170,7 +159,7 @@ fn an_output_that_exists_is_never_replaced_and_bad_inputs_name_their_file() {
         dir.path(),
         &["assign", "--session", session, "--json", "kept.json", new],
     );
-    assert_clean_failure(&output, &["kept.json", "--json"]);
+    common::assert_clean_failure(&output, &["kept.json", "--json"]);
     assert_eq!(
         fs::read_to_string(dir.path().join("kept.json")).expect("kept"),
         "earlier work"
@@ -180,14 +169,14 @@ fn an_output_that_exists_is_never_replaced_and_bad_inputs_name_their_file() {
         dir.path(),
         &["assign", "--session", session, "missing-folder"],
     );
-    assert_clean_failure(&output, &["missing-folder"]);
+    common::assert_clean_failure(&output, &["missing-folder"]);
 
     fs::write(dir.path().join("not-a-session.json"), "{\"a\": 1}").expect("writes");
     let output = run_in(
         dir.path(),
         &["assign", "--session", "not-a-session.json", new],
     );
-    assert_clean_failure(&output, &["not-a-session.json", "not a pdx session"]);
+    common::assert_clean_failure(&output, &["not-a-session.json", "not a pdx session"]);
     // Nothing was written by the failed runs.
     assert!(!dir.path().join("out.csv").exists());
 }

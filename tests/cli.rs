@@ -1,6 +1,8 @@
 //! The `pdx` binary on bad input: one line naming the file (and line), exit code 2, never a panic; and on good
 //! input, the stats it prints.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -20,24 +22,6 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Assert a run failed cleanly: exit code 2, one line on stderr containing every `needle`, no panic.
-fn assert_clean_failure(output: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(
-        stderr.trim_end().lines().count(),
-        1,
-        "one line expected, got: {stderr}"
-    );
-    assert!(
-        !stderr.contains("panicked") && !stderr.contains("backtrace"),
-        "{stderr}"
-    );
-    for needle in needles {
-        assert!(stderr.contains(needle), "{needle:?} not in {stderr:?}");
-    }
-}
-
 fn run(args: &[&str]) -> Output {
     pdx().args(args).output().expect("pdx runs")
 }
@@ -45,7 +29,7 @@ fn run(args: &[&str]) -> Output {
 #[test]
 fn a_path_that_does_not_exist() {
     let output = run(&["stats", "/no/such/corpus"]);
-    assert_clean_failure(&output, &["/no/such/corpus", "no such file"]);
+    common::assert_clean_failure(&output, &["/no/such/corpus", "no such file"]);
 }
 
 #[test]
@@ -53,7 +37,7 @@ fn an_empty_folder() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().to_string_lossy().into_owned();
     let output = run(&["stats", &path]);
-    assert_clean_failure(&output, &[&path, "no documents"]);
+    common::assert_clean_failure(&output, &[&path, "no documents"]);
 }
 
 #[test]
@@ -64,14 +48,14 @@ fn a_folder_of_binary_files_only() {
     std::fs::write(dir.path().join("images/b.png"), b"\x00\x00\x00").expect("write");
     let path = dir.path().to_string_lossy().into_owned();
     let output = run(&["stats", &path]);
-    assert_clean_failure(&output, &[&path, "2 skipped: binary file"]);
+    common::assert_clean_failure(&output, &[&path, "2 skipped: binary file"]);
 }
 
 #[test]
 fn a_csv_without_the_named_column() {
     let path = fixture("docs.csv").to_string_lossy().into_owned();
     let output = run(&["stats", &path, "--text-col", "body"]);
-    assert_clean_failure(
+    common::assert_clean_failure(
         &output,
         &[
             "docs.csv",
@@ -87,7 +71,7 @@ fn ragged_numeric_rows() {
     let file = dir.path().join("ragged.data");
     std::fs::write(&file, "1,2,3\n4,5,6\n7,8\n").expect("write");
     let output = run(&["stats", &file.to_string_lossy()]);
-    assert_clean_failure(&output, &["ragged.data:3:", "expected 3 fields, found 2"]);
+    common::assert_clean_failure(&output, &["ragged.data:3:", "expected 3 fields, found 2"]);
 }
 
 #[test]
@@ -96,33 +80,33 @@ fn non_numeric_numeric_rows() {
     let file = dir.path().join("words.data");
     std::fs::write(&file, "1,2,3\n4,five,6\n").expect("write");
     let output = run(&["stats", &file.to_string_lossy(), "--format", "numeric"]);
-    assert_clean_failure(&output, &["words.data:2:", "\"five\" is not a number"]);
+    common::assert_clean_failure(&output, &["words.data:2:", "\"five\" is not a number"]);
 }
 
 #[test]
 fn missing_numeric_values_name_the_line() {
     let path = fixture("missing.data").to_string_lossy().into_owned();
     let output = run(&["stats", &path]);
-    assert_clean_failure(&output, &["missing.data:2:", "--missing"]);
+    common::assert_clean_failure(&output, &["missing.data:2:", "--missing"]);
 }
 
 #[test]
 fn bad_options() {
-    assert_clean_failure(
+    common::assert_clean_failure(
         &run(&["stats", "--weighting", "xyz"]),
         &["unknown weighting \"xyz\""],
     );
-    assert_clean_failure(
+    common::assert_clean_failure(
         &run(&["stats", "--stem", "klingon"]),
         &["unknown stemmer \"klingon\""],
     );
-    assert_clean_failure(&run(&["stats", "--max-df", "1.5"]), &["--max-df"]);
-    assert_clean_failure(&run(&["stats", "--format", "pdf"]), &["pdf"]);
-    assert_clean_failure(
+    common::assert_clean_failure(&run(&["stats", "--max-df", "1.5"]), &["--max-df"]);
+    common::assert_clean_failure(&run(&["stats", "--format", "pdf"]), &["pdf"]);
+    common::assert_clean_failure(
         &run(&["stats", "--min-len", "5", "--max-len", "2"]),
         &["--min-len"],
     );
-    assert_clean_failure(&run(&["stats", "--label-depth", "0"]), &["--label-depth"]);
+    common::assert_clean_failure(&run(&["stats", "--label-depth", "0"]), &["--label-depth"]);
 }
 
 /// Whether this process runs as root, which reads files whatever their permission bits say.
@@ -289,26 +273,26 @@ fn keep_empty_keeps_and_reports_empty_documents() {
 
 #[test]
 fn cluster_bad_options_are_one_line_and_exit_2() {
-    assert_clean_failure(
+    common::assert_clean_failure(
         &run(&["cluster", "--k", "3", "--rule", "nope"]),
         &["unknown rule \"nope\""],
     );
-    assert_clean_failure(&run(&["cluster", "--k", "0"]), &["--k"]);
-    assert_clean_failure(&run(&["cluster", "--k", "3", "--l", "9"]), &["--l 9"]);
-    assert_clean_failure(
+    common::assert_clean_failure(&run(&["cluster", "--k", "0"]), &["--k"]);
+    common::assert_clean_failure(&run(&["cluster", "--k", "3", "--l", "9"]), &["--l 9"]);
+    common::assert_clean_failure(
         &run(&["cluster", "--k", "3", "--sample", "1"]),
         &["--sample 1", "0 (exact), or at least 2"],
     );
-    assert_clean_failure(
+    common::assert_clean_failure(
         &run(&["cluster", "--k", "3", "--sample", "every"]),
         &["--sample"],
     );
-    assert_clean_failure(
+    common::assert_clean_failure(
         &run(&["cluster", "--k", "3", "--rule", "pdgp", "--tau", "1"]),
         &["--tau 1"],
     );
-    assert_clean_failure(&run(&["cluster", "--k", "3", "--tau", "-0.5"]), &["--tau"]);
-    assert_clean_failure(
+    common::assert_clean_failure(&run(&["cluster", "--k", "3", "--tau", "-0.5"]), &["--tau"]);
+    common::assert_clean_failure(
         &run(&["cluster", "--k", "3", "/no/such/corpus"]),
         &["/no/such/corpus"],
     );
@@ -494,7 +478,7 @@ fn cluster_is_deterministic() {
 fn kernel_rule_options_are_checked_and_the_budget_refuses_in_one_line() {
     // The demo corpus has 223 documents: a kernel matrix of 223^2 x 8 bytes = 388.5 KiB, plus the 223 x 222 / 2
     // pairwise distances (193.4 KiB) the Gaussian kernel's median width is selected from: 581.9 KiB.
-    assert_clean_failure(
+    common::assert_clean_failure(
         &run(&[
             "cluster",
             "--k",
@@ -506,11 +490,11 @@ fn kernel_rule_options_are_checked_and_the_budget_refuses_in_one_line() {
         ]),
         &["581.9 KiB", "1.0 KiB", "memory budget"],
     );
-    assert_clean_failure(
+    common::assert_clean_failure(
         &run(&["cluster", "--k", "3", "--rule", "kpddp", "--kernel", "rbf"]),
         &["--kernel \"rbf\""],
     );
-    assert_clean_failure(
+    common::assert_clean_failure(
         &run(&[
             "cluster",
             "--k",
@@ -522,7 +506,7 @@ fn kernel_rule_options_are_checked_and_the_budget_refuses_in_one_line() {
         ]),
         &["--mem-budget", "lots"],
     );
-    assert_clean_failure(
+    common::assert_clean_failure(
         &run(&[
             "cluster",
             "--k",
@@ -534,7 +518,7 @@ fn kernel_rule_options_are_checked_and_the_budget_refuses_in_one_line() {
         ]),
         &["--laplacian"],
     );
-    assert_clean_failure(
+    common::assert_clean_failure(
         &run(&[
             "cluster",
             "--k",
@@ -573,7 +557,7 @@ fn spectral_refuses_a_kernel_with_negative_entries() {
         "--no-cache",
         &path,
     ]);
-    assert_clean_failure(&output, &["linear kernel", "non-negative similarities"]);
+    common::assert_clean_failure(&output, &["linear kernel", "non-negative similarities"]);
 }
 
 #[test]
@@ -713,9 +697,9 @@ fn term_selection_by_mutual_information_without_labels_and_standardised_text_are
         "mi:2",
         "--no-cache",
     ]);
-    assert_clean_failure(&refused, &[&name, "needs labels", "df:N"]);
+    common::assert_clean_failure(&refused, &[&name, "needs labels", "df:N"]);
     let standardised = run(&["cluster", &name, "--k", "2", "--standardize", "--no-cache"]);
-    assert_clean_failure(&standardised, &[&name, "--standardize", "text"]);
+    common::assert_clean_failure(&standardised, &[&name, "--standardize", "text"]);
     let bad = run(&["cluster", &name, "--k", "2", "--select-terms", "mi:none"]);
-    assert_clean_failure(&bad, &["--select-terms mi:none", "mi:N"]);
+    common::assert_clean_failure(&bad, &["--select-terms mi:none", "mi:N"]);
 }

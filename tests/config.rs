@@ -1,6 +1,8 @@
 //! The config file (`PDX_CONFIG`): its settings are defaults the flags override, its errors are one line naming the
 //! file and line, and `--print-config` prints settings that read back as themselves.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -24,17 +26,6 @@ fn config(body: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let path = dir.path().join("config.toml");
     std::fs::write(&path, body).expect("write");
     (dir, path)
-}
-
-/// One line on stderr, exit code 2, naming `needles`.
-fn assert_clean_failure(output: &Output, needles: &[&str]) {
-    let stderr = text(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for needle in needles {
-        assert!(stderr.contains(needle), "{needle:?} not in {stderr}");
-    }
 }
 
 #[test]
@@ -82,19 +73,19 @@ fn a_flag_wins_over_the_config() {
 fn a_bad_value_names_its_line() {
     let (dir, path) = config("rule = \"pddp\"\n\nk = 0\n");
     let output = pdx(&path, dir.path(), &["cluster"]);
-    assert_clean_failure(&output, &[&format!("{}:3: k = 0", path.display())]);
+    common::assert_clean_failure(&output, &[&format!("{}:3: k = 0", path.display())]);
     let (dir, path) = config("# pdx\nweighting = \"zzz\"\n");
-    assert_clean_failure(
+    common::assert_clean_failure(
         &pdx(&path, dir.path(), &["stats"]),
         &[&format!("{}:2: weighting = zzz", path.display())],
     );
     let (dir, path) = config("k = 3\nrule = [\n");
-    assert_clean_failure(
+    common::assert_clean_failure(
         &pdx(&path, dir.path(), &["stats"]),
         &[&format!("{}:", path.display())],
     );
     let (dir, path) = config("[keys]\nsplit = \"x\"\n");
-    assert_clean_failure(
+    common::assert_clean_failure(
         &pdx(&path, dir.path(), &["stats"]),
         &[&format!("{}:2: split: x is already export", path.display())],
     );
@@ -103,7 +94,7 @@ fn a_bad_value_names_its_line() {
 #[test]
 fn an_unknown_key_names_its_line() {
     let (dir, path) = config("k = 3\nclusters = 4\n");
-    assert_clean_failure(
+    common::assert_clean_failure(
         &pdx(&path, dir.path(), &["cluster"]),
         &[&format!(
             "{}:2: unknown setting \"clusters\"",
@@ -111,7 +102,7 @@ fn an_unknown_key_names_its_line() {
         )],
     );
     let (dir, path) = config("[keys]\nexplode = \"X\"\n");
-    assert_clean_failure(
+    common::assert_clean_failure(
         &pdx(&path, dir.path(), &["stats"]),
         &[&format!(
             "{}:2: no command named \"explode\"",
@@ -120,7 +111,7 @@ fn an_unknown_key_names_its_line() {
     );
     // A missing config file named by PDX_CONFIG is an error too, not silently no config.
     let dir = tempfile::tempdir().expect("temp dir");
-    assert_clean_failure(
+    common::assert_clean_failure(
         &pdx(&dir.path().join("none.toml"), dir.path(), &["stats"]),
         &["none.toml"],
     );

@@ -3,6 +3,8 @@
 //! line naming the file, exit code 2; and, with `PDX_DATA`, 20 Newsgroups written as Parquet and as Matrix
 //! Market grows the same tree as from its text.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -21,21 +23,6 @@ fn pdx() -> Command {
 
 fn run(args: &[&str]) -> Output {
     pdx().args(args).output().expect("pdx runs")
-}
-
-/// Assert a run failed cleanly: exit code 2, one line on stderr containing every `needle`, no panic.
-fn assert_clean_failure(output: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(
-        stderr.trim_end().lines().count(),
-        1,
-        "one line expected, got: {stderr}"
-    );
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for needle in needles {
-        assert!(stderr.contains(needle), "{needle:?} not in {stderr:?}");
-    }
 }
 
 /// Six documents in two labelled folders, sharing enough words to keep terms at the default filters.
@@ -166,7 +153,7 @@ fn stats_writes_a_folder_that_opens_as_the_same_collection() {
     }
 
     let again = run(&["stats", &corpus, "--write-parquet", &shards_arg]);
-    assert_clean_failure(&again, &[&shards_arg, "exists"]);
+    common::assert_clean_failure(&again, &[&shards_arg, "exists"]);
 }
 
 /// A folder written from the small corpus, for damaging.
@@ -231,7 +218,7 @@ fn a_damaged_folder_is_refused_with_one_line_naming_the_file() {
         damage(&shards);
         let output = run(&["stats", &shards.to_string_lossy()]);
         let named = shards.join(file);
-        assert_clean_failure(&output, &[&named.to_string_lossy(), what]);
+        common::assert_clean_failure(&output, &[&named.to_string_lossy(), what]);
     }
 }
 

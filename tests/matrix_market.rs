@@ -2,6 +2,8 @@
 //! as the same collection and grows the same tree, nothing is replaced, and bad input gets one line naming the
 //! file (and line) with exit code 2.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -19,17 +21,6 @@ fn pdx(args: &[&str]) -> Output {
 
 fn text(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 temporary path")
-}
-
-/// Exit code 2 and one line on standard error holding every `needle`.
-fn assert_refused(output: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for needle in needles {
-        assert!(stderr.contains(needle), "{needle:?} not in {stderr:?}");
-    }
 }
 
 #[test]
@@ -56,7 +47,7 @@ fn the_demo_written_and_read_grows_the_same_tree() {
 
     // Written again: refused, and the first files are as they were.
     let before = std::fs::read(&mtx).expect("the matrix");
-    assert_refused(
+    common::assert_clean_failure(
         &pdx(&["stats", "--write-matrix", text(&mtx)]),
         &[text(&mtx), "exists"],
     );
@@ -67,21 +58,21 @@ fn the_demo_written_and_read_grows_the_same_tree() {
 fn what_cannot_be_written_is_refused_before_the_work() {
     let folder = tempfile::tempdir().expect("a folder");
     let txt = folder.path().join("out.txt");
-    assert_refused(
+    common::assert_clean_failure(
         &pdx(&["stats", "--write-matrix", text(&txt)]),
         &["out.txt", "ends in .mtx"],
     );
     let terms = folder.path().join("out.terms.txt");
     std::fs::write(&terms, "mine").expect("written");
     let mtx = folder.path().join("out.mtx");
-    assert_refused(
+    common::assert_clean_failure(
         &pdx(&["stats", "--write-matrix", text(&mtx)]),
         &["out.terms.txt", "exists"],
     );
     assert!(!mtx.exists());
     std::fs::remove_file(&terms).expect("removed");
     let numbers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/numbers.data");
-    assert_refused(
+    common::assert_clean_failure(
         &pdx(&["stats", text(&numbers), "--write-matrix", text(&mtx)]),
         &["out.mtx", "numeric data"],
     );
@@ -98,8 +89,8 @@ fn a_bad_matrix_file_stops_pdx_with_its_line() {
     )
     .expect("written");
     let needle = format!("{}:4: row \"4\" is not between 1 and 3", mtx.display());
-    assert_refused(&pdx(&["cluster", "--k", "2", text(&mtx)]), &[&needle]);
-    assert_refused(&pdx(&["stats", text(&mtx)]), &[&needle]);
+    common::assert_clean_failure(&pdx(&["cluster", "--k", "2", text(&mtx)]), &[&needle]);
+    common::assert_clean_failure(&pdx(&["stats", text(&mtx)]), &[&needle]);
 }
 
 #[test]
@@ -111,11 +102,11 @@ fn given_weights_refuse_what_would_change_them() {
         "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 0.5\n2 2 1.0\n",
     )
     .expect("written");
-    assert_refused(
+    common::assert_clean_failure(
         &pdx(&["stats", text(&mtx), "--weighting", "lfc"]),
         &["given.mtx", "a weighting cannot be applied"],
     );
-    assert_refused(
+    common::assert_clean_failure(
         &pdx(&["stats", text(&mtx), text(folder.path())]),
         &["given.mtx", "give no other path with it"],
     );

@@ -254,17 +254,6 @@ fn pdx(args: &[&str]) -> Output {
         .expect("pdx runs")
 }
 
-/// One line on standard error holding every needle, exit code 2, no panic.
-fn assert_clean_failure(output: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for needle in needles {
-        assert!(stderr.contains(needle), "{needle:?} not in {stderr:?}");
-    }
-}
-
 #[test]
 fn the_command_line_clusters_vectors_and_refuses_bad_files() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -295,19 +284,19 @@ fn the_command_line_clusters_vectors_and_refuses_bad_files() {
     // One row short.
     write_vectors(Path::new(&at("short.npy")), &(0..19).collect::<Vec<_>>());
     let output = pdx(&["stats", corpus, "--vectors", &at("short.npy")]);
-    assert_clean_failure(&output, &["short.npy", "19 rows for 20 documents"]);
+    common::assert_clean_failure(&output, &["short.npy", "19 rows for 20 documents"]);
     // Integers, a vector of one dimension, and a file that is not .npy at all.
     write_npy(Path::new(&at("ints.npy")), &[20, 3], &[1i32; 60]);
     let output = pdx(&["stats", corpus, "--vectors", &at("ints.npy")]);
-    assert_clean_failure(&output, &["ints.npy", "float32 or float64"]);
+    common::assert_clean_failure(&output, &["ints.npy", "float32 or float64"]);
     write_npy(Path::new(&at("flat.npy")), &[60], &[1.0f64; 60]);
     let output = pdx(&["stats", corpus, "--vectors", &at("flat.npy")]);
-    assert_clean_failure(&output, &["flat.npy", "two dimensions"]);
+    common::assert_clean_failure(&output, &["flat.npy", "two dimensions"]);
     std::fs::write(at("notes.npy"), "not numbers").expect("writes");
     let output = pdx(&["stats", corpus, "--vectors", &at("notes.npy")]);
-    assert_clean_failure(&output, &["notes.npy", "not a NumPy .npy file"]);
+    common::assert_clean_failure(&output, &["notes.npy", "not a NumPy .npy file"]);
     let output = pdx(&["stats", corpus, "--vectors", &at("absent.npy")]);
-    assert_clean_failure(&output, &["absent.npy", "no such file"]);
+    common::assert_clean_failure(&output, &["absent.npy", "no such file"]);
     // Ids that leave a document without a row.
     std::fs::write(
         at("ids.txt"),
@@ -322,7 +311,7 @@ fn the_command_line_clusters_vectors_and_refuses_bad_files() {
         "--vector-ids",
         &at("ids.txt"),
     ]);
-    assert_clean_failure(&output, &["ids.txt", "no row for document \"d0\""]);
+    common::assert_clean_failure(&output, &["ids.txt", "no row for document \"d0\""]);
     let output = pdx(&["stats", corpus, "--vector-ids", &at("ids.txt")]);
     assert_eq!(
         output.status.code(),

@@ -9,6 +9,7 @@ pub mod points;
 pub mod trees;
 
 use std::path::PathBuf;
+use std::process::Output;
 
 use pdx::cluster::{Params, RuleSpec};
 
@@ -55,4 +56,23 @@ pub fn folder_corpus(dir: &std::path::Path, files: &[(&str, &str)]) -> pdx::data
     pdx::dataset::open(&[dir.to_path_buf()], &options, false)
         .expect("opens")
         .dataset
+}
+
+/// Assert that a run of `pdx` failed cleanly: exit code 2, one line on standard error holding every `needle`, no
+/// panic or backtrace.
+pub fn assert_clean_failure(output: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "one line expected, got: {stderr}"
+    );
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("backtrace"),
+        "{stderr}"
+    );
+    for needle in needles {
+        assert!(stderr.contains(needle), "{needle:?} not in {stderr:?}");
+    }
 }

@@ -219,6 +219,19 @@ fn millis(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
+impl Timings {
+    /// A load that only read (a cache entry, a matrix as given): all of it `read`.
+    fn read_only(since: Instant) -> Timings {
+        let elapsed = millis(since);
+        Timings {
+            read: elapsed,
+            tokenise: 0.0,
+            weight: 0.0,
+            total: elapsed,
+        }
+    }
+}
+
 /// A cache entry that a load left for its caller to write ([`open_deferring_cache`]): the dataset is usable at
 /// once, and the entry can be written on another thread while it is in use. The entry is written to a temporary
 /// file and renamed into place, so a process that ends first leaves no entry, only a temporary that the next
@@ -321,15 +334,9 @@ pub fn open_deferring_cache(
         match cache::read::<Dataset>(file, key) {
             Ok(Some(dataset)) => {
                 warnings.extend(dataset.report.notes.iter().cloned());
-                let elapsed = millis(start);
                 let opened = Opened {
                     dataset,
-                    timings: Timings {
-                        read: elapsed,
-                        tokenise: 0.0,
-                        weight: 0.0,
-                        total: elapsed,
-                    },
+                    timings: Timings::read_only(start),
                     cache: CacheUse::Hit,
                     cache_file,
                     warnings,

@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use super::{
     CacheUse, Dataset, DatasetError, DatasetOptions, DocumentMeta, Opened, Timings, index_labels,
-    millis,
 };
 use crate::corpus::{self, LoadReport, TextSource};
 use crate::exchange::{self, CollectionView, ExchangedCollection, ExchangedDocument};
@@ -67,16 +66,10 @@ pub(super) fn open_given(
         GivenFormat::Parquet => exchange::parquet::read(path)?,
     };
     let dataset = Dataset::from_weighted(&path.display().to_string(), collection);
-    let elapsed = millis(start);
     Ok(Opened {
         warnings: dataset.report.notes.clone(),
         dataset,
-        timings: Timings {
-            read: elapsed,
-            tokenise: 0.0,
-            weight: 0.0,
-            total: elapsed,
-        },
+        timings: Timings::read_only(start),
         cache: CacheUse::Off,
         cache_file: None,
     })
@@ -84,9 +77,10 @@ pub(super) fn open_given(
 
 impl Dataset {
     /// A dataset of `collection`, read from `source` (or made by a library user, with
-    /// [`SparseMatrix::from_sprs`](crate::matrix::SparseMatrix::from_sprs) from a sprs matrix): its matrix as given (`Weighting::None`: pdx weighs it no further), its documents' labels
-    /// indexed, ids made unique, and each text read from its own file when that file can be read. A document
-    /// without entries is kept as an empty column, as `keep_empty` keeps one.
+    /// [`SparseMatrix::from_sprs`](crate::matrix::SparseMatrix::from_sprs) from a sprs matrix): its matrix as
+    /// given (`Weighting::None`: pdx weighs it no further), its documents' labels indexed, ids made unique, and
+    /// each text read from its own file when that file can be read. A document without entries is kept as an
+    /// empty column, as `keep_empty` keeps one.
     pub fn from_weighted(source: &str, collection: ExchangedCollection) -> Dataset {
         let ExchangedCollection {
             matrix,

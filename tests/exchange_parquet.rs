@@ -117,23 +117,8 @@ fn written_by_the_library_then_opened_is_the_same_collection_with_its_texts() {
 #[test]
 fn stats_writes_a_folder_that_opens_as_the_same_collection() {
     let folder = tempfile::tempdir().expect("a folder");
-    let corpus = small_corpus(folder.path());
-    let shards = folder.path().join("shards");
+    let (corpus, shards, written) = write_folder(folder.path(), &["--json"]);
     let (corpus, shards_arg) = (corpus.to_string_lossy(), shards.to_string_lossy());
-    let written = run(&[
-        "stats",
-        &corpus,
-        "--json",
-        "--write-parquet",
-        &shards_arg,
-        "--parquet-shard-docs",
-        "4",
-    ]);
-    assert!(
-        written.status.success(),
-        "{}",
-        String::from_utf8_lossy(&written.stderr)
-    );
     assert!(
         shards.join("docs-00001.parquet").is_file(),
         "six documents, four a shard"
@@ -156,24 +141,33 @@ fn stats_writes_a_folder_that_opens_as_the_same_collection() {
     common::assert_clean_failure(&again, &[&shards_arg, "exists"]);
 }
 
-/// A folder written from the small corpus, for damaging.
-fn written_folder(folder: &Path) -> PathBuf {
+/// The small corpus written as a Parquet folder of four documents a shard by `pdx stats` with `more` arguments:
+/// the corpus, the folder and the run's output.
+fn write_folder(folder: &Path, more: &[&str]) -> (PathBuf, PathBuf, Output) {
     let corpus = small_corpus(folder);
     let shards = folder.join("shards");
-    let written = run(&[
+    let (corpus_arg, shards_arg) = (corpus.to_string_lossy(), shards.to_string_lossy());
+    let mut args = vec![
         "stats",
-        &corpus.to_string_lossy(),
+        &corpus_arg,
         "--write-parquet",
-        &shards.to_string_lossy(),
+        &shards_arg,
         "--parquet-shard-docs",
         "4",
-    ]);
+    ];
+    args.extend_from_slice(more);
+    let written = run(&args);
     assert!(
         written.status.success(),
         "{}",
         String::from_utf8_lossy(&written.stderr)
     );
-    shards
+    (corpus, shards, written)
+}
+
+/// A folder written from the small corpus, for damaging.
+fn written_folder(folder: &Path) -> PathBuf {
+    write_folder(folder, &[]).1
 }
 
 #[test]

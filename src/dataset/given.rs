@@ -86,7 +86,7 @@ impl Dataset {
             matrix,
             terms,
             words,
-            documents,
+            mut documents,
             notes,
         } = collection;
         let mut report = LoadReport {
@@ -97,20 +97,18 @@ impl Dataset {
         report.notes.push(format!(
             "{source}: the weights are as given; pdx weighs them no further"
         ));
-        let mut ids: Vec<String> = documents
-            .iter()
-            .map(|document| document.id.clone())
-            .collect();
-        corpus::make_ids_unique(ids.iter_mut(), &mut report);
+        corpus::make_ids_unique(
+            documents.iter_mut().map(|document| &mut document.id),
+            &mut report,
+        );
         let (label_names, labels) = index_labels(documents.iter().map(|d| d.label.as_deref()));
         let mut sources = Vec::new();
         let mut unreadable = 0usize;
         let metas: Vec<DocumentMeta> = documents
             .into_iter()
-            .zip(ids)
             .zip(labels)
             .enumerate()
-            .map(|(column, ((document, id), label))| {
+            .map(|(column, (document, label))| {
                 let source = match &document.source {
                     Some(file) => match corpus::whole_file(file, sources.len() as u32) {
                         Ok((source_file, source)) => {
@@ -125,7 +123,7 @@ impl Dataset {
                     None => TextSource::Inline(String::new()),
                 };
                 DocumentMeta {
-                    id,
+                    id: document.id,
                     path: document.source,
                     headline: None,
                     title: document.title,

@@ -460,8 +460,11 @@ fn entry(
     rows: u32,
     cols: u32,
 ) -> Result<(u32, u32, f32), MarketError> {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    let [row, col, value] = fields[..] else {
+    // Read field by field: a vector of the fields for each of millions of entries would cost an allocation each.
+    let mut fields = line.split_whitespace();
+    let (Some(row), Some(col), Some(value), None) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    else {
         return Err(line_error(
             path,
             number,

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::input::InputError;
 use crate::matrix::SparseError;
 
-pub use read::read;
+pub use read::{read, read_shard};
 pub use write::write;
 
 /// The version of the folder's layout this pdx writes and reads. A reader refuses any other: a field added

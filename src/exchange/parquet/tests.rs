@@ -449,3 +449,46 @@ fn a_folder_with_a_manifest_is_a_parquet_folder() {
     std::fs::write(texts.join("a.txt"), "some text").expect("written");
     assert!(!is_parquet_folder(&texts));
 }
+
+#[test]
+fn one_shard_reads_as_its_columns_over_the_whole_vocabulary() {
+    let folder = tempfile::tempdir().expect("a folder");
+    let path = write_small(folder.path());
+    let (matrix, stems, words, documents) = small();
+    // Two documents a shard: shard 1 holds columns 2 and 3, shard 2 column 4 alone.
+    for (index, columns) in [(0, 0..2), (1, 2..4), (2, 4..5)] {
+        let shard = read_shard(&path, index).expect("a shard");
+        assert_eq!(shard.matrix.rows(), 3, "every term of the folder a row");
+        assert_eq!(shard.terms, stems);
+        assert_eq!(shard.words, words);
+        assert_eq!(shard.documents, documents[columns.clone()]);
+        for (local, column) in columns.enumerate() {
+            let (rows, values) = shard.matrix.column(local);
+            let (whole_rows, whole_values) = matrix.column(column);
+            assert_eq!(rows, whole_rows, "column {column}");
+            let bits = |values: &[f32]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(values), bits(whole_values), "column {column}");
+        }
+    }
+
+    let message = read_shard(&path, 3).expect_err("no such shard").to_string();
+    assert_eq!(
+        message.replacen(&path.display().to_string(), "DIR", 1),
+        "DIR/manifest.json: no shard 3: the folder has 3 (numbered from 0)"
+    );
+
+    // A changed shard is refused by itself, and the others still read.
+    let changed = path.join("docs-00001.parquet");
+    let mut bytes = std::fs::read(&changed).expect("read");
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x20;
+    std::fs::write(&changed, &bytes).expect("written");
+    let message = read_shard(&path, 1).expect_err("changed").to_string();
+    assert!(
+        message
+            .replacen(&path.display().to_string(), "DIR", 1)
+            .starts_with("DIR/docs-00001.parquet: changed since it was written: its xxh3-64 is "),
+        "{message}"
+    );
+    assert!(read_shard(&path, 0).is_ok());
+}

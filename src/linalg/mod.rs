@@ -39,10 +39,13 @@ pub use columns::{Column, SparseCentroid};
 pub use dense::{DENSE_LIMIT, leading_singular_dense};
 pub use gram::Gram;
 pub use lanczos::{
-    LanczosOptions, SingularTriplets, SvdMethod, leading_singular, leading_singular_auto,
-    leading_singular_gram,
+    GramProductFn, GramShape, LanczosOptions, LeftTriplets, SingularTriplets, SvdMethod,
+    leading_left_gram, leading_singular, leading_singular_auto, leading_singular_gram,
 };
-pub use shares::{member_column_sums, member_gram_product, member_projections};
+pub use shares::{
+    NodeSums, largest_coordinate, member_column_sums, member_gram_product, member_projections,
+    member_sides,
+};
 pub(crate) use vector::{norm, normalise_sign, scale};
 
 /// A real matrix `B` (m x n) seen only through its products, so that structured matrices (the centred node

@@ -41,6 +41,135 @@ pub fn member_column_sums(data: &DataMatrix, members: &[usize]) -> Result<Vec<f6
     Ok(data.column_sum(members))
 }
 
+/// The members' sides of a cut across direction `u`: `true` (the upper side) where `a_j . u - offset > cut`, in
+/// the members' order, from [`member_projections`]' bits. With `offset = c . u` ([`NodeSums::centroid_dot`]),
+/// `a_j . u - offset` is the member's centred coordinate `(a_j - c) . u`.
+pub fn member_sides(
+    data: &DataMatrix,
+    members: &[usize],
+    u: &[f64],
+    offset: f64,
+    cut: f64,
+) -> Result<Vec<bool>, LinalgError> {
+    let projections = member_projections(data, members, u)?;
+    Ok(projections.iter().map(|p| p - offset > cut).collect())
+}
+
+/// The member whose centred coordinate `a_j . u - offset` is largest in absolute value, the first in the members'
+/// order among equals: its position and its coordinate; `None` without members. What the sign convention of
+/// [`crate::linalg::SingularTriplets`] needs of each machine.
+pub fn largest_coordinate(
+    data: &DataMatrix,
+    members: &[usize],
+    u: &[f64],
+    offset: f64,
+) -> Result<Option<(usize, f64)>, LinalgError> {
+    let projections = member_projections(data, members, u)?;
+    let mut best: Option<(usize, f64)> = None;
+    for (position, p) in projections.iter().enumerate() {
+        let coordinate = p - offset;
+        if best.is_none_or(|(_, value)| coordinate.abs() > value.abs()) {
+            best = Some((position, coordinate));
+        }
+    }
+    Ok(best)
+}
+
+/// A node's sums over its members, `sum_j a_j` and `sum_j ||a_j||^2` with the count: each machine's share
+/// ([`NodeSums::of_members`]), added up ([`NodeSums::add`]) into the node's, from which its centroid, scatter
+/// and centred Gram products follow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeSums {
+    /// Members counted.
+    pub count: usize,
+    /// `sum_j a_j`, one entry per row of the data.
+    pub column_sum: Vec<f64>,
+    /// `sum_j ||a_j||^2`.
+    pub norms_squared: f64,
+}
+
+impl NodeSums {
+    /// Nothing counted yet, over `rows` rows.
+    pub fn zero(rows: usize) -> NodeSums {
+        NodeSums {
+            count: 0,
+            column_sum: vec![0.0; rows],
+            norms_squared: 0.0,
+        }
+    }
+
+    /// The share of the `members` (columns of `data`).
+    pub fn of_members(data: &DataMatrix, members: &[usize]) -> Result<NodeSums, LinalgError> {
+        let column_sum = member_column_sums(data, members)?;
+        let norms_squared = members.iter().map(|&j| data.column(j).norm_squared()).sum();
+        Ok(NodeSums {
+            count: members.len(),
+            column_sum,
+            norms_squared,
+        })
+    }
+
+    /// Add another share of the same node.
+    ///
+    /// # Panics
+    /// If the two have different row counts.
+    pub fn add(&mut self, other: &NodeSums) {
+        assert_eq!(
+            self.column_sum.len(),
+            other.column_sum.len(),
+            "shares over the same rows"
+        );
+        self.count += other.count;
+        self.norms_squared += other.norms_squared;
+        for (sum, share) in self.column_sum.iter_mut().zip(&other.column_sum) {
+            *sum += share;
+        }
+    }
+
+    /// The centroid `c = sum_j a_j / n`; zeros for a node without members.
+    pub fn centroid(&self) -> Vec<f64> {
+        let n = self.count.max(1) as f64;
+        self.column_sum.iter().map(|sum| sum / n).collect()
+    }
+
+    /// `c . u`: what centring takes off each member's projection on `u`.
+    pub fn centroid_dot(&self, u: &[f64]) -> f64 {
+        let n = self.count.max(1) as f64;
+        dot(&self.column_sum, u) / n
+    }
+
+    /// The scatter `sum_j ||a_j - c||^2 = sum_j ||a_j||^2 - ||sum_j a_j||^2 / n`, at least 0 (the difference
+    /// of two sums can round below it).
+    pub fn scatter(&self) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        let sum = &self.column_sum;
+        (self.norms_squared - dot(sum, sum) / self.count as f64).max(0.0)
+    }
+
+    /// `||A_p||_F`, the scale below which a Gram product's entries are rounding noise (the node operator's
+    /// [`LinearOperator::magnitude`]).
+    pub fn magnitude(&self) -> f64 {
+        self.norms_squared.sqrt()
+    }
+
+    /// The centred Gram product `B B^T q = sum_j a_j (a_j . q) - n c (c . q)` from `uncentred`, the sum of the
+    /// shares' [`member_gram_product`]s, in place: the rank-one term is `s (s . q) / n` with `s = sum_j a_j`.
+    pub fn centre_gram_product(&self, q: &[f64], uncentred: &mut [f64]) {
+        assert_eq!(q.len(), self.column_sum.len(), "one entry per row");
+        assert_eq!(uncentred.len(), self.column_sum.len(), "one entry per row");
+        let factor = self.centroid_dot(q);
+        for (out, sum) in uncentred.iter_mut().zip(&self.column_sum) {
+            *out -= sum * factor;
+        }
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
 fn check_members(data: &DataMatrix, members: &[usize]) -> Result<(), LinalgError> {
     let cols = data.cols();
     match members.iter().find(|&&column| column >= cols) {
@@ -67,7 +196,9 @@ fn uncentred<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::linalg::test_util::{assert_close, explicit_columns, random_sparse, random_vector};
+    use crate::linalg::test_util::{
+        assert_close, explicit_centred, explicit_columns, random_sparse, random_vector,
+    };
     use crate::rng::SplitMix64;
 
     /// Members in no particular order, some columns left out, on a sequential node, a column-chunked one (many
@@ -118,6 +249,64 @@ mod tests {
             let explicit: Vec<f64> = a.row_iter().map(|row| row.sum()).collect();
             assert_close(&sums, &explicit, 1e-12, "sum_j a_j");
         }
+    }
+
+    #[test]
+    fn shares_added_up_give_the_centred_operator_s_product_scatter_and_coordinates() {
+        for (data, members) in cases() {
+            let op = CentredColumns::new(&data, &members);
+            let u = random_vector(&mut SplitMix64::new(9), data.rows());
+            // Three machines holding interleaved thirds of the members.
+            let thirds: Vec<Vec<usize>> = (0..3)
+                .map(|s| members.iter().skip(s).step_by(3).copied().collect())
+                .collect();
+            let mut sums = NodeSums::zero(data.rows());
+            let mut product = vec![0.0; data.rows()];
+            for third in &thirds {
+                sums.add(&NodeSums::of_members(&data, third).expect("a share"));
+                let share = member_gram_product(&data, third, &u).expect("a share");
+                product.iter_mut().zip(&share).for_each(|(p, s)| *p += s);
+            }
+            sums.centre_gram_product(&u, &mut product);
+            let mut expected = vec![0.0; data.rows()];
+            let mut coordinates = vec![0.0; members.len()];
+            op.apply_gram(&u, &mut expected, &mut coordinates);
+            assert_close(&product, &expected, 1e-10, "B B^T u");
+            let b = explicit_centred(&data, &members);
+            assert!((sums.scatter() - b.norm_squared()).abs() <= 1e-10 * b.norm_squared());
+            assert_eq!(sums.count, members.len());
+            // Each machine's coordinates are B^T u's entries for its members.
+            let offset = sums.centroid_dot(&u);
+            let mut transposed = vec![0.0; members.len()];
+            op.apply_transpose(&u, &mut transposed);
+            let of = |j: usize| transposed[members.iter().position(|&m| m == j).expect("a member")];
+            for third in &thirds {
+                let projections = member_projections(&data, third, &u).expect("projections");
+                let centred: Vec<f64> = projections.iter().map(|p| p - offset).collect();
+                let expected: Vec<f64> = third.iter().map(|&j| of(j)).collect();
+                assert_close(&centred, &expected, 1e-10, "(a_j - c) . u");
+                let sides = member_sides(&data, third, &u, offset, 0.0).expect("sides");
+                assert_eq!(sides, centred.iter().map(|&c| c > 0.0).collect::<Vec<_>>());
+                let (position, value) = largest_coordinate(&data, third, &u, offset)
+                    .expect("members")
+                    .expect("one");
+                assert!(centred.iter().all(|c| c.abs() <= value.abs()));
+                assert_eq!(centred[position], value);
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_of_equal_coordinates_is_the_largest_and_no_members_give_none() {
+        let data = random_sparse(30, 20, 0.2, 4);
+        let u = vec![0.0; 30];
+        // Every coordinate is -offset: equal, so the first member wins.
+        assert_eq!(
+            largest_coordinate(&data, &[7, 3, 5], &u, 2.0).expect("ok"),
+            Some((0, -2.0))
+        );
+        assert_eq!(largest_coordinate(&data, &[], &u, 2.0).expect("ok"), None);
+        assert_eq!(NodeSums::zero(30).scatter(), 0.0);
     }
 
     #[test]

@@ -13,6 +13,8 @@ use pdx::exchange::parquet;
 use pdx::linalg::{self, LinalgError};
 use pdx::matrix::DataMatrix;
 
+mod solver;
+
 create_exception!(
     _engine,
     ShardError,
@@ -134,6 +136,53 @@ impl Shard {
         Ok(projections.into_pyarray(py))
     }
 
+    /// The members' share of their node's sums: `(count, sum_j a_j, sum_j ||a_j||^2)`.
+    fn node_sums<'py>(
+        &self,
+        py: Python<'py>,
+        members: &Bound<'py, PyAny>,
+    ) -> PyResult<(usize, Bound<'py, PyArray1<f64>>, f64)> {
+        let members = members_of(members)?;
+        let sums = py
+            .detach(|| linalg::NodeSums::of_members(&self.data, &members))
+            .map_err(refused)?;
+        Ok((
+            sums.count,
+            sums.column_sum.into_pyarray(py),
+            sums.norms_squared,
+        ))
+    }
+
+    /// Each member's side of the cut across `u`: `True` (upper) where `a_j . u - offset > cut`.
+    fn sides<'py>(
+        &self,
+        py: Python<'py>,
+        members: &Bound<'py, PyAny>,
+        u: PyReadonlyArray1<'py, f64>,
+        offset: f64,
+        cut: f64,
+    ) -> PyResult<Bound<'py, PyArray1<bool>>> {
+        let (members, u) = (members_of(members)?, vector_of(&u));
+        let sides = py
+            .detach(|| linalg::member_sides(&self.data, &members, &u, offset, cut))
+            .map_err(refused)?;
+        Ok(sides.into_pyarray(py))
+    }
+
+    /// The member (position in `members`) whose `a_j . u - offset` is largest in absolute value, the first
+    /// among equals, with that value; `None` without members.
+    fn largest_coordinate(
+        &self,
+        py: Python<'_>,
+        members: &Bound<'_, PyAny>,
+        u: PyReadonlyArray1<'_, f64>,
+        offset: f64,
+    ) -> PyResult<Option<(usize, f64)>> {
+        let (members, u) = (members_of(members)?, vector_of(&u));
+        py.detach(|| linalg::largest_coordinate(&self.data, &members, &u, offset))
+            .map_err(refused)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Shard({} documents, {} terms, {} stored entries)",
@@ -144,9 +193,22 @@ impl Shard {
     }
 }
 
+/// A node's scatter `sum_j ||a_j - c||^2` from its added-up sums (`Shard.node_sums` over every shard).
+#[pyfunction]
+fn node_scatter(count: usize, column_sum: PyReadonlyArray1<'_, f64>, norms_squared: f64) -> f64 {
+    linalg::NodeSums {
+        count,
+        column_sum: vector_of(&column_sum),
+        norms_squared,
+    }
+    .scatter()
+}
+
 #[pymodule]
 fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Shard>()?;
+    module.add_class::<solver::NodeSolver>()?;
+    module.add_function(wrap_pyfunction!(node_scatter, module)?)?;
     module.add("ShardError", module.py().get_type::<ShardError>())?;
     Ok(())
 }

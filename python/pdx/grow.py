@@ -1,0 +1,359 @@
+"""The top levels of a pdx tree on a Ray cluster: actors hold the Parquet shards of a collection (`pdx stats
+--write-parquet`), and the driver runs pdx's Lanczos (`NodeSolver`) on products summed over the shards, every node
+of a level in the same passes, then splits each node by its rule and recurses.
+
+What moves between machines: vectors of the term count (a direction out, each shard's share of the product back),
+per node and per product; a node's sums once per split. The columns never leave their actor. Every sum is pdx's
+(Rust); this module only sends vectors and keeps the books: which node each document is in, and the splits made.
+
+Faults: an actor that dies is started again from its shard, the splits made so far are replayed on it (the same
+arithmetic on the same shard gives the same sides), and the level in progress is redone from its start, so the tree
+is the one an undisturbed run gives.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from typing import Callable, Optional
+
+import numpy as np
+
+from pdx._engine import NodeSolver, Shard, ShardError, node_scatter
+
+# The split rules this driver runs, with the cut each makes along the node's leading direction.
+RULES = ("pddp",)
+
+# pdx's tight Lanczos tolerance. pdx on one machine splits at a looser one (1e-5) from starts it takes from its
+# parent and from a sample of the node; this driver has neither, and runs to the tolerance at which the direction
+# is as good as a dense decomposition's. pdx's own tests check that its looser splits are the tight ones.
+TOLERANCE = 1e-10
+
+# How many words of its centroid describe a node.
+TOP_WORDS = 10
+
+
+class GrowError(Exception):
+    """A run that cannot go on; the message is one line naming what failed."""
+
+
+@dataclasses.dataclass
+class Split:
+    """A split made, as replayed on an actor started again: node `node`'s members go to `children[0]` where their
+    coordinate on `direction` less `offset` is at most `cut`, and to `children[1]` otherwise."""
+
+    node: int
+    direction: np.ndarray
+    offset: float
+    cut: float
+    children: tuple
+
+
+class ShardHolder:
+    """One shard of the collection and which node each of its documents is in (a Ray actor)."""
+
+    def __init__(self, folder: str, index: int):
+        self.shard = Shard(folder, index)
+        self.node_of = np.zeros(self.shard.documents, dtype=np.int64)
+        self.cache = {}
+
+    def describe(self):
+        return {"documents": self.shard.documents, "terms": self.shard.terms, "nnz": self.shard.nnz}
+
+    def ids(self):
+        return self.shard.ids
+
+    def node_of_documents(self):
+        return self.node_of
+
+    def _members(self, node):
+        members = self.cache.get(node)
+        if members is None:
+            members = np.flatnonzero(self.node_of == node).astype(np.int64)
+            self.cache[node] = members
+        return members
+
+    def sums(self, node):
+        return self.shard.node_sums(self._members(node))
+
+    def products(self, requests):
+        """The share of each node's product: `requests` is a list of (node, vector)."""
+        return [self.shard.gram_product(self._members(node), q) for node, q in requests]
+
+    def largest_coordinate(self, node, direction, offset):
+        members = self._members(node)
+        found = self.shard.largest_coordinate(members, direction, offset)
+        return None if found is None else (int(found[0]), found[1])
+
+    def split(self, split: Split):
+        """Apply `split`; returns each child's share of its sums."""
+        members = self._members(split.node)
+        upper = self.shard.sides(members, split.direction, split.offset, split.cut)
+        lower_child, upper_child = split.children
+        self.node_of[members[~upper]] = lower_child
+        self.node_of[members[upper]] = upper_child
+        self.cache.pop(split.node, None)
+        return [self.sums(lower_child), self.sums(upper_child)]
+
+
+@dataclasses.dataclass
+class Node:
+    id: int
+    parent: Optional[int]
+    path: str
+    depth: int
+    count: int
+    column_sum: np.ndarray
+    norms_squared: float
+    children: list = dataclasses.field(default_factory=list)
+    split_value: Optional[float] = None
+    iterations: Optional[int] = None
+    objective_after: Optional[float] = None
+    refused: Optional[str] = None
+
+    @property
+    def scatter(self):
+        return node_scatter(self.count, self.column_sum, self.norms_squared)
+
+
+def add_shares(shares):
+    """A node's sums from the shards' shares, added in shard order."""
+    count = sum(share[0] for share in shares)
+    column_sum = np.zeros_like(shares[0][1])
+    norms_squared = 0.0
+    for share in shares:
+        column_sum += share[1]
+        norms_squared += share[2]
+    return count, column_sum, norms_squared
+
+
+class Driver:
+    """The books of one run: the actors, the tree so far, and the splits to replay on an actor started again."""
+
+    def __init__(self, ray, folder, shard_count, actor_options, progress, on_product):
+        self.ray = ray
+        self.folder = str(folder)
+        self.shard_count = shard_count
+        self.holder = ray.remote(ShardHolder).options(**actor_options)
+        self.progress = progress
+        self.on_product = on_product
+        self.splits = []
+        self.products = 0
+        self.restarts = 0
+        self.actors = [self._start(index) for index in range(shard_count)]
+
+    def _start(self, index):
+        actor = self.holder.remote(self.folder, index)
+        try:
+            self.ray.get(actor.describe.remote())
+        except self.ray.exceptions.RayActorError as error:
+            raise GrowError(one_line(error)) from None
+        for split in self.splits:
+            self.ray.get(actor.split.remote(split))
+        return actor
+
+    def gather(self, method, *args):
+        """`method(*args)` on every actor, results in shard order; an actor that died is started again, the splits
+        replayed, and `None` returned so that the caller redoes its step."""
+        futures = [getattr(actor, method).remote(*args) for actor in self.actors]
+        try:
+            return self.ray.get(futures)
+        except self.ray.exceptions.RayActorError:
+            self.recover()
+            return None
+
+    def recover(self):
+        for index, actor in enumerate(self.actors):
+            try:
+                self.ray.get(actor.describe.remote())
+            except self.ray.exceptions.RayActorError:
+                self.restarts += 1
+                self.progress(f"shard {index}: its actor died; started again, {len(self.splits)} splits replayed")
+                self.actors[index] = self._start(index)
+
+    def directions(self, nodes, tolerance):
+        """The leading left vector of each node, all nodes in the same passes. Redone from the start if an actor
+        dies."""
+        while True:
+            solvers = {
+                node.id: NodeSolver(node.count, node.column_sum, node.norms_squared, 1, tolerance)
+                for node in nodes
+            }
+            found = self._run(solvers)
+            if found is not None:
+                return found
+            self.progress("the level's directions are computed again from the start")
+
+    def _run(self, solvers):
+        active = dict(solvers)
+        step = 0
+        while active:
+            requests = []
+            for node_id, solver in list(active.items()):
+                q = solver.request()
+                if q is None:
+                    del active[node_id]
+                else:
+                    requests.append((node_id, q))
+            if not requests:
+                break
+            step += 1
+            self.products += 1
+            if self.on_product is not None:
+                self.on_product(self)
+            shares = self.gather("products", requests)
+            if shares is None:
+                return None
+            for position, (node_id, _) in enumerate(requests):
+                solvers[node_id].respond([share[position] for share in shares])
+            self.progress(f"  product {step}: {len(requests)} nodes")
+        return {node_id: solver.result() for node_id, solver in solvers.items()}
+
+    def sign(self, node, direction, offset):
+        """`+1` or `-1`: pdx's sign convention, which makes the member of largest absolute coordinate positive
+        (the first in collection order among equals)."""
+        while True:
+            found = self.gather("largest_coordinate", node.id, direction, offset)
+            if found is not None:
+                break
+        best = None
+        for candidate in found:
+            if candidate is not None and (best is None or abs(candidate[1]) > abs(best[1])):
+                best = candidate
+        return -1.0 if best is not None and best[1] < 0 else 1.0
+
+    def split(self, split):
+        while True:
+            shares = self.gather("split", split)
+            if shares is not None:
+                self.splits.append(split)
+                return [add_shares([share[child] for share in shares]) for child in range(2)]
+
+
+def one_line(error):
+    """The first line of an error's message, for the one line a failed run prints."""
+    text = str(error.__cause__ or error)
+    for line in text.splitlines():
+        if "ShardError" in line or "pdx" in line.lower():
+            return line.strip()
+    return text.strip().splitlines()[-1] if text.strip() else type(error).__name__
+
+
+def read_manifest(folder):
+    import pathlib
+
+    path = pathlib.Path(folder) / "manifest.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise GrowError(f"{path}: {error}") from None
+
+
+def top_words(column_sum, words):
+    order = np.argsort(-column_sum, kind="stable")[:TOP_WORDS]
+    return [words[i] for i in order if column_sum[i] > 0]
+
+
+def grow(
+    ray,
+    folder,
+    rule="pddp",
+    until_docs=1,
+    max_levels=None,
+    tolerance=TOLERANCE,
+    actor_options=None,
+    progress: Callable[[str], None] = lambda line: None,
+    on_product=None,
+    words=None,
+):
+    """Grow the top of the tree of the Parquet folder `folder` on the connected Ray cluster `ray` (the module):
+    split every node of more than `until_docs` documents, level by level, for at most `max_levels` levels. Returns
+    `(nodes, assignments, driver)`: the tree's nodes in creation order, each document's node (`ids`, `paths`), and
+    the driver with its counts (products, restarts)."""
+    if rule not in RULES:
+        raise GrowError(f"--rule {rule}: this driver splits by {', '.join(RULES)}")
+    manifest = read_manifest(folder)
+    shard_count = len(manifest["shards"])
+    driver = Driver(ray, folder, shard_count, actor_options or {}, progress, on_product)
+    count, column_sum, norms_squared = add_shares(driver.gather("sums", 0))
+    root = Node(0, None, "", 0, count, column_sum, norms_squared)
+    nodes = [root]
+    objective = root.scatter
+    level = [root]
+    while level and (max_levels is None or level[0].depth < max_levels):
+        splittable = [node for node in level if node.count > max(until_docs, 1)]
+        if not splittable:
+            break
+        progress(f"level {level[0].depth}: {len(splittable)} nodes to split")
+        found = driver.directions(splittable, tolerance)
+        next_level = []
+        for node in splittable:
+            result = found[node.id]
+            if not result["values"]:
+                node.refused = "the node's columns are all equal (no principal direction)"
+                continue
+            direction = np.asarray(result["left"][0])
+            offset = result["offsets"][0]
+            sign = driver.sign(node, direction, offset)
+            direction, offset = sign * direction, sign * offset
+            children = (len(nodes), len(nodes) + 1)
+            shares = driver.split(Split(node.id, direction, offset, 0.0, children))
+            if min(share[0] for share in shares) == 0:
+                # pdx refuses a split that leaves a side empty; undo it on the actors by a split back.
+                node.refused = "one side of the principal direction is empty"
+                driver.split(Split(children[0], direction, offset, np.inf, (node.id, node.id)))
+                driver.split(Split(children[1], direction, offset, np.inf, (node.id, node.id)))
+                continue
+            node.split_value = result["values"][0]
+            node.iterations = result["iterations"]
+            for side, (child_count, child_sum, child_norms) in enumerate(shares):
+                child = Node(
+                    len(nodes),
+                    node.id,
+                    f"{node.path}.{side}" if node.path else str(side),
+                    node.depth + 1,
+                    child_count,
+                    child_sum,
+                    child_norms,
+                )
+                nodes.append(child)
+                node.children.append(child.id)
+                next_level.append(child)
+            objective += sum(nodes[c].scatter for c in node.children) - node.scatter
+            node.objective_after = objective
+        level = next_level
+    ids = [identifier for batch in driver.gather("ids") for identifier in batch]
+    node_of = np.concatenate(driver.gather("node_of_documents"))
+    paths = [nodes[n].path for n in node_of]
+    return nodes, {"ids": ids, "paths": paths, "nodes": node_of}, driver
+
+
+def tree_json(nodes, rule, words=None):
+    """The tree as `pdx cluster --json` writes its `tree`: the same node fields, plus each node's path."""
+    out = []
+    for node in nodes:
+        entry = {
+            "id": node.id,
+            "parent": node.parent,
+            "children": node.children,
+            "size": node.count,
+            "scatter": node.scatter,
+            "name": None,
+            "rule": rule if node.children else None,
+            "params": {"l": 1} if node.children else None,
+            "objective_after": node.objective_after,
+            "path": node.path,
+            "singular_value": node.split_value,
+            "products": node.iterations,
+        }
+        if words is not None:
+            entry["top_words"] = top_words(node.column_sum, words)
+        if node.refused:
+            entry["refused"] = node.refused
+        out.append(entry)
+    return {"nodes": out}
+
+
+def progress_to_stderr(line):
+    print(line, file=sys.stderr, flush=True)

@@ -20,10 +20,11 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from pdx._engine import NodeSolver, Shard, ShardError, node_scatter
+from pdx._engine import NodeSolver, Segment, Shard, ShardError, node_scatter
 
-# The split rules this driver runs, with the cut each makes along the node's leading direction.
-RULES = ("pddp",)
+# The split rules this driver runs: PDDP cuts the leading direction at 0 (Boley), PDDP_OC at the best 2-means
+# cut of the columns along its order (Zeimpekis & Gallopoulos, Lemma 1).
+RULES = ("pddp", "pddp-oc")
 
 # pdx's tight Lanczos tolerance. pdx on one machine splits at a looser one (1e-5) from starts it takes from its
 # parent and from a sample of the node; this driver has neither, and runs to the tolerance at which the direction
@@ -40,14 +41,22 @@ class GrowError(Exception):
 
 @dataclasses.dataclass
 class Split:
-    """A split made, as replayed on an actor started again: node `node`'s members go to `children[0]` where their
-    coordinate on `direction` less `offset` is at most `cut`, and to `children[1]` otherwise."""
+    """A split made, as replayed on an actor started again: node `node`'s members go to `children[1]` where
+    `uppers` (one mask per shard, over the shard's members of the node in their order) says so, or, without
+    masks, where their coordinate on `direction` less `offset` is above `cut`; the others to `children[0]`."""
 
     node: int
-    direction: np.ndarray
-    offset: float
-    cut: float
     children: tuple
+    direction: Optional[np.ndarray] = None
+    offset: float = 0.0
+    cut: float = 0.0
+    uppers: Optional[list] = None
+
+    def on_shard(self, index):
+        """What shard `index` needs of it: its own mask only."""
+        if self.uppers is None:
+            return self
+        return dataclasses.replace(self, uppers=[self.uppers[index]])
 
 
 class ShardHolder:
@@ -57,6 +66,7 @@ class ShardHolder:
         self.shard = Shard(folder, index)
         self.node_of = np.zeros(self.shard.documents, dtype=np.int64)
         self.cache = {}
+        self.segments = {}
 
     def describe(self):
         return {"documents": self.shard.documents, "terms": self.shard.terms, "nnz": self.shard.nnz}
@@ -86,10 +96,39 @@ class ShardHolder:
         found = self.shard.largest_coordinate(members, direction, offset)
         return None if found is None else (int(found[0]), found[1])
 
+    def coordinates(self, node, direction, offset):
+        """The node's members here (local column indices) and their centred coordinates along `direction`."""
+        members = self._members(node)
+        return members, self.shard.coordinates(members, direction, offset)
+
+    def pieces(self, node, ranks, length, segments):
+        """The node's columns here cut into the order's segments of `length` ranks: for each segment, the ranks
+        it holds of this shard's members and their columns. `ranks` follows the members' order."""
+        members = self._members(node)
+        out = []
+        for segment in range(segments):
+            inside = (ranks >= segment * length) & (ranks < (segment + 1) * length)
+            out.append((ranks[inside],) + tuple(self.shard.columns(members[inside])))
+        return out if segments > 1 else out[0]
+
+    def gather_segment(self, node, index, before, length, *pieces):
+        """Put segment `index` of node `node`'s order together here from every shard's piece; returns the sum of
+        its columns."""
+        segment = Segment(self.shard.terms, list(pieces), before, length)
+        self.segments[(node, index)] = segment
+        return segment.column_sum()
+
+    def segment_cut(self, node, index, prefix, n, total, sum_norms):
+        segment = self.segments.pop((node, index))
+        return segment.best_cut(prefix, n, total, sum_norms)
+
     def split(self, split: Split):
-        """Apply `split`; returns each child's share of its sums."""
+        """Apply `split` (this shard's part of it); returns each child's share of its sums."""
         members = self._members(split.node)
-        upper = self.shard.sides(members, split.direction, split.offset, split.cut)
+        if split.uppers is not None:
+            upper = split.uppers[0]
+        else:
+            upper = self.shard.sides(members, split.direction, split.offset, split.cut)
         lower_child, upper_child = split.children
         self.node_of[members[~upper]] = lower_child
         self.node_of[members[upper]] = upper_child
@@ -134,7 +173,6 @@ class Driver:
     def __init__(self, ray, folder, shard_count, actor_options, progress, on_product):
         self.ray = ray
         self.folder = str(folder)
-        self.shard_count = shard_count
         self.holder = ray.remote(ShardHolder).options(**actor_options)
         self.progress = progress
         self.on_product = on_product
@@ -142,6 +180,8 @@ class Driver:
         self.products = 0
         self.restarts = 0
         self.actors = [self._start(index) for index in range(shard_count)]
+        described = self.ray.get([actor.describe.remote() for actor in self.actors])
+        self.first_column = np.cumsum([0] + [shard["documents"] for shard in described])[:-1]
 
     def _start(self, index):
         actor = self.holder.remote(self.folder, index)
@@ -150,13 +190,20 @@ class Driver:
         except self.ray.exceptions.RayActorError as error:
             raise GrowError(one_line(error)) from None
         for split in self.splits:
-            self.ray.get(actor.split.remote(split))
+            self.ray.get(actor.split.remote(split.on_shard(index)))
         return actor
 
-    def gather(self, method, *args):
-        """`method(*args)` on every actor, results in shard order; an actor that died is started again, the splits
-        replayed, and `None` returned so that the caller redoes its step."""
-        futures = [getattr(actor, method).remote(*args) for actor in self.actors]
+    def gather(self, method, *args, per_shard=None):
+        """`method` on every actor, with `args` or with `per_shard(index)`'s, results in shard order; an actor
+        that died is started again, the splits replayed, and `None` returned so that the caller redoes its
+        step."""
+        futures = [
+            getattr(actor, method).remote(*(per_shard(index) if per_shard else args))
+            for index, actor in enumerate(self.actors)
+        ]
+        return self.wait(futures)
+
+    def wait(self, futures):
         try:
             return self.ray.get(futures)
         except self.ray.exceptions.RayActorError:
@@ -213,31 +260,84 @@ class Driver:
     def sign(self, node, direction, offset):
         """`+1` or `-1`: pdx's sign convention, which makes the member of largest absolute coordinate positive
         (the first in collection order among equals)."""
-        while True:
-            found = self.gather("largest_coordinate", node.id, direction, offset)
-            if found is not None:
-                break
+        while (found := self.gather("largest_coordinate", node.id, direction, offset)) is None:
+            pass
         best = None
         for candidate in found:
             if candidate is not None and (best is None or abs(candidate[1]) > abs(best[1])):
                 best = candidate
         return -1.0 if best is not None and best[1] < 0 else 1.0
 
+    def optimal_cut(self, node, direction, offset):
+        """PDDP_OC's split of `node` along `direction`: the members ordered by coordinate (ties by column), the
+        order cut into one segment per actor, each segment's columns gathered on its actor and swept from the sum
+        of the segments before it; the best cut of all. Returns the upper side's masks, one per shard."""
+        while (uppers := self._optimal_cut(node, direction, offset)) is None:
+            self.progress(f"node {node.path or 'root'}: its cut is computed again")
+        return uppers
+
+    def _optimal_cut(self, node, direction, offset):
+        found = self.gather("coordinates", node.id, direction, offset)
+        if found is None:
+            return None
+        coordinates = np.concatenate([shard[1] for shard in found])
+        columns = np.concatenate([first + shard[0] for first, shard in zip(self.first_column, found)])
+        order = np.lexsort((columns, coordinates))
+        ranks = np.empty(len(order), dtype=np.int64)
+        ranks[order] = np.arange(len(order), dtype=np.int64)
+        bounds = np.cumsum([0] + [len(shard[0]) for shard in found])
+        shard_ranks = [ranks[bounds[i] : bounds[i + 1]] for i in range(len(found))]
+        n, segments = len(order), len(self.actors)
+        length = -(-n // segments)
+        pieces = [
+            actor.pieces.options(num_returns=segments).remote(node.id, shard_ranks[index], length, segments)
+            for index, actor in enumerate(self.actors)
+        ]
+        if segments == 1:
+            pieces = [[piece] for piece in pieces]
+        spans = [(k * length, max(0, min(n, (k + 1) * length) - k * length)) for k in range(segments)]
+        owners = [self.actors[k] for k in range(segments)]
+        sums = self.wait(
+            [
+                owner.gather_segment.remote(node.id, k, before, size, *[piece[k] for piece in pieces])
+                for k, (owner, (before, size)) in enumerate(zip(owners, spans))
+            ]
+        )
+        if sums is None:
+            return None
+        prefixes, prefix = [], np.zeros_like(node.column_sum)
+        for segment_sum in sums:
+            prefixes.append(prefix.copy())
+            prefix += segment_sum
+        best = self.wait(
+            [
+                owner.segment_cut.remote(node.id, k, prefixes[k], n, node.column_sum, node.norms_squared)
+                for k, owner in enumerate(owners)
+            ]
+        )
+        if best is None:
+            return None
+        cut = None
+        for candidate in best:
+            if candidate is not None and (cut is None or candidate[1] < cut[1]):
+                cut = candidate
+        return [own >= cut[0] for own in shard_ranks]
+
     def split(self, split):
-        while True:
-            shares = self.gather("split", split)
-            if shares is not None:
-                self.splits.append(split)
-                return [add_shares([share[child] for share in shares]) for child in range(2)]
+        while (shares := self.gather("split", per_shard=lambda index: (split.on_shard(index),))) is None:
+            pass
+        self.splits.append(split)
+        return [add_shares([share[child] for share in shares]) for child in range(2)]
 
 
 def one_line(error):
-    """The first line of an error's message, for the one line a failed run prints."""
+    """The first line of an error's message naming the shard, for the one line a failed run prints."""
     text = str(error.__cause__ or error)
-    for line in text.splitlines():
-        if "ShardError" in line or "pdx" in line.lower():
-            return line.strip()
-    return text.strip().splitlines()[-1] if text.strip() else type(error).__name__
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if "ShardError" in line:
+            return line.split("ShardError:", 1)[-1].strip()
+    return lines[-1] if lines else type(error).__name__
 
 
 def read_manifest(folder):
@@ -265,19 +365,18 @@ def grow(
     actor_options=None,
     progress: Callable[[str], None] = lambda line: None,
     on_product=None,
-    words=None,
 ):
     """Grow the top of the tree of the Parquet folder `folder` on the connected Ray cluster `ray` (the module):
-    split every node of more than `until_docs` documents, level by level, for at most `max_levels` levels. Returns
-    `(nodes, assignments, driver)`: the tree's nodes in creation order, each document's node (`ids`, `paths`), and
-    the driver with its counts (products, restarts)."""
+    split every node of more than `until_docs` documents by `rule`, level by level, for at most `max_levels`
+    levels. Returns `(nodes, assignments, driver)`: the tree's nodes in creation order, each document's node
+    (`ids`, `paths`, `nodes`), and the driver with its counts (products, restarts)."""
     if rule not in RULES:
         raise GrowError(f"--rule {rule}: this driver splits by {', '.join(RULES)}")
     manifest = read_manifest(folder)
-    shard_count = len(manifest["shards"])
-    driver = Driver(ray, folder, shard_count, actor_options or {}, progress, on_product)
-    count, column_sum, norms_squared = add_shares(driver.gather("sums", 0))
-    root = Node(0, None, "", 0, count, column_sum, norms_squared)
+    driver = Driver(ray, folder, len(manifest["shards"]), actor_options or {}, progress, on_product)
+    while (shares := driver.gather("sums", 0)) is None:
+        pass
+    root = Node(0, None, "", 0, *add_shares(shares))
     nodes = [root]
     objective = root.scatter
     level = [root]
@@ -298,12 +397,16 @@ def grow(
             sign = driver.sign(node, direction, offset)
             direction, offset = sign * direction, sign * offset
             children = (len(nodes), len(nodes) + 1)
-            shares = driver.split(Split(node.id, direction, offset, 0.0, children))
+            if rule == "pddp-oc":
+                split = Split(node.id, children, uppers=driver.optimal_cut(node, direction, offset))
+            else:
+                split = Split(node.id, children, direction, offset, 0.0)
+            shares = driver.split(split)
             if min(share[0] for share in shares) == 0:
-                # pdx refuses a split that leaves a side empty; undo it on the actors by a split back.
+                # pdx refuses a split that leaves a side empty: the members go back to the node.
                 node.refused = "one side of the principal direction is empty"
-                driver.split(Split(children[0], direction, offset, np.inf, (node.id, node.id)))
-                driver.split(Split(children[1], direction, offset, np.inf, (node.id, node.id)))
+                for child in children:
+                    driver.split(Split(child, (node.id, node.id), direction, offset, np.inf))
                 continue
             node.split_value = result["values"][0]
             node.iterations = result["iterations"]
@@ -323,10 +426,17 @@ def grow(
             objective += sum(nodes[c].scatter for c in node.children) - node.scatter
             node.objective_after = objective
         level = next_level
-    ids = [identifier for batch in driver.gather("ids") for identifier in batch]
-    node_of = np.concatenate(driver.gather("node_of_documents"))
-    paths = [nodes[n].path for n in node_of]
-    return nodes, {"ids": ids, "paths": paths, "nodes": node_of}, driver
+    while (ids := driver.gather("ids")) is None:
+        pass
+    while (node_of := driver.gather("node_of_documents")) is None:
+        pass
+    node_of = np.concatenate(node_of)
+    assignments = {
+        "ids": [identifier for batch in ids for identifier in batch],
+        "paths": [nodes[n].path for n in node_of],
+        "nodes": node_of,
+    }
+    return nodes, assignments, driver
 
 
 def tree_json(nodes, rule, words=None):
@@ -341,7 +451,7 @@ def tree_json(nodes, rule, words=None):
             "scatter": node.scatter,
             "name": None,
             "rule": rule if node.children else None,
-            "params": {"l": 1} if node.children else None,
+            "params": {"l": 1} if node.children and rule == "pddp" else ({} if node.children else None),
             "objective_after": node.objective_after,
             "path": node.path,
             "singular_value": node.split_value,

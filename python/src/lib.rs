@@ -13,6 +13,7 @@ use pdx::exchange::parquet;
 use pdx::linalg::{self, LinalgError};
 use pdx::matrix::DataMatrix;
 
+mod segment;
 mod solver;
 
 create_exception!(
@@ -153,6 +154,56 @@ impl Shard {
         ))
     }
 
+    /// Each member's centred coordinate along `u`, `a_j . u - offset`, in the members' order.
+    fn coordinates<'py>(
+        &self,
+        py: Python<'py>,
+        members: &Bound<'py, PyAny>,
+        u: PyReadonlyArray1<'py, f64>,
+        offset: f64,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let (members, u) = (members_of(members)?, vector_of(&u));
+        let coordinates = py
+            .detach(|| linalg::member_coordinates(&self.data, &members, &u, offset))
+            .map_err(refused)?;
+        Ok(coordinates.into_pyarray(py))
+    }
+
+    /// The members' columns in compressed form, in the members' order: `(offsets, row indices, values)`, for a
+    /// `Segment` on another machine.
+    #[allow(clippy::type_complexity)]
+    fn columns<'py>(
+        &self,
+        py: Python<'py>,
+        members: &Bound<'py, PyAny>,
+    ) -> PyResult<(
+        Bound<'py, PyArray1<u64>>,
+        Bound<'py, PyArray1<u32>>,
+        Bound<'py, PyArray1<f32>>,
+    )> {
+        let members = members_of(members)?;
+        let cols = self.data.cols();
+        if let Some(&column) = members.iter().find(|&&column| column >= cols) {
+            return Err(refused(LinalgError::ColumnOutOfRange { column, cols }));
+        }
+        let mut offsets = Vec::with_capacity(members.len() + 1);
+        let (mut indices, mut values) = (Vec::new(), Vec::new());
+        offsets.push(0u64);
+        for &member in &members {
+            for (row, value) in self.data.column(member).entries() {
+                // Rows fit u32 (pdx's matrix stores them so) and values are the stored f32s, widened.
+                indices.push(row as u32);
+                values.push(value as f32);
+            }
+            offsets.push(indices.len() as u64);
+        }
+        Ok((
+            offsets.into_pyarray(py),
+            indices.into_pyarray(py),
+            values.into_pyarray(py),
+        ))
+    }
+
     /// Each member's side of the cut across `u`: `True` (upper) where `a_j . u - offset > cut`.
     fn sides<'py>(
         &self,
@@ -208,6 +259,7 @@ fn node_scatter(count: usize, column_sum: PyReadonlyArray1<'_, f64>, norms_squar
 fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Shard>()?;
     module.add_class::<solver::NodeSolver>()?;
+    module.add_class::<segment::Segment>()?;
     module.add_function(wrap_pyfunction!(node_scatter, module)?)?;
     module.add("ShardError", module.py().get_type::<ShardError>())?;
     Ok(())

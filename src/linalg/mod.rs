@@ -43,8 +43,8 @@ pub use lanczos::{
     leading_left_gram, leading_singular, leading_singular_auto, leading_singular_gram,
 };
 pub use shares::{
-    NodeSums, largest_coordinate, member_column_sums, member_gram_product, member_projections,
-    member_sides,
+    NodeSums, largest_coordinate, member_column_sums, member_coordinates, member_gram_product,
+    member_projections, member_sides,
 };
 pub(crate) use vector::{norm, normalise_sign, scale};
 

@@ -41,6 +41,19 @@ pub fn member_column_sums(data: &DataMatrix, members: &[usize]) -> Result<Vec<f6
     Ok(data.column_sum(members))
 }
 
+/// Each member's centred coordinate along `u`, `a_j . u - offset`, in the members' order, from
+/// [`member_projections`]' bits: with `offset = c . u` ([`NodeSums::centroid_dot`]), `(a_j - c) . u`.
+pub fn member_coordinates(
+    data: &DataMatrix,
+    members: &[usize],
+    u: &[f64],
+    offset: f64,
+) -> Result<Vec<f64>, LinalgError> {
+    let mut coordinates = member_projections(data, members, u)?;
+    coordinates.iter_mut().for_each(|p| *p -= offset);
+    Ok(coordinates)
+}
+
 /// The members' sides of a cut across direction `u`: `true` (the upper side) where `a_j . u - offset > cut`, in
 /// the members' order, from [`member_projections`]' bits. With `offset = c . u` ([`NodeSums::centroid_dot`]),
 /// `a_j . u - offset` is the member's centred coordinate `(a_j - c) . u`.
@@ -51,8 +64,8 @@ pub fn member_sides(
     offset: f64,
     cut: f64,
 ) -> Result<Vec<bool>, LinalgError> {
-    let projections = member_projections(data, members, u)?;
-    Ok(projections.iter().map(|p| p - offset > cut).collect())
+    let coordinates = member_coordinates(data, members, u, offset)?;
+    Ok(coordinates.iter().map(|&c| c > cut).collect())
 }
 
 /// The member whose centred coordinate `a_j . u - offset` is largest in absolute value, the first in the members'
@@ -64,10 +77,9 @@ pub fn largest_coordinate(
     u: &[f64],
     offset: f64,
 ) -> Result<Option<(usize, f64)>, LinalgError> {
-    let projections = member_projections(data, members, u)?;
+    let coordinates = member_coordinates(data, members, u, offset)?;
     let mut best: Option<(usize, f64)> = None;
-    for (position, p) in projections.iter().enumerate() {
-        let coordinate = p - offset;
+    for (position, &coordinate) in coordinates.iter().enumerate() {
         if best.is_none_or(|(_, value)| coordinate.abs() > value.abs()) {
             best = Some((position, coordinate));
         }

@@ -170,12 +170,12 @@ def add_shares(shares):
 class Driver:
     """The books of one run: the actors, the tree so far, and the splits to replay on an actor started again."""
 
-    def __init__(self, ray, folder, shard_count, actor_options, progress, on_product):
+    def __init__(self, ray, folder, shard_count, actor_options, progress, on_step):
         self.ray = ray
         self.folder = str(folder)
         self.holder = ray.remote(ShardHolder).options(**actor_options)
         self.progress = progress
-        self.on_product = on_product
+        self.on_step = on_step
         self.splits = []
         self.products = 0
         self.restarts = 0
@@ -247,8 +247,7 @@ class Driver:
                 break
             step += 1
             self.products += 1
-            if self.on_product is not None:
-                self.on_product(self)
+            self.step("product")
             shares = self.gather("products", requests)
             if shares is None:
                 return None
@@ -256,6 +255,11 @@ class Driver:
                 solvers[node_id].respond([share[position] for share in shares])
             self.progress(f"  product {step}: {len(requests)} nodes")
         return {node_id: solver.result() for node_id, solver in solvers.items()}
+
+    def step(self, stage):
+        """Tell the caller's `on_step` (tests use it to kill an actor at a chosen moment)."""
+        if self.on_step is not None:
+            self.on_step(self, stage)
 
     def sign(self, node, direction, offset):
         """`+1` or `-1`: pdx's sign convention, which makes the member of largest absolute coordinate positive
@@ -295,6 +299,7 @@ class Driver:
         ]
         if segments == 1:
             pieces = [[piece] for piece in pieces]
+        self.step("cut")
         spans = [(k * length, max(0, min(n, (k + 1) * length) - k * length)) for k in range(segments)]
         owners = [self.actors[k] for k in range(segments)]
         sums = self.wait(
@@ -364,7 +369,7 @@ def grow(
     tolerance=TOLERANCE,
     actor_options=None,
     progress: Callable[[str], None] = lambda line: None,
-    on_product=None,
+    on_step=None,
 ):
     """Grow the top of the tree of the Parquet folder `folder` on the connected Ray cluster `ray` (the module):
     split every node of more than `until_docs` documents by `rule`, level by level, for at most `max_levels`
@@ -373,7 +378,7 @@ def grow(
     if rule not in RULES:
         raise GrowError(f"--rule {rule}: this driver splits by {', '.join(RULES)}")
     manifest = read_manifest(folder)
-    driver = Driver(ray, folder, len(manifest["shards"]), actor_options or {}, progress, on_product)
+    driver = Driver(ray, folder, len(manifest["shards"]), actor_options or {}, progress, on_step)
     while (shares := driver.gather("sums", 0)) is None:
         pass
     root = Node(0, None, "", 0, *add_shares(shares))

@@ -15,21 +15,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import resource
 import sys
+import time
 from typing import Callable, Optional
 
 import numpy as np
 
-from pdx._engine import NodeSolver, Segment, Shard, ShardError, node_scatter
+from pdx._engine import NodeSolver, Segment, Shard, ShardError, direction_tolerance, node_scatter
 
 # The split rules this driver runs: PDDP cuts the leading direction at 0 (Boley), PDDP_OC at the best 2-means
 # cut of the columns along its order (Zeimpekis & Gallopoulos, Lemma 1).
 RULES = ("pddp", "pddp-oc")
 
-# pdx's tight Lanczos tolerance. pdx on one machine splits at a looser one (1e-5) from starts it takes from its
-# parent and from a sample of the node; this driver has neither, and runs to the tolerance at which the direction
-# is as good as a dense decomposition's. pdx's own tests check that its looser splits are the tight ones.
-TOLERANCE = 1e-10
 
 # How many words of its centroid describe a node.
 TOP_WORDS = 10
@@ -70,6 +68,10 @@ class ShardHolder:
 
     def describe(self):
         return {"documents": self.shard.documents, "terms": self.shard.terms, "nnz": self.shard.nnz}
+
+    def peak_memory(self):
+        """This process's peak resident memory in bytes (Linux reports kilobytes)."""
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
     def ids(self):
         return self.shard.ids
@@ -178,17 +180,23 @@ class Driver:
         self.on_step = on_step
         self.splits = []
         self.products = 0
+        self.product_seconds = []
         self.restarts = 0
-        self.actors = [self._start(index) for index in range(shard_count)]
-        described = self.ray.get([actor.describe.remote() for actor in self.actors])
+        # All actors read their shards at once; the first that cannot stops the run.
+        self.actors = [self.holder.remote(self.folder, index) for index in range(shard_count)]
+        described = [self._ready(actor) for actor in self.actors]
         self.first_column = np.cumsum([0] + [shard["documents"] for shard in described])[:-1]
 
-    def _start(self, index):
-        actor = self.holder.remote(self.folder, index)
+    def _ready(self, actor):
         try:
-            self.ray.get(actor.describe.remote())
+            return self.ray.get(actor.describe.remote())
         except self.ray.exceptions.RayActorError as error:
             raise GrowError(one_line(error)) from None
+
+    def _start(self, index):
+        """An actor for shard `index` started again, with the splits made so far replayed on it."""
+        actor = self.holder.remote(self.folder, index)
+        self._ready(actor)
         for split in self.splits:
             self.ray.get(actor.split.remote(split.on_shard(index)))
         return actor
@@ -248,9 +256,11 @@ class Driver:
             step += 1
             self.products += 1
             self.step("product")
+            started = time.perf_counter()
             shares = self.gather("products", requests)
             if shares is None:
                 return None
+            self.product_seconds.append(time.perf_counter() - started)
             for position, (node_id, _) in enumerate(requests):
                 solvers[node_id].respond([share[position] for share in shares])
             self.progress(f"  product {step}: {len(requests)} nodes")
@@ -366,17 +376,22 @@ def grow(
     rule="pddp",
     until_docs=1,
     max_levels=None,
-    tolerance=TOLERANCE,
+    tolerance=None,
     actor_options=None,
     progress: Callable[[str], None] = lambda line: None,
     on_step=None,
 ):
     """Grow the top of the tree of the Parquet folder `folder` on the connected Ray cluster `ray` (the module):
     split every node of more than `until_docs` documents by `rule`, level by level, for at most `max_levels`
-    levels. Returns `(nodes, assignments, driver)`: the tree's nodes in creation order, each document's node
-    (`ids`, `paths`, `nodes`), and the driver with its counts (products, restarts)."""
+    levels. Each direction is computed to `tolerance`, by default the rule's own as pdx uses it on one machine
+    (pdx starts from its parent's next direction or a sample's, this driver from a fixed pseudo-random vector; at
+    the rule's tolerance either gives the tight direction's partition, which pdx's own tests check on 20
+    Newsgroups). Returns `(nodes, assignments, driver)`: the tree's nodes in creation order, each document's
+    node (`ids`, `paths`, `nodes`), and the driver with its counts (products, restarts)."""
     if rule not in RULES:
         raise GrowError(f"--rule {rule}: this driver splits by {', '.join(RULES)}")
+    if tolerance is None:
+        tolerance = direction_tolerance(rule)
     manifest = read_manifest(folder)
     driver = Driver(ray, folder, len(manifest["shards"]), actor_options or {}, progress, on_step)
     while (shares := driver.gather("sums", 0)) is None:

@@ -29,7 +29,9 @@ def add_arguments(parser):
         "--until-docs", type=int, default=1_000_000, help="split every node of more documents than this"
     )
     parser.add_argument("--levels", type=int, default=None, help="split at most this many levels")
-    parser.add_argument("--tolerance", type=float, default=growing.TOLERANCE, help="Lanczos' relative residual")
+    parser.add_argument(
+        "--tolerance", type=float, default=None, help="Lanczos' relative residual (default: the rule's own)"
+    )
     parser.add_argument("--address", default=None, help="an existing Ray cluster (default: start a local one)")
     parser.add_argument("--num-cpus", type=int, default=None, help="the local cluster's CPUs (default: all)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -97,7 +99,7 @@ def run(args):
             "rule": args.rule,
             "until_docs": args.until_docs,
             "levels": args.levels,
-            "tolerance": args.tolerance,
+            "tolerance": args.tolerance or growing.direction_tolerance(args.rule),
             "collection": growing.read_manifest(args.input).get("settings"),
         },
         "run": {

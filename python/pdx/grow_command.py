@@ -30,7 +30,7 @@ def add_arguments(parser):
     )
     parser.add_argument("--levels", type=int, default=None, help="split at most this many levels")
     parser.add_argument(
-        "--tolerance", type=float, default=None, help="Lanczos' relative residual (default: the rule's own)"
+        "--tolerance", type=float, default=None, help="Lanczos' relative residual (default: pdx's tight 1e-10)"
     )
     parser.add_argument("--address", default=None, help="an existing Ray cluster (default: start a local one)")
     parser.add_argument("--num-cpus", type=int, default=None, help="the local cluster's CPUs (default: all)")
@@ -99,7 +99,7 @@ def run(args):
             "rule": args.rule,
             "until_docs": args.until_docs,
             "levels": args.levels,
-            "tolerance": args.tolerance or growing.direction_tolerance(args.rule),
+            "tolerance": args.tolerance or growing.TIGHT_TOLERANCE,
             "collection": growing.read_manifest(args.input).get("settings"),
         },
         "run": {

@@ -9,10 +9,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 
-use pdx::cluster::RuleSpec;
-use pdx::cluster::params::Params;
 use pdx::exchange::parquet;
-use pdx::linalg::{self, LinalgError};
+use pdx::linalg::{self, LanczosOptions, LinalgError};
 use pdx::matrix::DataMatrix;
 
 mod segment;
@@ -257,21 +255,14 @@ fn node_scatter(count: usize, column_sum: PyReadonlyArray1<'_, f64>, norms_squar
     .scatter()
 }
 
-/// The Lanczos tolerance pdx's own split by `rule` computes its direction to (the rule's, as `pdx cluster` uses it).
-#[pyfunction]
-fn direction_tolerance(rule: &str) -> PyResult<f64> {
-    let spec = RuleSpec::new(rule, &Params::default())
-        .map_err(|error| PyValueError::new_err(error.to_string()))?;
-    Ok(spec.rule().direction_tolerance())
-}
-
 #[pymodule]
 fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Shard>()?;
     module.add_class::<solver::NodeSolver>()?;
     module.add_class::<segment::Segment>()?;
     module.add_function(wrap_pyfunction!(node_scatter, module)?)?;
-    module.add_function(wrap_pyfunction!(direction_tolerance, module)?)?;
+    // The tolerance at which a direction is as good as a dense decomposition's, whatever the start.
+    module.add("TIGHT_TOLERANCE", LanczosOptions::TIGHT_TOLERANCE)?;
     module.add("ShardError", module.py().get_type::<ShardError>())?;
     Ok(())
 }

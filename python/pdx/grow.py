@@ -22,11 +22,23 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from pdx._engine import TIGHT_TOLERANCE, NodeSolver, Segment, Shard, ShardError, node_scatter
+from pdx._engine import (
+    LLOYD_MAX_ITERATIONS,
+    TIGHT_TOLERANCE,
+    NodeSolver,
+    Segment,
+    Shard,
+    ShardError,
+    node_scatter,
+    one_dimensional_cut,
+    two_means_boundary,
+)
 
-# The split rules this driver runs: PDDP cuts the leading direction at 0 (Boley), PDDP_OC at the best 2-means
-# cut of the columns along its order (Zeimpekis & Gallopoulos, Lemma 1).
-RULES = ("pddp", "pddp-oc")
+# The split rules this driver runs, the linear ones whose direction is a sum over documents. Each cuts the node's
+# leading direction: PDDP at 0 (Boley), PDDP_OC at the best 2-means cut of the columns along its order (Zeimpekis &
+# Gallopoulos, Lemma 1), PDDP_OCPC at the best 2-means cut of the coordinates, PDGP at their largest gap (Abbey et
+# al.); the -2means rules then run Lloyd's two-group iterations from that split.
+RULES = ("pddp", "pddp-2means", "pddp-oc", "pddp-oc-2means", "pddp-ocpc", "pdgp")
 
 
 # Why the tight tolerance (1e-10) and not the rule's own, as pdx on one machine: pdx starts a split's Lanczos run
@@ -72,6 +84,7 @@ class ShardHolder:
         self.node_of = np.zeros(self.shard.documents, dtype=np.int64)
         self.cache = {}
         self.segments = {}
+        self.groups = {}
 
     def describe(self):
         return {"documents": self.shard.documents, "terms": self.shard.terms, "nnz": self.shard.nnz}
@@ -131,13 +144,41 @@ class ShardHolder:
         segment = self.segments.pop((node, index))
         return segment.best_cut(prefix, n, total, sum_norms)
 
-    def split(self, split: Split):
-        """Apply `split` (this shard's part of it); returns each child's share of its sums."""
+    def _upper(self, split: Split):
         members = self._members(split.node)
         if split.uppers is not None:
-            upper = split.uppers[0]
-        else:
-            upper = self.shard.sides(members, split.direction, split.offset, split.cut)
+            return members, split.uppers[0]
+        return members, self.shard.sides(members, split.direction, split.offset, split.cut)
+
+    def _group_sums(self, members, upper):
+        return [self.shard.node_sums(members[~upper]), self.shard.node_sums(members[upper])]
+
+    def two_means_start(self, split: Split):
+        """Hold `split`'s sides as the two groups of a Lloyd iteration; returns their shares of the groups' sums."""
+        members, upper = self._upper(split)
+        self.groups[split.node] = [upper, None]
+        return self._group_sums(members, upper)
+
+    def two_means_step(self, node, direction, offset):
+        """The members' next groups from the boundary `(direction, offset)`: the second where the coordinate is
+        negative, the first where positive, unchanged at 0. Returns the members that moved and the next groups'
+        shares of their sums; `two_means_accept` makes them the groups."""
+        members = self._members(node)
+        current = self.groups[node][0]
+        coordinates = self.shard.coordinates(members, direction, offset)
+        following = np.where(coordinates < 0, True, np.where(coordinates > 0, False, current))
+        self.groups[node][1] = following
+        return int(np.count_nonzero(following != current)), self._group_sums(members, following)
+
+    def two_means_accept(self, node):
+        self.groups[node] = [self.groups[node][1], None]
+
+    def two_means_result(self, node):
+        return self.groups.pop(node)[0]
+
+    def split(self, split: Split):
+        """Apply `split` (this shard's part of it); returns each child's share of its sums."""
+        members, upper = self._upper(split)
         lower_child, upper_child = split.children
         self.node_of[members[~upper]] = lower_child
         self.node_of[members[upper]] = upper_child
@@ -345,6 +386,47 @@ class Driver:
                 cut = candidate
         return [own >= cut[0] for own in shard_ranks]
 
+    def coordinates(self, node, direction, offset):
+        """Every member's centred coordinate along `direction`, in collection order (n numbers on the driver)."""
+        while (found := self.gather("coordinates", node.id, direction, offset)) is None:
+            pass
+        return np.concatenate([shard[1] for shard in found])
+
+    def two_means(self, node, split):
+        """Lloyd's two-group iterations from `split`'s sides, as pdx's `lloyd::refine` runs them: a member moves
+        only to a strictly nearer centroid; the iterations stop when none moves, before a step that would empty a
+        group or raise the objective, or after LLOYD_MAX_ITERATIONS steps. Returns the split it ends at. Redone
+        from its start if an actor dies."""
+        while (uppers := self._two_means(node, split)) is None:
+            self.progress(f"node {node.path or 'root'}: its 2-means iterations are run again")
+        return Split(split.node, split.children, uppers=uppers)
+
+    def _two_means(self, node, split):
+        shares = self.gather("two_means_start", per_shard=lambda index: (split.on_shard(index),))
+        if shares is None:
+            return None
+        groups = [add_shares([share[g] for share in shares]) for g in range(2)]
+        current = sum(node_scatter(*group) for group in groups)
+        for _ in range(LLOYD_MAX_ITERATIONS):
+            direction, offset = two_means_boundary(*groups)
+            self.step("two-means")
+            stepped = self.gather("two_means_step", node.id, direction, offset)
+            if stepped is None:
+                return None
+            if sum(moves for moves, _ in stepped) == 0:
+                break
+            following = [add_shares([shares[g] for _, shares in stepped]) for g in range(2)]
+            if min(group[0] for group in following) == 0:
+                break
+            objective = sum(node_scatter(*group) for group in following)
+            # Rounding on a flat landscape could raise it; exact arithmetic never does.
+            if objective > current:
+                break
+            if self.gather("two_means_accept", node.id) is None:
+                return None
+            groups, current = following, objective
+        return self.gather("two_means_result", node.id)
+
     def split(self, split):
         while (shares := self.gather("split", per_shard=lambda index: (split.on_shard(index),))) is None:
             pass
@@ -387,6 +469,7 @@ def grow(
     actor_options=None,
     progress: Callable[[str], None] = lambda line: None,
     on_step=None,
+    tau=None,
 ):
     """Grow the top of the tree of the Parquet folder `folder` on the connected Ray cluster `ray` (the module):
     split every node of more than `until_docs` documents by `rule`, level by level, for at most `max_levels`
@@ -422,10 +505,10 @@ def grow(
             sign = driver.sign(node, direction, offset)
             direction, offset = sign * direction, sign * offset
             children = (len(nodes), len(nodes) + 1)
-            if rule == "pddp-oc":
-                split = Split(node.id, children, uppers=driver.optimal_cut(node, direction, offset))
-            else:
-                split = Split(node.id, children, direction, offset, 0.0)
+            split = plan_split(driver, rule, node, Split(node.id, children, direction, offset, 0.0), tau)
+            if split is None:
+                node.refused = "every projection is equal, so there is no gap"
+                continue
             shares = driver.split(split)
             if min(share[0] for share in shares) == 0:
                 # pdx refuses a split that leaves a side empty: the members go back to the node.
@@ -464,6 +547,25 @@ def grow(
     return nodes, assignments, driver
 
 
+def plan_split(driver, rule, node, along, tau):
+    """The split `rule` makes of `node` given `along`, PDDP's split along its sign-normalised direction; `None`
+    when the rule finds no cut."""
+    base = rule.removesuffix("-2means")
+    if base == "pddp-oc":
+        split = dataclasses.replace(along, uppers=driver.optimal_cut(node, along.direction, along.offset))
+    elif base in ("pddp-ocpc", "pdgp"):
+        coordinates = driver.coordinates(node, along.direction, along.offset)
+        cut = one_dimensional_cut(base, coordinates, tau)
+        if cut is None:
+            return None
+        split = dataclasses.replace(along, cut=cut)
+    else:
+        split = along
+    if rule.endswith("-2means"):
+        split = driver.two_means(node, split)
+    return split
+
+
 def tree_json(nodes, rule, words=None):
     """The tree as `pdx cluster --json` writes its `tree`: the same node fields, plus each node's path."""
     out = []
@@ -476,7 +578,7 @@ def tree_json(nodes, rule, words=None):
             "scatter": node.scatter,
             "name": None,
             "rule": rule if node.children else None,
-            "params": {"l": 1} if node.children and rule == "pddp" else ({} if node.children else None),
+            "params": rule_params(rule) if node.children else None,
             "objective_after": node.objective_after,
             "path": node.path,
             "singular_value": node.split_value,
@@ -488,6 +590,15 @@ def tree_json(nodes, rule, words=None):
             entry["refused"] = node.refused
         out.append(entry)
     return {"nodes": out}
+
+
+def rule_params(rule, tau=None):
+    """The parameters a split by `rule` used, as `pdx cluster --json` names them."""
+    if rule in ("pddp", "pddp-ocpc"):
+        return {"l": 1}
+    if rule == "pdgp":
+        return {"tau": tau} if tau is not None else {}
+    return {}
 
 
 def progress_to_stderr(line):

@@ -9,6 +9,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 
+use pdx::cluster::cuts;
+use pdx::cluster::params::Params;
 use pdx::exchange::parquet;
 use pdx::linalg::{self, LanczosOptions, LinalgError};
 use pdx::matrix::DataMatrix;
@@ -255,12 +257,67 @@ fn node_scatter(count: usize, column_sum: PyReadonlyArray1<'_, f64>, norms_squar
     .scatter()
 }
 
+/// A two-group Lloyd step's boundary from the groups' added-up sums (`(count, sum_j a_j, sum_j ||a_j||^2)` each):
+/// `(u, offset)` such that a member's `Shard.coordinates(members, u, offset)` is negative where it is nearer the
+/// second group's centroid, positive where nearer the first's.
+#[pyfunction]
+fn two_means_boundary<'py>(
+    py: Python<'py>,
+    first: (usize, PyReadonlyArray1<'py, f64>, f64),
+    second: (usize, PyReadonlyArray1<'py, f64>, f64),
+) -> (Bound<'py, PyArray1<f64>>, f64) {
+    let sums = |(count, column_sum, norms_squared): (usize, PyReadonlyArray1<'_, f64>, f64)| {
+        linalg::NodeSums {
+            count,
+            column_sum: vector_of(&column_sum),
+            norms_squared,
+        }
+    };
+    let (u, offset) = linalg::two_means_boundary(&sums(first), &sums(second));
+    (u.into_pyarray(py), offset)
+}
+
+/// The cut along a direction that a one-dimensional rule makes of the members' `coordinates` (gathered from every
+/// shard): `pddp-ocpc`'s optimal 2-means cut (0 when the values are all equal, as pdx takes it), or `pdgp`'s
+/// largest gap beyond the fringe `tau` (pdx's default when `None`; `None` when the values are all equal). Members
+/// at or below the cut make the first child.
+#[pyfunction]
+#[pyo3(signature = (rule, coordinates, tau=None))]
+fn one_dimensional_cut(
+    py: Python<'_>,
+    rule: &str,
+    coordinates: PyReadonlyArray1<'_, f64>,
+    tau: Option<f64>,
+) -> PyResult<Option<f64>> {
+    let values = vector_of(&coordinates);
+    match rule {
+        "pddp-ocpc" => Ok(Some(
+            py.detach(|| cuts::optimal_cut_1d(&values)).unwrap_or(0.0),
+        )),
+        "pdgp" => {
+            let tau = tau.unwrap_or(Params::default().tau);
+            if !(0.0..1.0).contains(&tau) {
+                return Err(PyValueError::new_err(format!(
+                    "tau {tau}: it lies in [0, 1)"
+                )));
+            }
+            Ok(py.detach(|| cuts::largest_gap(&values, tau)))
+        }
+        _ => Err(PyValueError::new_err(format!(
+            "{rule}: not a rule that cuts one direction by its values"
+        ))),
+    }
+}
+
 #[pymodule]
 fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Shard>()?;
     module.add_class::<solver::NodeSolver>()?;
     module.add_class::<segment::Segment>()?;
     module.add_function(wrap_pyfunction!(node_scatter, module)?)?;
+    module.add_function(wrap_pyfunction!(one_dimensional_cut, module)?)?;
+    module.add_function(wrap_pyfunction!(two_means_boundary, module)?)?;
+    module.add("LLOYD_MAX_ITERATIONS", pdx::cluster::lloyd::MAX_ITERATIONS)?;
     // The tolerance at which a direction is as good as a dense decomposition's, whatever the start.
     module.add("TIGHT_TOLERANCE", LanczosOptions::TIGHT_TOLERANCE)?;
     module.add("ShardError", module.py().get_type::<ShardError>())?;

@@ -99,10 +99,10 @@ def assert_same_splits(nodes, assignments, expected, ids):
         assert not differ, f"node {node.path!r}: documents on other sides: {[ids[d] for d in differ]}"
 
 
-@pytest.mark.parametrize("rule", ["pddp", "pddp-oc"])
+@pytest.mark.parametrize("rule", growing.RULES)
 def test_the_top_levels_of_the_demo_are_pdx_cluster_s(ray_cluster, pdx_binary, demo, rule, tmp_path):
     nodes, assignments, driver = growing.grow(ray_cluster, demo, rule=rule, max_levels=LEVELS)
-    expected = pdx_splits(pdx_binary, demo, rule, 40, tmp_path)
+    expected = pdx_splits(pdx_binary, demo, rule, 60, tmp_path)
     assert_same_splits(nodes, assignments, expected, assignments["ids"])
     assert driver.restarts == 0
     assert [node.count for node in nodes if not node.children] and sum(
@@ -111,7 +111,7 @@ def test_the_top_levels_of_the_demo_are_pdx_cluster_s(ray_cluster, pdx_binary, d
 
 
 @pytest.mark.skipif(not os.environ.get("PDX_DATA"), reason="PDX_DATA names no corpora")
-@pytest.mark.parametrize("rule", ["pddp", "pddp-oc"])
+@pytest.mark.parametrize("rule", growing.RULES)
 def test_the_top_levels_of_20_newsgroups_in_8_shards_are_pdx_cluster_s(
     ray_cluster, pdx_binary, rule, tmp_path_factory, tmp_path
 ):

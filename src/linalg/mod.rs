@@ -44,7 +44,7 @@ pub use lanczos::{
 };
 pub use shares::{
     NodeSums, largest_coordinate, member_column_sums, member_coordinates, member_gram_product,
-    member_projections, member_sides,
+    member_projections, member_sides, two_means_boundary,
 };
 pub(crate) use vector::{norm, normalise_sign, scale};
 

@@ -178,6 +178,17 @@ impl NodeSums {
     }
 }
 
+/// The boundary between two groups' centroids, as [`member_coordinates`] reads it: `(u, offset)` with `u = 2 (c_0 -
+/// c_1)` and `offset = ||c_0||^2 - ||c_1||^2`, so that a member's coordinate `a . u - offset = ||a - c_1||^2 -
+/// ||a - c_0||^2` is negative where it is nearer `c_1`, positive where nearer `c_0` (a step of Lloyd's two-group
+/// iteration, `crate::cluster::lloyd::refine`, decides by the same value's sign).
+pub fn two_means_boundary(first: &NodeSums, second: &NodeSums) -> (Vec<f64>, f64) {
+    let (c_0, c_1) = (first.centroid(), second.centroid());
+    let offset = dot(&c_0, &c_0) - dot(&c_1, &c_1);
+    let u = c_0.iter().zip(&c_1).map(|(a, b)| 2.0 * (a - b)).collect();
+    (u, offset)
+}
+
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
@@ -305,6 +316,34 @@ mod tests {
                 assert!(centred.iter().all(|c| c.abs() <= value.abs()));
                 assert_eq!(centred[position], value);
             }
+        }
+    }
+
+    #[test]
+    fn the_two_means_boundary_s_sign_says_which_centroid_is_nearer() {
+        let data = random_sparse(60, 40, 0.2, 6);
+        let (first, second): (Vec<usize>, Vec<usize>) = (0..40).partition(|j| j % 3 == 0);
+        let sums = |members: &[usize]| NodeSums::of_members(&data, members).expect("sums");
+        let (a, b) = (sums(&first), sums(&second));
+        let (u, offset) = two_means_boundary(&a, &b);
+        let (c_0, c_1) = (a.centroid(), b.centroid());
+        let all: Vec<usize> = (0..40).collect();
+        let coordinates = member_coordinates(&data, &all, &u, offset).expect("coordinates");
+        for (&j, coordinate) in all.iter().zip(coordinates) {
+            let column = explicit_columns(&data, &[j]);
+            let distance = |c: &[f64]| {
+                column
+                    .column(0)
+                    .iter()
+                    .zip(c)
+                    .map(|(x, c)| (x - c) * (x - c))
+                    .sum::<f64>()
+            };
+            let expected = distance(&c_1) - distance(&c_0);
+            assert!(
+                (coordinate - expected).abs() <= 1e-10 * (1.0 + expected.abs()),
+                "{j}"
+            );
         }
     }
 

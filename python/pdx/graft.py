@@ -16,6 +16,8 @@ import shutil
 import sys
 import tempfile
 
+from pdx._engine import printable
+
 # A subtree's JSON larger than this is refused: a report of a leaf of a million documents is far below it.
 MAX_REPORT_BYTES = 2 << 30
 
@@ -162,7 +164,7 @@ def run(args):
         subtrees = [(pathlib.Path(source), read_json(source)) for source in args.subtree]
         document, assignments = graft((document, assignments), subtrees)
     except GraftError as error:
-        print(str(error), file=sys.stderr)
+        print(printable(str(error)), file=sys.stderr)
         return 2
     out.parent.mkdir(parents=True, exist_ok=True)
     temporary = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
@@ -175,6 +177,6 @@ def run(args):
         os.rename(temporary, out)
     except OSError as error:
         shutil.rmtree(temporary, ignore_errors=True)
-        print(f"{out}: {error}", file=sys.stderr)
+        print(printable(f"{out}: {error}"), file=sys.stderr)
         return 2
     return 0

@@ -19,6 +19,12 @@ import tempfile
 import time
 
 from pdx import grow as growing
+from pdx._engine import printable
+
+
+def say(line):
+    """One line on stderr, escaped as pdx escapes what it quotes of a collection (file names among it)."""
+    print(printable(line), file=sys.stderr)
 
 
 def add_arguments(parser):
@@ -60,10 +66,10 @@ def run(args):
     """The command; returns the exit code (2 for bad input, with one line on stderr)."""
     out = pathlib.Path(args.out)
     if out.exists():
-        print(f"{out}: exists; pdx writes a new folder and never replaces one", file=sys.stderr)
+        say(f"{out}: exists; pdx writes a new folder and never replaces one")
         return 2
     if not (pathlib.Path(args.input) / "manifest.json").is_file():
-        print(f"{args.input}: not a Parquet folder of pdx (no manifest.json)", file=sys.stderr)
+        say(f"{args.input}: not a Parquet folder of pdx (no manifest.json)")
         return 2
     import ray
 
@@ -88,7 +94,7 @@ def run(args):
             progress=progress,
         )
     except growing.GrowError as error:
-        print(str(error), file=sys.stderr)
+        say(str(error))
         return 2
     finally:
         ray.shutdown()
@@ -117,7 +123,7 @@ def run(args):
         os.rename(temporary, out)
     except OSError as error:
         shutil.rmtree(temporary, ignore_errors=True)
-        print(f"{out}: {error}", file=sys.stderr)
+        say(f"{out}: {error}")
         return 2
     leaves = sum(1 for node in nodes if not node.children)
     progress(f"{out}: {len(nodes)} nodes, {leaves} leaves, {driver.products} products")

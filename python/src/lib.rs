@@ -309,12 +309,20 @@ fn one_dimensional_cut(
     }
 }
 
+/// `text` as it may be shown on a terminal: pdx's escaping of every control, bidirectional and other character a
+/// terminal would act on (`pdx::printable::escaped`), for the messages that quote a collection's file names.
+#[pyfunction]
+fn printable(text: &str) -> String {
+    pdx::printable::escaped(text).into_owned()
+}
+
 #[pymodule]
 fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Shard>()?;
     module.add_class::<solver::NodeSolver>()?;
     module.add_class::<segment::Segment>()?;
     module.add_function(wrap_pyfunction!(node_scatter, module)?)?;
+    module.add_function(wrap_pyfunction!(printable, module)?)?;
     module.add_function(wrap_pyfunction!(one_dimensional_cut, module)?)?;
     module.add_function(wrap_pyfunction!(two_means_boundary, module)?)?;
     module.add("LLOYD_MAX_ITERATIONS", pdx::cluster::lloyd::MAX_ITERATIONS)?;

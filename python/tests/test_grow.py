@@ -208,3 +208,12 @@ def test_the_command_names_a_damaged_shard_in_one_line(demo, tmp_path):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "docs-00001.parquet" in done.stderr, done.stderr
     assert not (tmp_path / "top").exists()
+
+
+def test_a_hostile_folder_name_reaches_the_terminal_escaped(tmp_path):
+    hostile = tmp_path / "\x1b]52;c;Y2FsYw==\x07shards"
+    hostile.mkdir()
+    done = run_command("--input", hostile, "--out", tmp_path / "top", "--quiet")
+    assert done.returncode == 2
+    assert "\x1b" not in done.stderr and "\x07" not in done.stderr
+    assert "\\u{1b}]52;c;Y2FsYw==\\u{7}shards" in done.stderr, done.stderr

@@ -94,6 +94,7 @@ impl Dataset {
             words,
             documents,
             notes,
+            node_of_tree,
         } = collection;
         let mut report = LoadReport {
             files_read: 1,
@@ -163,6 +164,7 @@ impl Dataset {
             empty_documents,
             counts: None,
             sources,
+            node_of_tree,
         }
     }
 
@@ -241,6 +243,7 @@ mod tests {
                 })
                 .collect(),
             notes: Vec::new(),
+            node_of_tree: None,
         };
         let dataset = Dataset::from_weighted("mine", collection);
         assert_eq!(dataset.label_names, ["fruit", "hardware"]);

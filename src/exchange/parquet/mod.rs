@@ -13,6 +13,7 @@
 //! files' own before anything is reserved, every file checked against its size and checksum) and builds the
 //! matrix straight from the rows, one record batch at a time, without tokenising or weighting anything.
 
+mod node;
 mod read;
 mod write;
 
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::input::InputError;
 use crate::matrix::SparseError;
 
+pub use node::NodeOfTree;
 pub use read::{read, read_shard};
 pub use write::write;
 
@@ -106,6 +108,10 @@ pub struct Manifest {
     pub vocabulary: ManifestFile,
     /// In column order: the first shard's documents are the first columns.
     pub shards: Vec<ManifestFile>,
+    /// Set when the folder is a node of a tree grown elsewhere (a leaf of the top tree a cluster grew); absent
+    /// otherwise, so that a folder without it reads and writes as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeOfTree>,
 }
 
 /// One file of the folder, as written.

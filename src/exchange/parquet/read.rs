@@ -102,6 +102,7 @@ pub fn read(folder: &Path) -> Result<ExchangedCollection, ParquetError> {
         words,
         documents,
         notes: Vec::new(),
+        node_of_tree: manifest.node.map(|node| node.resolved(folder)),
     })
 }
 
@@ -150,6 +151,7 @@ pub fn read_shard(folder: &Path, index: usize) -> Result<ExchangedCollection, Pa
         words,
         documents,
         notes: Vec::new(),
+        node_of_tree: manifest.node.map(|node| node.resolved(folder)),
     })
 }
 
@@ -182,6 +184,9 @@ fn read_manifest(path: &Path) -> Result<Manifest, ParquetError> {
     let manifest: Manifest = serde_json::from_value(value).map_err(|error| {
         ParquetError::invalid(path, format!("not a pdx Parquet manifest: {error}"))
     })?;
+    if let Some(problem) = manifest.node.as_ref().and_then(super::NodeOfTree::problem) {
+        return Err(ParquetError::invalid(path, problem));
+    }
     let files = std::iter::once(&manifest.vocabulary).chain(&manifest.shards);
     let mut names = std::collections::HashSet::new();
     for file in files {

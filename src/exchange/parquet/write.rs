@@ -92,6 +92,8 @@ fn write_files(
     )?;
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
+        // A node's place in a tree is the grower's to record, beside that tree: not carried to another folder.
+        node: None,
         pdx_version: env!("CARGO_PKG_VERSION").to_string(),
         settings: collection.settings.clone(),
         documents: documents as u64,

@@ -6,6 +6,7 @@ mod cached;
 mod count;
 mod given;
 mod incoming;
+pub mod ingest;
 mod reweigh;
 mod stored_counts;
 mod vectors;

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::{
-    CacheUse, Dataset, DatasetError, DatasetOptions, DocumentMeta, Opened, Timings, index_labels,
-    millis,
+    CacheUse, Dataset, DatasetError, DatasetOptions, DocumentMeta, Opened, Reweigh, Timings,
+    index_labels, millis,
 };
 use crate::corpus::{self, LoadReport, TextSource};
 use crate::exchange::{self, CollectionView, ExchangedCollection, ExchangedDocument};
@@ -194,11 +194,7 @@ impl Dataset {
             terms,
             words: self.matrix.row_words(),
             documents,
-            settings: serde_json::json!({
-                "source": self.source,
-                "weighting": self.weighting.code(),
-                "matrix": self.reweighing(),
-            }),
+            settings: exchange_settings(&self.source, self.weighting, self.reweighing()),
             global_weights: None,
         })
     }
@@ -212,6 +208,20 @@ impl Dataset {
         view.global_weights = self.global_weights().ok();
         Some(view)
     }
+}
+
+/// What made a matrix, as the exchange formats record it ([`CollectionView::settings`]): what was opened, the
+/// weighting and the settings of the counts it was weighted from (none when weights were given).
+pub(super) fn exchange_settings(
+    source: &str,
+    weighting: Weighting,
+    counts: Option<&Reweigh>,
+) -> serde_json::Value {
+    serde_json::json!({
+        "source": source,
+        "weighting": weighting.code(),
+        "matrix": counts,
+    })
 }
 
 #[cfg(test)]

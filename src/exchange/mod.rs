@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use crate::matrix::SparseMatrix;
 
 /// One document (column) as the exchange formats carry it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ExchangedDocument {
     pub id: String,
     pub label: Option<String>,

@@ -27,7 +27,10 @@ use crate::matrix::SparseError;
 
 pub use node::NodeOfTree;
 pub use read::{read, read_shard};
-pub use write::write;
+pub use write::{
+    VocabularyRows, abandon_folder, finish_folder, row_document_frequencies, start_folder, write,
+    write_manifest, write_shard, write_vocabulary,
+};
 
 /// The version of the folder's layout this pdx writes and reads. A reader refuses any other: a field added
 /// or changed in meaning is a new version.
@@ -128,7 +131,7 @@ pub struct ManifestFile {
 }
 
 /// The name of shard `index`.
-fn shard_name(index: usize) -> String {
+pub fn shard_name(index: usize) -> String {
     format!("docs-{index:05}.parquet")
 }
 

@@ -418,6 +418,7 @@ pub fn finish(
     let weighting = job.weighting();
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
+        node: None,
         pdx_version: env!("CARGO_PKG_VERSION").to_string(),
         settings: exchange_settings(
             &job.source,

@@ -73,7 +73,8 @@ def graft(top, subtrees):
     document, assignments = top
     nodes = document["tree"]["nodes"]
     by_path = {node["path"]: node for node in nodes}
-    objective = max((n["objective_after"] for n in nodes if n.get("objective_after") is not None), default=None)
+    # Each split lowers the objective: the whole tree's so far is the last split's, the least.
+    objective = min((n["objective_after"] for n in nodes if n.get("objective_after") is not None), default=None)
     if objective is None:
         objective = nodes[0]["scatter"]
     grafted = []

@@ -32,6 +32,7 @@ from pdx._engine import (
     node_scatter,
     one_dimensional_cut,
     two_means_boundary,
+    write_node_manifest,
 )
 
 # The split rules this driver runs, the linear ones whose direction is a sum over documents. Each cuts the node's
@@ -175,6 +176,14 @@ class ShardHolder:
 
     def two_means_result(self, node):
         return self.groups.pop(node)[0]
+
+    def write_node_shards(self, tasks):
+        """Write this shard's members of each node in `tasks` (`(node, temporary, folder, index)`) as shard
+        `index` of the node's folder; returns each file's manifest entry and stored entries."""
+        return [
+            self.shard.write_node_shard(self._members(node), temporary, folder, index)
+            for node, temporary, folder, index in tasks
+        ]
 
     def split(self, split: Split):
         """Apply `split` (this shard's part of it); returns each child's share of its sums."""
@@ -545,6 +554,56 @@ def grow(
         "nodes": node_of,
     }
     return nodes, assignments, driver
+
+
+def leaf_folder_name(node):
+    """The folder of a leaf under `leaves/`: its path, or `root` for a tree that was not split."""
+    return node.path or "root"
+
+
+def write_leaf_folders(driver, nodes, node_of, source, temporary, final):
+    """For each leaf of the tree, a Parquet folder `leaves/PATH` under `temporary` (named as under `final` in
+    messages) that pdx opens directly: the leaf's documents in collection order, one shard from each shard of
+    the collection that holds some, the collection's vocabulary and weights, and a manifest naming the leaf's path
+    in `../../tree.json`. Redone from the start if an actor dies."""
+    import shutil
+
+    leaves = [node for node in nodes if not node.children]
+    bounds = list(driver.first_column) + [len(node_of)]
+    while True:
+        shutil.rmtree(temporary / "leaves", ignore_errors=True)
+        tasks = [[] for _ in driver.actors]
+        listed = {node.id: [] for node in leaves}
+        for leaf in leaves:
+            (temporary / "leaves" / leaf_folder_name(leaf)).mkdir(parents=True)
+        for index in range(len(driver.actors)):
+            held = set(np.unique(node_of[bounds[index] : bounds[index + 1]]).tolist())
+            for leaf in leaves:
+                if leaf.id in held:
+                    name = leaf_folder_name(leaf)
+                    folder = (temporary / "leaves" / name, final / "leaves" / name)
+                    tasks[index].append((leaf.id, str(folder[0]), str(folder[1]), len(listed[leaf.id])))
+                    listed[leaf.id].append(index)
+        written = driver.gather("write_node_shards", per_shard=lambda index: (tasks[index],))
+        if written is not None:
+            break
+        driver.progress("the leaves' folders are written again")
+    files = {node.id: [] for node in leaves}
+    for index, shard_tasks in enumerate(tasks):
+        for (leaf_id, *_), result in zip(shard_tasks, written[index]):
+            files[leaf_id].append(result)
+    for leaf in leaves:
+        name = leaf_folder_name(leaf)
+        entries = [entry for entry, _ in files[leaf.id]]
+        non_zeros = sum(stored for _, stored in files[leaf.id])
+        write_node_manifest(
+            str(temporary / "leaves" / name),
+            str(final / "leaves" / name),
+            str(source),
+            entries,
+            non_zeros,
+            (leaf.path, "../../tree.json"),
+        )
 
 
 def plan_split(driver, rule, node, along, tau):

@@ -5,7 +5,10 @@ Out (`--out DIR`, which must not exist; written under a temporary name beside it
   `pdx cluster --json`'s tree (id, parent, children, size, scatter, name, rule, params, objective_after) plus
   `path` (the child indices from the root, joined by dots; "" for the root), `top_words`, `singular_value` and
   `products` (the Lanczos products the split took);
-- `assignments.parquet`: one row per document, `id` and `path` (the node it ends in).
+- `assignments.parquet`: one row per document, `id` and `path` (the node it ends in);
+- `leaves/PATH/` (`leaves/root` for a tree that was not split): each leaf as a Parquet folder that pdx opens
+  directly, with the collection's vocabulary and weights, its manifest naming the leaf's path in `../../tree.json`
+  (unless `--no-leaf-folders`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import tempfile
 import time
 
 from pdx import grow as growing
-from pdx._engine import printable
+from pdx._engine import ShardError, printable
 
 
 def say(line):
@@ -40,6 +43,9 @@ def add_arguments(parser):
     )
     parser.add_argument("--address", default=None, help="an existing Ray cluster (default: start a local one)")
     parser.add_argument("--num-cpus", type=int, default=None, help="the local cluster's CPUs (default: all)")
+    parser.add_argument(
+        "--no-leaf-folders", action="store_true", help="no Parquet folder per leaf (leaves/PATH) for pdx"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -82,6 +88,7 @@ def run(args):
         ray.init(
             num_cpus=args.num_cpus, include_dashboard=False, logging_level="ERROR", log_to_driver=False
         )
+    temporary = None
     try:
         words = words_of(args.input)
         nodes, assignments, driver = growing.grow(
@@ -93,8 +100,18 @@ def run(args):
             tolerance=args.tolerance,
             progress=progress,
         )
-    except growing.GrowError as error:
-        say(str(error))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        temporary = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        if not args.no_leaf_folders:
+            progress("writing a folder per leaf")
+            growing.write_leaf_folders(
+                driver, nodes, assignments["nodes"], pathlib.Path(args.input), temporary, out
+            )
+    except (growing.GrowError, ShardError) as error:
+        # Nothing half-written stays: the folder is written under a temporary name.
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
+        say(growing.one_line(error) if isinstance(error, ShardError) else str(error))
         return 2
     finally:
         ray.shutdown()
@@ -115,8 +132,6 @@ def run(args):
             "seconds": round(time.monotonic() - started, 3),
         },
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    temporary = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         (temporary / "tree.json").write_text(json.dumps(document, indent=1) + "\n")
         write_assignments(temporary / "assignments.parquet", assignments)

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 
 use pdx::cluster::cuts;
 use pdx::cluster::params::Params;
-use pdx::exchange::parquet;
+use pdx::exchange::{ExchangedDocument, parquet};
 use pdx::linalg::{self, LanczosOptions, LinalgError};
 use pdx::matrix::DataMatrix;
 
@@ -30,7 +30,11 @@ create_exception!(
 struct Shard {
     data: DataMatrix,
     ids: Vec<String>,
+    documents: Vec<ExchangedDocument>,
 }
+
+/// A file of a Parquet folder as its manifest lists it: `(name, rows, bytes, xxh3_64)`.
+type FileEntry = (String, u64, u64, String);
 
 /// Members as local column indices: a NumPy array of int64, or any sequence of integers.
 fn members_of(members: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
@@ -67,11 +71,15 @@ impl Shard {
             .map_err(|error| ShardError::new_err(error.to_string()))?;
         let ids = shard
             .documents
-            .into_iter()
-            .map(|document| document.id)
+            .iter()
+            .map(|document| document.id.clone())
             .collect();
         let data = DataMatrix::sparse(shard.matrix, shard.terms).with_words(shard.words);
-        Ok(Shard { data, ids })
+        Ok(Shard {
+            data,
+            ids,
+            documents: shard.documents,
+        })
     }
 
     /// The documents' ids, in column order.
@@ -236,6 +244,40 @@ impl Shard {
             .map_err(refused)
     }
 
+    /// Write the `members`' columns (in their order) with their documents as shard `index` of the node folder
+    /// being written into `temporary` (`folder`: its name once written). Returns its manifest entry and its
+    /// stored entries.
+    fn write_node_shard(
+        &self,
+        py: Python<'_>,
+        members: &Bound<'_, PyAny>,
+        temporary: PathBuf,
+        folder: PathBuf,
+        index: usize,
+    ) -> PyResult<(FileEntry, u64)> {
+        let members = members_of(members)?;
+        let DataMatrix::Sparse { matrix, .. } = &self.data else {
+            return Err(PyValueError::new_err("a shard is a sparse matrix"));
+        };
+        if let Some(&column) = members.iter().find(|&&column| column >= matrix.cols()) {
+            let cols = matrix.cols();
+            return Err(refused(LinalgError::ColumnOutOfRange { column, cols }));
+        }
+        let (file, non_zeros) = py
+            .detach(|| {
+                parquet::write_columns_of(
+                    &temporary,
+                    &folder,
+                    index,
+                    matrix,
+                    &self.documents,
+                    &members,
+                )
+            })
+            .map_err(|error| ShardError::new_err(error.to_string()))?;
+        Ok(((file.name, file.rows, file.bytes, file.xxh3_64), non_zeros))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Shard({} documents, {} terms, {} stored entries)",
@@ -244,6 +286,38 @@ impl Shard {
             self.data.nnz()
         )
     }
+}
+
+/// Finish the node folder being written into `temporary` (`folder`: its name once written): the vocabulary of
+/// the whole collection's folder `source`, and a manifest with its settings, the node's `shards` (from
+/// `Shard.write_node_shard`, in order), `non_zeros`, and `node`: its path in the tree and the tree's JSON file
+/// (relative to the folder).
+#[pyfunction]
+fn write_node_manifest(
+    py: Python<'_>,
+    temporary: PathBuf,
+    folder: PathBuf,
+    source: PathBuf,
+    shards: Vec<FileEntry>,
+    non_zeros: u64,
+    node: (String, String),
+) -> PyResult<()> {
+    let shards = shards
+        .into_iter()
+        .map(|(name, rows, bytes, xxh3_64)| parquet::ManifestFile {
+            name,
+            rows,
+            bytes,
+            xxh3_64,
+        })
+        .collect();
+    let (path, tree) = node;
+    let node = parquet::NodeOfTree { path, tree };
+    py.detach(|| {
+        parquet::write_node_manifest(&temporary, &folder, &source, shards, non_zeros, node)
+    })
+    .map_err(|error| ShardError::new_err(error.to_string()))?;
+    Ok(())
 }
 
 /// A node's scatter `sum_j ||a_j - c||^2` from its added-up sums (`Shard.node_sums` over every shard).
@@ -323,6 +397,7 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<segment::Segment>()?;
     module.add_function(wrap_pyfunction!(node_scatter, module)?)?;
     module.add_function(wrap_pyfunction!(printable, module)?)?;
+    module.add_function(wrap_pyfunction!(write_node_manifest, module)?)?;
     module.add_function(wrap_pyfunction!(one_dimensional_cut, module)?)?;
     module.add_function(wrap_pyfunction!(two_means_boundary, module)?)?;
     module.add("LLOYD_MAX_ITERATIONS", pdx::cluster::lloyd::MAX_ITERATIONS)?;

@@ -14,6 +14,7 @@
 //! matrix straight from the rows, one record batch at a time, without tokenising or weighting anything.
 
 mod node;
+mod node_folder;
 mod read;
 mod write;
 
@@ -26,6 +27,7 @@ use crate::input::InputError;
 use crate::matrix::SparseError;
 
 pub use node::NodeOfTree;
+pub use node_folder::{write_columns_of, write_node_manifest};
 pub use read::{read, read_shard};
 pub use write::{
     VocabularyRows, abandon_folder, finish_folder, row_document_frequencies, start_folder, write,

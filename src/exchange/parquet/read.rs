@@ -157,7 +157,7 @@ pub fn read_shard(folder: &Path, index: usize) -> Result<ExchangedCollection, Pa
 
 /// The manifest, its version checked before its fields (another version's fields may differ), its counts
 /// checked against each other.
-fn read_manifest(path: &Path) -> Result<Manifest, ParquetError> {
+pub(super) fn read_manifest(path: &Path) -> Result<Manifest, ParquetError> {
     let text = input::read_text(path, MANIFEST_BOUND).map_err(|error| ParquetError::Input {
         path: path.to_path_buf(),
         error,

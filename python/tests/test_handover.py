@@ -8,7 +8,6 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from test_grow import demo, pdx_binary  # noqa: F401 (fixtures)
 
 
 def run(*args):
@@ -16,7 +15,7 @@ def run(*args):
 
 
 @pytest.fixture(scope="module")
-def top(demo, tmp_path_factory):  # noqa: F811
+def top(demo, tmp_path_factory):
     out = tmp_path_factory.mktemp("handover") / "top"
     done = run("grow", "--input", demo, "--out", out, "--until-docs", 60, "--num-cpus", 2, "--quiet")
     assert done.returncode == 0, done.stderr
@@ -29,7 +28,7 @@ def rows_by_id(folder):
     return {i: (t, w) for i, t, w in zip(table["id"], table["terms"], table["weights"])}
 
 
-def test_each_leaf_is_a_folder_of_its_documents_with_the_collection_s_weights(top, demo, pdx_binary):  # noqa: F811
+def test_each_leaf_is_a_folder_of_its_documents_with_the_collection_s_weights(top, demo, pdx_binary):
     nodes = json.loads((top / "tree.json").read_text())["tree"]["nodes"]
     leaves = [node for node in nodes if not node["children"]]
     whole = {}
@@ -52,7 +51,7 @@ def test_each_leaf_is_a_folder_of_its_documents_with_the_collection_s_weights(to
     assert seen == 223
 
 
-def test_subtrees_grown_by_pdx_graft_back_with_their_paths(top, pdx_binary, tmp_path):  # noqa: F811
+def test_subtrees_grown_by_pdx_graft_back_with_their_paths(top, pdx_binary, tmp_path):
     reports = []
     for path, rule, k in [("0.1", "pddp", 3), ("1.1", "pddp-oc", 2)]:
         report = tmp_path / f"{path}.json"

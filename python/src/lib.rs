@@ -2,6 +2,8 @@
 //! sums (its members' Gram product, column sums and projections), computed by pdx's library. Python hands
 //! vectors in and takes vectors out; every sum is the library's, in its fixed order.
 
+mod ingest;
+
 use std::path::PathBuf;
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -148,5 +150,6 @@ impl Shard {
 fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Shard>()?;
     module.add("ShardError", module.py().get_type::<ShardError>())?;
+    ingest::register(module)?;
     Ok(())
 }

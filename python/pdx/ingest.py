@@ -34,6 +34,7 @@ OPTIONS = [
     ("--min-df", dict(type=int, metavar="N", help="keep terms in at least N documents (default 2)")),
     ("--max-df", dict(type=float, metavar="F", help="keep terms in at most this fraction of documents (default 0.95)")),
     ("--max-terms", dict(type=int, metavar="N", help="keep the N terms of highest document frequency")),
+    ("--select-terms", dict(metavar="df:N", help="then keep the N terms of highest document frequency")),
     ("--stem", dict(metavar="LANGUAGE", help="stemmer language, or none (default english)")),
     ("--stoplist", dict(metavar="FILE", help="stop words, one per line")),
     ("--stoplist-lang", dict(metavar="LANGUAGE", help="the stop list of a language")),

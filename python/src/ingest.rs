@@ -16,7 +16,7 @@ use pdx::dataset::ingest::{
     Vocabulary, WrittenShard,
 };
 use pdx::exchange::parquet;
-use pdx::text::StoplistChoice;
+use pdx::text::{StoplistChoice, TermSelection};
 use pdx::weighting::Weighting;
 
 // Named by its full path, so that pickle finds it: Ray carries a task's exception back to the driver pickled.
@@ -48,6 +48,8 @@ struct Options {
     min_df: Option<usize>,
     max_df: Option<f64>,
     max_terms: Option<usize>,
+    /// `df:N` (`mi:N` is refused: see `pdx::dataset::ingest`).
+    select_terms: Option<String>,
     /// A stemmer's language, or `none`.
     stem: Option<String>,
     /// A stop list file.
@@ -74,6 +76,9 @@ impl Options {
         text.min_df = self.min_df.unwrap_or(text.min_df);
         text.max_df = self.max_df.unwrap_or(text.max_df);
         text.max_terms = self.max_terms.or(text.max_terms);
+        if let Some(selection) = self.select_terms {
+            text.select_terms = Some(TermSelection::parse(&selection).map_err(refused)?);
+        }
         if let Some(stem) = self.stem {
             text.stem = (!stem.eq_ignore_ascii_case("none")).then_some(stem);
         }

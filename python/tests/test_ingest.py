@@ -100,19 +100,20 @@ def test_demo_through_the_command_is_pdx_stats_matrix(pdx_binary, tmp_path):
 
 
 def test_options_decide_the_matrix_as_pdx_stats(pdx_binary, local_ray, tmp_path):
-    """Options passed through: a cap on the terms, another weighting, no stemming."""
-    options = {"max_terms": 300, "weighting": "ngc", "stem": "none", "min_df": 3}
+    """Options passed through: a cap on the terms, a selection, another weighting, no stemming."""
+    options = {"max_terms": 300, "select_terms": "df:250", "weighting": "ngc", "stem": "none", "min_df": 3}
     subprocess.run(
         [
             *(str(pdx_binary), "stats", str(DEMO), "--no-cache", "--write-parquet", str(tmp_path / "one")),
-            *("--max-terms", "300", "--weighting", "ngc", "--stem", "none", "--min-df", "3"),
+            *("--max-terms", "300", "--select-terms", "df:250", "--weighting", "ngc"),
+            *("--stem", "none", "--min-df", "3"),
         ],
         check=True,
         stdout=subprocess.DEVNULL,
     )
     ingest([DEMO], 3, tmp_path / "many", options=options)
     manifest = assert_same_folder(tmp_path / "many", tmp_path / "one")
-    assert manifest["terms"] == 300
+    assert manifest["terms"] == 250
 
 
 @pytest.mark.skipif("PDX_DATA" not in os.environ, reason="PDX_DATA names the folder of the corpora")
@@ -159,6 +160,8 @@ def test_existing_output_and_bad_options_are_refused(tmp_path):
     assert done.returncode == 2 and "nowhere.txt" in done.stderr and len(done.stderr.splitlines()) == 1
     done = run_cli("--input", DEMO, "--shards", 2, "--out", tmp_path / "new", "--weighting", "lec")
     assert done.returncode == 2 and "entropy" in done.stderr
+    done = run_cli("--input", DEMO, "--shards", 2, "--out", tmp_path / "new", "--select-terms", "mi:10")
+    assert done.returncode == 2 and "mi:N" in done.stderr
     assert not (tmp_path / "new").exists()
 
 

@@ -109,11 +109,22 @@ def ingest(inputs, shards, out, address=None, num_cpus=None, options=None):
         raise IngestError(f"{out}: exists; pdx does not replace it (remove it, or give another name)")
     # Refused here, before Ray starts, when an input or an option is bad.
     job, groups = _engine.ingest_plan(inputs, shards, json.dumps(options or {}))
-    if not ray.is_initialized():
+    started = not ray.is_initialized()
+    if started:
         if address is None:
             ray.init(num_cpus=num_cpus, include_dashboard=False, **QUIET)
         else:
             ray.init(address=address, **QUIET)
+    try:
+        return _run(ray, job, groups, out)
+    finally:
+        # A cluster joined here is left here; one joined before is the caller's.
+        if started:
+            ray.shutdown()
+
+
+def _run(ray, job, groups, out):
+    """The steps on the Ray cluster this process has joined (see the module's documentation)."""
     count = ray.remote(num_returns=2)(_count)
     kept = ray.remote(_kept)
     write = ray.remote(_write)

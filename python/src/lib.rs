@@ -2,6 +2,8 @@
 //! sums (its members' Gram product, column sums and projections), computed by pdx's library. Python hands
 //! vectors in and takes vectors out; every sum is the library's, in its fixed order.
 
+mod ingest;
+
 use std::path::PathBuf;
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -404,5 +406,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // The tolerance at which a direction is as good as a dense decomposition's, whatever the start.
     module.add("TIGHT_TOLERANCE", LanczosOptions::TIGHT_TOLERANCE)?;
     module.add("ShardError", module.py().get_type::<ShardError>())?;
+    ingest::register(module)?;
     Ok(())
 }

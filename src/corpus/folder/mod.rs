@@ -69,7 +69,7 @@ pub(super) fn load(
 }
 
 /// The files of a folder tree in the order a load reads them (the walk's, by file name at every level), with
-/// what their ids and labels depend on: the loader reads them ([`read_files`]) all at once, or a distributed load
+/// what their ids and labels depend on: the loader reads them all at once, or a distributed load
 /// a run of them on each machine, each run read as it would be within the whole.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FolderFiles {

@@ -11,15 +11,15 @@
 //!    group's terms' document frequency and totals, the documents' ids) and the group's counts per document
 //!    ([`GroupCounts`]), which stay with the task's side (Ray's object store) and never reach the driver.
 //! 3. [`vocabulary`] (the driver): the groups' words numbered into terms as one load numbers them
-//!    ([`text::number_terms`]), the document-frequency filters and `max_terms` applied to the summed frequencies
-//!    ([`text::KeptTerms::by_df`]), the ids made unique over the whole collection ([`corpus::make_ids_unique`]);
+//!    ([`crate::text::number_terms`]), the document-frequency filters and `max_terms` applied to the summed frequencies
+//!    ([`crate::text::KeptTerms::by_df`]), the ids made unique over the whole collection ([`corpus::make_ids_unique`]);
 //!    and for each group its terms' numbers in the kept vocabulary and its renamed ids ([`GroupVocabulary`]).
 //! 4. [`kept_documents`] (a task per group): how many of the group's documents keep a term, since a load drops
 //!    the others and weights over those it keeps.
 //! 5. [`global_weights`] (the driver): the weighting's global weights from the summed integer statistics
-//!    ([`weighting::global_weights_of_statistics`]).
+//!    ([`crate::weighting::global_weights_of_statistics`]).
 //! 6. [`write_group`] (a task per group): the group's documents weighted column by column
-//!    ([`weighting::weigh_column`], the arithmetic of a load's weighting) and written as one shard into the
+//!    ([`crate::weighting::weigh_column`], the arithmetic of a load's weighting) and written as one shard into the
 //!    output's temporary folder (a path every task can write: one machine's disk, or a shared file system).
 //! 7. [`finish`] (the driver): the vocabulary and the manifest written, the folder moved into place.
 //!
@@ -119,6 +119,8 @@ pub fn plan(
     options.text.check()?;
     options.load.check()?;
     refuse_unsupported(&options)?;
+    // A stop list that cannot be read is refused here, once, rather than by every task.
+    options.text.stop_words()?;
     let mut seen = std::collections::HashSet::new();
     let mut trees = Vec::new();
     for path in paths {

@@ -2,8 +2,8 @@
 
     python benches/scale.py --input CORPUS --shards 16 --work DIR [--levels 3] [--rule pddp]
 
-CORPUS is what both sides read (a folder of JSON Lines files, for example the scale bench's synthetic corpus cut
-into one file per shard). Rows, each a whole process timed with its peak resident memory:
+CORPUS is what both sides read: a folder tree of documents, a file each, labelled by sub-folder (the scale
+bench's synthetic corpus written out as one file per document, for example). Rows, each a whole process timed with its peak resident memory:
 
 1. pdx on one machine: `pdx stats CORPUS --write-parquet` with an empty cache (the first open, written as the
    shards the driver reads);
@@ -66,7 +66,8 @@ def main():
     work.mkdir(parents=True)
     rows = []
 
-    documents = sum(1 for path in sorted(pathlib.Path(args.input).rglob("*.jsonl")) for _ in open(path, "rb"))
+    # A folder tree of documents (what the distributed ingest reads): one file per document.
+    documents = sum(1 for path in pathlib.Path(args.input).rglob("*") if path.is_file())
     per_shard = -(-documents // args.shards)
     single = work / "single"
     cache = tempfile.mkdtemp(prefix="pdx-cache-", dir=work)

@@ -20,7 +20,7 @@ def pdx_binary():
 def ray_cluster():
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     yield ray
     ray.shutdown()
 

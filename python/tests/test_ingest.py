@@ -18,23 +18,12 @@ from pdx.ingest import IngestError, ingest
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 DEMO = REPOSITORY / "assets" / "demo"
-PDX = REPOSITORY / "target" / "release" / "pdx"
 
 
 @pytest.fixture(scope="session")
-def pdx_binary():
-    subprocess.run(["cargo", "build", "--release", "--bin", "pdx"], cwd=REPOSITORY, check=True)
-    return PDX
-
-
-@pytest.fixture(scope="session")
-def local_ray():
-    """A local Ray of 2 CPUs for the whole session."""
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
+def local_ray(ray_cluster):
+    """The session's local Ray of 2 CPUs (conftest.py)."""
+    return ray_cluster
 
 
 def pdx_stats(pdx_binary, inputs, out):

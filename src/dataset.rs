@@ -6,6 +6,7 @@ mod cached;
 mod count;
 mod given;
 mod incoming;
+pub mod ingest;
 mod reweigh;
 mod stored_counts;
 mod vectors;
@@ -30,6 +31,8 @@ use crate::progress::Progress;
 use crate::text::{self, ChunkWords, TextError, TextOptions};
 use crate::weighting::{Weighting, WeightingError, numeric_matrix};
 
+/// What the reports and the screen say of a collection that is a node of a larger tree.
+pub use crate::exchange::parquet::NodeOfTree;
 pub use incoming::{Incoming, IncomingDocument, IncomingError};
 pub use reweigh::{KeptCounts, Reweigh, ReweighError, ReweighReport};
 
@@ -176,6 +179,10 @@ pub struct Dataset {
     pub counts: Option<KeptCounts>,
     /// The files the documents' texts are read from ([`DocumentMeta::source`]).
     pub sources: Vec<SourceFile>,
+    /// The node of a larger tree this collection is, when the folder it was read from says so: the reports and
+    /// the screen name it, so that a subtree grown here is grafted back in its place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_of_tree: Option<NodeOfTree>,
 }
 
 /// How a load used the cache.
@@ -586,6 +593,7 @@ fn build(
                     empty_documents: Vec::new(),
                     counts: None,
                     sources,
+                    node_of_tree: None,
                 },
                 Timings {
                     read: 0.0,
@@ -687,6 +695,7 @@ fn build(
                     empty_documents,
                     counts: counts_kept,
                     sources,
+                    node_of_tree: None,
                 },
                 Timings {
                     read: 0.0,

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use crate::corpus::{Skipped, encodings_line};
-use crate::dataset::{CacheUse, Opened, Timings};
+use crate::dataset::{CacheUse, NodeOfTree, Opened, Timings};
 use crate::matrix::DataMatrix;
 use crate::printable::{escaped, padded, width};
 
@@ -39,6 +39,9 @@ pub struct Stats {
     pub timings_ms: Timings,
     pub cache: CacheUse,
     pub cache_file: Option<String>,
+    /// The node of a larger tree the collection is, when its folder says so; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_of_tree: Option<NodeOfTree>,
 }
 
 /// What pdx did with the Chinese or Japanese text of `documents` documents, in words.
@@ -47,6 +50,15 @@ pub fn han_note(documents: usize) -> String {
         "{documents} documents with Han characters: cut into words with jieba's Chinese dictionary (Japanese \
          kanji too); kana runs read whole"
     )
+}
+
+/// A collection's place in a larger tree, in words (escaped: the tree's file is the manifest's to name).
+pub fn node_text(node: &NodeOfTree) -> String {
+    let tree = escaped(&node.tree);
+    match node.path.as_str() {
+        "" => format!("the root of {tree}"),
+        path => format!("node {path} of {tree}"),
+    }
 }
 
 impl Stats {
@@ -80,6 +92,7 @@ impl Stats {
             timings_ms: opened.timings,
             cache: opened.cache,
             cache_file: opened.cache_file.as_ref().map(|p| p.display().to_string()),
+            node_of_tree: dataset.node_of_tree.clone(),
         }
     }
 
@@ -93,6 +106,9 @@ impl Stats {
             "terms"
         };
         let _ = writeln!(out, "corpus      {}", escaped(&self.source));
+        if let Some(node) = &self.node_of_tree {
+            let _ = writeln!(out, "part of     {}", node_text(node));
+        }
         let _ = writeln!(out, "documents   {}", self.docs);
         let _ = writeln!(out, "{row_name:<11} {}", self.terms);
         if let Some(dimensions) = self.vector_dimensions {

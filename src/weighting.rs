@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::matrix::{DataMatrix, SparseMatrix, to_single_precision};
-use crate::text::{KeptView, TermCounts};
+use crate::text::{KeptView, RawCounts, TermCounts};
 
 /// What can go wrong choosing a weighting.
 #[derive(Debug, thiserror::Error)]
@@ -193,6 +193,26 @@ impl CountColumns for TermCounts {
     }
 }
 
+/// Raw counts before any filter: every term of every document.
+impl CountColumns for RawCounts {
+    fn terms(&self) -> &[String] {
+        &self.terms
+    }
+    fn words(&self) -> &[String] {
+        &self.words
+    }
+    fn documents(&self) -> usize {
+        RawCounts::documents(self)
+    }
+    fn column(&self, j: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let range = self.column_starts[j] as usize..self.column_starts[j + 1] as usize;
+        self.term_ids[range.clone()]
+            .iter()
+            .copied()
+            .zip(self.counts[range].iter().copied())
+    }
+}
+
 /// Raw counts through the kept terms, with only the kept documents (the caller drops empty columns from the raw
 /// counts first).
 impl CountColumns for KeptView<'_> {
@@ -214,22 +234,53 @@ impl CountColumns for KeptView<'_> {
 const WEIGHT_BLOCK: usize = 4096;
 
 /// Per-term statistics of the raw counts, for the global weights: document frequency, and, when the weighting
-/// reads them, total count and sum of squared counts (empty otherwise).
-struct TermStatistics {
-    df: Vec<u32>,
-    gf: Vec<f64>,
-    sum_squares: Vec<f64>,
+/// reads them, total count and sum of squared counts (empty otherwise). Each is a sum of integers over the
+/// documents, so that parts of a collection counted apart add up to the whole's, exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermStatistics {
+    pub df: Vec<u32>,
+    pub gf: Vec<f64>,
+    pub sum_squares: Vec<f64>,
 }
 
-/// [`TermStatistics`] over one block of columns per thread: each block holds its own statistics of every term,
-/// so there are as many copies as threads, never more. Every sum is of integers and kept in integers, so it is
-/// exact and the same however the columns are split. The totals (`gf`, `sum_squares`) only `with_totals`: most
-/// weightings read the document frequencies alone, and each total is another update per entry.
+/// Per-term sums of integer counts: document frequency, total count and sum of squared counts (the last two
+/// empty unless asked for). Integers, so that parts of a collection counted apart add up to the whole's exactly,
+/// whatever the order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TermTotals {
+    pub df: Vec<u32>,
+    pub gf: Vec<u64>,
+    pub sum_squares: Vec<u64>,
+}
+
+impl TermTotals {
+    /// The statistics the global weights read, from these sums.
+    pub fn statistics(&self) -> TermStatistics {
+        TermStatistics {
+            df: self.df.clone(),
+            gf: self.gf.iter().map(|&f| f as f64).collect(),
+            sum_squares: self.sum_squares.iter().map(|&s| s as f64).collect(),
+        }
+    }
+}
+
+/// [`TermStatistics`] of `counts` over its `terms` terms, the totals only `with_totals`.
 fn term_statistics<C: CountColumns + ?Sized>(
     counts: &C,
     terms: usize,
     with_totals: bool,
 ) -> TermStatistics {
+    term_totals(counts, terms, with_totals).statistics()
+}
+
+/// [`TermTotals`] over one block of columns per thread: each block holds its own sums of every term, so there
+/// are as many copies as threads, never more. The totals (`gf`, `sum_squares`) only `with_totals`: most
+/// weightings read the document frequencies alone, and each total is another update per entry.
+pub fn term_totals<C: CountColumns + ?Sized>(
+    counts: &C,
+    terms: usize,
+    with_totals: bool,
+) -> TermTotals {
     let documents = counts.documents();
     let block = documents.div_ceil(rayon::current_num_threads()).max(1);
     let blocks: Vec<usize> = (0..documents).step_by(block).collect();
@@ -273,16 +324,16 @@ fn term_statistics<C: CountColumns + ?Sized>(
             .zip(block_squares)
             .for_each(|(total, part)| *total += part);
     }
-    TermStatistics {
+    TermTotals {
         df,
-        gf: gf.into_iter().map(|f| f as f64).collect(),
-        sum_squares: squares.into_iter().map(|s| s as f64).collect(),
+        gf,
+        sum_squares: squares,
     }
 }
 
 /// Whether the global weight of `weighting` reads the terms' total counts or sums of squared counts, besides
 /// their document frequencies.
-fn reads_totals(weighting: Weighting) -> bool {
+pub fn reads_totals(weighting: Weighting) -> bool {
     matches!(
         weighting,
         Weighting::Code {
@@ -416,13 +467,44 @@ pub fn weight_counts<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting)
 pub fn global_weights<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting) -> Vec<f64> {
     let terms = counts.terms().len();
     let documents = counts.documents();
+    let statistics = term_statistics(counts, terms, reads_totals(weighting));
+    if let Some(weights) = global_weights_of_statistics(&statistics, documents, weighting) {
+        return weights;
+    }
+    // Entropy: a sum over every entry, in column order.
+    let n = documents as f64;
+    let gf = &statistics.gf;
+    if documents <= 1 {
+        vec![1.0; terms]
+    } else {
+        let mut plogp = vec![0f64; terms];
+        for j in 0..documents {
+            for (term, count) in counts.column(j) {
+                let t = term as usize;
+                let p = f64::from(count) / gf[t];
+                plogp[t] += p * p.ln();
+            }
+        }
+        plogp.iter().map(|s| 1.0 + s / n.ln()).collect()
+    }
+}
+
+/// The global weight of each term under `weighting` from the terms' statistics over `documents` documents, as
+/// [`global_weights`] computes it; `None` for the entropy weight, which is a sum over every entry rather than a
+/// function of the statistics (in floating point, so that the order of its terms decides its last bits).
+pub fn global_weights_of_statistics(
+    statistics: &TermStatistics,
+    documents: usize,
+    weighting: Weighting,
+) -> Option<Vec<f64>> {
+    let terms = statistics.df.len();
     let n = documents as f64;
     let TermStatistics {
         df,
         gf,
         sum_squares,
-    } = term_statistics(counts, terms, reads_totals(weighting));
-    match weighting {
+    } = statistics;
+    Some(match weighting {
         Weighting::None => vec![1.0; terms],
         Weighting::Pdgp => (0..terms).map(|t| (n / f64::from(df[t])).log2()).collect(),
         Weighting::Code { global, .. } => match global {
@@ -436,23 +518,9 @@ pub fn global_weights<C: CountColumns + ?Sized>(counts: &C, weighting: Weighting
                     if d >= n { 0.0 } else { ((n - d) / d).log2() }
                 })
                 .collect(),
-            GlobalWeight::Entropy => {
-                if documents <= 1 {
-                    vec![1.0; terms]
-                } else {
-                    let mut plogp = vec![0f64; terms];
-                    for j in 0..documents {
-                        for (term, count) in counts.column(j) {
-                            let t = term as usize;
-                            let p = f64::from(count) / gf[t];
-                            plogp[t] += p * p.ln();
-                        }
-                    }
-                    plogp.iter().map(|s| 1.0 + s / n.ln()).collect()
-                }
-            }
+            GlobalWeight::Entropy => return None,
         },
-    }
+    })
 }
 
 /// One document's weighted entries from its `(term, count)` pairs (ascending by term) and the collection's

@@ -91,28 +91,20 @@ fn sweep(
     };
     // The cuts 1..=front_cuts from the front; ties keep the earliest.
     let front = |front_cuts: usize| {
-        let mut prefix = vec![0.0; m];
-        let mut prefix_norm_sq = 0.0;
-        let mut suffix_norm_sq = total_norm_sq;
-        let mut best = OrderCut {
-            cut: 1,
-            objective: f64::INFINITY,
+        let start = Running {
+            before: 0,
+            prefix: vec![0.0; m],
+            prefix_norm_sq: 0.0,
+            suffix_norm_sq: total_norm_sq,
         };
-        for (position, (&j, &with_total)) in order[..front_cuts].iter().zip(&with_total).enumerate()
-        {
-            let with_prefix = data.column(j).dot_then_add(&mut prefix);
-            let with_suffix = with_total - with_prefix;
-            prefix_norm_sq += 2.0 * with_prefix + norms_squared[j];
-            suffix_norm_sq += -2.0 * with_suffix + norms_squared[j];
-            let objective = objective_at(position + 1, prefix_norm_sq, suffix_norm_sq);
-            if objective < best.objective {
-                best = OrderCut {
-                    cut: position + 1,
-                    objective,
-                };
-            }
-        }
-        best
+        sweep_front(
+            data,
+            &order[..front_cuts],
+            norms_squared,
+            &with_total,
+            start,
+            objective_at,
+        )
     };
     if !two_ended {
         return front(n - 1);
@@ -147,6 +139,121 @@ fn sweep(
     } else {
         front_best
     }
+}
+
+/// Where a front sweep starts: after `before` columns of the order, whose sum is `prefix`, with `||prefix||^2`
+/// and `||T - prefix||^2`.
+struct Running {
+    before: usize,
+    prefix: Vec<f64>,
+    prefix_norm_sq: f64,
+    suffix_norm_sq: f64,
+}
+
+/// The front sweep of Lemma 1 over `columns` (the next columns of the order) from `start`: the cut after each,
+/// `with_total` holding `T . a` for each; ties keep the earliest.
+fn sweep_front(
+    data: &DataMatrix,
+    columns: &[usize],
+    norms_squared: &[f64],
+    with_total: &[f64],
+    start: Running,
+    objective_at: impl Fn(usize, f64, f64) -> f64,
+) -> OrderCut {
+    let Running {
+        before,
+        mut prefix,
+        mut prefix_norm_sq,
+        mut suffix_norm_sq,
+    } = start;
+    let mut best = OrderCut {
+        cut: before + 1,
+        objective: f64::INFINITY,
+    };
+    for (position, (&j, &with_total)) in columns.iter().zip(with_total).enumerate() {
+        let with_prefix = data.column(j).dot_then_add(&mut prefix);
+        let with_suffix = with_total - with_prefix;
+        prefix_norm_sq += 2.0 * with_prefix + norms_squared[j];
+        suffix_norm_sq += -2.0 * with_suffix + norms_squared[j];
+        let objective = objective_at(before + position + 1, prefix_norm_sq, suffix_norm_sq);
+        if objective < best.objective {
+            best = OrderCut {
+                cut: before + position + 1,
+                objective,
+            };
+        }
+    }
+    best
+}
+
+/// The node a segment of the sweep belongs to: its size `n`, the sum `total` of its columns and `sum_norms`,
+/// the sum of their squared norms.
+#[derive(Debug, Clone, Copy)]
+pub struct SweptNode<'a> {
+    pub n: usize,
+    pub total: &'a [f64],
+    pub sum_norms: f64,
+}
+
+/// Lemma 1's sweep over one segment of a node's order, for a node whose columns are spread over machines: the
+/// order is cut into consecutive segments, each machine sweeps the one whose columns it gathered, from the sum
+/// of the columns before it (`prefix`, `before` of them), and the best of the segments' best cuts (the earliest
+/// among equal objectives) is [`optimal_cut_given_total`]'s, up to the rounding of where each running sum
+/// starts. `columns` are the segment's columns of `data`, in order; the cuts are after each of them (global
+/// positions `before + 1 ..`), but never after the node's last column. `None` when the segment has no cut.
+///
+/// # Panics
+/// If `prefix` or `node.total` does not have one entry per row of `data`, or the segment reaches past the node.
+pub fn optimal_cut_in_segment(
+    data: &DataMatrix,
+    columns: &[usize],
+    before: usize,
+    prefix: &[f64],
+    node: SweptNode,
+) -> Option<OrderCut> {
+    assert_eq!(prefix.len(), data.rows(), "one prefix entry per row");
+    assert_eq!(node.total.len(), data.rows(), "one total per row");
+    assert!(
+        before + columns.len() <= node.n,
+        "the segment lies within the node"
+    );
+    let cuts = columns.len().min((node.n - 1).saturating_sub(before));
+    if cuts == 0 {
+        return None;
+    }
+    let columns = &columns[..cuts];
+    let norms_squared = data.column_norms_squared();
+    let with_total: Vec<f64> = columns
+        .iter()
+        .map(|&j| data.column(j).dot(node.total))
+        .collect();
+    let prefix_norm_sq: f64 = prefix.iter().map(|v| v * v).sum();
+    let suffix_norm_sq: f64 = node
+        .total
+        .iter()
+        .zip(prefix)
+        .map(|(t, p)| (t - p) * (t - p))
+        .sum();
+    let n = node.n;
+    let objective_at = |cut: usize, left_norm_sq: f64, right_norm_sq: f64| {
+        node.sum_norms
+            - left_norm_sq.max(0.0) / cut as f64
+            - right_norm_sq.max(0.0) / (n - cut) as f64
+    };
+    let start = Running {
+        before,
+        prefix: prefix.to_vec(),
+        prefix_norm_sq,
+        suffix_norm_sq,
+    };
+    Some(sweep_front(
+        data,
+        columns,
+        &norms_squared,
+        &with_total,
+        start,
+        objective_at,
+    ))
 }
 
 /// The optimal 2-means cut of one-dimensional values (PDDP_OCPC, Zeimpekis & Gallopoulos, section 2: "sort the
@@ -254,6 +361,56 @@ mod tests {
             sweep(&data, &order, &norms, &total, false).cut,
             sweep(&data, &order, &norms, &total, true).cut
         );
+    }
+
+    #[test]
+    fn segments_swept_from_their_prefixes_find_the_whole_sweep_s_cut() {
+        for seed in 0..12 {
+            let n = 90;
+            let data = crate::linalg::test_util::random_sparse(120, n, 0.08, seed);
+            let norms = data.column_norms_squared();
+            let order: Vec<usize> = (0..n).map(|i| (i * 37 + seed as usize) % n).collect();
+            let total: Vec<f64> = data.centroid(&order).iter().map(|c| c * n as f64).collect();
+            let whole = sweep(&data, &order, &norms, &total, false);
+            let node = SweptNode {
+                n,
+                total: &total,
+                sum_norms: order.iter().map(|&j| norms[j]).sum(),
+            };
+            for segments in [1, 2, 3, 7, n] {
+                let length = n.div_ceil(segments);
+                let mut prefix = vec![0.0; data.rows()];
+                let mut best: Option<OrderCut> = None;
+                for (index, segment) in order.chunks(length).enumerate() {
+                    let found =
+                        optimal_cut_in_segment(&data, segment, index * length, &prefix, node);
+                    if let Some(found) = found
+                        && best.is_none_or(|best| found.objective < best.objective)
+                    {
+                        best = Some(found);
+                    }
+                    for &j in segment {
+                        data.column(j).add_to(&mut prefix, 1.0);
+                    }
+                }
+                let best = best.expect("a cut");
+                assert_eq!(best.cut, whole.cut, "seed {seed}, {segments} segments");
+                assert!((best.objective - whole.objective).abs() <= 1e-10 * whole.objective);
+            }
+        }
+        // The last column of the node is never a cut: a segment holding only it has none.
+        let data = crate::linalg::test_util::random_sparse(30, 4, 0.3, 9);
+        let total: Vec<f64> = data
+            .centroid(&[0, 1, 2, 3])
+            .iter()
+            .map(|c| c * 4.0)
+            .collect();
+        let node = SweptNode {
+            n: 4,
+            total: &total,
+            sum_norms: 1.0,
+        };
+        assert_eq!(optimal_cut_in_segment(&data, &[3], 3, &total, node), None);
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod jsonl;
 mod numeric;
 mod report;
 mod reuters;
+mod runs;
 mod smart;
 mod source;
 mod vectors;
@@ -28,9 +29,10 @@ use serde::{Deserialize, Serialize};
 pub use decode::{Decoded, TextEncoding, decode_text};
 pub use detect::detect_format;
 pub use extract::{FileFormat, panic_is_caught};
-pub use folder::{DOCUMENT_FILE_LIMIT, FolderEntry, Unread};
+pub use folder::{DOCUMENT_FILE_LIMIT, FolderEntry, FolderFiles, Unread, WalkedFile};
 pub use numeric::{LabelColumn, MAX_MAGNITUDE, MissingPolicy, NumericTable};
 pub use report::{LoadReport, Skipped, encodings_line, reason};
+pub use runs::{load_folder_files, walk_folder_tree};
 pub use source::{
     Location, RecordFormat, SourceFile, TextSink, TextSource, own_file, read_text, read_texts,
     whole_file,

@@ -231,6 +231,8 @@ impl cache::Entry for Dataset {
             report: small.head.report.into_owned(),
             empty_documents: small.head.empty_documents.into_owned(),
             counts,
+            // Collections of given weights, the only ones a tree's node comes in, are never cached.
+            node_of_tree: None,
         })
     }
 

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::{
-    CacheUse, Dataset, DatasetError, DatasetOptions, DocumentMeta, Opened, Timings, index_labels,
+    CacheUse, Dataset, DatasetError, DatasetOptions, DocumentMeta, Opened, Reweigh, Timings,
+    index_labels,
 };
 use crate::corpus::{self, LoadReport, TextSource};
 use crate::exchange::{self, CollectionView, ExchangedCollection, ExchangedDocument};
@@ -88,6 +89,7 @@ impl Dataset {
             words,
             mut documents,
             notes,
+            node_of_tree,
         } = collection;
         let mut report = LoadReport {
             files_read: 1,
@@ -155,6 +157,7 @@ impl Dataset {
             empty_documents,
             counts: None,
             sources,
+            node_of_tree,
         }
     }
 
@@ -184,11 +187,7 @@ impl Dataset {
             terms,
             words: self.matrix.row_words(),
             documents,
-            settings: serde_json::json!({
-                "source": self.source,
-                "weighting": self.weighting.code(),
-                "matrix": self.reweighing(),
-            }),
+            settings: exchange_settings(&self.source, self.weighting, self.reweighing()),
             global_weights: None,
         })
     }
@@ -202,6 +201,20 @@ impl Dataset {
         view.global_weights = self.global_weights().ok();
         Some(view)
     }
+}
+
+/// What made a matrix, as the exchange formats record it ([`CollectionView::settings`]): what was opened, the
+/// weighting and the settings of the counts it was weighted from (none when weights were given).
+pub(super) fn exchange_settings(
+    source: &str,
+    weighting: Weighting,
+    counts: Option<&Reweigh>,
+) -> serde_json::Value {
+    serde_json::json!({
+        "source": source,
+        "weighting": weighting.code(),
+        "matrix": counts,
+    })
 }
 
 #[cfg(test)]
@@ -233,6 +246,7 @@ mod tests {
                 })
                 .collect(),
             notes: Vec::new(),
+            node_of_tree: None,
         };
         let dataset = Dataset::from_weighted("mine", collection);
         assert_eq!(dataset.label_names, ["fruit", "hardware"]);

@@ -378,6 +378,7 @@ impl Dataset {
         };
         let dataset = Dataset {
             source: self.source.clone(),
+            node_of_tree: self.node_of_tree.clone(),
             sources: self.sources.clone(),
             documents,
             label_names: self.label_names.clone(),

@@ -277,6 +277,7 @@ pub fn read(matrix: &Path) -> Result<ExchangedCollection, MarketError> {
         words: Vec::new(),
         documents,
         notes,
+        node_of_tree: None,
     })
 }
 

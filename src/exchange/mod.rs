@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use crate::matrix::SparseMatrix;
 
 /// One document (column) as the exchange formats carry it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ExchangedDocument {
     pub id: String,
     pub label: Option<String>,
@@ -53,6 +53,8 @@ pub struct ExchangedCollection {
     pub documents: Vec<ExchangedDocument>,
     /// What a reader noticed without refusing the collection (a file beside it missing), for the load report.
     pub notes: Vec<String>,
+    /// The node of a larger tree the collection is, when its folder says so (Parquet's manifest).
+    pub node_of_tree: Option<parquet::NodeOfTree>,
 }
 
 impl CollectionView<'_> {

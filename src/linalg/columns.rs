@@ -157,6 +157,22 @@ impl DataMatrix {
 
     /// [`DataMatrix::centroid`] with chunks of `chunk` columns (tests use small ones).
     fn centroid_in_chunks(&self, columns: &[usize], chunk: usize) -> Vec<f64> {
+        let mut sum = self.column_sum_in_chunks(columns, chunk);
+        if !columns.is_empty() {
+            let n = columns.len() as f64;
+            sum.iter_mut().for_each(|v| *v /= n);
+        }
+        sum
+    }
+
+    /// The sum of the given columns, each row summed as [`DataMatrix::centroid`] sums it, before the division:
+    /// what a machine holding some of a node's columns contributes to the node's centroid, so that the sums of
+    /// all machines, added and divided by the node's size, give its centroid.
+    pub fn column_sum(&self, columns: &[usize]) -> Vec<f64> {
+        self.column_sum_in_chunks(columns, CENTROID_CHUNK)
+    }
+
+    fn column_sum_in_chunks(&self, columns: &[usize], chunk: usize) -> Vec<f64> {
         let rows = self.rows();
         let chunk_sum = |part: &[usize]| {
             let mut sum = vec![0.0; rows];
@@ -177,12 +193,7 @@ impl DataMatrix {
                 }
             }
         }
-        let mut sum = total.unwrap_or_else(|| vec![0.0; rows]);
-        if !columns.is_empty() {
-            let n = columns.len() as f64;
-            sum.iter_mut().for_each(|v| *v /= n);
-        }
-        sum
+        total.unwrap_or_else(|| vec![0.0; rows])
     }
 
     /// [`DataMatrix::centroid`] kept sparse: the same values, bit for bit, without the entries that are `+0.0`.

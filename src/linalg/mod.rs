@@ -23,6 +23,7 @@ mod gram;
 pub mod kernel;
 pub(crate) mod kernel_ops;
 mod lanczos;
+mod shares;
 mod sparse;
 mod vector;
 
@@ -38,8 +39,12 @@ pub use columns::{Column, SparseCentroid};
 pub use dense::{DENSE_LIMIT, leading_singular_dense};
 pub use gram::Gram;
 pub use lanczos::{
-    LanczosOptions, SingularTriplets, SvdMethod, leading_singular, leading_singular_auto,
-    leading_singular_gram,
+    GramProductFn, GramShape, LanczosOptions, LeftTriplets, SingularTriplets, SvdMethod,
+    leading_left_gram, leading_singular, leading_singular_auto, leading_singular_gram,
+};
+pub use shares::{
+    NodeSums, largest_coordinate, member_column_sums, member_coordinates, member_gram_product,
+    member_projections, member_sides, two_means_boundary,
 };
 pub(crate) use vector::{norm, normalise_sign, scale};
 
@@ -176,6 +181,14 @@ pub enum LinalgError {
     /// nalgebra's dense SVD or eigen-solver did not converge on the small projected problem.
     #[error("the dense {0} did not converge")]
     DenseNoConvergence(&'static str),
+    /// A vector given for a product does not have one entry per row of the data.
+    #[error("a vector of {found} entries, and the data has {rows} rows")]
+    VectorLength {
+        /// Its length.
+        found: usize,
+        /// The data matrix's row count.
+        rows: usize,
+    },
     /// The caller cancelled the run ([`LanczosOptions::interrupt`]).
     #[error("cancelled")]
     Cancelled,

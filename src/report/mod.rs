@@ -139,6 +139,10 @@ pub struct ClusterReport {
     /// against them are left out. Absent when labels were not hidden.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub labels_hidden: bool,
+    /// The node of a larger tree the collection is ([`Dataset::node_of_tree`]): where this tree grafts into
+    /// that one. Absent for a collection of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_of_tree: Option<crate::dataset::NodeOfTree>,
 }
 
 impl ClusterReport {
@@ -412,6 +416,7 @@ pub fn build(dataset: &Dataset, tree: &Tree) -> ClusterReport {
             .collect(),
         settings: None,
         labels_hidden: false,
+        node_of_tree: dataset.node_of_tree.clone(),
     }
 }
 

@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use tokenise::tokenise_chunk;
 use vocabulary::vocabulary;
+pub use vocabulary::{TermNumbering, WordTable, number_terms};
 
 pub use known::{KnownCounts, count_known_terms};
 pub use tokenise::ChunkWords;
@@ -483,10 +484,17 @@ fn merge_all_terms(
 /// chunk into the compressed columns and each chunk freed once written, so that the counts are never held twice;
 /// and each document's kept token count. The same counts as [`count_terms_keeping_raw`] keeps for the same texts,
 /// whatever the chunking. Panics when there are more entries than a `u32` numbers (see [`ChunkWords::entries`]).
-pub fn merge_chunks_raw(
+pub fn merge_chunks_raw(chunks: Vec<ChunkWords>, options: &TextOptions) -> (RawCounts, Vec<usize>) {
+    let (raw, token_counts, _) = merge_chunks_raw_with_words(chunks, options);
+    (raw, token_counts)
+}
+
+/// [`merge_chunks_raw`], also giving every distinct word of the chunks and how often it occurs: what a
+/// distributed load's groups send to be numbered together ([`number_terms`]).
+pub fn merge_chunks_raw_with_words(
     mut chunks: Vec<ChunkWords>,
     options: &TextOptions,
-) -> (RawCounts, Vec<usize>) {
+) -> (RawCounts, Vec<usize>, WordTable) {
     let entries: usize = chunks.iter().map(ChunkWords::entries).sum();
     let document_count: usize = chunks.iter().map(ChunkWords::documents).sum();
     assert!(
@@ -526,7 +534,7 @@ pub fn merge_chunks_raw(
         term_ids,
         counts,
     );
-    (raw, token_counts)
+    (raw, token_counts, vocabulary.words)
 }
 
 /// Which terms the document-frequency filters keep of raw counts: each term's new number (`u32::MAX` for a term
@@ -543,6 +551,12 @@ pub struct KeptTerms {
 /// The document-frequency filters of `options` over `raw` (every document counts towards `max_df`), as
 /// `filter_terms` applies them to [`TermCounts`].
 pub fn kept_terms(raw: &RawCounts, options: &TextOptions) -> KeptTerms {
+    let df = document_frequencies(raw);
+    KeptTerms::by_df(&df, &raw.terms, &raw.words, raw.documents(), options)
+}
+
+/// How many documents of `raw` hold each of its terms.
+pub fn document_frequencies(raw: &RawCounts) -> Vec<usize> {
     // One count per thread, added up: integers, so the same however the entries are split.
     let terms = raw.terms.len();
     let block = raw
@@ -550,8 +564,7 @@ pub fn kept_terms(raw: &RawCounts, options: &TextOptions) -> KeptTerms {
         .len()
         .div_ceil(rayon::current_num_threads())
         .max(1);
-    let df = raw
-        .term_ids
+    raw.term_ids
         .par_chunks(block)
         .map(|ids| {
             let mut df = vec![0usize; terms];
@@ -564,19 +577,33 @@ pub fn kept_terms(raw: &RawCounts, options: &TextOptions) -> KeptTerms {
                 total.iter_mut().zip(part).for_each(|(t, p)| *t += p);
                 total
             },
-        );
-    let kept = kept_by_df(&df, &raw.terms, raw.documents(), options);
-    let mut new_index = vec![u32::MAX; raw.terms.len()];
-    for (new, &old) in kept.iter().enumerate() {
-        new_index[old] = new as u32;
-    }
-    KeptTerms {
-        terms: kept.iter().map(|&old| raw.terms[old].clone()).collect(),
-        words: match raw.words.is_empty() {
-            true => Vec::new(),
-            false => kept.iter().map(|&old| raw.words[old].clone()).collect(),
-        },
-        new_index,
+        )
+}
+
+impl KeptTerms {
+    /// The terms the document-frequency filters of `options` keep, from each term's document frequency `df` in a
+    /// collection of `documents` documents (every document counts towards `max_df`); `terms` and their `words`
+    /// (one per term, or none when the terms are their own words) as numbered in the collection.
+    pub fn by_df(
+        df: &[usize],
+        terms: &[String],
+        words: &[String],
+        documents: usize,
+        options: &TextOptions,
+    ) -> KeptTerms {
+        let kept = kept_by_df(df, terms, documents, options);
+        let mut new_index = vec![u32::MAX; terms.len()];
+        for (new, &old) in kept.iter().enumerate() {
+            new_index[old] = new as u32;
+        }
+        KeptTerms {
+            terms: kept.iter().map(|&old| terms[old].clone()).collect(),
+            words: match words.is_empty() {
+                true => Vec::new(),
+                false => kept.iter().map(|&old| words[old].clone()).collect(),
+            },
+            new_index,
+        }
     }
 }
 

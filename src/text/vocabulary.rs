@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 use rust_stemmers::Stemmer;
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 
 use super::language::{self, stemmer_algorithm};
 use super::{ChunkWords, TextOptions};
@@ -16,6 +17,8 @@ pub(super) struct Vocabulary {
     pub(super) words_of_terms: Vec<String>,
     /// For each chunk, the term of each of its words.
     pub(super) chunk_to_term: Vec<Vec<u32>>,
+    /// Every distinct word of the chunks and how often it occurs.
+    pub(super) words: WordTable,
 }
 
 /// Merge the chunks' words: every distinct word once, stemmed once, and the terms numbered by how often they
@@ -44,7 +47,55 @@ pub(super) fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vo
     for (word, id) in global_ids {
         owned_words[id as usize] = word;
     }
+    let occurrences = word_occurrences(chunks, &chunk_to_global, owned_words.len());
     let words: Vec<&str> = owned_words.iter().map(String::as_str).collect();
+    let numbering = number_terms(&words, &occurrences, options);
+    let chunk_to_term = chunk_to_global
+        .into_iter()
+        .map(|to_global| {
+            to_global
+                .into_iter()
+                .map(|word| numbering.term_of_word[word as usize])
+                .collect()
+        })
+        .collect();
+    Vocabulary {
+        terms: numbering.terms,
+        words_of_terms: numbering.words_of_terms,
+        chunk_to_term,
+        words: WordTable {
+            words: owned_words,
+            occurrences,
+        },
+    }
+}
+
+/// Every distinct word of some documents once, with how often it occurs in them: what the terms are numbered from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WordTable {
+    pub words: Vec<String>,
+    /// How often each word occurs, `occurrences[i]` for `words[i]`.
+    pub occurrences: Vec<u64>,
+}
+
+/// The terms of a collection numbered from its words ([`number_terms`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermNumbering {
+    /// Every term (stem), most frequent first (ties alphabetical).
+    pub terms: Vec<String>,
+    /// The term of each word, in the order the words were given.
+    pub term_of_word: Vec<u32>,
+    /// Each term's most frequent word; empty without stemming.
+    pub words_of_terms: Vec<String>,
+}
+
+/// The collection's terms from its distinct words and how often each occurs: each word stemmed (with
+/// `options.stem`), the terms numbered by how often their words occur, most frequent first (ties alphabetical),
+/// and each term shown by its most frequent word. The result depends neither on the order of the words nor on
+/// how the documents were split to count them: a single load and a distributed one (whose groups' word tables
+/// are added up) number the same terms the same way.
+pub fn number_terms(words: &[&str], occurrences: &[u64], options: &TextOptions) -> TermNumbering {
+    assert_eq!(words.len(), occurrences.len(), "a count per word");
     let algorithm = options.stem.as_deref().and_then(stemmer_algorithm);
     let phrases = options.ngrams > 1;
     // A word the stemmer leaves alone stays borrowed: no allocation for it.
@@ -62,7 +113,6 @@ pub(super) fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vo
                 .collect::<Vec<_>>()
         })
         .collect();
-    let occurrences = word_occurrences(chunks, &chunk_to_global, words.len());
     let mut alphabetical: Vec<&str> = stems.iter().map(|stem| stem.as_ref()).collect();
     alphabetical.par_sort_unstable();
     alphabetical.dedup();
@@ -79,7 +129,7 @@ pub(super) fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vo
     // Terms numbered by how often they occur, most frequent first (ties alphabetical): the products' look-ups
     // of term-long vectors then find a corpus's common terms side by side, in the same cache lines.
     let mut frequency = vec![0u64; alphabetical.len()];
-    for (&term, &count) in term_of_word.iter().zip(&occurrences) {
+    for (&term, &count) in term_of_word.iter().zip(occurrences) {
         frequency[term as usize] += count;
     }
     let mut order: Vec<u32> = (0..alphabetical.len() as u32).collect();
@@ -91,27 +141,21 @@ pub(super) fn vocabulary(chunks: &mut [ChunkWords], options: &TextOptions) -> Vo
     term_of_word
         .iter_mut()
         .for_each(|term| *term = rank[*term as usize]);
-    let terms: Vec<&str> = order
+    let terms: Vec<String> = order
         .iter()
-        .map(|&old| alphabetical[old as usize])
+        .map(|&old| alphabetical[old as usize].to_string())
         .collect();
     let words_of_terms = match algorithm {
-        Some(_) => most_frequent_words(&occurrences, &words, &term_of_word, terms.len()),
+        Some(_) => most_frequent_words(occurrences, words, &term_of_word, terms.len())
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
         None => Vec::new(),
     };
-    let chunk_to_term = chunk_to_global
-        .into_iter()
-        .map(|to_global| {
-            to_global
-                .into_iter()
-                .map(|word| term_of_word[word as usize])
-                .collect()
-        })
-        .collect();
-    Vocabulary {
-        terms: terms.into_iter().map(str::to_string).collect(),
-        words_of_terms: words_of_terms.into_iter().map(str::to_string).collect(),
-        chunk_to_term,
+    TermNumbering {
+        terms,
+        term_of_word,
+        words_of_terms,
     }
 }
 
@@ -133,8 +177,7 @@ fn word_occurrences(
 
 /// The word to show for each term: of the words that stem to it, the one that occurs most often in the
 /// collection (`occurrences`, per word), the alphabetically first among equals, so that the choice depends
-/// neither on chunking nor on thread count. Borrowed, so that only the words of the terms the filters keep are
-/// copied.
+/// neither on chunking nor on thread count.
 fn most_frequent_words<'w>(
     occurrences: &[u64],
     words: &[&'w str],

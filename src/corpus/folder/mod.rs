@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use walkdir::WalkDir;
 
 use crate::input::{self, InputKind};
@@ -60,12 +61,42 @@ pub(super) fn load(
     report: &mut LoadReport,
     progress: Option<&Progress>,
 ) -> Result<Vec<Document>, CorpusError> {
+    let tree = walk(root, report)?;
+    if let Some(progress) = progress {
+        progress.add_total(tree.files.len() as u64);
+    }
+    read_files(tree, options, sources, stream, report, progress)
+}
+
+/// The files of a folder tree in the order a load reads them (the walk's, by file name at every level), with
+/// what their ids and labels depend on: the loader reads them all at once, or a distributed load
+/// a run of them on each machine, each run read as it would be within the whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FolderFiles {
+    pub root: PathBuf,
+    /// Whether any file of the whole tree lies in a sub-folder: the files at its top are then no documents.
+    pub has_subfolders: bool,
+    pub files: Vec<WalkedFile>,
+}
+
+/// One file of a tree's walk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WalkedFile {
+    /// Its path below the root, as text.
+    pub components: Vec<String>,
+    pub path: PathBuf,
+    /// A message of a Maildir folder.
+    pub in_maildir: bool,
+}
+
+/// Walk the tree at `root`: its files in load order, what is skipped counted in `report`.
+pub(super) fn walk(root: &Path, report: &mut LoadReport) -> Result<FolderFiles, CorpusError> {
     if !root.is_dir() {
         return Err(CorpusError::NotAFolder {
             path: root.to_path_buf(),
         });
     }
-    let mut files: Vec<(Vec<String>, PathBuf, bool)> = Vec::new();
+    let mut files: Vec<WalkedFile> = Vec::new();
     let mut maildirs = MaildirCheck::default();
     let mut walker = WalkDir::new(root)
         .follow_links(true)
@@ -112,18 +143,37 @@ pub(super) fn load(
             .components()
             .map(|c| super::name_text(c.as_os_str()))
             .collect();
-        files.push((
+        files.push(WalkedFile {
             components,
-            entry.path().to_path_buf(),
-            mail == MaildirPlace::Message,
-        ));
+            path: entry.path().to_path_buf(),
+            in_maildir: mail == MaildirPlace::Message,
+        });
     }
+    let has_subfolders = files.iter().any(|file| file.components.len() > 1);
+    Ok(FolderFiles {
+        root: root.to_path_buf(),
+        has_subfolders,
+        files,
+    })
+}
 
-    if let Some(progress) = progress {
-        progress.add_total(files.len() as u64);
-    }
-    let has_subfolders = files.iter().any(|(components, _, _)| components.len() > 1);
-    let root_name = file_name(root);
+/// Read the files of `tree` (all of its walk, or a run of them) as documents, as a load of the whole tree reads
+/// them: in order, each file's ids and labels from its place in the tree.
+pub(super) fn read_files(
+    tree: FolderFiles,
+    options: &LoadOptions,
+    sources: &mut Vec<SourceFile>,
+    stream: Option<&Stream>,
+    report: &mut LoadReport,
+    progress: Option<&Progress>,
+) -> Result<Vec<Document>, CorpusError> {
+    let FolderFiles {
+        root,
+        has_subfolders,
+        files,
+    } = tree;
+
+    let root_name = file_name(&root);
     let mut documents = Vec::with_capacity(files.len());
     // With a stream, files are read in batches and each batch's texts are handed over and dropped before the
     // next is read; without one, in one batch. Each file is read and turned into documents on the same thread,
@@ -134,10 +184,15 @@ pub(super) fn load(
     };
     let mut files = files.into_iter().peekable();
     while files.peek().is_some() {
-        let batch: Vec<(Vec<String>, PathBuf, bool)> = files.by_ref().take(batch).collect();
+        let batch: Vec<WalkedFile> = files.by_ref().take(batch).collect();
         let read: Vec<(FileRead, Option<SourceFile>)> = batch
             .into_par_iter()
-            .map(|(components, path, in_maildir)| {
+            .map(|file| {
+                let WalkedFile {
+                    components,
+                    path,
+                    in_maildir,
+                } = file;
                 // Taken before the file is read, so that a change while it is read shows as a change later.
                 let source = SourceFile::stat(
                     &path,

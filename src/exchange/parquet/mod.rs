@@ -13,6 +13,8 @@
 //! files' own before anything is reserved, every file checked against its size and checksum) and builds the
 //! matrix straight from the rows, one record batch at a time, without tokenising or weighting anything.
 
+mod node;
+mod node_folder;
 mod read;
 mod write;
 
@@ -24,8 +26,13 @@ use serde::{Deserialize, Serialize};
 use crate::input::InputError;
 use crate::matrix::SparseError;
 
-pub use read::read;
-pub use write::write;
+pub use node::NodeOfTree;
+pub use node_folder::{write_columns_of, write_node_manifest};
+pub use read::{read, read_shard};
+pub use write::{
+    VocabularyRows, abandon_folder, finish_folder, row_document_frequencies, start_folder, write,
+    write_manifest, write_shard, write_vocabulary,
+};
 
 /// The version of the folder's layout this pdx writes and reads. A reader refuses any other: a field added
 /// or changed in meaning is a new version.
@@ -106,6 +113,10 @@ pub struct Manifest {
     pub vocabulary: ManifestFile,
     /// In column order: the first shard's documents are the first columns.
     pub shards: Vec<ManifestFile>,
+    /// Set when the folder is a node of a tree grown elsewhere (a leaf of the top tree a cluster grew); absent
+    /// otherwise, so that a folder without it reads and writes as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeOfTree>,
 }
 
 /// One file of the folder, as written.
@@ -122,7 +133,7 @@ pub struct ManifestFile {
 }
 
 /// The name of shard `index`.
-fn shard_name(index: usize) -> String {
+pub fn shard_name(index: usize) -> String {
     format!("docs-{index:05}.parquet")
 }
 

@@ -72,7 +72,7 @@ pub fn read(folder: &Path) -> Result<ExchangedCollection, ParquetError> {
     };
     matrix.offsets.push(0);
     for path in &shards {
-        read_shard(path, &mut matrix)?;
+        append_shard(path, &mut matrix)?;
     }
     if matrix.indices.len() as u64 != manifest.non_zeros {
         return Err(ParquetError::invalid(
@@ -102,12 +102,62 @@ pub fn read(folder: &Path) -> Result<ExchangedCollection, ParquetError> {
         words,
         documents,
         notes: Vec::new(),
+        node_of_tree: manifest.node.map(|node| node.resolved(folder)),
+    })
+}
+
+/// Shard `index` of the Parquet folder `folder` alone: its documents as the columns of a matrix over the
+/// folder's whole vocabulary (every term a row, as in [`read`]), so that a machine that holds one shard
+/// computes its share of a product over the whole collection in the collection's term numbers. The manifest,
+/// the vocabulary and the shard are checked as [`read`] checks them; the other shards are not read.
+pub fn read_shard(folder: &Path, index: usize) -> Result<ExchangedCollection, ParquetError> {
+    let manifest_path = folder.join(MANIFEST);
+    let manifest = read_manifest(&manifest_path)?;
+    let Some(listed) = manifest.shards.get(index) else {
+        return Err(ParquetError::invalid(
+            &manifest_path,
+            format!(
+                "no shard {index}: the folder has {} (numbered from 0)",
+                manifest.shards.len()
+            ),
+        ));
+    };
+    let vocabulary = checked_file(folder, &manifest.vocabulary)?;
+    let (terms, words) = read_vocabulary(&vocabulary, &manifest)?;
+    let path = checked_file(folder, listed)?;
+    // Reserved as `read` reserves: no more than one entry, and one document, per byte of the shard.
+    let reserved = usize::try_from(listed.bytes.min(listed.rows)).unwrap_or(usize::MAX);
+    let mut matrix = Columns {
+        rows: terms.len(),
+        offsets: Vec::with_capacity(reserved + 1),
+        indices: Vec::new(),
+        values: Vec::new(),
+        documents: Vec::with_capacity(reserved),
+    };
+    matrix.offsets.push(0);
+    append_shard(&path, &mut matrix)?;
+    let Columns {
+        rows,
+        offsets,
+        indices,
+        values,
+        documents,
+    } = matrix;
+    let matrix = SparseMatrix::from_csc_parts(rows, documents.len(), offsets, indices, values)
+        .map_err(|error| ParquetError::Matrix { path, error })?;
+    Ok(ExchangedCollection {
+        matrix,
+        terms,
+        words,
+        documents,
+        notes: Vec::new(),
+        node_of_tree: manifest.node.map(|node| node.resolved(folder)),
     })
 }
 
 /// The manifest, its version checked before its fields (another version's fields may differ), its counts
 /// checked against each other.
-fn read_manifest(path: &Path) -> Result<Manifest, ParquetError> {
+pub(super) fn read_manifest(path: &Path) -> Result<Manifest, ParquetError> {
     let text = input::read_text(path, MANIFEST_BOUND).map_err(|error| ParquetError::Input {
         path: path.to_path_buf(),
         error,
@@ -134,6 +184,9 @@ fn read_manifest(path: &Path) -> Result<Manifest, ParquetError> {
     let manifest: Manifest = serde_json::from_value(value).map_err(|error| {
         ParquetError::invalid(path, format!("not a pdx Parquet manifest: {error}"))
     })?;
+    if let Some(problem) = manifest.node.as_ref().and_then(super::NodeOfTree::problem) {
+        return Err(ParquetError::invalid(path, problem));
+    }
     let files = std::iter::once(&manifest.vocabulary).chain(&manifest.shards);
     let mut names = std::collections::HashSet::new();
     for file in files {
@@ -440,7 +493,7 @@ struct ShardLayout {
 }
 
 /// Append the documents of the shard at `path` to `matrix`, each row checked.
-fn read_shard(path: &Path, matrix: &mut Columns) -> Result<(), ParquetError> {
+fn append_shard(path: &Path, matrix: &mut Columns) -> Result<(), ParquetError> {
     let builder = open(path)?;
     let schema = builder.schema().clone();
     let text = |name| optional_column(path, &schema, name, is_text, TEXT);

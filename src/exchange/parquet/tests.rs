@@ -449,3 +449,106 @@ fn a_folder_with_a_manifest_is_a_parquet_folder() {
     std::fs::write(texts.join("a.txt"), "some text").expect("written");
     assert!(!is_parquet_folder(&texts));
 }
+
+#[test]
+fn one_shard_reads_as_its_columns_over_the_whole_vocabulary() {
+    let folder = tempfile::tempdir().expect("a folder");
+    let path = write_small(folder.path());
+    let (matrix, stems, words, documents) = small();
+    // Two documents a shard: shard 1 holds columns 2 and 3, shard 2 column 4 alone.
+    for (index, columns) in [(0, 0..2), (1, 2..4), (2, 4..5)] {
+        let shard = read_shard(&path, index).expect("a shard");
+        assert_eq!(shard.matrix.rows(), 3, "every term of the folder a row");
+        assert_eq!(shard.terms, stems);
+        assert_eq!(shard.words, words);
+        assert_eq!(shard.documents, documents[columns.clone()]);
+        for (local, column) in columns.enumerate() {
+            let (rows, values) = shard.matrix.column(local);
+            let (whole_rows, whole_values) = matrix.column(column);
+            assert_eq!(rows, whole_rows, "column {column}");
+            let bits = |values: &[f32]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(values), bits(whole_values), "column {column}");
+        }
+    }
+
+    let message = read_shard(&path, 3).expect_err("no such shard").to_string();
+    assert_eq!(
+        message.replacen(&path.display().to_string(), "DIR", 1),
+        "DIR/manifest.json: no shard 3: the folder has 3 (numbered from 0)"
+    );
+
+    // A changed shard is refused by itself, and the others still read.
+    let changed = path.join("docs-00001.parquet");
+    let mut bytes = std::fs::read(&changed).expect("read");
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x20;
+    std::fs::write(&changed, &bytes).expect("written");
+    let message = read_shard(&path, 1).expect_err("changed").to_string();
+    assert!(
+        message
+            .replacen(&path.display().to_string(), "DIR", 1)
+            .starts_with("DIR/docs-00001.parquet: changed since it was written: its xxh3-64 is "),
+        "{message}"
+    );
+    assert!(read_shard(&path, 0).is_ok());
+}
+
+#[test]
+fn a_node_s_folder_holds_its_members_from_each_shard_over_the_whole_vocabulary() {
+    let folder = tempfile::tempdir().expect("a folder");
+    let path = write_small(folder.path());
+    let (matrix, _, _, documents) = small();
+    // The node: columns 1 and 3 (shards 0 and 1) and 4 (shard 2), written as the driver writes a leaf.
+    let node_folder = folder.path().join("leaves").join("0.1");
+    std::fs::create_dir_all(&node_folder).expect("made");
+    let mut files = Vec::new();
+    let mut non_zeros = 0;
+    for (index, (shard, local)) in [(0, vec![1]), (1, vec![1]), (2, vec![0])]
+        .into_iter()
+        .enumerate()
+    {
+        let shard = read_shard(&path, shard).expect("a shard");
+        let (file, stored) = write_columns_of(
+            &node_folder,
+            &node_folder,
+            index,
+            &shard.matrix,
+            &shard.documents,
+            &local,
+        )
+        .expect("written");
+        files.push(file);
+        non_zeros += stored;
+    }
+    let node = NodeOfTree {
+        path: "0.1".into(),
+        tree: "../../tree.json".into(),
+    };
+    let manifest = write_node_manifest(&node_folder, &node_folder, &path, files, non_zeros, node)
+        .expect("manifest");
+    assert_eq!((manifest.documents, manifest.non_zeros), (3, 4));
+    let read_back = read(&node_folder).expect("the node's folder reads");
+    assert_eq!(read_back.matrix.rows(), 3, "the whole vocabulary");
+    assert_eq!(
+        read_back.documents,
+        [1, 3, 4].map(|j| documents[j].clone()).to_vec()
+    );
+    for (local, column) in [1, 3, 4].into_iter().enumerate() {
+        assert_eq!(
+            read_back.matrix.column(local),
+            matrix.column(column),
+            "column {column}"
+        );
+    }
+    let named = read_back.node_of_tree.expect("the node named");
+    assert_eq!(named.path, "0.1");
+    // A node path that is not one is refused before anything is written.
+    let bad = NodeOfTree {
+        path: "0..1".into(),
+        tree: "t.json".into(),
+    };
+    let other = folder.path().join("other");
+    std::fs::create_dir_all(&other).expect("made");
+    assert!(write_node_manifest(&other, &other, &path, Vec::new(), 0, bad).is_err());
+    assert!(!other.join(MANIFEST).exists());
+}

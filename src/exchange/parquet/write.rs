@@ -3,7 +3,8 @@
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::path::Path;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::builder::{
@@ -22,6 +23,7 @@ use super::{
 };
 use crate::exchange::{CollectionView, ExchangedDocument};
 use crate::files;
+use crate::matrix::SparseMatrix;
 
 /// Documents per record batch and per row group: the arrays built at once, and what the writer holds encoded
 /// before it goes to the file, whatever the shard's size; a reader too decodes a row group at a time.
@@ -36,25 +38,40 @@ pub fn write(
 ) -> Result<Manifest, ParquetError> {
     collection.assert_shape();
     assert!(shard_documents > 0, "a shard holds at least one document");
+    let temporary = start_folder(folder)?;
+    let written = write_files(&temporary, folder, collection, shard_documents)
+        .and_then(|manifest| finish_folder(&temporary, folder).map(|()| manifest));
+    if written.is_err() {
+        abandon_folder(&temporary);
+    }
+    written
+}
+
+/// Begin writing the folder `folder`, which must not exist: the temporary folder beside it that its files are
+/// written into ([`write_shard`], [`write_vocabulary`], [`write_manifest`]) before [`finish_folder`] moves it
+/// into place, or [`abandon_folder`] removes it.
+pub fn start_folder(folder: &Path) -> Result<PathBuf, ParquetError> {
     if folder.symlink_metadata().is_ok() {
         return Err(ParquetError::Exists(folder.to_path_buf()));
     }
-    let temporary = files::create_temporary_folder(folder).map_err(ParquetError::io(folder))?;
-    let written =
-        write_files(&temporary, folder, collection, shard_documents).and_then(|manifest| {
-            match files::move_folder_into_place_unless_taken(&temporary, folder) {
-                Ok(()) => Ok(manifest),
-                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
-                    Err(ParquetError::Exists(folder.to_path_buf()))
-                }
-                Err(error) => Err(ParquetError::io(folder)(error)),
-            }
-        });
-    if written.is_err() {
-        // Whatever was written goes: nothing half-written stays, under the folder's name or beside it.
-        let _ = std::fs::remove_dir_all(&temporary);
+    files::create_temporary_folder(folder).map_err(ParquetError::io(folder))
+}
+
+/// Move the temporary folder `temporary`, its files all written, into place as `folder`.
+pub fn finish_folder(temporary: &Path, folder: &Path) -> Result<(), ParquetError> {
+    match files::move_folder_into_place_unless_taken(temporary, folder) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            Err(ParquetError::Exists(folder.to_path_buf()))
+        }
+        Err(error) => Err(ParquetError::io(folder)(error)),
     }
-    written
+}
+
+/// Remove a temporary folder and whatever was written into it: nothing half-written stays, under the folder's
+/// name or beside it.
+pub fn abandon_folder(temporary: &Path) {
+    let _ = std::fs::remove_dir_all(temporary);
 }
 
 /// Every file into `temporary`; errors name the file as it will be called in `folder`.
@@ -65,33 +82,32 @@ fn write_files(
     shard_documents: usize,
 ) -> Result<Manifest, ParquetError> {
     let documents = collection.documents.len();
-    let schema = shard_schema();
     let mut shards = Vec::with_capacity(documents.div_ceil(shard_documents));
     for (index, first) in (0..documents).step_by(shard_documents).enumerate() {
         let columns = first..(first + shard_documents).min(documents);
-        let name = shard_name(index);
-        let file = write_parquet(temporary, folder, &name, &schema, |writer| {
-            for start in columns.clone().step_by(BATCH_DOCUMENTS) {
-                let end = (start + BATCH_DOCUMENTS).min(columns.end);
-                writer.write(&shard_batch(collection, start..end, &schema)?)?;
-            }
-            Ok(columns.len() as u64)
-        })?;
-        shards.push(file);
+        shards.push(write_columns(
+            temporary,
+            folder,
+            index,
+            collection.matrix,
+            &collection.documents,
+            columns,
+        )?);
     }
-    let vocabulary_schema = vocabulary_schema();
-    let vocabulary = write_parquet(
+    let vocabulary = write_vocabulary(
         temporary,
         folder,
-        VOCABULARY,
-        &vocabulary_schema,
-        |writer| {
-            writer.write(&vocabulary_batch(collection, &vocabulary_schema)?)?;
-            Ok(collection.terms.len() as u64)
+        &VocabularyRows {
+            terms: collection.terms,
+            words: collection.words,
+            df: &row_document_frequencies(collection.matrix),
+            global_weights: collection.global_weights.as_deref(),
         },
     )?;
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
+        // A node's place in a tree is the grower's to record, beside that tree: not carried to another folder.
+        node: None,
         pdx_version: env!("CARGO_PKG_VERSION").to_string(),
         settings: collection.settings.clone(),
         documents: documents as u64,
@@ -100,7 +116,17 @@ fn write_files(
         vocabulary,
         shards,
     };
-    let mut text = serde_json::to_string_pretty(&manifest)
+    write_manifest(temporary, folder, &manifest)?;
+    Ok(manifest)
+}
+
+/// Write `manifest` as the manifest of the folder being written into `temporary`.
+pub fn write_manifest(
+    temporary: &Path,
+    folder: &Path,
+    manifest: &Manifest,
+) -> Result<(), ParquetError> {
+    let mut text = serde_json::to_string_pretty(manifest)
         .map_err(|error| ParquetError::invalid(&folder.join(MANIFEST), error.to_string()))?;
     text.push('\n');
     let path = temporary.join(MANIFEST);
@@ -108,8 +134,82 @@ fn write_files(
     let mut file = File::create_new(&path).map_err(ParquetError::io(&shown))?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
-        .map_err(ParquetError::io(&shown))?;
-    Ok(manifest)
+        .map_err(ParquetError::io(&shown))
+}
+
+/// The documents holding each row of `matrix`: its stored entries per row (a weight that is zero is not stored).
+pub fn row_document_frequencies(matrix: &SparseMatrix) -> Vec<u32> {
+    let mut df = vec![0u32; matrix.rows()];
+    for &row in matrix.indices() {
+        df[row as usize] += 1;
+    }
+    df
+}
+
+/// Write shard `index` of the folder being written into `temporary`: every column of `matrix`, with
+/// `documents` (one per column).
+pub fn write_shard(
+    temporary: &Path,
+    folder: &Path,
+    index: usize,
+    matrix: &SparseMatrix,
+    documents: &[ExchangedDocument],
+) -> Result<ManifestFile, ParquetError> {
+    assert_eq!(documents.len(), matrix.cols(), "a document per column");
+    write_columns(
+        temporary,
+        folder,
+        index,
+        matrix,
+        documents,
+        0..matrix.cols(),
+    )
+}
+
+/// Shard `index` as the documents `columns` of `matrix`.
+fn write_columns(
+    temporary: &Path,
+    folder: &Path,
+    index: usize,
+    matrix: &SparseMatrix,
+    documents: &[ExchangedDocument],
+    columns: Range<usize>,
+) -> Result<ManifestFile, ParquetError> {
+    let schema = shard_schema();
+    write_parquet(temporary, folder, &shard_name(index), &schema, |writer| {
+        for start in columns.clone().step_by(BATCH_DOCUMENTS) {
+            let end = (start + BATCH_DOCUMENTS).min(columns.end);
+            writer.write(&shard_batch(matrix, documents, start..end, &schema)?)?;
+        }
+        Ok(columns.len() as u64)
+    })
+}
+
+/// The vocabulary's rows: each term (row of the matrix), its word, the documents holding it and its global weight.
+#[derive(Debug, Clone, Copy)]
+pub struct VocabularyRows<'a> {
+    pub terms: &'a [String],
+    /// As many as the terms.
+    pub words: &'a [String],
+    /// As many as the terms ([`row_document_frequencies`]).
+    pub df: &'a [u32],
+    /// As many as the terms, when known.
+    pub global_weights: Option<&'a [f64]>,
+}
+
+/// Write the vocabulary of the folder being written into `temporary`.
+pub fn write_vocabulary(
+    temporary: &Path,
+    folder: &Path,
+    rows: &VocabularyRows,
+) -> Result<ManifestFile, ParquetError> {
+    assert_eq!(rows.words.len(), rows.terms.len(), "a word per term");
+    assert_eq!(rows.df.len(), rows.terms.len(), "a df per term");
+    let schema = vocabulary_schema();
+    write_parquet(temporary, folder, VOCABULARY, &schema, |writer| {
+        writer.write(&vocabulary_batch(rows, &schema)?)?;
+        Ok(rows.terms.len() as u64)
+    })
 }
 
 /// A writer that passes everything through and keeps the xxh3-64 and the count of what passed: a file's
@@ -195,13 +295,14 @@ fn vocabulary_schema() -> SchemaRef {
     ]))
 }
 
-/// The documents `columns` of `collection` as one batch.
+/// The documents `columns` of `matrix` as one batch.
 fn shard_batch(
-    collection: &CollectionView,
+    matrix: &SparseMatrix,
+    documents: &[ExchangedDocument],
     columns: std::ops::Range<usize>,
     schema: &SchemaRef,
 ) -> Result<RecordBatch, parquet::errors::ParquetError> {
-    let documents: &[ExchangedDocument] = &collection.documents[columns.clone()];
+    let documents: &[ExchangedDocument] = &documents[columns.clone()];
     let strings = |field: fn(&ExchangedDocument) -> Option<&str>| {
         let mut builder = StringBuilder::new();
         documents
@@ -226,8 +327,8 @@ fn shard_batch(
         Arc::new(builder.finish()) as ArrayRef
     };
     let entries = {
-        let range = collection.matrix.offsets()[columns.start] as usize
-            ..collection.matrix.offsets()[columns.end] as usize;
+        let range =
+            matrix.offsets()[columns.start] as usize..matrix.offsets()[columns.end] as usize;
         range.len()
     };
     let mut terms =
@@ -237,7 +338,7 @@ fn shard_batch(
         ListBuilder::with_capacity(Float32Builder::with_capacity(entries), documents.len())
             .with_field(item(DataType::Float32));
     for column in columns {
-        let (rows, values) = collection.matrix.column(column);
+        let (rows, values) = matrix.column(column);
         terms.values().append_slice(rows);
         terms.append(true);
         weights.values().append_slice(values);
@@ -256,25 +357,21 @@ fn shard_batch(
 
 /// The vocabulary as one batch: a few strings and numbers per term, small beside the shards.
 fn vocabulary_batch(
-    collection: &CollectionView,
+    vocabulary: &VocabularyRows,
     schema: &SchemaRef,
 ) -> Result<RecordBatch, parquet::errors::ParquetError> {
-    let rows = collection.terms.len();
-    let mut df = vec![0u32; rows];
-    for &row in collection.matrix.indices() {
-        df[row as usize] += 1;
-    }
+    let rows = vocabulary.terms.len();
     let mut term = UInt32Builder::with_capacity(rows);
     let mut word = StringBuilder::new();
     let mut stem = StringBuilder::new();
     for row in 0..rows {
         // The matrix has at most 2^32 rows (its row indices are 32-bit), so every row number fits.
         term.append_value(row as u32);
-        word.append_value(&collection.words[row]);
-        stem.append_value(&collection.terms[row]);
+        word.append_value(&vocabulary.words[row]);
+        stem.append_value(&vocabulary.terms[row]);
     }
     let mut global = Float64Builder::with_capacity(rows);
-    match &collection.global_weights {
+    match vocabulary.global_weights {
         Some(weights) => global.append_slice(weights),
         None => global.append_nulls(rows),
     }
@@ -282,7 +379,7 @@ fn vocabulary_batch(
         Arc::new(term.finish()),
         Arc::new(word.finish()),
         Arc::new(stem.finish()),
-        Arc::new(arrow_array::UInt32Array::from(df)),
+        Arc::new(arrow_array::UInt32Array::from(vocabulary.df.to_vec())),
         Arc::new(global.finish()),
     ];
     Ok(RecordBatch::try_new(Arc::clone(schema), arrays)?)

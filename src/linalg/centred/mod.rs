@@ -54,6 +54,16 @@ pub struct KnownSummary<'k> {
     pub norms_squared: &'k [f64],
 }
 
+/// Where an operator's centroid and column norms come from.
+enum Summary<'k> {
+    /// One pass over the node computes them.
+    Computed,
+    /// The caller has them ([`CentredColumns::compact_of`]).
+    Known(KnownSummary<'k>),
+    /// The centroid is zero: the operator is the columns' own matrix ([`CentredColumns::uncentred`]).
+    Zero,
+}
+
 /// The centred matrix `B = A_p - c e^T` of a cluster-tree node, as a [`LinearOperator`] that never forms it:
 /// `B x = A_p x - c (e^T x)` and `B^T y = A_p^T y - e (c^T y)` (PDDP: Boley 1998; Zeimpekis & Gallopoulos,
 /// section 2). `A_p` is the submatrix of the node's columns, `c` their centroid (dense, length m) and `e` the
@@ -107,7 +117,17 @@ impl<'a> CentredColumns<'a> {
 
     /// [`CentredColumns::new`], reporting an out-of-range column instead of panicking.
     pub fn try_new(data: &'a DataMatrix, columns: &'a [usize]) -> Result<Self, LinalgError> {
-        Self::build(data, columns, false, None)
+        Self::build(data, columns, false, Summary::Computed)
+    }
+
+    /// The columns' own matrix `A_p`, not centred: the operator with its centroid taken as zero, so that
+    /// [`fused_gram_product`](Self::fused_gram_product) is `A_p A_p^T u` and its coordinates are `A_p^T u`, with
+    /// the kernels and the fixed order of sums of the centred products. A machine that holds part of a node's
+    /// columns computes these shares of the node's product; whoever adds the shares up subtracts the centroid's
+    /// rank-one term `n c (c . u)` once, as the centred operator does for the whole node. Its
+    /// [`scatter`](Self::scatter) is the columns' `sum_j ||a_j||^2`.
+    pub fn uncentred(data: &'a DataMatrix, columns: &'a [usize]) -> Result<Self, LinalgError> {
+        Self::build(data, columns, false, Summary::Zero)
     }
 
     /// The centred operator restricted to the rows (terms) the node's columns use: `B` without its zero rows.
@@ -148,7 +168,8 @@ impl<'a> CentredColumns<'a> {
                 "CentredColumns::compact_of: the known norms need one entry per column of the data"
             );
         }
-        match Self::build(data, columns, true, known) {
+        let summary = known.map_or(Summary::Computed, Summary::Known);
+        match Self::build(data, columns, true, summary) {
             Ok(operator) => operator,
             Err(error) => panic!("CentredColumns::compact: {error}"),
         }
@@ -163,14 +184,17 @@ impl<'a> CentredColumns<'a> {
         data: &'a DataMatrix,
         columns: &'a [usize],
         compact: bool,
-        known: Option<KnownSummary<'_>>,
+        summary: Summary<'_>,
     ) -> Result<Self, LinalgError> {
         let cols = data.cols();
         if let Some(&column) = columns.iter().find(|&&j| j >= cols) {
             return Err(LinalgError::ColumnOutOfRange { column, cols });
         }
-        let (storage, active_rows) =
-            Storage::new(data, columns, compact, known.map(|known| known.centroid))?;
+        let known_centroid = match &summary {
+            Summary::Known(known) => Some(known.centroid),
+            Summary::Computed | Summary::Zero => None,
+        };
+        let (storage, active_rows) = Storage::new(data, columns, compact, known_centroid)?;
         let rows = active_rows.as_ref().map_or(data.rows(), Vec::len);
         let nnz_per_column: Vec<usize> =
             (0..columns.len()).map(|p| storage.column_nnz(p)).collect();
@@ -189,15 +213,20 @@ impl<'a> CentredColumns<'a> {
             padded: Mutex::new(Vec::new()),
             active_rows,
         };
-        match known {
-            Some(known) => {
+        match summary {
+            Summary::Known(known) => {
                 operator.centroid = match &operator.active_rows {
                     Some(active) => active.iter().map(|&row| known.centroid[row]).collect(),
                     None => known.centroid.to_vec(),
                 };
                 operator.sum_norms_squared = columns.iter().map(|&j| known.norms_squared[j]).sum();
             }
-            None => {
+            Summary::Zero => {
+                operator.centroid = vec![0.0; rows];
+                let norms = operator.column_norms_squared();
+                operator.sum_norms_squared = norms.iter().sum();
+            }
+            Summary::Computed => {
                 let mut centroid = vec![0.0; rows];
                 if !columns.is_empty() {
                     let weights = vec![1.0 / columns.len() as f64; columns.len()];

@@ -71,8 +71,114 @@ pub fn leading_singular_gram(
     options: &LanczosOptions,
 ) -> Result<SingularTriplets, LinalgError> {
     krylov_or_dense(op, k, options, |k, dimension| {
-        GramLanczos::new(op, k, dimension, options).run()
+        GramLanczos::new(Products::Operator(op), k, dimension, options).run()
     })
+}
+
+/// The product `w = C q` a caller supplies to [`leading_left_gram`], for an operator it does not hand over (its
+/// columns live elsewhere, e.g. on other machines). An `Err` stops the run and is returned as it is.
+pub type GramProductFn<'p> = dyn FnMut(&[f64], &mut [f64]) -> Result<(), LinalgError> + 'p;
+
+/// What [`leading_left_gram`] knows of the operator whose Gram products the caller supplies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GramShape {
+    /// m: the length of the vectors multiplied.
+    pub rows: usize,
+    /// `||B||_F` or a bound on it ([`LinearOperator::magnitude`]), which sets what counts as rounding noise;
+    /// `None` when unknown.
+    pub magnitude: Option<f64>,
+}
+
+/// The leading singular values and left singular vectors of an operator `B` known only by its Gram products
+/// ([`leading_left_gram`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeftTriplets {
+    /// Singular values, descending; fewer than asked for when the operator has fewer above its noise floor.
+    pub values: Vec<f64>,
+    /// Left singular vectors (length m), unit length, with no sign convention: the convention of
+    /// [`SingularTriplets`] is on the right vectors `B^T u_i / sigma_i`, which the caller computes.
+    pub left: Vec<Vec<f64>>,
+    /// Relative residuals `||C u_i - sigma_i^2 u_i|| / (sigma_i sigma_1)`: [`SvdMethod::GramLanczos`]'s.
+    pub residuals: Vec<f64>,
+    /// Whether every returned triplet met the tolerance.
+    pub converged: bool,
+    /// Gram products asked of the caller.
+    pub iterations: usize,
+}
+
+/// The `k` largest singular values and left singular vectors of an operator `B` with `shape.rows` rows, by the
+/// Lanczos run of [`leading_singular_gram`] on products `w = B B^T q` from `product`, one call per step: for an
+/// operator whose columns are elsewhere, so that a step moves only vectors of length m. It has the same steps,
+/// restarts, breakdown handling and stopping rule; the differences are those of knowing no columns: the start is
+/// [`LanczosOptions::left_start`] or a fixed pseudo-random vector of length m (there is no `B x`), the answer has
+/// no right vectors (`B^T u_i / sigma_i`, for the caller to compute) and so no sign convention, and there is no
+/// exact method for small operators: the caller asks only when the run is worth it.
+///
+/// # Panics
+/// If [`LanczosOptions::start`] is set (a right-side start needs the columns), or
+/// [`LanczosOptions::left_start`] does not have `shape.rows` entries.
+pub fn leading_left_gram(
+    shape: GramShape,
+    k: usize,
+    options: &LanczosOptions,
+    product: &mut GramProductFn<'_>,
+) -> Result<LeftTriplets, LinalgError> {
+    options.validate()?;
+    assert!(
+        options.start.is_none(),
+        "a right-side start needs the operator's columns"
+    );
+    if let Some(left) = &options.left_start {
+        assert_eq!(left.len(), shape.rows, "one left start entry per row");
+    }
+    if shape.rows == 0 {
+        return Err(LinalgError::EmptyOperator { rows: 0, cols: 0 });
+    }
+    if k == 0 {
+        return Err(LinalgError::ZeroCount);
+    }
+    let k = k.min(shape.rows);
+    let dimension = options
+        .krylov_dimension
+        .unwrap_or_else(|| super::default_krylov_dimension(k))
+        .max(k + 1)
+        .min(shape.rows);
+    let products = Products::Caller { shape, product };
+    let triplets = GramLanczos::new(products, k, dimension, options).run()?;
+    Ok(LeftTriplets {
+        values: triplets.values,
+        left: triplets.left,
+        residuals: triplets.residuals,
+        converged: triplets.converged,
+        iterations: triplets.iterations,
+    })
+}
+
+/// Where a run's Gram products come from.
+enum Products<'o> {
+    /// The operator: `C q` and `B^T q` in one fused read ([`LinearOperator::apply_gram`]).
+    Operator(&'o dyn LinearOperator),
+    /// `C q` alone, from the caller ([`leading_left_gram`]).
+    Caller {
+        shape: GramShape,
+        product: &'o mut GramProductFn<'o>,
+    },
+}
+
+impl Products<'_> {
+    fn rows(&self) -> usize {
+        match self {
+            Products::Operator(op) => op.rows(),
+            Products::Caller { shape, .. } => shape.rows,
+        }
+    }
+
+    fn magnitude(&self) -> Option<f64> {
+        match self {
+            Products::Operator(op) => op.magnitude(),
+            Products::Caller { shape, .. } => shape.magnitude,
+        }
+    }
 }
 
 /// Eigenpairs of the projected matrix, values descending, vectors as columns.
@@ -83,7 +189,7 @@ struct Ritz {
 
 /// The state of one Lanczos process on `C = B B^T`.
 struct GramLanczos<'o> {
-    op: &'o dyn LinearOperator,
+    products: Products<'o>,
     k: usize,
     dimension: usize,
     tolerance: f64,
@@ -94,8 +200,9 @@ struct GramLanczos<'o> {
     /// Orthonormal vectors of length m; the last one is the next to multiply.
     basis: Basis,
     /// `B^T q_j` for every basis vector `q_j` multiplied so far, in the basis's order (not orthonormal: the
-    /// same container for its combinations).
-    images: Basis,
+    /// same container for its combinations); `None` when the products come from a caller, who keeps the
+    /// columns.
+    images: Option<Basis>,
     /// `T = Q^T C Q`, top-left block in use.
     projected: DMatrix<f64>,
     /// First column of the current invariant-search block (0 after a restart).
@@ -112,14 +219,18 @@ struct GramLanczos<'o> {
 
 impl<'o> GramLanczos<'o> {
     fn new(
-        op: &'o dyn LinearOperator,
+        products: Products<'o>,
         k: usize,
         dimension: usize,
         options: &'o LanczosOptions,
     ) -> Self {
-        let m = op.rows();
+        let m = products.rows();
+        let images = match &products {
+            Products::Operator(op) => Some(Basis::new(op.cols(), dimension)),
+            Products::Caller { .. } => None,
+        };
         GramLanczos {
-            op,
+            products,
             k,
             dimension,
             tolerance: options.tolerance,
@@ -128,7 +239,7 @@ impl<'o> GramLanczos<'o> {
             guess: options.guess(),
             left_guess: options.left_start.as_deref(),
             basis: Basis::new(m, dimension + 1),
-            images: Basis::new(op.cols(), dimension),
+            images,
             projected: DMatrix::zeros(dimension + 1, dimension + 1),
             block_start: 0,
             rng: SplitMix64::new(START_SEED),
@@ -142,7 +253,8 @@ impl<'o> GramLanczos<'o> {
 
     /// The first vector: the caller's left guess, normalised, when there is one (and it is not zero); otherwise
     /// the right-side start of the Golub-Kahan solver (guess plus pseudo-random share, or the pseudo-random
-    /// vector), taken to the row side by `B x` and normalised. `false` when `B x` vanishes.
+    /// vector), taken to the row side by `B x` and normalised. `false` when `B x` vanishes. With products from
+    /// a caller there is no `B x`: the pseudo-random vector is drawn on the row side.
     fn start(&mut self) -> Result<bool, LinalgError> {
         if let Some(left) = self.left_guess.take() {
             let length = norm(left);
@@ -152,7 +264,22 @@ impl<'o> GramLanczos<'o> {
                 return Ok(true);
             }
         }
-        let n = self.op.cols();
+        let op = match &self.products {
+            Products::Operator(op) => *op,
+            Products::Caller { .. } => {
+                let found = self.basis.random_orthogonal(
+                    &mut self.rng,
+                    &mut self.w,
+                    &mut self.pass,
+                    &mut self.coefficients,
+                );
+                if found {
+                    self.basis.push(&self.w);
+                }
+                return Ok(found);
+            }
+        };
+        let n = op.cols();
         let right = Basis::new(n, 1);
         let mut start = vec![0.0; n];
         let found = right.start(
@@ -165,7 +292,7 @@ impl<'o> GramLanczos<'o> {
         if !found {
             return Ok(false);
         }
-        self.op.apply(&start, &mut self.w);
+        op.apply(&start, &mut self.w);
         let length = norm(&self.w);
         if !length.is_finite() {
             return Err(LinalgError::NonFinite);
@@ -247,10 +374,15 @@ impl<'o> GramLanczos<'o> {
     fn step(&mut self, j: usize) -> Result<f64, LinalgError> {
         check_interrupt(self.interrupt)?;
         self.steps += 1;
-        debug_assert_eq!(self.images.count(), j, "one image per multiplied vector");
-        let (op, basis, w) = (self.op, &self.basis, &mut self.w);
-        self.images
-            .push_filled(|image| op.apply_gram(basis.vector(j), w, image));
+        let (basis, w) = (&self.basis, &mut self.w);
+        match (&mut self.products, &mut self.images) {
+            (Products::Operator(op), Some(images)) => {
+                debug_assert_eq!(images.count(), j, "one image per multiplied vector");
+                images.push_filled(|image| op.apply_gram(basis.vector(j), w, image));
+            }
+            (Products::Caller { product, .. }, None) => product(basis.vector(j), w)?,
+            _ => unreachable!("images are kept exactly when the operator is at hand"),
+        }
         let product_norm = norm(&self.w);
         if !product_norm.is_finite() {
             return Err(LinalgError::NonFinite);
@@ -289,7 +421,7 @@ impl<'o> GramLanczos<'o> {
 
     /// Below this, an eigenvalue of `C` is zero: relative to the largest, or rounding noise of the data.
     fn floor(&self, largest: f64) -> f64 {
-        let magnitude = self.op.magnitude().unwrap_or(0.0);
+        let magnitude = self.products.magnitude().unwrap_or(0.0);
         (GRAM_RANK_TOLERANCE * largest).max(NOISE_FACTOR * f64::EPSILON * magnitude * magnitude)
     }
 
@@ -310,14 +442,15 @@ impl<'o> GramLanczos<'o> {
             self.basis.push(vector);
         }
         // The kept vectors' images are the same combinations of the images.
-        let n = self.images.len;
-        let mut kept_images = vec![0.0; keep * n];
-        let parallel = self.images.parallel(size);
-        self.images
-            .combine_columns(0, &coefficients, &mut kept_images, parallel);
-        self.images.truncate(0);
-        for image in kept_images.chunks_exact(n) {
-            self.images.push(image);
+        if let Some(images) = &mut self.images {
+            let n = images.len;
+            let mut kept_images = vec![0.0; keep * n];
+            let parallel = images.parallel(size);
+            images.combine_columns(0, &coefficients, &mut kept_images, parallel);
+            images.truncate(0);
+            for image in kept_images.chunks_exact(n) {
+                images.push(image);
+            }
         }
         self.basis.push(&next);
         self.projected.fill(0.0);
@@ -331,7 +464,8 @@ impl<'o> GramLanczos<'o> {
     /// The triplets of the `k` largest Ritz values above the floor: `u_i = Q s_i`, `z = B^T u_i = (B^T Q) s_i`
     /// (from the kept images, no read of the data), `sigma_i = ||z||`, `v_i = z / sigma_i`; sorted, with the
     /// sign convention. `following` is the next Ritz vector taken to the right side the same way, when there is
-    /// one.
+    /// one. Without images (products from a caller): `u_i` and `sigma_i = sqrt(theta_i)` alone, in the Ritz
+    /// values' order, with no right vectors.
     fn finish(
         self,
         ritz: Option<&Ritz>,
@@ -346,16 +480,19 @@ impl<'o> GramLanczos<'o> {
         };
         let floor = self.floor(ritz.values[0]);
         let sigma_1 = ritz.values[0].max(0.0).sqrt();
-        debug_assert_eq!(self.images.count(), size, "one image per multiplied vector");
-        let to_right = |i: usize| -> (Vec<f64>, Vec<f64>, f64) {
+        let to_right = |i: usize| -> (Vec<f64>, Option<Vec<f64>>, f64) {
             let coefficients = ritz.vectors.column(i);
             let left = self.basis.combination(0, coefficients.as_slice());
-            let mut right = self.images.combination(0, coefficients.as_slice());
+            let Some(images) = &self.images else {
+                return (left, None, ritz.values[i].max(0.0).sqrt());
+            };
+            debug_assert_eq!(images.count(), size, "one image per multiplied vector");
+            let mut right = images.combination(0, coefficients.as_slice());
             let sigma = norm(&right);
             if sigma > 0.0 {
                 scale(&mut right, 1.0 / sigma);
             }
-            (left, right, sigma)
+            (left, Some(right), sigma)
         };
         let wanted = (0..self.k.min(size))
             .take_while(|&i| ritz.values[i] > floor && ritz.values[i] > 0.0)
@@ -364,14 +501,17 @@ impl<'o> GramLanczos<'o> {
             let (left, right, sigma) = to_right(i);
             let residual = beta * ritz.vectors[(size - 1, i)].abs();
             triplets.values.push(sigma);
-            triplets.right.push(right);
+            triplets.right.extend(right);
             triplets.left.push(left);
             triplets
                 .residuals
                 .push(residual / (ritz.values[i].sqrt() * sigma_1));
         }
+        if self.images.is_none() {
+            return triplets;
+        }
         if wanted == self.k && size > self.k && ritz.values[self.k] > floor {
-            triplets.following = Some(to_right(self.k).1);
+            triplets.following = to_right(self.k).1;
         }
         triplets.sort_descending();
         for (right, left) in triplets.right.iter_mut().zip(&mut triplets.left) {

@@ -24,12 +24,16 @@ mod basis;
 mod gram_run;
 #[cfg(test)]
 mod gram_tests;
+#[cfg(test)]
+mod left_tests;
 mod options;
 mod run;
 #[cfg(test)]
 mod tests;
 
-pub use gram_run::leading_singular_gram;
+pub use gram_run::{
+    GramProductFn, GramShape, LeftTriplets, leading_left_gram, leading_singular_gram,
+};
 pub use options::LanczosOptions;
 
 /// How a set of singular triplets was computed.
@@ -137,7 +141,7 @@ pub(crate) fn check_problem(m: usize, n: usize, k: usize) -> Result<(), LinalgEr
 /// Large enough that a split's run rarely restarts: a restart costs passes over the whole basis and saves no
 /// steps, and with a smaller basis the runs of a `pddp-oc` tree of 20 Newsgroups do restart, making the tree
 /// slower for the same steps and the same tree (see benches/README.md).
-fn default_krylov_dimension(k: usize) -> usize {
+pub(super) fn default_krylov_dimension(k: usize) -> usize {
     (2 * k + 16).max(40)
 }
 

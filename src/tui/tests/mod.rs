@@ -17,6 +17,7 @@ mod keys;
 mod merge_into;
 mod mouse;
 mod moves;
+mod node_of_tree;
 mod picker;
 mod preview;
 mod reading;

@@ -14,7 +14,7 @@ use crate::printable;
 use crate::report::terms;
 
 use super::super::model::{Model, Pane};
-use super::{Theme, leaves_text, list_offset, percent};
+use super::{FOCUS_MARK, Theme, leaves_text, list_offset, percent};
 
 /// The narrowest the node column gets before other columns give way (and before the label column takes what is
 /// left).
@@ -288,11 +288,27 @@ pub(crate) fn fit(
 
 pub(super) fn draw_tree(frame: &mut Frame, model: &Model, theme: Theme, area: Rect) {
     let focused = model.focus() == Pane::Tree;
-    let title = format!(
-        "Tree · {} · ◆ next by {} ",
+    let growth = format!(
+        "{} · ◆ next by {} ",
         leaves_text(model.derived().leaves.len()),
         model.policy().name()
     );
+    let title = match &model.data().node_of_tree {
+        None => format!("Tree · {growth}"),
+        Some(node) => {
+            // The collection's place in the larger tree goes first, cut to what the border leaves of the pane's
+            // width (its corners, the title's space and focus mark, the words around it): the path ahead of the
+            // file.
+            let around = printable::width("Tree · ") + printable::width(" · ");
+            let room = usize::from(area.width).saturating_sub(
+                2 + 1 + printable::width(FOCUS_MARK) + around + printable::width(&growth),
+            );
+            format!(
+                "Tree · {} · {growth}",
+                printable::cut(&crate::stats::node_text(node), room)
+            )
+        }
+    };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border(focused))

@@ -46,6 +46,10 @@ RULES = ("pddp", "pddp-2means", "pddp-oc", "pddp-oc-2means", "pddp-ocpc", "pdgp"
 # synthetic corpus one document fell on the other side of pdx's. At the tight tolerance the start no longer
 # decides.
 
+# An actor that dies this many times on the same shard stops the run: a failure that repeats (a shard too large
+# for its machine's memory) would otherwise be retried for ever.
+MAX_DEATHS_PER_SHARD = 3
+
 # How many words of its centroid describe a node.
 TOP_WORDS = 10
 
@@ -98,6 +102,7 @@ class Driver:
         self.products = 0
         self.product_seconds = []
         self.restarts = 0
+        self.deaths = {}
         # All actors read their shards at once; the first that cannot stops the run.
         self.actors = [self.holder.remote(self.folder, index) for index in range(shard_count)]
         described = [self._ready(actor) for actor in self.actors]
@@ -135,10 +140,17 @@ class Driver:
             return None
 
     def recover(self):
+        """Start again every actor that died, its splits replayed; a shard whose actor has died
+        MAX_DEATHS_PER_SHARD times (out of memory on its shard, say) stops the run rather than loop."""
         for index, actor in enumerate(self.actors):
             try:
                 self.ray.get(actor.describe.remote())
             except self.ray.exceptions.RayActorError:
+                self.deaths[index] = self.deaths.get(index, 0) + 1
+                if self.deaths[index] >= MAX_DEATHS_PER_SHARD:
+                    raise GrowError(
+                        f"shard {index} of {self.folder}: its actor died {self.deaths[index]} times; stopped"
+                    ) from None
                 self.restarts += 1
                 self.progress(f"shard {index}: its actor died; started again, {len(self.splits)} splits replayed")
                 self.actors[index] = self._start(index)

@@ -124,6 +124,18 @@ def test_an_actor_killed_in_the_middle_of_a_split_gives_the_same_tree(ray_cluste
     ]
 
 
+def test_an_actor_that_keeps_dying_stops_the_run_instead_of_looping(ray_cluster, demo):
+    def kill(driver, at):
+        if at == "product":
+            ray_cluster.kill(driver.actors[1], no_restart=True)
+
+    lines = []
+    with pytest.raises(growing.GrowError) as error:
+        growing.grow(ray_cluster, demo, max_levels=1, on_step=kill, progress=lines.append)
+    assert str(error.value).startswith(f"shard 1 of {demo}: its actor died 3 times"), str(error.value)
+    assert sum("shard 1: its actor died" in line for line in lines) == 2
+
+
 def test_a_damaged_shard_stops_the_run_with_one_line_naming_it(ray_cluster, demo, tmp_path):
     damaged = tmp_path / "damaged"
     shutil.copytree(demo, damaged)

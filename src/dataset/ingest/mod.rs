@@ -147,14 +147,14 @@ pub fn plan(
 fn refuse_unsupported(options: &DatasetOptions) -> Result<(), IngestError> {
     let unsupported = |what, why| Err(IngestError::Unsupported { what, why });
     if options.vectors.is_some() {
-        return unsupported("--vectors", "it writes the text's matrix");
+        return unsupported("precomputed vectors", "it writes the text's matrix");
     }
     if options.standardize {
-        return unsupported("--standardize", "it reads text, not numeric data");
+        return unsupported("standardizing", "it reads text, not numeric data");
     }
     if let Some(TermSelection::MutualInformation(_)) = options.text.select_terms {
         return unsupported(
-            "--select-terms mi:N",
+            "term selection by mutual information (mi:N)",
             "the selection needs each document's terms and label in one place",
         );
     }
@@ -164,7 +164,7 @@ fn refuse_unsupported(options: &DatasetOptions) -> Result<(), IngestError> {
     }) = options.weighting
     {
         return unsupported(
-            "the entropy weight (--weighting ?e?)",
+            "the entropy global weight",
             "it is a floating-point sum over every entry, whose last bits would depend on how the sum is split",
         );
     }

@@ -15,7 +15,7 @@ use pdx::cluster::cuts;
 use pdx::cluster::params::Params;
 use pdx::exchange::{ExchangedDocument, parquet};
 use pdx::linalg::{self, LanczosOptions, LinalgError};
-use pdx::matrix::DataMatrix;
+use pdx::matrix::{DataMatrix, SparseMatrix};
 
 mod segment;
 mod solver;
@@ -61,6 +61,45 @@ fn vector_of(u: &PyReadonlyArray1<'_, f64>) -> Vec<f64> {
 /// A refused member or vector: the caller's mistake, told as Python tells one.
 fn refused(error: LinalgError) -> PyErr {
     PyValueError::new_err(error.to_string())
+}
+
+impl Shard {
+    /// `members` as column indices of this shard, each checked to be one.
+    fn checked(&self, members: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+        let members = members_of(members)?;
+        let cols = self.data.cols();
+        match members.iter().find(|&&column| column >= cols) {
+            Some(&column) => Err(refused(LinalgError::ColumnOutOfRange { column, cols })),
+            None => Ok(members),
+        }
+    }
+
+    /// The shard's matrix (a Parquet shard's is always sparse).
+    fn sparse(&self) -> PyResult<&SparseMatrix> {
+        match &self.data {
+            DataMatrix::Sparse { matrix, .. } => Ok(matrix),
+            DataMatrix::Dense { .. } => Err(PyValueError::new_err("a shard is a sparse matrix")),
+        }
+    }
+
+    /// The `members`' columns, in their order, as a matrix of their own.
+    fn selected(&self, members: &Bound<'_, PyAny>) -> PyResult<SparseMatrix> {
+        Ok(self.sparse()?.select_columns(&self.checked(members)?))
+    }
+
+    /// `compute(data, members)` without the GIL, a refusal told as Python tells one, the vector handed over.
+    fn of_members<'py, T: numpy::Element>(
+        &self,
+        py: Python<'py>,
+        members: &Bound<'py, PyAny>,
+        compute: impl FnOnce(&DataMatrix, &[usize]) -> Result<Vec<T>, LinalgError> + Send,
+    ) -> PyResult<Bound<'py, PyArray1<T>>> {
+        let members = members_of(members)?;
+        let computed = py
+            .detach(|| compute(&self.data, &members))
+            .map_err(refused)?;
+        Ok(computed.into_pyarray(py))
+    }
 }
 
 #[pymethods]
@@ -115,11 +154,10 @@ impl Shard {
         members: &Bound<'py, PyAny>,
         u: PyReadonlyArray1<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (members, u) = (members_of(members)?, vector_of(&u));
-        let product = py
-            .detach(|| linalg::member_gram_product(&self.data, &members, &u))
-            .map_err(refused)?;
-        Ok(product.into_pyarray(py))
+        let u = vector_of(&u);
+        self.of_members(py, members, |data, members| {
+            linalg::member_gram_product(data, members, &u)
+        })
     }
 
     /// `sum over members j of x_j`, of length `terms`: the members' share of their centroid.
@@ -128,11 +166,7 @@ impl Shard {
         py: Python<'py>,
         members: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let members = members_of(members)?;
-        let sums = py
-            .detach(|| linalg::member_column_sums(&self.data, &members))
-            .map_err(refused)?;
-        Ok(sums.into_pyarray(py))
+        self.of_members(py, members, linalg::member_column_sums)
     }
 
     /// `x_j . u` for each member, in the members' order.
@@ -142,11 +176,10 @@ impl Shard {
         members: &Bound<'py, PyAny>,
         u: PyReadonlyArray1<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (members, u) = (members_of(members)?, vector_of(&u));
-        let projections = py
-            .detach(|| linalg::member_projections(&self.data, &members, &u))
-            .map_err(refused)?;
-        Ok(projections.into_pyarray(py))
+        let u = vector_of(&u);
+        self.of_members(py, members, |data, members| {
+            linalg::member_projections(data, members, &u)
+        })
     }
 
     /// The members' share of their node's sums: `(count, sum_j a_j, sum_j ||a_j||^2)`.
@@ -174,11 +207,10 @@ impl Shard {
         u: PyReadonlyArray1<'py, f64>,
         offset: f64,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (members, u) = (members_of(members)?, vector_of(&u));
-        let coordinates = py
-            .detach(|| linalg::member_coordinates(&self.data, &members, &u, offset))
-            .map_err(refused)?;
-        Ok(coordinates.into_pyarray(py))
+        let u = vector_of(&u);
+        self.of_members(py, members, |data, members| {
+            linalg::member_coordinates(data, members, &u, offset)
+        })
     }
 
     /// The members' columns in compressed form, in the members' order: `(offsets, row indices, values)`, for a
@@ -193,26 +225,11 @@ impl Shard {
         Bound<'py, PyArray1<u32>>,
         Bound<'py, PyArray1<f32>>,
     )> {
-        let members = members_of(members)?;
-        let cols = self.data.cols();
-        if let Some(&column) = members.iter().find(|&&column| column >= cols) {
-            return Err(refused(LinalgError::ColumnOutOfRange { column, cols }));
-        }
-        let mut offsets = Vec::with_capacity(members.len() + 1);
-        let (mut indices, mut values) = (Vec::new(), Vec::new());
-        offsets.push(0u64);
-        for &member in &members {
-            for (row, value) in self.data.column(member).entries() {
-                // Rows fit u32 (pdx's matrix stores them so) and values are the stored f32s, widened.
-                indices.push(row as u32);
-                values.push(value as f32);
-            }
-            offsets.push(indices.len() as u64);
-        }
+        let part = self.selected(members)?;
         Ok((
-            offsets.into_pyarray(py),
-            indices.into_pyarray(py),
-            values.into_pyarray(py),
+            part.offsets().to_vec().into_pyarray(py),
+            part.indices().to_vec().into_pyarray(py),
+            part.values().to_vec().into_pyarray(py),
         ))
     }
 
@@ -225,11 +242,10 @@ impl Shard {
         offset: f64,
         cut: f64,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-        let (members, u) = (members_of(members)?, vector_of(&u));
-        let sides = py
-            .detach(|| linalg::member_sides(&self.data, &members, &u, offset, cut))
-            .map_err(refused)?;
-        Ok(sides.into_pyarray(py))
+        let u = vector_of(&u);
+        self.of_members(py, members, |data, members| {
+            linalg::member_sides(data, members, &u, offset, cut)
+        })
     }
 
     /// The member (position in `members`) whose `a_j . u - offset` is largest in absolute value, the first
@@ -257,14 +273,7 @@ impl Shard {
         folder: PathBuf,
         index: usize,
     ) -> PyResult<(FileEntry, u64)> {
-        let members = members_of(members)?;
-        let DataMatrix::Sparse { matrix, .. } = &self.data else {
-            return Err(PyValueError::new_err("a shard is a sparse matrix"));
-        };
-        if let Some(&column) = members.iter().find(|&&column| column >= matrix.cols()) {
-            let cols = matrix.cols();
-            return Err(refused(LinalgError::ColumnOutOfRange { column, cols }));
-        }
+        let (matrix, members) = (self.sparse()?, self.checked(members)?);
         let (file, non_zeros) = py
             .detach(|| {
                 parquet::write_columns_of(

@@ -105,7 +105,7 @@ def test_options_decide_the_matrix_as_pdx_stats(pdx_binary, local_ray, tmp_path)
     assert manifest["terms"] == 250
 
 
-@pytest.mark.skipif("PDX_DATA" not in os.environ, reason="PDX_DATA names the folder of the corpora")
+@pytest.mark.skipif(not os.environ.get("PDX_DATA"), reason="PDX_DATA names the folder of the corpora")
 def test_20_newsgroups_in_8_shards_is_pdx_stats_matrix(pdx_binary, local_ray, tmp_path):
     data = pathlib.Path(os.environ["PDX_DATA"])
     inputs = [data / "20news-bydate-train", data / "20news-bydate-test"]

@@ -280,6 +280,25 @@ impl SparseMatrix {
         self.mapped
     }
 
+    /// A copy of the `columns` (in the given order; repeats allowed) as a matrix of their own, over the same rows.
+    ///
+    /// # Panics
+    /// If a column is outside the matrix.
+    pub fn select_columns(&self, columns: &[usize]) -> SparseMatrix {
+        let mut offsets = Vec::with_capacity(columns.len() + 1);
+        let stored: usize = columns.iter().map(|&j| self.column_range(j).len()).sum();
+        let (mut indices, mut values) = (Vec::with_capacity(stored), Vec::with_capacity(stored));
+        offsets.push(0u64);
+        for &column in columns {
+            let (rows, weights) = self.column(column);
+            indices.extend_from_slice(rows);
+            values.extend_from_slice(weights);
+            offsets.push(indices.len() as u64);
+        }
+        SparseMatrix::from_csc_parts(self.rows(), columns.len(), offsets, indices, values)
+            .expect("columns of a checked matrix make a checked matrix")
+    }
+
     /// The same matrix with `f` applied to every stored value, rounded to single precision; entries that become
     /// zero stay stored. `f` must keep values finite.
     pub fn map_values(&self, f: impl Fn(f64) -> f64) -> SparseMatrix {
@@ -442,6 +461,24 @@ mod tests {
         assert_eq!(matrix.offsets(), &[0, 2, 3]);
         assert_eq!(matrix.column(0), (&[0u32, 2][..], &[0.5f32, 1.25][..]));
         assert_eq!(matrix.column(1), (&[1u32][..], &[2.0f32][..]));
+    }
+
+    #[test]
+    fn selected_columns_are_copied_in_the_order_asked() {
+        let mut triplets = Triplets::new((3, 3));
+        triplets.add_triplet(2, 0, 1.0);
+        triplets.add_triplet(0, 2, 0.5);
+        triplets.add_triplet(1, 2, 0.25);
+        let matrix = triplets.to_csc();
+        let selected = matrix.select_columns(&[2, 1, 0, 2]);
+        assert_eq!(
+            (selected.rows(), selected.cols(), selected.nnz()),
+            (3, 4, 5)
+        );
+        assert_eq!(selected.column(0), matrix.column(2));
+        assert_eq!(selected.column(1), (&[][..], &[][..]));
+        assert_eq!(selected.column(2), matrix.column(0));
+        assert_eq!(selected.column(3), matrix.column(2));
     }
 
     #[test]

@@ -28,18 +28,8 @@ pub fn write_columns_of(
     columns: &[usize],
 ) -> Result<(ManifestFile, u64), ParquetError> {
     assert_eq!(documents.len(), matrix.cols(), "a document per column");
-    let mut offsets = Vec::with_capacity(columns.len() + 1);
-    let (mut indices, mut values) = (Vec::new(), Vec::new());
-    offsets.push(0u64);
-    for &column in columns {
-        let (rows, weights) = matrix.column(column);
-        indices.extend_from_slice(rows);
-        values.extend_from_slice(weights);
-        offsets.push(indices.len() as u64);
-    }
-    let non_zeros = indices.len() as u64;
-    let part = SparseMatrix::from_csc_parts(matrix.rows(), columns.len(), offsets, indices, values)
-        .map_err(|error| ParquetError::invalid(folder, error.to_string()))?;
+    let part = matrix.select_columns(columns);
+    let non_zeros = part.nnz() as u64;
     let chosen: Vec<ExchangedDocument> = columns.iter().map(|&j| documents[j].clone()).collect();
     let file = write_shard(temporary, folder, index, &part, &chosen)?;
     Ok((file, non_zeros))

@@ -84,18 +84,7 @@ pub fn read(folder: &Path) -> Result<ExchangedCollection, ParquetError> {
             ),
         ));
     }
-    let Columns {
-        rows,
-        offsets,
-        indices,
-        values,
-        documents,
-    } = matrix;
-    let matrix = SparseMatrix::from_csc_parts(rows, documents.len(), offsets, indices, values)
-        .map_err(|error| ParquetError::Matrix {
-            path: folder.to_path_buf(),
-            error,
-        })?;
+    let (matrix, documents) = matrix.into_matrix(folder)?;
     Ok(ExchangedCollection {
         matrix,
         terms,
@@ -136,15 +125,7 @@ pub fn read_shard(folder: &Path, index: usize) -> Result<ExchangedCollection, Pa
     };
     matrix.offsets.push(0);
     append_shard(&path, &mut matrix)?;
-    let Columns {
-        rows,
-        offsets,
-        indices,
-        values,
-        documents,
-    } = matrix;
-    let matrix = SparseMatrix::from_csc_parts(rows, documents.len(), offsets, indices, values)
-        .map_err(|error| ParquetError::Matrix { path, error })?;
+    let (matrix, documents) = matrix.into_matrix(&path)?;
     Ok(ExchangedCollection {
         matrix,
         terms,
@@ -480,6 +461,28 @@ struct Columns {
     indices: Vec<u32>,
     values: Vec<f32>,
     documents: Vec<ExchangedDocument>,
+}
+
+impl Columns {
+    /// The columns read, as pdx's matrix (checked; a refusal names `path`), and their documents.
+    fn into_matrix(
+        self,
+        path: &Path,
+    ) -> Result<(SparseMatrix, Vec<ExchangedDocument>), ParquetError> {
+        let Columns {
+            rows,
+            offsets,
+            indices,
+            values,
+            documents,
+        } = self;
+        let matrix = SparseMatrix::from_csc_parts(rows, documents.len(), offsets, indices, values)
+            .map_err(|error| ParquetError::Matrix {
+                path: path.to_path_buf(),
+                error,
+            })?;
+        Ok((matrix, documents))
+    }
 }
 
 /// A shard's columns in a batch, by index.

@@ -23,6 +23,15 @@ fn shape_of(b: &DMatrix<f64>) -> GramShape {
     }
 }
 
+/// The run on `b`'s own products.
+fn solve(
+    b: &DMatrix<f64>,
+    k: usize,
+    options: &LanczosOptions,
+) -> Result<LeftTriplets, LinalgError> {
+    leading_left_gram(shape_of(b), k, options, &mut products_of(b))
+}
+
 /// The identities a left-only answer must meet: `u_i` unit and orthogonal, `||B^T u_i|| = sigma_i`, and
 /// `B B^T u_i = sigma_i^2 u_i` to `tolerance` relative to `sigma_1^2`.
 fn check_left(b: &DMatrix<f64>, found: &LeftTriplets, tolerance: f64) {
@@ -45,13 +54,7 @@ fn a_caller_driven_run_finds_the_dense_decomposition() {
     let b = two_leading_values_and_a_tail_wide();
     let (values, u, _) = dense_svd(&b);
     for k in [1, 2, 3] {
-        let found = leading_left_gram(
-            shape_of(&b),
-            k,
-            &LanczosOptions::default(),
-            &mut products_of(&b),
-        )
-        .expect("converges");
+        let found = solve(&b, k, &LanczosOptions::default()).expect("converges");
         assert!(found.converged);
         assert_eq!(found.values.len(), k);
         for i in 0..k {
@@ -81,13 +84,7 @@ fn exactly_tied_leading_values_give_an_orthonormal_basis_of_their_space() {
     let values = [3.0, 3.0, 3.0, 1.0];
     let b = with_singular_values(100, 80, &values, 36);
     for k in 1..=5 {
-        let found = leading_left_gram(
-            shape_of(&b),
-            k,
-            &LanczosOptions::default(),
-            &mut products_of(&b),
-        )
-        .expect("converges");
+        let found = solve(&b, k, &LanczosOptions::default()).expect("converges");
         assert!(found.converged);
         assert_eq!(found.values.len(), k.min(4), "{:?}", found.values);
         for (sigma, expected) in found.values.iter().zip(values) {
@@ -130,13 +127,7 @@ fn the_same_node_gives_the_operator_path_s_values_and_vectors() {
 fn a_left_start_is_the_first_vector_and_a_good_one_saves_steps() {
     let b = two_leading_values_and_a_tail_wide();
     let (_, u, _) = dense_svd(&b);
-    let plain = leading_left_gram(
-        shape_of(&b),
-        1,
-        &LanczosOptions::default(),
-        &mut products_of(&b),
-    )
-    .expect("plain");
+    let plain = solve(&b, 1, &LanczosOptions::default()).expect("plain");
     let mut near: Vec<f64> = u.column(0).iter().copied().collect();
     near.iter_mut()
         .zip(u.column(1).iter())
@@ -145,8 +136,7 @@ fn a_left_start_is_the_first_vector_and_a_good_one_saves_steps() {
         left_start: Some(near),
         ..LanczosOptions::default()
     };
-    let started =
-        leading_left_gram(shape_of(&b), 1, &options, &mut products_of(&b)).expect("started");
+    let started = solve(&b, 1, &options).expect("started");
     assert!(started.converged && plain.converged);
     assert!(abs_cos(&started.left[0], &plain.left[0]) >= 1.0 - 1e-10);
     assert!(
@@ -201,12 +191,6 @@ fn the_explicit_operator_agrees_with_the_caller_on_a_wide_matrix() {
     let b = two_leading_values_and_a_tail_wide();
     let at_hand =
         leading_singular_gram(&Explicit(b.clone()), 1, &LanczosOptions::default()).expect("ok");
-    let found = leading_left_gram(
-        shape_of(&b),
-        1,
-        &LanczosOptions::default(),
-        &mut products_of(&b),
-    )
-    .expect("ok");
+    let found = solve(&b, 1, &LanczosOptions::default()).expect("ok");
     assert!(abs_cos(&found.left[0], &at_hand.left[0]) >= 1.0 - 1e-10);
 }

@@ -15,7 +15,8 @@
 //!   without.
 //!
 //! Run: `flock /work/data/scale/1m.lock env PDX_SCALE_DOCS=1000000 cargo bench --bench floor` (default 100,000
-//! documents; `PDX_SCALE_DIR` as for `benches/scale.rs`; `PDX_BENCH_RUNS` repetitions of each product, default 5).
+//! documents; `PDX_SCALE_DIR` as for `benches/scale.rs`; `PDX_SCALE_MODEL` one of its models, default
+//! `grouped`; `PDX_BENCH_RUNS` repetitions of each product, default 5).
 //! The corpus is opened through the cache that `benches/scale.rs` writes, or made and cached on the first run.
 
 mod common;
@@ -44,7 +45,14 @@ fn main() {
     let documents = common::env_count("PDX_SCALE_DOCS", 100_000);
     let runs = common::env_count("PDX_BENCH_RUNS", 5);
     // A corpus already made is only read: its folder may be read-only.
-    let made = dir.join(format!("synthetic-{documents}.jsonl")).is_file();
+    let model = match std::env::var("PDX_SCALE_MODEL") {
+        Ok(name) => synthetic::Model::from_name(&name).unwrap_or_else(|| {
+            eprintln!("PDX_SCALE_MODEL: {name:?} is not grouped or flat");
+            std::process::exit(2);
+        }),
+        Err(_) => synthetic::Model::Grouped,
+    };
+    let made = dir.join(model.file_name(documents)).is_file();
     if let Err(error) = if made {
         Ok(())
     } else {
@@ -56,7 +64,7 @@ fn main() {
         );
         return;
     }
-    let (file, _, _) = match synthetic::corpus(&dir, documents, synthetic::DEFAULT_SEED) {
+    let (file, _, _) = match synthetic::corpus(&dir, model, documents, synthetic::DEFAULT_SEED) {
         Ok(made) => made,
         Err(error) => {
             eprintln!("cannot make the corpus in {}: {error}", dir.display());

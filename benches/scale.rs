@@ -1,14 +1,15 @@
 //! Scale benchmark (issue 18): pdx on a seeded synthetic corpus of 100,000 or 1,000,000 documents, each step of
 //! the issue's table against its target, with the child's peak memory and `wc -w` on the same file in the same run
-//! as the yardstick.
+//! as the yardstick; for each of the two synthetic models (`common/synthetic.rs`: `grouped`, whose leading
+//! directions have gaps, and `flat`, whose nearly tie), then both side by side with their ratio.
 //!
 //! Run: `cargo bench --bench scale` (100,000 documents). `PDX_SCALE_DOCS=1000000` (or `100000,1000000`) for the
 //! million, which takes GBs: run it under the shared lock, `flock /work/data/scale/1m.lock cargo bench --bench
-//! scale`. `PDX_BENCH_RUNS` repetitions (default 2); `PDX_SCALE_DIR` the corpora's folder (default
+//! scale`. `PDX_SCALE_MODEL` the models (default `grouped,flat`); `PDX_BENCH_RUNS` repetitions (default 2); `PDX_SCALE_DIR` the corpora's folder (default
 //! `/work/data/scale`; the bench skips with one line when it cannot be written); `PDX_SCALE_LEAVES` the tree the
 //! redraw-only keys are timed on (default 1,000 leaves); `PDX_SCALE_TIMEOUT` seconds and `PDX_SCALE_MAX_GB` after
 //! which a child is stopped and reported as such (default 180 s, 16 GB). `PDX_DATA` is not needed. The figures go
-//! to `target/bench/scale/scale-N.json`; the command's cache, emptied before the first open, is
+//! to `target/bench/scale/scale-MODEL-N.json`; the command's cache, emptied before the first open, is
 //! `target/bench/scale/cache`. `cargo bench --bench scale -- generate` only writes the corpora;
 //! `PDX_SCALE_ONLY=tui` runs only the TUI's steps (on the cache the commands left, or a fresh load).
 //!
@@ -32,6 +33,7 @@ use serde_json::{Value, json};
 
 use common::median;
 use rows::tui_rows;
+use synthetic::Model;
 
 const PDX: &str = env!("CARGO_BIN_EXE_pdx");
 const GNU_TIME: &str = "/usr/bin/time";
@@ -63,6 +65,22 @@ fn main() {
             .collect(),
         Err(_) => vec![100_000],
     };
+    let models: Vec<Model> = match std::env::var("PDX_SCALE_MODEL") {
+        Ok(value) => {
+            let named: Option<Vec<Model>> = value
+                .split(',')
+                .map(|name| Model::from_name(name.trim()))
+                .collect();
+            match named {
+                Some(models) if !models.is_empty() => models,
+                _ => {
+                    eprintln!("PDX_SCALE_MODEL: {value:?} is not a list of grouped, flat");
+                    std::process::exit(2);
+                }
+            }
+        }
+        Err(_) => Model::ALL.to_vec(),
+    };
     let runs = common::env_count("PDX_BENCH_RUNS", 2);
     let leaves = common::env_count("PDX_SCALE_LEAVES", 1_000);
     let limits = Limits {
@@ -86,21 +104,76 @@ fn main() {
     unsafe { std::env::set_var("PDX_CACHE_DIR", &cache) };
     if std::env::args().any(|arg| arg == "generate") {
         for documents in sizes {
-            corpus_or_exit(&dir, documents);
+            for &model in &models {
+                corpus_or_exit(&dir, model, documents);
+            }
         }
         return;
     }
     for documents in sizes {
-        bench(&dir, documents, runs, leaves, &limits, &out, &cache);
+        let tables: Vec<(Model, Vec<Row>)> = models
+            .iter()
+            .map(|&model| {
+                let rows = bench(&dir, model, documents, runs, leaves, &limits, &out, &cache);
+                (model, rows)
+            })
+            .collect();
+        side_by_side(documents, &tables);
     }
 }
 
-fn corpus_or_exit(dir: &Path, documents: usize) -> PathBuf {
-    match synthetic::corpus(dir, documents, synthetic::DEFAULT_SEED) {
+/// Each step's median time on every model, and each model's ratio to the first's.
+fn side_by_side(documents: usize, tables: &[(Model, Vec<Row>)]) {
+    let Some((first, first_rows)) = tables.first() else {
+        return;
+    };
+    if tables.len() < 2 {
+        return;
+    }
+    println!();
+    println!(
+        "{documents} documents, the models side by side (median times; ratio to {})",
+        first.name()
+    );
+    let mut header = format!("{:<58}", "step");
+    for (model, _) in tables {
+        header.push_str(&format!(" {:>10}", model.name()));
+    }
+    for (model, _) in &tables[1..] {
+        header.push_str(&format!(
+            " {:>8}",
+            format!("{}/{}", model.name(), first.name())
+        ));
+    }
+    println!("{header}");
+    for (index, row) in first_rows.iter().enumerate() {
+        // The step without the first model's own details in brackets.
+        let step = row.step.split(" (").next().unwrap_or(&row.step);
+        let mut line = format!("{step:<58}");
+        for (_, rows) in tables {
+            line.push_str(&format!(
+                " {:>10}",
+                rows.get(index).map_or(String::new(), Row::time)
+            ));
+        }
+        for (_, rows) in &tables[1..] {
+            let ratio = rows.get(index).map(|other| other.seconds / row.seconds);
+            line.push_str(&format!(
+                " {:>8}",
+                ratio.map_or(String::new(), |r| format!("{r:.2}x"))
+            ));
+        }
+        println!("{line}");
+    }
+}
+
+fn corpus_or_exit(dir: &Path, model: Model, documents: usize) -> PathBuf {
+    match synthetic::corpus(dir, model, documents, synthetic::DEFAULT_SEED) {
         Ok((path, summary, reused)) => {
             println!(
-                "corpus    {}: {} documents, {:.1} MB, {} words, {} document-word pairs ({} in {:.1} s)",
+                "corpus    {} ({} model): {} documents, {:.1} MB, {} words, {} document-word pairs ({} in {:.1} s)",
                 path.display(),
+                model.name(),
                 summary.documents,
                 summary.bytes as f64 / 1e6,
                 summary.tokens,
@@ -121,23 +194,26 @@ fn corpus_or_exit(dir: &Path, documents: usize) -> PathBuf {
     }
 }
 
-/// Every row of the issue's table for one corpus size, `runs` times, then the table and the JSON file.
+/// Every row of the issue's table for one model and corpus size, `runs` times, then the table and the JSON file;
+/// returns the rows.
+#[allow(clippy::too_many_arguments)]
 fn bench(
     dir: &Path,
+    model: Model,
     documents: usize,
     runs: usize,
     leaves: usize,
     limits: &Limits,
     out: &Path,
     cache: &Path,
-) {
-    let file = corpus_or_exit(dir, documents);
+) -> Vec<Row> {
+    let file = corpus_or_exit(dir, model, documents);
     if std::env::var("PDX_SCALE_ONLY").is_ok_and(|only| only == "tui") {
         let tui = tui_rows(&file, runs, leaves, limits);
         for row in &tui.rows {
             println!("{}", row.line());
         }
-        return;
+        return tui.rows;
     }
     let load_before = load_average();
     println!(
@@ -145,7 +221,7 @@ fn bench(
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     let file_arg = file.to_string_lossy().into_owned();
-    let json_out = out.join(format!("cluster-{documents}.json"));
+    let json_out = out.join(format!("cluster-{}-{documents}.json", model.name()));
     let json_arg = json_out.to_string_lossy().into_owned();
     // One untimed pass so that every timed command reads the file from the page cache alike.
     let _ = measure("wc", &["-w", &file_arg], limits);
@@ -247,8 +323,9 @@ fn bench(
 
     println!();
     println!(
-        "{documents} documents; wc -w {yardstick:.2} s (median of {runs}); medians of {runs} runs, peaks the highest; \
-         x wc the highest of the runs' own ratios; met only when every run meets the target"
+        "{documents} documents, {} model; wc -w {yardstick:.2} s (median of {runs}); medians of {runs} runs, peaks the highest; \
+         x wc the highest of the runs' own ratios; met only when every run meets the target",
+        model.name()
     );
     println!(
         "{:<58} {:>10} {:>8} {:>10} {:>10}  {:<26} verdict",
@@ -265,6 +342,7 @@ fn bench(
     }
 
     let report = json!({
+        "model": model.name(),
         "documents": documents,
         "corpus": file,
         "matrix": shape,
@@ -276,12 +354,13 @@ fn bench(
         "bench_peak_mb": own_peak_mb(),
         "rows": rows.iter().map(Row::to_json).collect::<Vec<_>>(),
     });
-    let path = out.join(format!("scale-{documents}.json"));
+    let path = out.join(format!("scale-{}-{documents}.json", model.name()));
     let text = serde_json::to_string_pretty(&report).unwrap_or_default();
     match pdx::files::write_atomically(&path, text.as_bytes()) {
         Ok(()) => println!("figures written to {}", path.display()),
         Err(error) => eprintln!("{}: cannot write: {error}", path.display()),
     }
+    rows
 }
 
 /// One row of the table: a time (and its ratio to the yardstick) or a key press, its peak, its target, its verdict.
@@ -365,16 +444,20 @@ impl Row {
         }
     }
 
-    fn line(&self) -> String {
-        let measured = if self.seconds < 1.0 {
+    /// The median time, in milliseconds below a second.
+    fn time(&self) -> String {
+        if self.seconds < 1.0 {
             format!("{:.1} ms", self.seconds * 1000.0)
         } else {
             format!("{:.2} s", self.seconds)
-        };
+        }
+    }
+
+    fn line(&self) -> String {
         format!(
             "{:<58} {:>10} {:>8} {:>10} {:>10}  {:<26} {}",
             self.step,
-            measured,
+            self.time(),
             self.ratio.map_or(String::new(), |r| format!("{r:.2}x")),
             self.cpu_seconds
                 .map_or(String::new(), |c| format!("{c:.2} s")),

@@ -1,27 +1,36 @@
-//! A seeded synthetic labelled corpus as JSON Lines, for measuring pdx at a million documents.
+//! Seeded synthetic labelled corpora as JSON Lines, for measuring pdx at a million documents, in two models that
+//! share everything but the topics' sizes and groups ([`Model`]).
 //!
-//! The model, chosen to match the corpus issue 18 measured (1,000,000 documents, about 114 million non-zeros after
-//! pdx's default filters, about 1.3 GB):
+//! What both models share, chosen to match the corpus issue 18 measured (1,000,000 documents, about 114 million
+//! non-zeros after pdx's default filters, about 1.3 GB):
 //! - a vocabulary of 120,000 made-up words: two syllables, or three for one word in three (an onset, a vowel,
 //!   sometimes a closing consonant), ending in a consonant; all distinct, none in pdx's English stop list, and
 //!   each left as it is by the English Snowball stemmer, so that no two of them become one term (candidates the
 //!   stemmer would change are drawn again); the shorter words take the more frequent ranks, as in real languages;
-//! - 40 topics in 5 groups of 8 (topics 0-7, 8-15, ...); each topic and each group has its own 3,000 words, drawn
-//!   from the vocabulary past its 200 most frequent ranks (they may overlap);
-//! - each token of a document is, with probability 0.3, a word of its topic, with probability 0.2 a word of its
-//!   topic's group, each drawn by Zipf rank over those 3,000 words (exponent 1); otherwise a word of the whole
-//!   vocabulary drawn by Zipf rank over the 120,000 (exponent 1);
+//! - 40 topics, each with its own 3,000 words drawn from the vocabulary past its 200 most frequent ranks (they may
+//!   overlap);
+//! - each token of a document is, with probability 0.5, a word of its topic (or its topic's group), drawn by Zipf
+//!   rank over those 3,000 words (exponent 1); otherwise a word of the whole vocabulary drawn by Zipf rank over
+//!   the 120,000 (exponent 1);
 //! - document lengths log-normal: median 127 tokens, sigma 0.5, kept within 20..=2,000;
-//! - each document's topic drawn by Zipf rank over the 40 (exponent 1: topic 0 has 23% of the documents, topic 39
-//!   0.6%); its label `topic-NN`, its id `syn-NNNNNNN`, its title its first eight words.
+//! - a document's label `topic-NN`, its id `syn-NNNNNNN`, its title its first eight words.
 //!
-//! The groups and the unequal topics give the collection a spectrum like a real one's, with gaps between its
-//! leading directions: with 40 equal topics and no groups, the leading singular values nearly tie, and PDDP to 40
-//! leaves took about 2.3 times the CPU time on 20,000 documents that it takes on this model.
+//! [`Model::Grouped`], the scale bench's first: the 40 topics come in 5 groups of 8 (topics 0-7, 8-15, ...) and
+//! each group has its own 3,000 words too; a token is a word of its topic with probability 0.3 and of its group
+//! with 0.2; a document's topic is drawn by Zipf rank over the 40 (exponent 1: topic 0 has 23% of the documents,
+//! topic 39 0.6%). The groups and the unequal topics give the collection gaps between its leading directions.
+//!
+//! [`Model::Flat`]: no groups (a token is a word of its topic with probability 0.5) and topics of nearly equal
+//! size (topic t's share goes as 2 - t/39: topic 0 has 3.4% of the documents, topic 39 1.7%). Every node that
+//! holds several whole topics then has leading singular values that nearly tie: the model of a collection whose
+//! splits converge slowly, which the grouped one does not exercise.
 //!
 //! Every document draws from its own stream of the project's SplitMix64 (`pdx::rng`), mixed from the seed and its
 //! number, so the file is the same byte for byte whatever the number of threads; the lengths' log-normal draw
 //! goes through the platform's `ln`, `cos` and `exp`, so another libm could round a length differently.
+
+// Each benchmark that includes this file uses its own part of it.
+#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::collections::HashSet;
@@ -35,8 +44,6 @@ use std::time::Instant;
 use pdx::rng::SplitMix64;
 use serde::{Deserialize, Serialize};
 
-/// Names the model and its parameters in the metadata file: a file made by another version is made again.
-pub const GENERATOR: &str = "pdx-synthetic-3 (40 zipf topics in 5 groups, 120000 words by length, 3000 per topic and group, shares 0.3/0.2, zipf 1/1, lognormal 127/0.5)";
 pub const DEFAULT_SEED: u64 = 18;
 pub const TOPICS: usize = 40;
 pub const VOCABULARY: usize = 120_000;
@@ -44,14 +51,11 @@ const TOPIC_WORDS: usize = 3_000;
 /// Topic words are drawn from the vocabulary past its most frequent ranks, so that they are not the corpus's
 /// commonest words too.
 const TOPIC_SKIP: usize = 200;
-const TOPIC_SHARE: f64 = 0.3;
-/// Topics come in groups of `TOPICS / GROUPS` (topics 0-7, 8-15, ...), each group with words of its own too.
+/// The grouped model's topics come in groups of `TOPICS / GROUPS` (topics 0-7, 8-15, ...), each group with words
+/// of its own too.
 const GROUPS: usize = 5;
-const GROUP_SHARE: f64 = 0.2;
 const GLOBAL_EXPONENT: f64 = 1.0;
 const TOPIC_EXPONENT: f64 = 1.0;
-/// Topic t's share of the documents goes as 1 / (t + 1): unequal topics, as in real collections.
-const TOPIC_POPULARITY: f64 = 1.0;
 const MEDIAN_TOKENS: f64 = 127.0;
 const LENGTH_SIGMA: f64 = 0.5;
 const MIN_TOKENS: usize = 20;
@@ -71,6 +75,85 @@ const ENDINGS: &[&str] = &[
     "n", "r", "l", "m", "k", "t", "x", "rn", "nd", "b", "d", "g", "p", "z",
 ];
 
+/// The two models (see the module notes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Model {
+    /// Zipf-sized topics in groups: gaps between the leading directions.
+    Grouped,
+    /// Nearly equal topics, no groups: leading directions that nearly tie.
+    Flat,
+}
+
+impl Model {
+    pub const ALL: [Model; 2] = [Model::Grouped, Model::Flat];
+
+    /// The model's name, as `PDX_SCALE_MODEL` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Grouped => "grouped",
+            Model::Flat => "flat",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Model> {
+        Model::ALL.into_iter().find(|model| model.name() == name)
+    }
+
+    /// Names the model and its parameters in the metadata file: a file made by another version is made again.
+    fn generator(self) -> &'static str {
+        match self {
+            Model::Grouped => {
+                "pdx-synthetic-3 (40 zipf topics in 5 groups, 120000 words by length, 3000 per topic and group, shares 0.3/0.2, zipf 1/1, lognormal 127/0.5)"
+            }
+            Model::Flat => {
+                "pdx-synthetic-flat-1 (40 topics sized 2-t/39, no groups, 120000 words by length, 3000 per topic, share 0.5, zipf 1, lognormal 127/0.5)"
+            }
+        }
+    }
+
+    /// The file name's stem; the grouped model keeps the name it had alone.
+    fn stem(self) -> &'static str {
+        match self {
+            Model::Grouped => "synthetic",
+            Model::Flat => "synthetic-flat",
+        }
+    }
+
+    /// The file of `documents` documents of the default seed.
+    pub fn file_name(self, documents: usize) -> String {
+        format!("{}.jsonl", self.name_for(documents, DEFAULT_SEED))
+    }
+
+    /// The corpus's file name without its extension.
+    fn name_for(self, documents: usize, seed: u64) -> String {
+        let stem = self.stem();
+        if seed == DEFAULT_SEED {
+            format!("{stem}-{documents}")
+        } else {
+            format!("{stem}-{documents}-seed{seed}")
+        }
+    }
+
+    /// The chance that a token is a word of its topic, and that it is one of its topic's group.
+    fn shares(self) -> (f64, f64) {
+        match self {
+            Model::Grouped => (0.3, 0.2),
+            Model::Flat => (0.5, 0.0),
+        }
+    }
+
+    /// Topic t's weight in the draw of a document's topic.
+    fn topic_weight(self, topic: usize) -> f64 {
+        match self {
+            // Zipf, exponent 1: unequal topics, as in many real collections.
+            // (As `Alias::zipf` computes it, so that the file is the one this model always made.)
+            Model::Grouped => ((topic + 1) as f64).powf(-1.0),
+            // A spread of two between the largest and the smallest, without a law that leaves one far ahead.
+            Model::Flat => 2.0 - topic as f64 / (TOPICS - 1) as f64,
+        }
+    }
+}
+
 /// What a generated file holds, as its metadata file records it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
@@ -87,24 +170,25 @@ pub struct Summary {
     pub seconds: f64,
 }
 
-/// The file of `documents` documents for `seed` in `dir` (made if needed), and what it holds. An existing file
-/// is reused when its metadata names this generator, seed and count and its size is the one recorded; otherwise
-/// it is written to a temporary file and moved into place, then its metadata beside it.
-pub fn corpus(dir: &Path, documents: usize, seed: u64) -> io::Result<(PathBuf, Summary, bool)> {
-    let name = if seed == DEFAULT_SEED {
-        format!("synthetic-{documents}")
-    } else {
-        format!("synthetic-{documents}-seed{seed}")
-    };
+/// The `model`'s file of `documents` documents for `seed` in `dir` (made if needed), and what it holds. An
+/// existing file is reused when its metadata names this generator, seed and count and its size is the one
+/// recorded; otherwise it is written to a temporary file and moved into place, then its metadata beside it.
+pub fn corpus(
+    dir: &Path,
+    model: Model,
+    documents: usize,
+    seed: u64,
+) -> io::Result<(PathBuf, Summary, bool)> {
+    let name = model.name_for(documents, seed);
     let path = dir.join(format!("{name}.jsonl"));
     let meta_path = dir.join(format!("{name}.meta.json"));
-    if let Some(summary) = reusable(&path, &meta_path, documents, seed) {
+    if let Some(summary) = reusable(&path, &meta_path, model, documents, seed) {
         return Ok((path, summary, true));
     }
     std::fs::create_dir_all(dir)?;
     pdx::files::remove_stale_temporaries(dir);
     let temporary = dir.join(format!(".{name}.jsonl.pdx-{}-0.tmp", std::process::id()));
-    let written = write(&temporary, documents, seed).and_then(|summary| {
+    let written = write(&temporary, model, documents, seed).and_then(|summary| {
         std::fs::rename(&temporary, &path)?;
         Ok(summary)
     });
@@ -120,11 +204,17 @@ pub fn corpus(dir: &Path, documents: usize, seed: u64) -> io::Result<(PathBuf, S
     Ok((path, summary, false))
 }
 
-fn reusable(path: &Path, meta_path: &Path, documents: usize, seed: u64) -> Option<Summary> {
+fn reusable(
+    path: &Path,
+    meta_path: &Path,
+    model: Model,
+    documents: usize,
+    seed: u64,
+) -> Option<Summary> {
     let meta = std::fs::read(meta_path).ok()?;
     let summary: Summary = serde_json::from_slice(&meta).ok()?;
     let size = std::fs::metadata(path).ok()?.len();
-    (summary.generator == GENERATOR
+    (summary.generator == model.generator()
         && summary.seed == seed
         && summary.documents == documents
         && summary.bytes == size)
@@ -140,16 +230,16 @@ pub fn writable(dir: &Path) -> io::Result<()> {
 }
 
 /// Generate into `path` on every core, the chunks written in order as they come back.
-fn write(path: &Path, documents: usize, seed: u64) -> io::Result<Summary> {
+fn write(path: &Path, model: Model, documents: usize, seed: u64) -> io::Result<Summary> {
     let start = Instant::now();
-    let model = Model::new(seed);
+    let sampler = Sampler::new(model, seed);
     let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
     let chunks = documents.div_ceil(CHUNK);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::sync_channel::<(usize, Chunk)>(threads * 2);
     let mut summary = Summary {
-        generator: GENERATOR.into(),
+        generator: model.generator().into(),
         seed,
         documents,
         bytes: 0,
@@ -160,7 +250,7 @@ fn write(path: &Path, documents: usize, seed: u64) -> io::Result<Summary> {
     std::thread::scope(|scope| -> io::Result<()> {
         for _ in 0..threads {
             let sender = sender.clone();
-            let (model, next) = (&model, &next);
+            let (sampler, next) = (&sampler, &next);
             scope.spawn(move || {
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
@@ -168,7 +258,7 @@ fn write(path: &Path, documents: usize, seed: u64) -> io::Result<Summary> {
                         break;
                     }
                     let first = index * CHUNK;
-                    let chunk = model.chunk(first..documents.min(first + CHUNK));
+                    let chunk = sampler.chunk(first..documents.min(first + CHUNK));
                     // The writer has stopped (an error): nothing more to do.
                     if sender.send((index, chunk)).is_err() {
                         break;
@@ -202,9 +292,11 @@ struct Chunk {
     pairs: u64,
 }
 
-/// The vocabulary, the topics' words and the samplers, all fixed by the seed.
-struct Model {
+/// A model's vocabulary, topics' words and draws, all fixed by the seed.
+struct Sampler {
     seed: u64,
+    topic_share: f64,
+    group_share: f64,
     words: Vec<String>,
     global: Alias,
     topics: Alias,
@@ -213,8 +305,8 @@ struct Model {
     group_words: Vec<Vec<u32>>,
 }
 
-impl Model {
-    fn new(seed: u64) -> Model {
+impl Sampler {
+    fn new(model: Model, seed: u64) -> Sampler {
         let words = vocabulary(seed);
         let mut rng = SplitMix64::for_stream(seed, u64::MAX - 1);
         let topic_words: Vec<Vec<u32>> = (0..TOPICS + GROUPS)
@@ -225,11 +317,15 @@ impl Model {
                     .collect()
             })
             .collect();
-        Model {
+        let (topic_share, group_share) = model.shares();
+        let topic_weights: Vec<f64> = (0..TOPICS).map(|t| model.topic_weight(t)).collect();
+        Sampler {
             seed,
+            topic_share,
+            group_share,
             words,
             global: Alias::zipf(VOCABULARY, GLOBAL_EXPONENT),
-            topics: Alias::zipf(TOPICS, TOPIC_POPULARITY),
+            topics: Alias::new(&topic_weights),
             topic: Alias::zipf(TOPIC_WORDS, TOPIC_EXPONENT),
             group_words: topic_words[TOPICS..].to_vec(),
             topic_words: topic_words[..TOPICS].to_vec(),
@@ -250,9 +346,9 @@ impl Model {
             tokens.clear();
             for _ in 0..length {
                 let draw = rng.next_f64();
-                let word = if draw < TOPIC_SHARE {
+                let word = if draw < self.topic_share {
                     self.topic_words[topic][self.topic.sample(&mut rng)]
-                } else if draw < TOPIC_SHARE + GROUP_SHARE {
+                } else if draw < self.topic_share + self.group_share {
                     self.group_words[topic * GROUPS / TOPICS][self.topic.sample(&mut rng)]
                 } else {
                     self.global.sample(&mut rng) as u32
@@ -350,6 +446,12 @@ impl Alias {
     /// Ranks 0..n with weights 1 / (rank + 1)^exponent.
     fn zipf(n: usize, exponent: f64) -> Alias {
         let weights: Vec<f64> = (1..=n).map(|rank| (rank as f64).powf(-exponent)).collect();
+        Alias::new(&weights)
+    }
+
+    /// Values 0..n with the given positive weights.
+    fn new(weights: &[f64]) -> Alias {
+        let n = weights.len();
         let total: f64 = weights.iter().sum();
         let mut threshold: Vec<f64> = weights.iter().map(|w| w * n as f64 / total).collect();
         let mut alias: Vec<u32> = (0..n as u32).collect();

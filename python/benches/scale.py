@@ -87,9 +87,10 @@ def main():
 
     import ray
 
+    from pdx import cluster
     from pdx import grow as growing
 
-    ray.init(num_cpus=args.num_cpus, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    cluster.join(ray, num_cpus=args.num_cpus)
     started = time.monotonic()
     nodes, _, driver = growing.grow(ray, single, rule=args.rule, max_levels=args.levels)
     wall = time.monotonic() - started

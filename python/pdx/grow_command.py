@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 
+from pdx import cluster
 from pdx import grow as growing
 from pdx._engine import ShardError, printable
 
@@ -81,13 +82,12 @@ def run(args):
 
     progress = (lambda line: None) if args.quiet else growing.progress_to_stderr
     started = time.monotonic()
-    if args.address:
-        ray.init(address=args.address, logging_level="ERROR", log_to_driver=False)
-    else:
-        # The workers' own logs stay in Ray's log folder: a shard that cannot be read is told in one line.
-        ray.init(
-            num_cpus=args.num_cpus, include_dashboard=False, logging_level="ERROR", log_to_driver=False
-        )
+    # The workers' own logs stay in Ray's log folder: a shard that cannot be read is told in one line.
+    try:
+        cluster.join(ray, args.address, args.num_cpus)
+    except cluster.ClusterError as error:
+        say(str(error))
+        return 2
     temporary = None
     try:
         words = words_of(args.input)

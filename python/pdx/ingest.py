@@ -22,10 +22,9 @@ can write (one machine's disk for a local cluster, a shared file system for seve
 """
 
 import json
-import logging
 import os
 
-from pdx import _engine
+from pdx import _engine, cluster
 from pdx._engine import IngestError
 
 # The options of `pdx stats` that decide the matrix: (flag, keyword arguments of argparse).
@@ -47,10 +46,6 @@ OPTIONS = [
     ("--strip-headers", dict(action="store_true", default=None, help="drop an e-mail header block")),
     ("--keep-empty", dict(action="store_true", default=None, help="keep documents left without terms")),
 ]
-
-
-# Ray's own notices stay off the driver's standard error, which holds pdx's one line when something is refused.
-QUIET = dict(log_to_driver=False, logging_level=logging.ERROR)
 
 
 def add_arguments(parser):
@@ -111,10 +106,10 @@ def ingest(inputs, shards, out, address=None, num_cpus=None, options=None):
     job, groups = _engine.ingest_plan(inputs, shards, json.dumps(options or {}))
     started = not ray.is_initialized()
     if started:
-        if address is None:
-            ray.init(num_cpus=num_cpus, include_dashboard=False, **QUIET)
-        else:
-            ray.init(address=address, **QUIET)
+        try:
+            cluster.join(ray, address, num_cpus)
+        except cluster.ClusterError as error:
+            raise IngestError(str(error)) from None
     try:
         return _run(ray, job, groups, out)
     finally:

@@ -20,7 +20,9 @@ def pdx_binary():
 def ray_cluster():
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    from pdx import cluster
+
+    cluster.join(ray, num_cpus=2)
     yield ray
     ray.shutdown()
 

@@ -60,6 +60,14 @@ def test_an_address_nothing_answers_at_is_one_line_at_once(demo, tmp_path):
     assert "--address head:port: not HOST:PORT" in ingest.stderr
 
 
+def answers(address):
+    try:
+        cluster.check_reachable(address, seconds=1)
+        return True
+    except cluster.ClusterError:
+        return False
+
+
 @pytest.fixture(scope="module")
 def head(tmp_path_factory):
     """A Ray head of 2 CPUs started by ``ray start --head --block`` (token authentication on), its address; stopped
@@ -78,14 +86,11 @@ def head(tmp_path_factory):
         )
     address = f"127.0.0.1:{port}"
     try:
+        # Up once `ray start` says so (its processes all started) and its port takes connections.
         deadline = time.monotonic() + 120
-        while True:
-            try:
-                cluster.check_reachable(address, seconds=1)
-                break
-            except cluster.ClusterError:
-                assert process.poll() is None and time.monotonic() < deadline, log.read_text()
-                time.sleep(0.5)
+        while "Ray runtime started" not in log.read_text() or not answers(address):
+            assert process.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.5)
         yield address
     finally:
         process.terminate()

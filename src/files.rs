@@ -277,6 +277,7 @@ pub fn create_temporary_folder(path: &Path) -> io::Result<PathBuf> {
         .ok_or_else(|| Refusal::Folder.into_error())?
         .to_string_lossy();
     let folder = folder_of(path);
+    remove_stale_temporaries(folder);
     let pid = std::process::id();
     let mut last_error = None;
     for _ in 0..100 {
@@ -376,10 +377,11 @@ fn create_temporary(folder: &Path, name: &str) -> io::Result<(PathBuf, File)> {
     Err(last_error.unwrap_or_else(|| io::Error::other("no free temporary file name")))
 }
 
-/// Remove the temporary files in `folder` that a pdx killed while writing left behind: regular files named as pdx
-/// names them, owned by this user, whose writing process no longer exists. Nothing else is touched, and nothing
-/// that cannot be removed is an error. (A pdx of another pid namespace writing in the same folder at the same
-/// moment would look gone; its write then fails and leaves its old file, losing nothing.)
+/// Remove the temporaries in `folder` that a pdx killed while writing left behind: regular files and folders (an
+/// output folder is written whole under such a name: [`create_temporary_folder`]) named as pdx names them, owned by
+/// this user, whose writing process no longer exists. Nothing else is touched (a link named like one is not one),
+/// and nothing that cannot be removed is an error. (A pdx of another pid namespace writing in the same folder at
+/// the same moment would look gone; its write then fails and leaves its old output, losing nothing.)
 pub fn remove_stale_temporaries(folder: &Path) {
     let Ok(entries) = fs::read_dir(folder) else {
         return;
@@ -394,9 +396,17 @@ pub fn remove_stale_temporaries(folder: &Path) {
         let Ok(metadata) = entry.metadata() else {
             continue;
         };
-        if pid != own_pid && metadata.is_file() && owned_by_us(&metadata) && process_is_gone(pid) {
-            let _ = fs::remove_file(entry.path());
+        if pid == own_pid || !owned_by_us(&metadata) || !process_is_gone(pid) {
+            continue;
         }
+        // `remove_dir_all` removes links inside the folder, never what they point to.
+        let _ = if metadata.is_file() {
+            fs::remove_file(entry.path())
+        } else if metadata.is_dir() {
+            fs::remove_dir_all(entry.path())
+        } else {
+            Ok(())
+        };
     }
 }
 

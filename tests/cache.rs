@@ -358,17 +358,24 @@ fn stale_temporaries_are_cleaned_and_nothing_else() {
     for name in stale.iter().chain(&kept) {
         std::fs::write(cache.join(name), "partial").expect("write");
     }
-    // A folder named like a temporary is not a temporary.
+    // A folder so named is a temporary too (pdx writes output folders whole under such names): it goes, with what
+    // is in it. A link so named is not one.
     let folder = format!(".{entry}.pdx-{dead}-8.tmp");
     std::fs::create_dir(cache.join(&folder)).expect("mkdir");
+    std::fs::write(cache.join(&folder).join("docs-00000.parquet"), "partial").expect("write");
+    let link = format!(".{entry}.pdx-{dead}-9.tmp");
+    std::os::unix::fs::symlink("notes.txt", cache.join(&link)).expect("link");
     let corpus = text_corpus(dir.path(), "corpus", WORDS);
     let (json, stderr) = stats(&cache, &["--min-df", "1", &corpus]);
     assert_eq!(json["cache"], "miss", "{stderr}");
-    for name in &stale {
+    for name in stale.iter().chain([&folder]) {
         assert!(!cache.join(name).exists(), "{name} was not cleaned");
     }
-    for name in kept.iter().chain([&folder]) {
-        assert!(cache.join(name).exists(), "{name} was removed");
+    for name in kept.iter().chain([&link]) {
+        assert!(
+            cache.join(name).symlink_metadata().is_ok(),
+            "{name} was removed"
+        );
     }
 }
 

@@ -141,6 +141,19 @@ fn stats_writes_a_folder_that_opens_as_the_same_collection() {
     common::assert_clean_failure(&again, &[&shards_arg, "exists"]);
 }
 
+#[test]
+fn a_folder_half_written_by_a_killed_pdx_goes_when_the_next_one_is_written() {
+    let folder = tempfile::tempdir().expect("a folder");
+    // No process has this id (Linux's ids stop at 2^22).
+    let gone = i32::MAX - 1;
+    let half = folder.path().join(format!(".shards.pdx-{gone}-0.tmp"));
+    std::fs::create_dir(&half).expect("mkdir");
+    std::fs::write(half.join("docs-00000.parquet"), "half a shard").expect("write");
+    let (_, shards, _) = write_folder(folder.path(), &[]);
+    assert!(shards.join("manifest.json").is_file());
+    assert!(!half.exists(), "the killed writer's folder is gone");
+}
+
 /// The small corpus written as a Parquet folder of four documents a shard by `pdx stats` with `more` arguments:
 /// the corpus, the folder and the run's output.
 fn write_folder(folder: &Path, more: &[&str]) -> (PathBuf, PathBuf, Output) {

@@ -216,7 +216,7 @@ fn a_dash_is_standard_output_for_every_output() {
 }
 
 #[test]
-fn a_killed_pdx_leaves_no_temporary_file_for_long_and_nothing_else_goes() {
+fn a_killed_pdx_leaves_no_temporary_file_or_folder_for_long_and_nothing_else_goes() {
     let dir = tempfile::tempdir().expect("temp dir");
     let folder = dir.path();
     // No process has this id (Linux's ids stop at 2^22; other systems' well below 2^31).
@@ -228,13 +228,19 @@ fn a_killed_pdx_leaves_no_temporary_file_for_long_and_nothing_else_goes() {
     for name in &stale {
         fs::write(folder.join(name), "half a report").expect("write");
     }
-    // Not pdx's, or not stale: another tool's temporary file, one whose writer runs (this test), a folder and a
-    // link named like pdx's, and the user's own files.
+    // A folder output (`--write-parquet`) half-written by a pdx that was killed, a link inside it to the user's
+    // file: the folder goes, the file stays.
+    let half_folder = folder.join(format!(".shards.pdx-{gone}-1.tmp"));
+    fs::create_dir(&half_folder).expect("mkdir");
+    fs::write(half_folder.join("docs-00000.parquet"), "half a shard").expect("write");
+    std::os::unix::fs::symlink(folder.join("notes.txt"), half_folder.join("link")).expect("link");
+    // Not pdx's, or not stale: another tool's temporary file, one whose writer runs (this test), a link named like
+    // pdx's, a folder whose writer runs, and the user's own files.
     let alive = std::process::id();
     let kept = [
         ".out.json.123.tmp".to_string(),
         format!(".out.json.pdx-{alive}-0.tmp"),
-        format!(".folder.pdx-{gone}-0.tmp"),
+        format!(".folder.pdx-{alive}-0.tmp"),
         format!(".link.pdx-{gone}-0.tmp"),
         "notes.txt".to_string(),
         "out.json".to_string(),

@@ -175,7 +175,7 @@ pub struct Dataset {
     /// was left of them after filtering.
     pub empty_documents: Vec<String>,
     /// The term counts the matrix was weighted from, to rebuild it ([`Dataset::reweigh`]); `None` for numeric
-    /// data.
+    /// data and for a matrix whose weights came with it ([`Dataset::weights_given`]).
     pub counts: Option<KeptCounts>,
     /// The files the documents' texts are read from ([`DocumentMeta::source`]).
     pub sources: Vec<SourceFile>,
@@ -708,6 +708,16 @@ fn build(
     }
 }
 
+/// A weighting's `code` as reports and the screen name it: for `given` weights (see [`Dataset::weights_given`]),
+/// with the words that they are as given, since the code alone (`none`) would say the values are raw.
+pub fn weighting_words(code: String, given: bool) -> String {
+    if given {
+        format!("{code} (the weights as given)")
+    } else {
+        code
+    }
+}
+
 impl Dataset {
     /// The matrix whose rows are the words of the documents: the term matrix kept beside precomputed vectors,
     /// else the matrix itself (for numeric data, its features).
@@ -719,6 +729,17 @@ impl Dataset {
     /// keeps; false when it is grown on precomputed vectors.
     pub fn clusters_terms(&self) -> bool {
         self.text_matrix.is_none()
+    }
+
+    /// Whether the term matrix's weights came with it (a Matrix Market file, a Parquet folder: see
+    /// [`Dataset::from_weighted`]): pdx applied no weighting of its own and keeps no counts to apply one.
+    pub fn weights_given(&self) -> bool {
+        self.counts.is_none() && matches!(self.term_matrix(), DataMatrix::Sparse { .. })
+    }
+
+    /// The weighting as reports and the screen name it ([`weighting_words`]).
+    pub fn weighting_text(&self) -> String {
+        weighting_words(self.weighting.code(), self.weights_given())
     }
 
     /// The text of document `column`, read again from its file when it is not held, by the code that read it at

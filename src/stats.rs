@@ -7,7 +7,7 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use crate::corpus::{Skipped, encodings_line};
-use crate::dataset::{CacheUse, NodeOfTree, Opened, Timings};
+use crate::dataset::{CacheUse, NodeOfTree, Opened, Timings, weighting_words};
 use crate::matrix::DataMatrix;
 use crate::printable::{escaped, padded, width};
 
@@ -24,7 +24,11 @@ pub struct Stats {
     pub nnz: usize,
     /// nnz / (terms x docs).
     pub density: f64,
+    /// The weighting's code (`none` for given weights: pdx applied none).
     pub weighting: String,
+    /// The term matrix's weights came with it ([`Dataset::weights_given`](crate::dataset::Dataset::weights_given)).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub weights_given: bool,
     /// Label -> documents; `(unlabelled)` counts documents without a label.
     pub labels: BTreeMap<String, usize>,
     /// Reason -> count and the first few ids or paths.
@@ -83,6 +87,7 @@ impl Stats {
             nnz,
             density: if cells > 0.0 { nnz as f64 / cells } else { 0.0 },
             weighting: dataset.weighting.code(),
+            weights_given: dataset.weights_given(),
             labels: dataset.label_counts(),
             skipped: dataset.report.skipped.clone(),
             empty_documents: dataset.empty_documents.clone(),
@@ -94,6 +99,11 @@ impl Stats {
             cache_file: opened.cache_file.as_ref().map(|p| p.display().to_string()),
             node_of_tree: dataset.node_of_tree.clone(),
         }
+    }
+
+    /// The weighting in words ([`weighting_words`]).
+    pub fn weighting_text(&self) -> String {
+        weighting_words(self.weighting.clone(), self.weights_given)
     }
 
     /// A plain-text report for people. What comes from the collection (the source's paths, labels, the files
@@ -122,7 +132,7 @@ impl Stats {
             "non-zeros   {} (density {:.5})",
             self.nnz, self.density
         );
-        let _ = writeln!(out, "weighting   {}", self.weighting);
+        let _ = writeln!(out, "weighting   {}", self.weighting_text());
         let _ = writeln!(out, "files read  {}", self.files_read);
         if let Some(encodings) = encodings_line(&self.encodings) {
             let _ = writeln!(out, "encodings   {encodings}");

@@ -115,4 +115,23 @@ fn given_weights_refuse_what_would_change_them() {
     let stats: serde_json::Value = serde_json::from_slice(&opened.stdout).expect("JSON");
     assert_eq!(stats["docs"], 2);
     assert_eq!(stats["weighting"], "none");
+    // pdx applied none, but the values are not raw: every report says they are as given.
+    assert_eq!(stats["weights_given"], true);
+    let shown = pdx(&["stats", text(&mtx)]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.contains("weighting   none (the weights as given)"),
+        "{shown}"
+    );
+    // The batch report: its settings name no text pipeline that did not make these weights.
+    let clustered = pdx(&["cluster", text(&mtx), "--k", "2"]);
+    assert!(clustered.status.success(), "{clustered:?}");
+    let report = String::from_utf8_lossy(&clustered.stdout);
+    assert!(report.contains("none (the weights as given)"), "{report}");
+    assert!(!report.contains("stemming"), "{report}");
+    // A collection pdx weighed itself says only its code.
+    let demo = pdx(&["stats", "--json"]);
+    let demo: serde_json::Value = serde_json::from_slice(&demo.stdout).expect("JSON");
+    assert_ne!(demo["weighting"], "none");
+    assert!(demo.get("weights_given").is_none(), "{demo}");
 }

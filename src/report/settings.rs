@@ -115,10 +115,12 @@ impl Settings {
 
     /// The settings in words, a row each (a name and its value), as the HTML page and the batch report show them
     /// for `dataset`, the matrix they made: what was changed after loading is shown in effect, with the value it
-    /// had when loaded. The text pipeline's rows are left out for numeric data.
+    /// had when loaded. The text pipeline's rows are left out for numeric data and for given weights, which it did
+    /// not make.
     pub fn rows(&self, dataset: &Dataset) -> Vec<(&'static str, String)> {
         let mut rows = vec![("reading", self.reading())];
-        let text = !matches!(dataset.term_matrix(), DataMatrix::Dense { .. });
+        let text =
+            !matches!(dataset.term_matrix(), DataMatrix::Dense { .. }) && !dataset.weights_given();
         let options = &self.options.text;
         let loaded = Reweigh::of_load(&self.options);
         let applied = self.reweigh.as_ref().unwrap_or(&loaded);
@@ -158,7 +160,7 @@ impl Settings {
             };
             rows.push(("empty documents", empty.into()));
         }
-        let mut weighting = dataset.weighting.code();
+        let mut weighting = dataset.weighting_text();
         if applied.weighting != loaded.weighting {
             let _ = write!(weighting, " ({} when loaded)", loaded.weighting.code());
         }

@@ -149,7 +149,7 @@ pub fn loading_notes(stats: &Stats, warnings: &[String]) -> Vec<String> {
         } else {
             "terms"
         },
-        stats.weighting,
+        stats.weighting_text(),
         stats.files_read,
     ));
     if let Some(dimensions) = stats.vector_dimensions {

@@ -399,7 +399,7 @@ fn write_settings(out: &mut String, dataset: &Dataset, settings: Option<&Setting
             }
         }
         None => {
-            fact(out, "weighting", &escape(&dataset.weighting.code()))?;
+            fact(out, "weighting", &escape(&dataset.weighting_text()))?;
             fact(out, "text settings", "not recorded")?;
         }
     }

@@ -2,8 +2,7 @@
 //! adjusted Rand index, variation of information, and accuracy under the best one-to-one matching of clusters to
 //! labels. Documents without a label take no part in these figures.
 
-use pathfinding::kuhn_munkres::kuhn_munkres;
-use pathfinding::matrix::Matrix;
+use crate::cluster::match_shared;
 use serde::Serialize;
 
 /// Counts of labelled documents: `counts[cluster][label]`.
@@ -51,37 +50,10 @@ pub struct GlobalFigures {
     pub error_rate: f64,
 }
 
-/// The matching of clusters to labels that maximises the documents on the diagonal: `matching[cluster]`.
+/// The matching of clusters to labels that maximises the documents on the diagonal: `matching[cluster]`
+/// ([`match_shared`] on the confusion counts, the matching pdx uses wherever two groupings meet).
 pub fn best_matching(confusion: &Confusion, labels: usize) -> Vec<Option<usize>> {
-    let clusters = confusion.counts.len();
-    if clusters == 0 || labels == 0 {
-        return vec![None; clusters];
-    }
-    // kuhn_munkres needs rows <= columns: put the smaller side on the rows.
-    let weight = |cluster: usize, label: usize| confusion.counts[cluster][label] as i64;
-    if clusters <= labels {
-        let values: Vec<i64> = (0..clusters)
-            .flat_map(|c| (0..labels).map(move |l| weight(c, l)))
-            .collect();
-        let Ok(matrix) = Matrix::from_vec(clusters, labels, values) else {
-            return vec![None; clusters];
-        };
-        let (_, assignment) = kuhn_munkres(&matrix);
-        assignment.into_iter().map(Some).collect()
-    } else {
-        let values: Vec<i64> = (0..labels)
-            .flat_map(|l| (0..clusters).map(move |c| weight(c, l)))
-            .collect();
-        let Ok(matrix) = Matrix::from_vec(labels, clusters, values) else {
-            return vec![None; clusters];
-        };
-        let (_, assignment) = kuhn_munkres(&matrix);
-        let mut matching = vec![None; clusters];
-        for (label, cluster) in assignment.into_iter().enumerate() {
-            matching[cluster] = Some(label);
-        }
-        matching
-    }
+    match_shared(&confusion.counts, labels)
 }
 
 /// The confusion matrix of `clusters` (cluster per document, `None` if outside every cluster) against `labels`.

@@ -150,16 +150,11 @@ impl Stats {
         } else {
             let _ = writeln!(out, "skipped");
             for (reason, skipped) in &self.skipped {
-                let more = if skipped.count > skipped.examples.len() {
-                    ", ..."
-                } else {
-                    ""
-                };
                 let _ = writeln!(
                     out,
-                    "  {:>7}  {reason}: {}{more}",
+                    "  {:>7}  {reason}: {}",
                     skipped.count,
-                    escaped(&skipped.examples.join(", "))
+                    skipped.examples_text()
                 );
             }
         }

@@ -37,6 +37,25 @@ pub struct Skipped {
 
 impl Skipped {
     pub const EXAMPLES: usize = 10;
+
+    /// Terminal columns an example takes at most when shown. A path deep in a tree (or made long on purpose) is
+    /// cut from its start, since its end, the file's name, is what tells it apart.
+    pub const EXAMPLE_COLUMNS: usize = 80;
+
+    /// The examples as a report line shows them: each escaped and cut to [`Skipped::EXAMPLE_COLUMNS`] from its
+    /// start, joined by commas, then `, ...` when more were skipped than are listed.
+    pub fn examples_text(&self) -> String {
+        let mut text = self
+            .examples
+            .iter()
+            .map(|example| crate::printable::cut_start(example, Self::EXAMPLE_COLUMNS))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if self.count > self.examples.len() {
+            text.push_str(", ...");
+        }
+        text
+    }
 }
 
 impl LoadReport {
@@ -109,4 +128,33 @@ pub mod reason {
     pub const DAMAGED_DOCUMENT: &str = "document that cannot be read as its format (damaged)";
     pub const TOO_LARGE: &str = "document too large to read (past a bound on one document)";
     pub const MAILDIR_TMP: &str = "Maildir message still being delivered (tmp/)";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Skipped;
+    use crate::printable::width;
+
+    #[test]
+    fn a_long_example_shows_its_end_escaped_and_the_count_says_when_there_are_more() {
+        let deep = format!("{}/bad\u{1b}]52;c;x\u{7}.bin", "folder/".repeat(60));
+        let skipped = Skipped {
+            count: 3,
+            examples: vec!["short.pdf".into(), deep],
+        };
+        let text = skipped.examples_text();
+        let (short, long) = text.split_once(", ").expect("two examples");
+        assert_eq!(short, "short.pdf");
+        let long = long
+            .strip_suffix(", ...")
+            .expect("one more was skipped than listed");
+        assert!(long.starts_with('…'), "{long}");
+        assert!(long.ends_with("/bad\\u{1b}]52;c;x\\u{7}.bin"), "{long}");
+        assert!(width(long) <= Skipped::EXAMPLE_COLUMNS, "{long}");
+        let all = Skipped {
+            count: 1,
+            examples: vec!["one.txt".into()],
+        };
+        assert_eq!(all.examples_text(), "one.txt");
+    }
 }

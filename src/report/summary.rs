@@ -164,20 +164,15 @@ pub fn loading_notes(stats: &Stats, warnings: &[String]) -> Vec<String> {
         notes.push("nothing skipped".into());
     }
     for (reason, skipped) in &stats.skipped {
-        let more = if skipped.count > skipped.examples.len() {
-            ", ..."
-        } else {
-            ""
-        };
         let what = if reason == EMPTY_AFTER_FILTERING {
             "dropped (no term left after filtering)".to_string()
         } else {
             format!("skipped ({reason})")
         };
         notes.push(format!(
-            "{} {what}: {}{more}",
+            "{} {what}: {}",
             skipped.count,
-            skipped.examples.join(", ")
+            skipped.examples_text()
         ));
     }
     if !stats.empty_documents.is_empty() && !stats.skipped.contains_key(EMPTY_AFTER_FILTERING) {

@@ -5,8 +5,9 @@
 //!
 //! Run: `cargo bench --bench scale` (100,000 documents). `PDX_SCALE_DOCS=1000000` (or `100000,1000000`) for the
 //! million, which takes GBs: run it under the shared lock, `flock /work/data/scale/1m.lock cargo bench --bench
-//! scale`. `PDX_SCALE_MODEL` the models (default `grouped,flat`); `PDX_BENCH_RUNS` repetitions (default 2); `PDX_SCALE_DIR` the corpora's folder (default
-//! `/work/data/scale`; the bench skips with one line when it cannot be written); `PDX_SCALE_LEAVES` the tree the
+//! scale`. `PDX_SCALE_MODEL` the models (default `grouped,flat`); `PDX_BENCH_RUNS` repetitions (default 2);
+//! `PDX_SCALE_DIR` the corpora's folder (default `/work/data/scale`; the bench skips with one line when it cannot
+//! be written); `PDX_SCALE_LEAVES` the tree the
 //! redraw-only keys are timed on (default 1,000 leaves); `PDX_SCALE_TIMEOUT` seconds and `PDX_SCALE_MAX_GB` after
 //! which a child is stopped and reported as such (default 180 s, 16 GB). `PDX_DATA` is not needed. The figures go
 //! to `target/bench/scale/scale-MODEL-N.json`; the command's cache, emptied before the first open, is
@@ -37,6 +38,17 @@ use synthetic::Model;
 
 const PDX: &str = env!("CARGO_BIN_EXE_pdx");
 const GNU_TIME: &str = "/usr/bin/time";
+
+/// What every model's and size's run shares: the corpora's folder, the repetitions, the tree the redraw-only keys
+/// are timed on, the limits, where the figures go and the commands' cache.
+struct Setup {
+    dir: PathBuf,
+    runs: usize,
+    leaves: usize,
+    limits: Limits,
+    out: PathBuf,
+    cache: PathBuf,
+}
 
 /// Limits past which a child is stopped: the issue asks for no step to run on past minutes or GBs.
 struct Limits {
@@ -110,13 +122,18 @@ fn main() {
         }
         return;
     }
+    let setup = Setup {
+        dir,
+        runs,
+        leaves,
+        limits,
+        out,
+        cache,
+    };
     for documents in sizes {
         let tables: Vec<(Model, Vec<Row>)> = models
             .iter()
-            .map(|&model| {
-                let rows = bench(&dir, model, documents, runs, leaves, &limits, &out, &cache);
-                (model, rows)
-            })
+            .map(|&model| (model, bench(&setup, model, documents)))
             .collect();
         side_by_side(documents, &tables);
     }
@@ -196,17 +213,16 @@ fn corpus_or_exit(dir: &Path, model: Model, documents: usize) -> PathBuf {
 
 /// Every row of the issue's table for one model and corpus size, `runs` times, then the table and the JSON file;
 /// returns the rows.
-#[allow(clippy::too_many_arguments)]
-fn bench(
-    dir: &Path,
-    model: Model,
-    documents: usize,
-    runs: usize,
-    leaves: usize,
-    limits: &Limits,
-    out: &Path,
-    cache: &Path,
-) -> Vec<Row> {
+fn bench(setup: &Setup, model: Model, documents: usize) -> Vec<Row> {
+    let Setup {
+        dir,
+        runs,
+        leaves,
+        limits,
+        out,
+        cache,
+    } = setup;
+    let (runs, leaves) = (*runs, *leaves);
     let file = corpus_or_exit(dir, model, documents);
     if std::env::var("PDX_SCALE_ONLY").is_ok_and(|only| only == "tui") {
         let tui = tui_rows(&file, runs, leaves, limits);

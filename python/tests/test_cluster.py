@@ -5,6 +5,7 @@ authentication on."""
 import json
 import os
 import pathlib
+import secrets
 import socket
 import subprocess
 import sys
@@ -60,6 +61,15 @@ def test_an_address_nothing_answers_at_is_one_line_at_once(demo, tmp_path):
     assert "--address head:port: not HOST:PORT" in ingest.stderr
 
 
+# The cluster's token, given to the head and to the drivers that may join by the environment: the test then
+# depends on no token file Ray left in the home folder before (another cluster's would not be this one's).
+TOKEN = secrets.token_hex(32)
+
+
+def with_token():
+    return dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=TOKEN)
+
+
 def answers(address):
     try:
         cluster.check_reachable(address, seconds=1)
@@ -75,7 +85,7 @@ def head(tmp_path_factory):
     port = free_port()
     log = tmp_path_factory.mktemp("head") / "head.log"
     ray_command = pathlib.Path(sys.executable).with_name("ray")
-    environment = dict(os.environ, RAY_AUTH_MODE="token")
+    environment = with_token()
     with open(log, "w") as output:
         process = subprocess.Popen(
             [str(ray_command), "start", "--head", "--block", "--port", str(port), "--num-cpus", "2"]
@@ -99,8 +109,7 @@ def head(tmp_path_factory):
 
 def test_grow_joins_an_existing_cluster_and_gives_the_local_tree(head, demo, tmp_path):
     arguments = ["--input", demo, "--levels", 2, "--until-docs", 1, "--quiet"]
-    with_token = dict(os.environ, RAY_AUTH_MODE="token")
-    joined = grow(*arguments, "--out", tmp_path / "joined", "--address", head, env=with_token)
+    joined = grow(*arguments, "--out", tmp_path / "joined", "--address", head, env=with_token())
     assert joined.returncode == 0, joined.stderr
     local = grow(*arguments, "--out", tmp_path / "local", "--num-cpus", 2)
     assert local.returncode == 0, local.stderr

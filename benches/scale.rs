@@ -214,16 +214,8 @@ fn corpus_or_exit(dir: &Path, model: Model, documents: usize) -> PathBuf {
 /// Every row of the table for one model and corpus size, `runs` times, then the table and the JSON file;
 /// returns the rows.
 fn bench(setup: &Setup, model: Model, documents: usize) -> Vec<Row> {
-    let Setup {
-        dir,
-        runs,
-        leaves,
-        limits,
-        out,
-        cache,
-    } = setup;
-    let (runs, leaves) = (*runs, *leaves);
-    let file = corpus_or_exit(dir, model, documents);
+    let (runs, leaves, limits, out) = (setup.runs, setup.leaves, &setup.limits, &setup.out);
+    let file = corpus_or_exit(&setup.dir, model, documents);
     if std::env::var("PDX_SCALE_ONLY").is_ok_and(|only| only == "tui") {
         let tui = tui_rows(&file, runs, leaves, limits);
         for row in &tui.rows {
@@ -257,7 +249,7 @@ fn bench(setup: &Setup, model: Model, documents: usize) -> Vec<Row> {
         );
         wc.push(counted);
 
-        empty_folder(cache);
+        empty_folder(&setup.cache);
         let opened = measure(PDX, &["stats", "--json", &file_arg], limits);
         let stats: Value = serde_json::from_str(&opened.stdout).unwrap_or(Value::Null);
         println!(
